@@ -1,0 +1,132 @@
+/* case.c - a conformance case folder (case.json) as a compile request.
+ *
+ * case.json holds numba-cuda's own names: kind (device/kernel), entry,
+ * entry_abi, signature, abi, abi_name and options (fastmath, launch_bounds,
+ * debug, opt, lineinfo, max_registers, forceinline, cc). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "cli.h"
+#include "json.h"
+
+const char *cli_own(cli_request *r, char *s) {
+  if (s && r->num_owned < sizeof r->owned / sizeof r->owned[0]) r->owned[r->num_owned++] = s;
+  return s;
+}
+
+void cli_request_free(cli_request *r) {
+  for (size_t i = 0; i < r->num_owned; i++) free(r->owned[i]);
+  r->num_owned = 0;
+}
+
+static char *path_in(const char *dir, const char *file) {
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  cuplug__buf_printf(&b, "%s/%s", dir, file);
+  return cuplug__buf_take(&b, NULL);
+}
+
+static bool truthy(const json *v) {
+  return v && ((v->kind == JSON_BOOL && v->boolean) || (v->kind == JSON_NUMBER && v->number != 0));
+}
+
+static bool read_options(const json *opts, cli_request *r, char *err, size_t cap) {
+  if (!opts) return true;
+  if (opts->kind != JSON_OBJECT) {
+    snprintf(err, cap, "case.json: options is not an object");
+    return false;
+  }
+  for (size_t i = 0; i < opts->count; i++) {
+    const char *k = opts->keys[i];
+    const json *v = opts->items[i];
+    if (!strcmp(k, "fastmath")) {
+      r->fastmath = truthy(v);
+    } else if (!strcmp(k, "debug")) {
+      r->debug = truthy(v);
+    } else if (!strcmp(k, "lineinfo")) {
+      r->lineinfo = truthy(v);
+    } else if (!strcmp(k, "forceinline")) {
+      r->forceinline = truthy(v);
+    } else if (!strcmp(k, "opt")) {
+      /* numba's opt is a bool (3 or 0); a number is a level */
+      if (v->kind == JSON_BOOL) r->opt = v->boolean ? 3 : CUPLUG_OPT_NONE;
+      else if (v->kind == JSON_NUMBER) r->opt = v->number == 0 ? CUPLUG_OPT_NONE : (int32_t)v->number;
+    } else if (!strcmp(k, "max_registers")) {
+      if (v->kind == JSON_NUMBER) r->max_registers = (uint32_t)v->number;
+    } else if (!strcmp(k, "launch_bounds")) {
+      if (v->kind == JSON_NUMBER) {
+        r->launch_bounds[0] = (uint32_t)v->number;
+        r->num_launch_bounds = 1;
+      } else if (v->kind == JSON_ARRAY) {
+        for (size_t j = 0; j < v->count && j < CLI_MAX_BOUNDS; j++)
+          r->launch_bounds[r->num_launch_bounds++] = (uint32_t)v->items[j]->number;
+      }
+    } else if (!strcmp(k, "cc")) {
+      if (v->kind == JSON_ARRAY && v->count == 2) {
+        r->cc_major = (uint32_t)v->items[0]->number;
+        r->cc_minor = (uint32_t)v->items[1]->number;
+      } else if (v->kind == JSON_STRING) {
+        sscanf(v->string, "%u.%u", &r->cc_major, &r->cc_minor);
+      }
+    } else {
+      snprintf(err, cap, "case.json: unknown option '%s'", k);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool cli_case_load(const char *dir, cli_request *r, char *err, size_t cap) {
+  char *path = path_in(dir, "case.json");
+  size_t size;
+  char *text = path ? cuplug__read_file(path, &size) : NULL;
+  if (!text) {
+    snprintf(err, cap, "cannot read %s", path ? path : dir);
+    free(path);
+    return false;
+  }
+  free(path);
+  char jerr[128];
+  json *c = json_parse(text, jerr, sizeof jerr);
+  free(text);
+  if (!c || c->kind != JSON_OBJECT) {
+    snprintf(err, cap, "%s/case.json: %s", dir, c ? "not an object" : jerr);
+    json_free(c);
+    return false;
+  }
+  bool ok = false;
+  const char *kind = json_string(c, "kind");
+  const char *entry = json_string(c, "entry");
+  const char *sig = json_string(c, "signature");
+  if (!kind || !entry || !sig) {
+    snprintf(err, cap, "%s/case.json: needs kind, entry and signature", dir);
+    goto done;
+  }
+  if (!strcmp(kind, "kernel")) {
+    r->kind = CUPLUG_KERNEL;
+  } else if (!strcmp(kind, "device")) {
+    r->kind = CUPLUG_DEVICE_FUNCTION;
+  } else {
+    snprintf(err, cap, "%s/case.json: kind '%s' is not device or kernel", dir, kind);
+    goto done;
+  }
+  r->entry = cli_own(r, strdup(entry));
+  r->signature = cli_own(r, strdup(sig));
+  const char *abi = json_string(c, "abi");
+  if (abi) r->abi = !strcmp(abi, "c") ? CUPLUG_ABI_C : !strcmp(abi, "numba") ? CUPLUG_ABI_NUMBA : (cuplug_abi)99;
+  const char *eabi = json_string(c, "entry_abi");
+  if (eabi) r->entry_abi = !strcmp(eabi, "c") ? CUPLUG_ABI_C : !strcmp(eabi, "numba") ? CUPLUG_ABI_NUMBA : (cuplug_abi)99;
+  const char *abi_name = json_string(c, "abi_name");
+  if (abi_name && r->kind == CUPLUG_DEVICE_FUNCTION && r->abi != CUPLUG_ABI_NUMBA)
+    r->abi_name = cli_own(r, strdup(abi_name));
+  if (!read_options(json_get(c, "options"), r, err, cap)) goto done;
+  r->files[r->num_files++] = cli_own(r, path_in(dir, "input.ll"));
+  const char *expected = json_string(c, "expected_ptx");
+  r->expected_ptx = cli_own(r, path_in(dir, expected ? expected : "expected.ptx"));
+  ok = true;
+done:
+  json_free(c);
+  return ok;
+}

@@ -1,0 +1,46 @@
+/* cli.h - the cuplug command-line tool. */
+#ifndef CUPLUG_CLI_H
+#define CUPLUG_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuplug/cuplug.h"
+
+#define CLI_MAX_FILES 64
+#define CLI_MAX_BOUNDS 16
+
+/* One compile, as flags or a case folder describe it. */
+typedef struct cli_request {
+  const char *files[CLI_MAX_FILES];
+  size_t num_files;
+  const char *entry;
+  const char *signature;
+  const char *abi_name;
+  cuplug_abi entry_abi, abi;
+  cuplug_function_kind kind;
+  cuplug_output output;
+  uint32_t cc_major, cc_minor;
+  bool current_device;
+  int32_t opt;
+  bool debug, lineinfo, fastmath, forceinline;
+  uint32_t launch_bounds[CLI_MAX_BOUNDS];
+  size_t num_launch_bounds;
+  uint32_t max_registers;
+  const char *out_path;
+  const char *emit_ir_dir;
+  const char *expected_ptx; /* case --check */
+  /* strings the request owns (from case.json) */
+  char *owned[CLI_MAX_FILES + 8];
+  size_t num_owned;
+} cli_request;
+
+/* Keeps a string alive as long as the request; returns it. */
+const char *cli_own(cli_request *r, char *s);
+void cli_request_free(cli_request *r);
+
+/* Fills a request from DIR/case.json; returns false with a message. */
+bool cli_case_load(const char *dir, cli_request *r, char *err, size_t cap);
+
+#endif

@@ -1,0 +1,445 @@
+/* main.c - the cuplug command-line tool.
+ *
+ *   cuplug compile FILE.ll... --entry SYMBOL --sig SIG [options] [-o OUT]
+ *   cuplug case DIR [--output ptx|ltoir] [--check] [-o OUT]
+ *   cuplug info
+ *
+ * A host of the plugin like any other: everything goes through the table
+ * cuplug_get_api returns.  Exit status: 0 done, 1 the plugin reported an
+ * error (or --check found a difference), 2 the command line is wrong. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "cli.h"
+#include "cuplug/cuplug.h"
+#include "ptxsig.h"
+
+static const cuplug_api *api;
+
+static const char usage_text[] =
+    "usage: cuplug <command> [arguments]\n"
+    "\n"
+    "commands:\n"
+    "  compile FILE.ll... --entry SYMBOL --sig SIG [options]\n"
+    "      Compile NVVM IR (the text numba-cuda's front end emits) to PTX or LTO-IR.\n"
+    "  case DIR [--output ptx|ltoir] [--check] [-o OUT]\n"
+    "      Compile a conformance case folder (DIR/case.json, DIR/input.ll).\n"
+    "      --check compares the result's PTX signature with DIR/expected.ptx.\n"
+    "  info\n"
+    "      Print the versions found (cuplug, ABI, libNVVM, NVVM IR, NVRTC,\n"
+    "      nvJitLink, driver) and whether a GPU is present.\n"
+    "\n"
+    "compile options:\n"
+    "  --entry SYMBOL          the entry function in the IR (required)\n"
+    "  --sig SIG               its numba-style signature, e.g. 'int64(int32, float32[::1])'\n"
+    "  --entry-abi numba|c     the entry's ABI in the IR (default numba)\n"
+    "  --kernel                compile a kernel (default: a device function)\n"
+    "  --abi c|numba           a device function's exported ABI (default c)\n"
+    "  --abi-name NAME         the C-ABI function's name (default: the entry's)\n"
+    "  --output ptx|ltoir      what to produce (default ptx)\n"
+    "  --cc MAJOR.MINOR|current  target compute capability (default: max(5.0,\n"
+    "                          lowest NVRTC cc)); 'current' asks the GPU\n"
+    "  --opt 0|1|2|3           libNVVM optimisation level (default 3)\n"
+    "  --debug                 debug info; kernels get the exception store\n"
+    "  --lineinfo              line information\n"
+    "  --fastmath              ftz, approximate division and sqrt, fma\n"
+    "  --forceinline           mark the device function alwaysinline (LTO-IR only)\n"
+    "  --launch-bounds N[,M[,K]]  max threads per block, min blocks per SM,\n"
+    "                          max blocks per cluster (kernels)\n"
+    "  --max-registers N       kept for linking\n"
+    "  --emit-ir DIR           write the NVVM IR handed to libNVVM to DIR\n"
+    "  -o OUT                  write the result to OUT (default: standard output)\n"
+    "  -h, --help              this text\n";
+
+static int usage_error(const char *fmt, const char *arg) {
+  fprintf(stderr, "cuplug: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n(cuplug --help lists the commands and options)\n");
+  return 2;
+}
+
+/* Prints an error and its toolkit log; destroys it; returns 1. */
+static int report(cuplug_error *e) {
+  fprintf(stderr, "cuplug: error: %s: %s\n", api->status_name(api->error_code(e)),
+          api->error_message(e));
+  const char *log = api->error_log(e);
+  if (*log) fprintf(stderr, "%s\n", log);
+  api->error_destroy(e);
+  return 1;
+}
+
+static bool parse_u32(const char *s, uint32_t *out) {
+  char *end;
+  errno = 0;
+  unsigned long v = strtoul(s, &end, 10);
+  if (errno || end == s || *end || v > UINT32_MAX || *s == '-') return false;
+  *out = (uint32_t)v;
+  return true;
+}
+
+static bool parse_bounds(const char *s, cli_request *r) {
+  r->num_launch_bounds = 0;
+  char *copy = strdup(s);
+  if (!copy) return false;
+  bool ok = true;
+  for (char *tok = strtok(copy, ","); tok && ok; tok = strtok(NULL, ",")) {
+    ok = r->num_launch_bounds < CLI_MAX_BOUNDS &&
+         parse_u32(tok, &r->launch_bounds[r->num_launch_bounds]);
+    r->num_launch_bounds++;
+  }
+  free(copy);
+  return ok && r->num_launch_bounds;
+}
+
+/* Parses the shared options; returns 0, or 2 after a usage error.  `i` is
+ * advanced past the option's value. */
+static int parse_option(int argc, char **argv, int *i, cli_request *r) {
+  const char *opt = argv[*i];
+  static const char *const with_value[] = {
+      "--entry", "--sig", "--entry-abi", "--abi", "--abi-name", "--output", "--cc",
+      "--opt", "--launch-bounds", "--max-registers", "--emit-ir", "-o", NULL};
+  const char *val = NULL;
+  for (int k = 0; with_value[k]; k++) {
+    if (strcmp(opt, with_value[k]) == 0) {
+      if (*i + 1 >= argc) return usage_error("%s needs a value", opt);
+      val = argv[++*i];
+    }
+  }
+  if (!strcmp(opt, "--entry")) {
+    r->entry = val;
+  } else if (!strcmp(opt, "--sig")) {
+    r->signature = val;
+  } else if (!strcmp(opt, "--entry-abi") || !strcmp(opt, "--abi")) {
+    cuplug_abi abi;
+    if (!strcmp(val, "numba"))
+      abi = CUPLUG_ABI_NUMBA;
+    else if (!strcmp(val, "c"))
+      abi = CUPLUG_ABI_C;
+    else
+      return usage_error("an ABI is 'numba' or 'c', not '%s'", val);
+    if (!strcmp(opt, "--abi"))
+      r->abi = abi;
+    else
+      r->entry_abi = abi;
+  } else if (!strcmp(opt, "--abi-name")) {
+    r->abi_name = val;
+  } else if (!strcmp(opt, "--output")) {
+    if (!strcmp(val, "ptx"))
+      r->output = CUPLUG_OUTPUT_PTX;
+    else if (!strcmp(val, "ltoir"))
+      r->output = CUPLUG_OUTPUT_LTOIR;
+    else
+      return usage_error("--output is 'ptx' or 'ltoir', not '%s'", val);
+  } else if (!strcmp(opt, "--cc")) {
+    unsigned major, minor;
+    char extra;
+    if (!strcmp(val, "current"))
+      r->current_device = true;
+    else if (sscanf(val, "%u.%u%c", &major, &minor, &extra) == 2) {
+      r->cc_major = major;
+      r->cc_minor = minor;
+    } else
+      return usage_error("--cc is MAJOR.MINOR (such as 9.0) or 'current', not '%s'", val);
+  } else if (!strcmp(opt, "--opt")) {
+    uint32_t level;
+    if (!parse_u32(val, &level) || level > 3)
+      return usage_error("--opt is 0, 1, 2 or 3, not '%s'", val);
+    r->opt = level == 0 ? CUPLUG_OPT_NONE : (int32_t)level;
+  } else if (!strcmp(opt, "--launch-bounds")) {
+    if (!parse_bounds(val, r))
+      return usage_error("--launch-bounds is N[,M[,K]] (positive integers), not '%s'", val);
+  } else if (!strcmp(opt, "--max-registers")) {
+    if (!parse_u32(val, &r->max_registers))
+      return usage_error("--max-registers is a number, not '%s'", val);
+  } else if (!strcmp(opt, "--emit-ir")) {
+    r->emit_ir_dir = val;
+  } else if (!strcmp(opt, "-o")) {
+    r->out_path = val;
+  } else if (!strcmp(opt, "--kernel")) {
+    r->kind = CUPLUG_KERNEL;
+  } else if (!strcmp(opt, "--debug")) {
+    r->debug = true;
+  } else if (!strcmp(opt, "--lineinfo")) {
+    r->lineinfo = true;
+  } else if (!strcmp(opt, "--fastmath")) {
+    r->fastmath = true;
+  } else if (!strcmp(opt, "--forceinline")) {
+    r->forceinline = true;
+  } else {
+    return usage_error("unknown option '%s'", opt);
+  }
+  return 0;
+}
+
+static bool write_file(const char *path, const void *data, size_t size) {
+  FILE *f = fopen(path, "wb");
+  if (!f) return false;
+  bool ok = fwrite(data, 1, size, f) == size;
+  return fclose(f) == 0 && ok;
+}
+
+static int emit_ir(const cuplug_artifact *art, const char *dir, size_t n) {
+  mkdir(dir, 0777);
+  for (size_t i = 0; i < n; i++) {
+    cuplug_ir_view v = {.struct_size = sizeof v};
+    cuplug_error *e = api->artifact_ir(art, i, &v);
+    if (e) return report(e);
+    cuplug__buf path;
+    cuplug__buf_init(&path);
+    cuplug__buf_printf(&path, "%s/%zu-%s", dir, i, v.name);
+    if (path.len < 3 || strcmp(path.data + path.len - 3, ".ll") != 0)
+      cuplug__buf_puts(&path, ".ll");
+    for (char *p = path.data + strlen(dir) + 1; *p; p++)
+      if (*p == '/') *p = '_';
+    bool ok = write_file(path.data, v.text, v.size);
+    if (!ok) fprintf(stderr, "cuplug: cannot write %s: %s\n", path.data, strerror(errno));
+    cuplug__buf_free(&path);
+    if (!ok) return 1;
+  }
+  return 0;
+}
+
+/* Compares the result's PTX signature with the expected PTX's. */
+static int check_ptx(const cuplug_artifact_info *info, const char *expected_path) {
+  size_t size;
+  char *expected = cuplug__read_file(expected_path, &size);
+  if (!expected) {
+    fprintf(stderr, "cuplug: cannot read %s: %s\n", expected_path, strerror(errno));
+    return 1;
+  }
+  bool kernel = info->kind == CUPLUG_KERNEL;
+  ptxsig want, got;
+  char a[2048], b[2048];
+  bool have_want = ptxsig_read(expected, kernel ? NULL : info->symbol, &want);
+  bool have_got = ptxsig_read(info->data, kernel ? NULL : info->symbol, &got);
+  free(expected);
+  if (!have_want || !have_got) {
+    fprintf(stderr, "cuplug: check: no visible %s %s in %s\n", kernel ? "kernel" : "function",
+            kernel ? "" : info->symbol, have_want ? "cuplug's PTX" : expected_path);
+    return 1;
+  }
+  ptxsig_format(&got, a, sizeof a);
+  ptxsig_format(&want, b, sizeof b);
+  if (!ptxsig_same(&got, &want)) {
+    fprintf(stderr, "cuplug: check: layouts differ\n  cuplug:   %s\n  expected: %s\n", a, b);
+    return 1;
+  }
+  fprintf(stderr, "cuplug: check: %s matches %s\n", a, expected_path);
+  return 0;
+}
+
+static int run_compile(cli_request *r, bool check) {
+  if (!r->num_files) return usage_error("%s", "compile needs an IR file");
+  if (!r->entry) return usage_error("%s", "compile needs --entry SYMBOL");
+  if (!r->signature) return usage_error("%s", "compile needs --sig SIGNATURE");
+  if (check && r->output != CUPLUG_OUTPUT_PTX)
+    return usage_error("%s", "--check compares PTX: leave --output at ptx");
+
+  cuplug_module mods[CLI_MAX_FILES];
+  const cuplug_module *mod_ptrs[CLI_MAX_FILES];
+  char *texts[CLI_MAX_FILES] = {0};
+  int rc = 0;
+  cuplug_session *session = NULL;
+  cuplug_artifact *art = NULL;
+  cuplug_error *e;
+  for (size_t i = 0; i < r->num_files; i++) {
+    size_t size;
+    texts[i] = cuplug__read_file(r->files[i], &size);
+    if (!texts[i]) {
+      fprintf(stderr, "cuplug: error: cannot read %s: %s\n", r->files[i], strerror(errno));
+      rc = 1;
+      goto done;
+    }
+    mods[i] = (cuplug_module){sizeof(cuplug_module), r->files[i], texts[i], size};
+    mod_ptrs[i] = &mods[i];
+  }
+  if ((e = api->session_create(NULL, &session))) {
+    rc = report(e);
+    goto done;
+  }
+  cuplug_compile_args a = {
+      .struct_size = sizeof a,
+      .session = session,
+      .modules = mod_ptrs,
+      .num_modules = r->num_files,
+      .entry = r->entry,
+      .signature = r->signature,
+      .entry_abi = r->entry_abi,
+      .kind = r->kind,
+      .abi = r->abi,
+      .abi_name = r->abi_name,
+      .output = r->output,
+      .cc_major = r->cc_major,
+      .cc_minor = r->cc_minor,
+      .opt = r->opt,
+      .debug = r->debug,
+      .lineinfo = r->lineinfo,
+      .fastmath = r->fastmath,
+      .forceinline = r->forceinline,
+      .launch_bounds = r->num_launch_bounds ? r->launch_bounds : NULL,
+      .num_launch_bounds = r->num_launch_bounds,
+      .max_registers = r->max_registers,
+      .flags = (r->current_device ? CUPLUG_COMPILE_CURRENT_DEVICE : 0) |
+               (r->emit_ir_dir ? CUPLUG_COMPILE_KEEP_IR : 0),
+  };
+  if ((e = api->compile(&a))) {
+    rc = report(e);
+    goto done;
+  }
+  art = a.artifact;
+  cuplug_artifact_info info = {.struct_size = sizeof info};
+  if ((e = api->artifact_info(art, &info))) {
+    rc = report(e);
+    goto done;
+  }
+  for (size_t i = 0; i < info.num_warnings; i++) {
+    const cuplug_error *w = api->artifact_warning(art, i);
+    fprintf(stderr, "cuplug: warning: %s: %s\n", api->status_name(api->error_code(w)),
+            api->error_message(w));
+  }
+  if (*info.log) fprintf(stderr, "%s\n", info.log);
+  if (r->emit_ir_dir && (rc = emit_ir(art, r->emit_ir_dir, info.num_ir_modules))) goto done;
+  if (check) {
+    rc = check_ptx(&info, r->expected_ptx);
+    if (!r->out_path) goto done;
+  }
+  if (r->out_path) {
+    if (!write_file(r->out_path, info.data, info.size)) {
+      fprintf(stderr, "cuplug: error: cannot write %s: %s\n", r->out_path, strerror(errno));
+      rc = 1;
+    }
+  } else if (info.output == CUPLUG_OUTPUT_LTOIR && isatty(STDOUT_FILENO)) {
+    fprintf(stderr, "cuplug: LTO-IR is binary: give -o FILE (%zu bytes for %s)\n", info.size,
+            info.symbol);
+    rc = 1;
+  } else {
+    fwrite(info.data, 1, info.size, stdout);
+  }
+done:
+  api->artifact_destroy(art);
+  api->session_destroy(session);
+  for (size_t i = 0; i < r->num_files; i++) free(texts[i]);
+  return rc;
+}
+
+static int cmd_compile(int argc, char **argv) {
+  cli_request r = {0};
+  for (int i = 2; i < argc; i++) {
+    if (argv[i][0] == '-' && argv[i][1]) {
+      int rc = parse_option(argc, argv, &i, &r);
+      if (rc) return rc;
+    } else if (r.num_files < CLI_MAX_FILES) {
+      r.files[r.num_files++] = argv[i];
+    } else {
+      return usage_error("too many IR files (at most %s)", "64");
+    }
+  }
+  return run_compile(&r, false);
+}
+
+static int cmd_case(int argc, char **argv) {
+  const char *dir = NULL;
+  const char *out = NULL;
+  cuplug_output output = CUPLUG_OUTPUT_PTX;
+  bool check = false;
+  for (int i = 2; i < argc; i++) {
+    if (!strcmp(argv[i], "--output") && i + 1 < argc) {
+      const char *v = argv[++i];
+      if (!strcmp(v, "ptx"))
+        output = CUPLUG_OUTPUT_PTX;
+      else if (!strcmp(v, "ltoir"))
+        output = CUPLUG_OUTPUT_LTOIR;
+      else
+        return usage_error("--output is 'ptx' or 'ltoir', not '%s'", v);
+    } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+      out = argv[++i];
+    } else if (!strcmp(argv[i], "--check")) {
+      check = true;
+    } else if (argv[i][0] == '-') {
+      return usage_error("unknown or incomplete option '%s' for case", argv[i]);
+    } else if (!dir) {
+      dir = argv[i];
+    } else {
+      return usage_error("case takes one folder; '%s' is a second", argv[i]);
+    }
+  }
+  if (!dir) return usage_error("%s", "case needs a folder holding case.json");
+  cli_request r = {0};
+  char err[512];
+  if (!cli_case_load(dir, &r, err, sizeof err)) {
+    fprintf(stderr, "cuplug: error: %s\n", err);
+    cli_request_free(&r);
+    return 1;
+  }
+  r.output = output;
+  r.out_path = out;
+  int rc = run_compile(&r, check);
+  cli_request_free(&r);
+  return rc;
+}
+
+static void print_version(const char *what, int major, int minor, const char *status) {
+  if (major >= 0)
+    printf("%-12s %d.%d\n", what, major, minor);
+  else
+    printf("%-12s not found: %s\n", what, status);
+}
+
+static int cmd_info(void) {
+  cuplug_info info = {.struct_size = sizeof info};
+  cuplug_error *e = api->get_info(&info);
+  if (e) return report(e);
+  printf("%-12s %s (ABI %u.%u)\n", "cuplug", info.cuplug_version, info.abi_major,
+         info.abi_minor);
+  print_version("libNVVM", info.nvvm_major, info.nvvm_minor, info.nvvm_status);
+  if (info.nvvm_major >= 0) {
+    printf("%-12s %d.%d (debug metadata %d.%d)\n", "NVVM IR", info.nvvm_ir_major,
+           info.nvvm_ir_minor, info.nvvm_dbg_major, info.nvvm_dbg_minor);
+    printf("%-12s %s\n", "libNVVM at", info.nvvm_path);
+  }
+  print_version("NVRTC", info.nvrtc_major, info.nvrtc_minor, info.nvrtc_status);
+  print_version("nvJitLink", info.nvjitlink_major, info.nvjitlink_minor, info.nvjitlink_status);
+  if (info.driver_version >= 0)
+    printf("%-12s %d.%d\n", "driver", info.driver_version / 1000,
+           (info.driver_version % 1000) / 10);
+  else
+    printf("%-12s not found: %s\n", "driver", info.driver_status);
+  if (info.device_count > 0)
+    printf("%-12s %d (device 0: %s, cc %d.%d)\n", "GPUs", info.device_count, info.device_name,
+           info.device_cc_major, info.device_cc_minor);
+  else
+    printf("%-12s none (%s)\n", "GPUs", info.driver_status);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  api = cuplug_get_api(CUPLUG_ABI_MAJOR, CUPLUG_ABI_MINOR);
+  if (!api) {
+    fprintf(stderr, "cuplug: the plugin does not speak ABI %d\n", CUPLUG_ABI_MAJOR);
+    return 1;
+  }
+  if (argc < 2) {
+    fputs(usage_text, stderr);
+    return 2;
+  }
+  const char *cmd = argv[1];
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+      fputs(usage_text, stdout);
+      return 0;
+    }
+  }
+  if (!strcmp(cmd, "compile")) return cmd_compile(argc, argv);
+  if (!strcmp(cmd, "case")) return cmd_case(argc, argv);
+  if (!strcmp(cmd, "info")) return cmd_info();
+  if (!strcmp(cmd, "help")) {
+    fputs(usage_text, stdout);
+    return 0;
+  }
+  return usage_error("unknown command '%s'", cmd);
+}

@@ -1,0 +1,199 @@
+/* irtext.h - NVVM-dialect IR as text: a lexer, the module's top-level
+ * items, function headers and bodies, and edits that rewrite the text.
+ *
+ * libNVVM reads LLVM 7 IR with typed pointers; LLVM 19 can read that text
+ * but not write it.  So every transformation cuplug makes (C-ABI wrapper,
+ * kernel fix-up, exception store, legalisation) is an edit of the host's own
+ * text: the model below records byte spans, and an edit list replaces spans.
+ * Everything that is not edited passes through byte for byte. */
+#ifndef CUPLUG_IRTEXT_H
+#define CUPLUG_IRTEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+#include "cuplug/cuplug.h"
+
+/* ---- tokens ---- */
+
+typedef enum ir_tok_kind {
+  IR_EOF,
+  IR_NEWLINE,
+  IR_LOCAL,    /* %x  %"x"  %12 */
+  IR_GLOBAL,   /* @x  @"x"  @12 */
+  IR_META,     /* !x  !12  !"str" (a lone '!' before '{' is IR_PUNCT) */
+  IR_ATTRGRP,  /* #12 */
+  IR_STRING,   /* "..."  c"..." */
+  IR_WORD,     /* keywords, types (i32, float), bare labels */
+  IR_NUMBER,   /* 12  -3  1.5e+2  0x3FF0000000000000 */
+  IR_LABEL,    /* "name:" "12:" "\"q\":" at the start of a statement */
+  IR_PUNCT     /* one of ( ) [ ] { } < > , = * ! : | and '...' */
+} ir_tok_kind;
+
+typedef struct ir_tok {
+  ir_tok_kind kind;
+  size_t start; /* byte offset in the text */
+  size_t len;
+} ir_tok;
+
+typedef struct ir_lexer {
+  const char *text;
+  size_t len;
+  size_t pos;
+} ir_lexer;
+
+void ir_lexer_init(ir_lexer *lx, const char *text, size_t len, size_t pos);
+/* The next token; comments and blanks are skipped, newlines are tokens.
+ * An unterminated string ends at the end of the text. */
+ir_tok ir_next(ir_lexer *lx);
+
+bool ir_tok_is(const char *text, ir_tok t, const char *word);
+bool ir_tok_punct(const char *text, ir_tok t, char c);
+/* The name of a %, @ or ! identifier, unquoted and unescaped (malloc'd). */
+char *ir_tok_name(const char *text, ir_tok t);
+/* True for %12 / @12: a numbered (unnamed) value. */
+bool ir_tok_numbered(const char *text, ir_tok t, unsigned long *number);
+
+/* Writes `sigil` and a name, quoted and escaped as LLVM's parser reads it. */
+void ir_put_name(cuplug__buf *b, char sigil, const char *name);
+
+/* ---- top-level items ---- */
+
+typedef enum ir_item_kind {
+  IR_ITEM_OTHER,      /* blank lines, comments, source_filename, ... */
+  IR_ITEM_TARGET,     /* target triple / target datalayout */
+  IR_ITEM_DEFINE,
+  IR_ITEM_DECLARE,
+  IR_ITEM_GLOBAL,     /* @x = ... (variables and aliases) */
+  IR_ITEM_TYPE,       /* %T = type ... */
+  IR_ITEM_NAMED_META, /* !name = !{...} */
+  IR_ITEM_META,       /* !12 = ... */
+  IR_ITEM_ATTRS       /* attributes #0 = { ... } */
+} ir_item_kind;
+
+typedef struct ir_item {
+  ir_item_kind kind;
+  size_t start, end; /* the item's text, [start, end), with its newline */
+  char *name;        /* symbol, metadata name, or "12" for !12 and #12 */
+} ir_item;
+
+typedef struct ir_module {
+  const char *name; /* for messages */
+  const char *text;
+  size_t len;
+  ir_item *items;
+  size_t num_items;
+  long max_meta;  /* highest !N defined, -1 if none */
+  long max_attrs; /* highest #N defined, -1 if none */
+} ir_module;
+
+/* Splits a module into items.  Fails (CUPLUG_ERR_IR_PARSE) only on text
+ * that has no recognisable structure, such as an unclosed function body;
+ * full checking is LLVM's job (validate.c). */
+cuplug_error *ir_module_parse(ir_module *m, const char *name, const char *text,
+                              size_t len);
+void ir_module_free(ir_module *m);
+/* The first item of a kind with a name, or NULL. */
+const ir_item *ir_module_find(const ir_module *m, ir_item_kind kind,
+                              const char *name);
+/* 1-based line number of a byte offset, for messages. */
+size_t ir_line_of(const ir_module *m, size_t offset);
+
+/* ---- functions ---- */
+
+typedef struct ir_span {
+  size_t start, end;
+} ir_span;
+
+typedef struct ir_param {
+  ir_span all;  /* the whole parameter */
+  ir_span type; /* its type */
+  ir_tok name;  /* IR_LOCAL, or IR_EOF when unnamed */
+} ir_param;
+
+typedef struct ir_function {
+  const ir_item *item;
+  ir_span linkage;    /* empty (start == end) when absent */
+  ir_span ret_attrs;  /* return attributes, possibly empty */
+  ir_span ret_type;
+  ir_tok name;        /* the @name token */
+  size_t params_open, params_close; /* offsets of '(' and ')' */
+  ir_param *params;
+  size_t num_params;
+  bool varargs;
+  ir_span fn_attrs;   /* between ')' and '{' (or the end of a declare) */
+  size_t body_open, body_close; /* offsets of '{' and '}'; 0 for declares */
+} ir_function;
+
+cuplug_error *ir_function_parse(const ir_module *m, const ir_item *item,
+                                ir_function *fn);
+void ir_function_free(ir_function *fn);
+
+/* Statements of a body: one instruction or one label each.  Spans cover the
+ * statement's tokens, not its trailing comment or newline. */
+typedef struct ir_stmt {
+  size_t start, end;
+  size_t line_start, line_end; /* the whole line(s), newline included */
+} ir_stmt;
+
+cuplug_error *ir_function_body(const ir_module *m, const ir_function *fn,
+                               ir_stmt **stmts, size_t *num_stmts);
+
+/* ---- edits ---- */
+
+typedef struct ir_edit {
+  size_t start, end;
+  char *text; /* replacement, owned */
+  size_t seq; /* insertion order, to keep equal offsets stable */
+} ir_edit;
+
+typedef struct ir_edits {
+  ir_edit *v;
+  size_t n, cap;
+  bool oom;
+} ir_edits;
+
+void ir_edits_init(ir_edits *e);
+void ir_edits_free(ir_edits *e);
+void ir_edit_replace(ir_edits *e, size_t start, size_t end, const char *text);
+void ir_edit_insert(ir_edits *e, size_t at, const char *text);
+void ir_edit_delete(ir_edits *e, size_t start, size_t end);
+/* Applies the edits to text (which they must not overlap in) into out. */
+cuplug_error *ir_edits_apply(ir_edits *e, const char *text, size_t len,
+                             cuplug__buf *out);
+
+#endif
+
+/* ---- rewrites: a module, its edits, and the items to append ---- */
+
+typedef struct ir_named_add {
+  char *name;   /* named metadata, e.g. "nvvm.annotations" */
+  cuplug__buf ids; /* ", !12, !13" to add */
+} ir_named_add;
+
+typedef struct ir_rewrite {
+  ir_module m;
+  ir_edits edits;
+  cuplug__buf tail; /* new top-level items, appended at the end */
+  long next_meta;
+  long next_attrs;
+  ir_named_add *named;
+  size_t num_named;
+} ir_rewrite;
+
+cuplug_error *ir_rewrite_begin(ir_rewrite *rw, const char *name, const char *text,
+                               size_t len);
+/* A fresh !N / #N number. */
+long ir_rewrite_meta_id(ir_rewrite *rw);
+long ir_rewrite_attrs_id(ir_rewrite *rw);
+/* Adds node !id to the named metadata `name`, creating it if needed. */
+void ir_rewrite_named_meta(ir_rewrite *rw, const char *name, long id);
+/* Applies everything; the result is malloc'd and NUL-terminated.  The
+ * rewrite is released whether or not it succeeds. */
+cuplug_error *ir_rewrite_finish(ir_rewrite *rw, char **out, size_t *out_len);
+void ir_rewrite_abort(ir_rewrite *rw);
+
+/* Tokens of [start, end) of the module, newlines dropped (malloc'd). */
+cuplug_error *ir_tokens(const ir_module *m, size_t start, size_t end, ir_tok **toks,
+                        size_t *n);

@@ -1,0 +1,165 @@
+/* legalize.c - make a module acceptable to libNVVM.
+ *
+ * libNVVM reads LLVM 7 IR.  Host JITs built on newer LLVMs (llvmlite
+ * included) emit a few things LLVM 7 does not know; numba-cuda's backend
+ * strips `immarg` and `willreturn`, and defines its atomic helpers.  cuplug
+ * does those, and also:
+ *   - removes the other attributes LLVM 7 lacks (nofree, noundef, memory(...), ...);
+ *   - writes `fneg` as `fsub -0.0` and `poison` as `undef`;
+ *   - sets !nvvmir.version to what libNVVM reports, and adds the NVPTX
+ *     triple and datalayout when a module has none (libNVVM reads a module
+ *     without the version as IR 1.0 and rejects it);
+ *   - rejects opaque pointers (`ptr`), with the line, rather than letting
+ *     libNVVM fail on them. */
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "error.h"
+#include "lowering.h"
+
+/* Attributes newer than LLVM 7. */
+static const char *const strip_words[] = {
+    "nofree", "nosync", "willreturn", "mustprogress", "nocallback", "noundef",
+    "immarg", "noprofile", "skipprofile", "hot", "speculative_load_hardening",
+    "nosanitize_coverage", "nosanitize_bounds", "disable_sanitizer_instrumentation",
+    "allocptr", "allocalign", "dead_on_unwind", "writable", "fn_ret_thunk_extern",
+    "presplitcoroutine", "coro_only_destroy_when_complete", "coro_elide_safe",
+    "null_pointer_is_valid", "sanitize_memtag", "sanitize_numerical_stability",
+    "optdebug", "hybrid_patchable", NULL};
+
+/* ... and those that take an argument list, removed with it. */
+static const char *const strip_calls[] = {
+    "memory", "allockind", "range", "nofpclass", "initializes", "captures",
+    "vscale_range", NULL};
+
+static bool word_in(const char *text, ir_tok t, const char *const *words) {
+  if (t.kind != IR_WORD) return false;
+  for (size_t i = 0; words[i]; i++)
+    if (ir_tok_is(text, t, words[i])) return true;
+  return false;
+}
+
+/* The index after the parenthesised group starting at toks[i], or i. */
+static size_t after_group(const char *text, const ir_tok *toks, size_t n, size_t i) {
+  if (i >= n || !ir_tok_punct(text, toks[i], '(')) return i;
+  int depth = 0;
+  for (; i < n; i++) {
+    if (ir_tok_punct(text, toks[i], '(')) depth++;
+    if (ir_tok_punct(text, toks[i], ')') && --depth == 0) return i + 1;
+  }
+  return n;
+}
+
+static bool is_fmf(const char *text, ir_tok t) {
+  static const char *const fmf[] = {"nnan", "ninf", "nsz", "arcp", "contract",
+                                    "afn", "reassoc", "fast", NULL};
+  return word_in(text, t, fmf);
+}
+
+static cuplug_error *legalize_tokens(ir_rewrite *rw, const ir_item *it) {
+  const char *text = rw->m.text;
+  ir_tok *toks;
+  size_t n;
+  CUPLUG_TRY(ir_tokens(&rw->m, it->start, it->end, &toks, &n));
+  cuplug_error *e = NULL;
+  for (size_t i = 0; i < n && !e; i++) {
+    ir_tok t = toks[i];
+    if (t.kind != IR_WORD) continue;
+    bool before_colon = i + 1 < n && ir_tok_punct(text, toks[i + 1], ':');
+    if (before_colon) continue; /* a label, or a metadata field name */
+    if (word_in(text, t, strip_words)) {
+      ir_edit_delete(&rw->edits, t.start, t.start + t.len);
+    } else if (word_in(text, t, strip_calls) && i + 1 < n &&
+               ir_tok_punct(text, toks[i + 1], '(')) {
+      size_t j = after_group(text, toks, n, i + 1);
+      ir_edit_delete(&rw->edits, t.start, toks[j - 1].start + toks[j - 1].len);
+      i = j - 1;
+    } else if (ir_tok_is(text, t, "uwtable") && i + 1 < n &&
+               ir_tok_punct(text, toks[i + 1], '(')) {
+      size_t j = after_group(text, toks, n, i + 1);
+      ir_edit_delete(&rw->edits, toks[i + 1].start, toks[j - 1].start + toks[j - 1].len);
+      i = j - 1;
+    } else if (ir_tok_is(text, t, "poison")) {
+      ir_edit_replace(&rw->edits, t.start, t.start + t.len, "undef");
+    } else if (ir_tok_is(text, t, "fneg")) {
+      /* fneg [fmf] T %v  ->  fsub [fmf] T -0.0, %v  (scalars) */
+      size_t j = i + 1;
+      while (j < n && is_fmf(text, toks[j])) j++;
+      if (j + 1 < n && toks[j].kind == IR_WORD) {
+        ir_edit_replace(&rw->edits, t.start, t.start + t.len, "fsub");
+        ir_edit_insert(&rw->edits, toks[j + 1].start, "-0.0, ");
+      }
+    } else if (ir_tok_is(text, t, "ptr")) {
+      e = cuplug__error(CUPLUG_ERR_IR_UNSUPPORTED,
+                        "%s:%zu: opaque pointer type 'ptr': libNVVM reads typed "
+                        "pointers (LLVM 7 IR), such as 'i8*'",
+                        rw->m.name, ir_line_of(&rw->m, t.start));
+    }
+  }
+  free(toks);
+  return e;
+}
+
+/* Does the module have `target <what> = ...`? */
+static bool has_target(const ir_module *m, const char *what) {
+  for (size_t i = 0; i < m->num_items; i++) {
+    const ir_item *it = &m->items[i];
+    if (it->kind != IR_ITEM_TARGET) continue;
+    ir_lexer lx;
+    ir_lexer_init(&lx, m->text, it->end, it->start);
+    ir_next(&lx);
+    if (ir_tok_is(m->text, ir_next(&lx), what)) return true;
+  }
+  return false;
+}
+
+cuplug_error *cuplug__legalize(const char *modname, const char *text, size_t len,
+                               cuplug__ir_version v, char **out, size_t *out_len) {
+  ir_rewrite rw;
+  CUPLUG_TRY(ir_rewrite_begin(&rw, modname, text, len));
+  cuplug_error *e = NULL;
+
+  if (!has_target(&rw.m, "triple"))
+    ir_edit_insert(&rw.edits, 0, "target triple = \"" CUPLUG_NVPTX_TRIPLE "\"\n");
+  if (!has_target(&rw.m, "datalayout"))
+    ir_edit_insert(&rw.edits, 0, "target datalayout = \"" CUPLUG_NVPTX_DATALAYOUT "\"\n");
+
+  long version_id = ir_rewrite_meta_id(&rw);
+  bool version_written = false;
+  for (size_t i = 0; i < rw.m.num_items && !e; i++) {
+    const ir_item *it = &rw.m.items[i];
+    if (it->kind == IR_ITEM_NAMED_META && strcmp(it->name, "nvvmir.version") == 0) {
+      char line[64];
+      snprintf(line, sizeof line, "!nvvmir.version = !{!%ld}\n", version_id);
+      ir_edit_replace(&rw.edits, it->start, it->end, version_written ? "" : line);
+      version_written = true;
+      continue;
+    }
+    if (it->kind == IR_ITEM_DECLARE && strncmp(it->name, "___numba_atomic_", 16) == 0) {
+      cuplug__buf def;
+      cuplug__buf_init(&def);
+      if (cuplug__numba_atomic_definition(it->name, &def)) {
+        char *d = cuplug__buf_take(&def, NULL);
+        if (!d) {
+          e = cuplug__error_oom();
+          break;
+        }
+        ir_edit_replace(&rw.edits, it->start, it->end, d);
+        free(d);
+        continue;
+      }
+      cuplug__buf_free(&def);
+    }
+    e = legalize_tokens(&rw, it);
+  }
+  if (e) {
+    ir_rewrite_abort(&rw);
+    return e;
+  }
+  if (!version_written)
+    cuplug__buf_printf(&rw.tail, "!nvvmir.version = !{!%ld}\n", version_id);
+  cuplug__buf_printf(&rw.tail, "!%ld = !{i32 %d, i32 %d, i32 %d, i32 %d}\n", version_id,
+                     v.ir_major, v.ir_minor, v.dbg_major, v.dbg_minor);
+  return ir_rewrite_finish(&rw, out, out_len);
+}

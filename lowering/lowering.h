@@ -1,0 +1,96 @@
+/* lowering.h - the NVVM IR transformations of the pipeline.
+ *
+ * Each takes a module's text and returns new text (malloc'd, NUL-terminated)
+ * or an error; inputs are never modified. */
+#ifndef CUPLUG_LOWERING_H
+#define CUPLUG_LOWERING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cuplug/cuplug.h"
+#include "irtext.h"
+
+/* The NVVM IR version libNVVM reports: IR major/minor, debug major/minor. */
+typedef struct cuplug__ir_version {
+  int ir_major, ir_minor, dbg_major, dbg_minor;
+} cuplug__ir_version;
+
+#define CUPLUG_NVPTX_TRIPLE "nvptx64-nvidia-cuda"
+#define CUPLUG_NVPTX_DATALAYOUT                                                 \
+  "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-"     \
+  "f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
+
+/* ---- fnattrs.c: function attributes ---- */
+
+/* Edits fn's attributes: adds the word `add` (may be NULL) and removes the
+ * words in `remove` (NULL-terminated), inline or in an attribute group (a
+ * group the function shares is copied, not changed). */
+void cuplug__fn_attrs_edit(ir_rewrite *rw, const ir_function *fn, const char *add,
+                           const char *const *remove);
+
+/* Finds and parses the definition of `symbol`; NULL result when absent. */
+cuplug_error *cuplug__find_define(const ir_module *m, const char *symbol,
+                                  ir_function *fn, bool *found);
+
+/* ---- cabi_wrap.c: numba-cuda's cabi_wrap_function ---- */
+
+/* A module defining `R name(args)` that calls the Numba-ABI function
+ * `callee` and returns the value of its return slot. */
+cuplug_error *cuplug__cabi_wrapper(const cuplug_type *sig, const char *callee,
+                                   const char *name, bool forceinline,
+                                   cuplug__ir_version v, char **out, size_t *len);
+
+/* Gives every definition with external linkage linkonce_odr linkage, as
+ * numba-cuda does to the libraries it links; (forceinline) marks
+ * `inline_symbol` alwaysinline; and renames the global `rename_from` to
+ * `rename_to` when both are given. */
+cuplug_error *cuplug__link_once(const char *modname, const char *text, size_t len,
+                                const char *inline_symbol, const char *rename_from,
+                                const char *rename_to, char **out, size_t *out_len);
+
+/* Marks `symbol` alwaysinline (forceinline with the Numba ABI). */
+cuplug_error *cuplug__force_inline(const char *modname, const char *text, size_t len,
+                                   const char *symbol, char **out, size_t *out_len);
+
+/* ---- kernel_fixup.c: numba-cuda's kernel_fixup ---- */
+
+typedef struct cuplug__kernel_options {
+  bool debug;                     /* add the exception store */
+  const uint32_t *launch_bounds;  /* maxntidx, minctasm, cluster_max_blocks */
+  size_t num_launch_bounds;
+  bool c_entry;                   /* already `void k(args)`: only mark it */
+} cuplug__kernel_options;
+
+cuplug_error *cuplug__kernel_fixup(const char *modname, const char *text, size_t len,
+                                   const char *entry, const cuplug__kernel_options *o,
+                                   char **out, size_t *out_len);
+
+/* ---- exc_store.c: numba-cuda's add_exception_store_helper ---- */
+
+/* Appends the globals <k>__errcode__, <k>__tid{x,y,z}__, <k>__ctaid{x,y,z}__
+ * and the helper void <k>__exc_helper__(i32) to the rewrite. */
+void cuplug__exc_store_add(ir_rewrite *rw, const char *kernel);
+
+/* ---- annotate.c: nvvm.annotations and @llvm.used ---- */
+
+/* Marks `kernel` (whose pointer type is `fnptr_type`, "void (i32)*") as a
+ * kernel with its launch bounds, and adds it to @llvm.used. */
+cuplug_error *cuplug__annotate_kernel(ir_rewrite *rw, const char *kernel,
+                                      const char *fnptr_type,
+                                      const uint32_t *launch_bounds,
+                                      size_t num_launch_bounds);
+
+/* ---- legalize.c: make a module acceptable to libNVVM ---- */
+
+cuplug_error *cuplug__legalize(const char *modname, const char *text, size_t len,
+                               cuplug__ir_version v, char **out, size_t *out_len);
+
+/* ---- atomics.c: numba's atomic helpers ---- */
+
+/* Appends the definition of a numba atomic helper (___numba_atomic_double_add,
+ * ...), which numba-cuda's IR declares and its backend defines, and returns
+ * true; returns false when `name` is not one. */
+bool cuplug__numba_atomic_definition(const char *name, cuplug__buf *out);
+
+#endif

@@ -1,0 +1,408 @@
+/* compile.c - the compile pipeline.
+ *
+ * One compile is a job that passes through these stages, in order:
+ *
+ *   check_options     numba-cuda's rules for the options, and warnings
+ *   read_signature    the signature string or handle
+ *   read_modules      the host's IR modules, none empty
+ *   validate_ir       LLVM parses them, finds the entry, checks its type
+ *   choose_cc         explicit, current device, or the default rule
+ *   wrap              C-ABI wrapper, or kernel fix-up (+ exception store)
+ *   legalise          make every module acceptable to libNVVM
+ *   run_nvvm          PTX or LTO-IR (libdevice added lazily)
+ *
+ * Each stage reads and updates the job; the first error ends the compile. */
+#include "compile.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "error.h"
+#include "lowering.h"
+#include "nvvm.h"
+#include "session.h"
+#include "types.h"
+#include "validate.h"
+
+typedef struct job {
+  cuplug_compile_args *a;
+  cuplug_session *s;
+  const cuplug_type *sig;
+  cuplug_abi entry_abi; /* resolved: NUMBA or C */
+  cuplug_abi abi;       /* resolved: NUMBA or C */
+  const char *symbol;   /* the exported name */
+  char *inner_rename;   /* the entry's new name when the export takes its own */
+  int opt;
+  uint32_t cc_major, cc_minor;
+  cuplug__ir_version irv;
+  cuplug__text *mods; /* the current text of each module */
+  size_t num_mods;
+  size_t entry_module;
+  char **owned; /* texts the job allocated, one slot per module */
+  char **names; /* names the job made up for unnamed modules */
+  cuplug_artifact *art;
+} job;
+
+typedef cuplug_error *(*stage)(job *j);
+
+static bool is_identifier(const char *s) {
+  if (!s || !(isalpha((unsigned char)*s) || *s == '_')) return false;
+  for (; *s; s++)
+    if (!isalnum((unsigned char)*s) && *s != '_' && *s != '$') return false;
+  return true;
+}
+
+/* ---- check_options ---- */
+
+static cuplug_error *check_options(job *j) {
+  cuplug_compile_args *a = j->a;
+  if (!a->session) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "compile: session is NULL");
+  j->s = a->session;
+  if (a->flags & ~(CUPLUG_COMPILE_CURRENT_DEVICE | CUPLUG_COMPILE_KEEP_IR))
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "compile: unknown flags 0x%x",
+                         a->flags & ~(CUPLUG_COMPILE_CURRENT_DEVICE | CUPLUG_COMPILE_KEEP_IR));
+  if (a->kind != CUPLUG_DEVICE_FUNCTION && a->kind != CUPLUG_KERNEL)
+    return cuplug__error(CUPLUG_ERR_OPTION_KIND,
+                         "Unsupported function kind %d: a device function (0) or a kernel (1)",
+                         (int)a->kind);
+  bool kernel = a->kind == CUPLUG_KERNEL;
+  /* numba-cuda's compile() checks, in its order */
+  if (a->output != CUPLUG_OUTPUT_PTX && a->output != CUPLUG_OUTPUT_LTOIR)
+    return cuplug__error(CUPLUG_ERR_OPTION_OUTPUT,
+                         "Unsupported output type: %d (ptx or ltoir)", (int)a->output);
+  if (a->forceinline && a->output != CUPLUG_OUTPUT_LTOIR)
+    return cuplug__error(CUPLUG_ERR_FORCEINLINE_OUTPUT,
+                         "Can only designate forced inlining in LTO-IR (output is ptx)");
+  if (a->abi != CUPLUG_ABI_DEFAULT && a->abi != CUPLUG_ABI_NUMBA && a->abi != CUPLUG_ABI_C)
+    return cuplug__error(CUPLUG_ERR_OPTION_ABI, "Unsupported ABI: %d (numba or c)", (int)a->abi);
+  if (a->entry_abi != CUPLUG_ABI_DEFAULT && a->entry_abi != CUPLUG_ABI_NUMBA &&
+      a->entry_abi != CUPLUG_ABI_C)
+    return cuplug__error(CUPLUG_ERR_OPTION_ABI, "Unsupported entry ABI: %d (numba or c)",
+                         (int)a->entry_abi);
+  if (kernel && a->abi == CUPLUG_ABI_C)
+    return cuplug__error(CUPLUG_ERR_C_ABI_KERNEL, "The C ABI is not supported for kernels");
+  if (kernel && a->forceinline)
+    return cuplug__error(CUPLUG_ERR_FORCEINLINE_KERNEL, "Cannot force-inline kernels");
+  j->entry_abi = a->entry_abi == CUPLUG_ABI_C ? CUPLUG_ABI_C : CUPLUG_ABI_NUMBA;
+  j->abi = kernel ? CUPLUG_ABI_NUMBA : (a->abi == CUPLUG_ABI_NUMBA ? CUPLUG_ABI_NUMBA : CUPLUG_ABI_C);
+  if (!kernel && j->entry_abi == CUPLUG_ABI_C && j->abi == CUPLUG_ABI_NUMBA)
+    return cuplug__error(CUPLUG_ERR_OPTION_ABI,
+                         "a C-ABI entry cannot be exported under the Numba ABI");
+
+  if (a->num_launch_bounds > 3) {
+    cuplug__buf b;
+    cuplug__buf_init(&b);
+    for (size_t i = 0; a->launch_bounds && i < a->num_launch_bounds; i++)
+      cuplug__buf_printf(&b, "%s%u", i ? ", " : "", a->launch_bounds[i]);
+    cuplug_error *e = cuplug__error(
+        CUPLUG_ERR_LAUNCH_BOUNDS,
+        "Got %zu launch bounds: (%s). A maximum of three are supported: "
+        "(max_threads_per_block, min_blocks_per_sm, max_blocks_per_cluster)",
+        a->num_launch_bounds, b.data ? b.data : "");
+    cuplug__buf_free(&b);
+    return e;
+  }
+  if (a->num_launch_bounds && !a->launch_bounds)
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
+                         "compile: num_launch_bounds is %zu but launch_bounds is NULL",
+                         a->num_launch_bounds);
+  if (a->num_launch_bounds && !kernel)
+    return cuplug__error(CUPLUG_ERR_LAUNCH_BOUNDS,
+                         "launch bounds apply to kernels, not device functions");
+  static const char *const bound_names[] = {"max_threads_per_block", "min_blocks_per_sm",
+                                            "max_blocks_per_cluster"};
+  for (size_t i = 0; i < a->num_launch_bounds; i++)
+    if (a->launch_bounds[i] == 0)
+      return cuplug__error(CUPLUG_ERR_LAUNCH_BOUNDS, "launch bound %zu (%s) is 0: it must be positive",
+                           i + 1, bound_names[i]);
+
+  if (a->opt < CUPLUG_OPT_NONE || a->opt > 3)
+    return cuplug__error(CUPLUG_ERR_OPTION_OPT,
+                         "opt level %d: libNVVM takes 0 to 3 (CUPLUG_OPT_NONE for 0)", a->opt);
+  j->opt = a->opt == 0 ? 3 : a->opt == CUPLUG_OPT_NONE ? 0 : a->opt;
+  if (a->cc_major == 0 && a->cc_minor != 0)
+    return cuplug__error(CUPLUG_ERR_OPTION_CC, "compute capability 0.%u: give a major version",
+                         a->cc_minor);
+  if (a->cc_major && (a->flags & CUPLUG_COMPILE_CURRENT_DEVICE))
+    return cuplug__error(CUPLUG_ERR_OPTION_CC,
+                         "compute capability %u.%u given together with "
+                         "CUPLUG_COMPILE_CURRENT_DEVICE: give one",
+                         a->cc_major, a->cc_minor);
+  if (a->cc_major > 99 || a->cc_minor > 9)
+    return cuplug__error(CUPLUG_ERR_OPTION_CC, "compute capability %u.%u is not one",
+                         a->cc_major, a->cc_minor);
+
+  if (!a->entry || !*a->entry)
+    return cuplug__error(CUPLUG_ERR_OPTION_NAME, "compile: no entry symbol given");
+  if (a->abi_name && !is_identifier(a->abi_name))
+    return cuplug__error(CUPLUG_ERR_OPTION_NAME,
+                         "abi_name '%s' is not a C identifier", a->abi_name);
+  if (a->abi_name && (kernel || j->abi == CUPLUG_ABI_NUMBA ||
+                      (j->entry_abi == CUPLUG_ABI_C && strcmp(a->abi_name, a->entry) != 0)))
+    return cuplug__error(CUPLUG_ERR_OPTION_NAME,
+                         "abi_name '%s' names a C-ABI wrapper, which this compile has none of "
+                         "(%s)",
+                         a->abi_name,
+                         kernel ? "a kernel keeps its entry's name"
+                         : j->abi == CUPLUG_ABI_NUMBA ? "the Numba ABI keeps the entry's name"
+                                                      : "the entry is already C-ABI");
+
+  j->art = calloc(1, sizeof *j->art);
+  if (!j->art) return cuplug__error_oom();
+  if (a->debug && j->opt)
+    CUPLUG_TRY(cuplug__artifact_warn(
+        j->art, cuplug__error(CUPLUG_WARN_DEBUG_WITH_OPT,
+                              "debug=True with opt=True is not supported by CUDA. This may "
+                              "result in a crash - set debug=False or opt=False.")));
+  return NULL;
+}
+
+/* ---- read_signature ---- */
+
+static cuplug_error *read_signature(job *j) {
+  cuplug_compile_args *a = j->a;
+  if (!!a->signature == !!a->signature_type)
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
+                         "compile: give exactly one of signature and signature_type");
+  if (a->signature) {
+    CUPLUG_TRY(cuplug__signature_parse(a->signature, &j->sig));
+  } else {
+    if (a->signature_type->kind != CUPLUG_TYPE_SIGNATURE)
+      return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
+                           "compile: signature_type %s is not a signature",
+                           a->signature_type->name);
+    j->sig = a->signature_type;
+  }
+  if (a->kind == CUPLUG_KERNEL && j->sig->restype->kind != CUPLUG_TYPE_VOID)
+    return cuplug__error(CUPLUG_ERR_KERNEL_RETURN,
+                         "CUDA kernel must have void return type (signature '%s')",
+                         j->sig->name);
+  return NULL;
+}
+
+/* ---- read_modules ---- */
+
+static cuplug_error *read_modules(job *j) {
+  cuplug_compile_args *a = j->a;
+  if (!a->num_modules || !a->modules)
+    return cuplug__error(CUPLUG_ERR_IR_EMPTY, "compile: no IR modules given");
+  j->num_mods = a->num_modules;
+  j->mods = calloc(a->num_modules + 1, sizeof *j->mods); /* +1: a wrapper */
+  j->owned = calloc(a->num_modules + 1, sizeof *j->owned);
+  j->names = calloc(a->num_modules, sizeof *j->names);
+  if (!j->mods || !j->owned || !j->names) return cuplug__error_oom();
+  for (size_t i = 0; i < a->num_modules; i++) {
+    const cuplug_module *m = a->modules[i];
+    if (!m) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "compile: module %zu is NULL", i);
+    if (m->struct_size < offsetof(cuplug_module, size) + sizeof m->size)
+      return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
+                           "compile: module %zu has struct_size %zu; set it to "
+                           "sizeof(cuplug_module)",
+                           i, m->struct_size);
+    if (!m->name) {
+      cuplug__buf b;
+      cuplug__buf_init(&b);
+      cuplug__buf_printf(&b, "module%zu", i);
+      j->names[i] = cuplug__buf_take(&b, NULL);
+      if (!j->names[i]) return cuplug__error_oom();
+    }
+    j->mods[i] = (cuplug__text){m->name ? m->name : j->names[i], m->text, m->size};
+    bool blank = true;
+    for (size_t k = 0; m->text && k < m->size && blank; k++)
+      blank = isspace((unsigned char)m->text[k]);
+    if (!m->text || blank)
+      return cuplug__error(CUPLUG_ERR_IR_EMPTY, "IR module %s is empty", j->mods[i].name);
+  }
+  return NULL;
+}
+
+/* ---- validate_ir ---- */
+
+static cuplug_error *validate_ir(job *j) {
+  return cuplug__validate(j->mods, j->num_mods, j->a->entry, j->sig, j->entry_abi,
+                          &j->entry_module);
+}
+
+/* ---- choose_cc ---- */
+
+static cuplug_error *choose_cc(job *j) {
+  cuplug_compile_args *a = j->a;
+  cuplug__toolkit *tk = &j->s->toolkit;
+  CUPLUG_TRY(cuplug__nvvm_ir_version(tk, &j->irv));
+  const int *archs;
+  int n;
+  cuplug__toolkit_nvrtc_archs(tk, &archs, &n);
+  int want;
+  if (a->flags & CUPLUG_COMPILE_CURRENT_DEVICE) {
+    int major, minor;
+    CUPLUG_TRY(cuplug__toolkit_current_cc(tk, &major, &minor));
+    want = major * 10 + minor;
+  } else if (a->cc_major) {
+    want = (int)(a->cc_major * 10 + a->cc_minor);
+  } else {
+    /* numba-cuda: max(CUDA_DEFAULT_PTX_CC, lowest cc NVRTC supports).
+     * Without NVRTC, 7.5: the lowest cc CUDA 13's libNVVM supports. */
+    int lowest = n ? archs[0] : 75;
+    want = (int)(j->s->default_cc_major * 10 + j->s->default_cc_minor);
+    if (want < lowest) want = lowest;
+  }
+  /* As numba-cuda's find_closest_arch: the cc itself, else the highest
+   * supported cc below it. */
+  if (n) {
+    int found = -1;
+    for (int i = 0; i < n; i++)
+      if (archs[i] <= want) found = archs[i];
+    if (found < 0)
+      return cuplug__error(CUPLUG_ERR_OPTION_CC,
+                           "compute capability %d.%d is not supported (requires >= %d.%d)",
+                           want / 10, want % 10, archs[0] / 10, archs[0] % 10);
+    want = found;
+  }
+  j->cc_major = (uint32_t)want / 10;
+  j->cc_minor = (uint32_t)want % 10;
+  return NULL;
+}
+
+/* ---- wrap ---- */
+
+/* Replaces module i's text with `text` (which the job now owns). */
+static void replace_text(job *j, size_t i, char *text, size_t size) {
+  free(j->owned[i]);
+  j->owned[i] = text;
+  j->mods[i].text = text;
+  j->mods[i].size = size;
+}
+
+static cuplug_error *wrap_c_abi(job *j) {
+  cuplug_compile_args *a = j->a;
+  const char *entry = a->entry;
+  j->symbol = a->abi_name ? a->abi_name : entry;
+  bool renamed = strcmp(j->symbol, entry) == 0;
+  if (renamed) {
+    /* The export takes the entry's own name: the Numba-ABI function moves
+     * aside to <entry>.numba. */
+    cuplug__buf b;
+    cuplug__buf_init(&b);
+    cuplug__buf_printf(&b, "%s.numba", entry);
+    j->inner_rename = cuplug__buf_take(&b, NULL);
+    if (!j->inner_rename) return cuplug__error_oom();
+  }
+  for (size_t i = 0; i < j->num_mods; i++) {
+    char *out;
+    size_t n;
+    CUPLUG_TRY(cuplug__link_once(j->mods[i].name, j->mods[i].text, j->mods[i].size,
+                                 a->forceinline ? entry : NULL, j->inner_rename ? entry : NULL,
+                                 j->inner_rename, &out, &n));
+    replace_text(j, i, out, n);
+  }
+  char *w;
+  size_t wn;
+  CUPLUG_TRY(cuplug__cabi_wrapper(j->sig, j->inner_rename ? j->inner_rename : entry,
+                                  j->symbol, a->forceinline, j->irv, &w, &wn));
+  j->mods[j->num_mods] = (cuplug__text){"cabi_wrapper", w, wn};
+  j->owned[j->num_mods] = w;
+  j->num_mods++;
+  return NULL;
+}
+
+static cuplug_error *wrap(job *j) {
+  cuplug_compile_args *a = j->a;
+  size_t m = j->entry_module;
+  char *out = NULL;
+  size_t n = 0;
+  if (a->kind == CUPLUG_KERNEL) {
+    cuplug__kernel_options ko = {a->debug != 0, a->launch_bounds, a->num_launch_bounds,
+                                 j->entry_abi == CUPLUG_ABI_C};
+    j->symbol = a->entry;
+    CUPLUG_TRY(cuplug__kernel_fixup(j->mods[m].name, j->mods[m].text, j->mods[m].size,
+                                    a->entry, &ko, &out, &n));
+    replace_text(j, m, out, n);
+    return NULL;
+  }
+  if (j->abi == CUPLUG_ABI_C && j->entry_abi == CUPLUG_ABI_NUMBA) return wrap_c_abi(j);
+  j->symbol = a->entry;
+  if (a->forceinline) {
+    CUPLUG_TRY(cuplug__force_inline(j->mods[m].name, j->mods[m].text, j->mods[m].size,
+                                    a->entry, &out, &n));
+    replace_text(j, m, out, n);
+  }
+  return NULL;
+}
+
+/* ---- legalise ---- */
+
+static cuplug_error *legalise(job *j) {
+  for (size_t i = 0; i < j->num_mods; i++) {
+    char *out;
+    size_t n;
+    CUPLUG_TRY(cuplug__legalize(j->mods[i].name, j->mods[i].text, j->mods[i].size, j->irv,
+                                &out, &n));
+    replace_text(j, i, out, n);
+  }
+  return NULL;
+}
+
+/* ---- run_nvvm ---- */
+
+static cuplug_error *run_nvvm(job *j) {
+  cuplug_compile_args *a = j->a;
+  cuplug__nvvm_options o = {j->cc_major, j->cc_minor, j->opt, a->debug != 0,
+                            a->lineinfo != 0, a->fastmath != 0,
+                            a->output == CUPLUG_OUTPUT_LTOIR};
+  cuplug_artifact *art = j->art;
+  CUPLUG_TRY(cuplug__nvvm_compile(&j->s->toolkit, j->mods, j->num_mods, &o, &art->data,
+                                  &art->size, &art->log));
+  art->output = a->output;
+  art->symbol = cuplug__strdup(j->symbol);
+  art->cc_major = j->cc_major;
+  art->cc_minor = j->cc_minor;
+  art->kind = a->kind;
+  art->debug = a->debug != 0;
+  art->lineinfo = a->lineinfo != 0;
+  art->max_registers = a->max_registers;
+  if (!art->symbol) return cuplug__error_oom();
+  return NULL;
+}
+
+/* Keeps the legalised modules in the artifact (CUPLUG_COMPILE_KEEP_IR). */
+static cuplug_error *keep_ir(job *j) {
+  cuplug_artifact *art = j->art;
+  cuplug__ir_module *v = realloc(art->ir, (art->num_ir + j->num_mods) * sizeof *v);
+  if (!v) return cuplug__error_oom();
+  art->ir = v;
+  for (size_t i = 0; i < j->num_mods; i++) {
+    cuplug__ir_module *m = &art->ir[art->num_ir];
+    m->name = cuplug__strdup(j->mods[i].name);
+    m->text = j->owned[i];
+    m->size = j->mods[i].size;
+    if (!m->name) return cuplug__error_oom();
+    j->owned[i] = NULL; /* the artifact has it now */
+    art->num_ir++;
+  }
+  return NULL;
+}
+
+cuplug_error *cuplug__compile(cuplug_compile_args *a) {
+  static const stage stages[] = {check_options, read_signature, read_modules, validate_ir,
+                                 choose_cc,     wrap,           legalise,     run_nvvm};
+  job j = {0};
+  j.a = a;
+  a->artifact = NULL;
+  cuplug_error *e = NULL;
+  for (size_t i = 0; i < sizeof stages / sizeof stages[0] && !e; i++) e = stages[i](&j);
+  if (!e && (a->flags & CUPLUG_COMPILE_KEEP_IR)) e = keep_ir(&j);
+  for (size_t i = 0; j.owned && i < j.num_mods; i++) free(j.owned[i]);
+  for (size_t i = 0; j.names && i < a->num_modules; i++) free(j.names[i]);
+  free(j.owned);
+  free(j.names);
+  free(j.mods);
+  free(j.inner_rename);
+  if (e) {
+    cuplug__artifact_destroy(j.art);
+    return e;
+  }
+  a->artifact = j.art;
+  return NULL;
+}

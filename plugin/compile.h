@@ -1,0 +1,10 @@
+/* compile.h - the compile pipeline. */
+#ifndef CUPLUG_COMPILE_H
+#define CUPLUG_COMPILE_H
+
+#include "cuplug/cuplug.h"
+
+/* Runs the pipeline on a full-size (imported) argument struct. */
+cuplug_error *cuplug__compile(cuplug_compile_args *args);
+
+#endif

@@ -1,0 +1,309 @@
+/* sigparse.c - numba-style type and signature strings.
+ *
+ *   signature := type '(' [type {',' type}] ')'
+ *   type      := base {'*' | '[' dims ']'}
+ *   base      := NAME | 'CPointer' '(' type ')' | 'array' '(' type ',' Nd ',' L ')'
+ *   dims      := dim {',' dim}          dim := ':' | '::1'
+ *
+ * Errors name the offending text and its position (0-based byte offset). */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "error.h"
+#include "types.h"
+
+typedef struct parser {
+  const char *text;
+  size_t pos;
+} parser;
+
+static const struct {
+  const char *name;
+  cuplug_type_kind kind;
+} names[] = {
+    {"void", CUPLUG_TYPE_VOID},       {"none", CUPLUG_TYPE_VOID},
+    {"bool", CUPLUG_TYPE_BOOL},       {"boolean", CUPLUG_TYPE_BOOL},
+    {"b1", CUPLUG_TYPE_BOOL},         {"int8", CUPLUG_TYPE_INT8},
+    {"int16", CUPLUG_TYPE_INT16},     {"int32", CUPLUG_TYPE_INT32},
+    {"int64", CUPLUG_TYPE_INT64},     {"intp", CUPLUG_TYPE_INT64},
+    {"uint8", CUPLUG_TYPE_UINT8},     {"uint16", CUPLUG_TYPE_UINT16},
+    {"uint32", CUPLUG_TYPE_UINT32},   {"uint64", CUPLUG_TYPE_UINT64},
+    {"uintp", CUPLUG_TYPE_UINT64},    {"float16", CUPLUG_TYPE_FLOAT16},
+    {"float32", CUPLUG_TYPE_FLOAT32}, {"float64", CUPLUG_TYPE_FLOAT64},
+    {"complex64", CUPLUG_TYPE_COMPLEX64}, {"complex128", CUPLUG_TYPE_COMPLEX128},
+    /* numba's short names */
+    {"i1", CUPLUG_TYPE_INT8},  {"i2", CUPLUG_TYPE_INT16}, {"i4", CUPLUG_TYPE_INT32},
+    {"i8", CUPLUG_TYPE_INT64}, {"u1", CUPLUG_TYPE_UINT8}, {"u2", CUPLUG_TYPE_UINT16},
+    {"u4", CUPLUG_TYPE_UINT32}, {"u8", CUPLUG_TYPE_UINT64}, {"f2", CUPLUG_TYPE_FLOAT16},
+    {"f4", CUPLUG_TYPE_FLOAT32}, {"f8", CUPLUG_TYPE_FLOAT64},
+    {"c8", CUPLUG_TYPE_COMPLEX64}, {"c16", CUPLUG_TYPE_COMPLEX128},
+};
+
+static void skip_space(parser *p) {
+  while (isspace((unsigned char)p->text[p->pos])) p->pos++;
+}
+
+static char peek(parser *p) {
+  skip_space(p);
+  return p->text[p->pos];
+}
+
+/* Describes what stands at the position, for messages. */
+static void describe_here(cuplug__buf *b, parser *p) {
+  skip_space(p);
+  const char *s = p->text + p->pos;
+  if (!*s) {
+    cuplug__buf_puts(b, "the end of the text");
+    return;
+  }
+  size_t n = 0;
+  if (isalnum((unsigned char)*s) || *s == '_')
+    while (isalnum((unsigned char)s[n]) || s[n] == '_') n++;
+  else
+    n = 1;
+  cuplug__buf_printf(b, "'%.*s'", (int)n, s);
+}
+
+static cuplug_error *syntax_error(parser *p, const char *expected) {
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  describe_here(&b, p);
+  char *found = cuplug__buf_take(&b, NULL);
+  cuplug_error *e = cuplug__error(CUPLUG_ERR_SIGNATURE_SYNTAX,
+                                  "signature syntax error at position %zu of '%s': "
+                                  "expected %s, found %s",
+                                  p->pos, p->text, expected, found ? found : "?");
+  free(found);
+  return e;
+}
+
+static cuplug_error *expect(parser *p, char c, const char *what) {
+  if (peek(p) != c) return syntax_error(p, what);
+  p->pos++;
+  return NULL;
+}
+
+static size_t ident_length(const char *s) {
+  size_t n = 0;
+  if (!isalpha((unsigned char)s[0]) && s[0] != '_') return 0;
+  while (isalnum((unsigned char)s[n]) || s[n] == '_') n++;
+  return n;
+}
+
+static bool word_is(const char *s, size_t n, const char *w) {
+  return strlen(w) == n && memcmp(s, w, n) == 0;
+}
+
+static cuplug_error *parse_type(parser *p, const cuplug_type **out);
+
+/* [dims]: ':' or '::1' separated by commas. */
+static cuplug_error *parse_dims(parser *p, const cuplug_type *dtype,
+                                const cuplug_type **out) {
+  size_t open = p->pos;
+  p->pos++; /* '[' */
+  uint32_t ndim = 0;
+  int first_contig = 0, last_contig = 0, contig_count = 0;
+  for (;;) {
+    size_t at = (skip_space(p), p->pos);
+    if (p->text[p->pos] != ':') return syntax_error(p, "':' or '::1' (an array dimension)");
+    p->pos++;
+    bool contiguous = false;
+    if (p->text[p->pos] == ':') {
+      p->pos++;
+      if (peek(p) != '1') return syntax_error(p, "'1' after '::'");
+      p->pos++;
+      contiguous = true;
+    }
+    ndim++;
+    if (contiguous) {
+      contig_count++;
+      if (ndim == 1) first_contig = 1;
+      last_contig = 1;
+    } else {
+      last_contig = 0;
+    }
+    (void)at;
+    char c = peek(p);
+    if (c == ',') {
+      p->pos++;
+      continue;
+    }
+    if (c == ']') {
+      p->pos++;
+      break;
+    }
+    return syntax_error(p, "',' or ']'");
+  }
+  cuplug_layout layout = CUPLUG_LAYOUT_ANY;
+  if (contig_count == 1 && last_contig)
+    layout = CUPLUG_LAYOUT_C;
+  else if (contig_count == 1 && first_contig)
+    layout = CUPLUG_LAYOUT_F;
+  else if (contig_count)
+    return cuplug__error(CUPLUG_ERR_SIGNATURE_SYNTAX,
+                         "signature syntax error at position %zu of '%s': only the "
+                         "first or the last dimension of an array may be '::1'",
+                         open, p->text);
+  if (ndim > CUPLUG_MAX_NDIM)
+    return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                         "array at position %zu of '%s' has %u dimensions: "
+                         "arrays have 1 to %d",
+                         open, p->text, ndim, CUPLUG_MAX_NDIM);
+  return cuplug__type_array(dtype, ndim, layout, out);
+}
+
+/* array(dtype, Nd, L) as numba prints array types. */
+static cuplug_error *parse_array_call(parser *p, const cuplug_type **out) {
+  const cuplug_type *dtype;
+  CUPLUG_TRY(expect(p, '(', "'(' after 'array'"));
+  CUPLUG_TRY(parse_type(p, &dtype));
+  CUPLUG_TRY(expect(p, ',', "',' after the array's dtype"));
+  skip_space(p);
+  const char *s = p->text + p->pos;
+  unsigned ndim = 0;
+  size_t n = 0;
+  while (isdigit((unsigned char)s[n]) && ndim < 1000) ndim = ndim * 10 + (unsigned)(s[n++] - '0');
+  if (!n || s[n] != 'd') return syntax_error(p, "a rank such as '2d'");
+  p->pos += n + 1;
+  CUPLUG_TRY(expect(p, ',', "',' after the array's rank"));
+  char l = peek(p);
+  cuplug_layout layout;
+  if (l == 'C')
+    layout = CUPLUG_LAYOUT_C;
+  else if (l == 'F')
+    layout = CUPLUG_LAYOUT_F;
+  else if (l == 'A')
+    layout = CUPLUG_LAYOUT_ANY;
+  else
+    return syntax_error(p, "a layout 'C', 'F' or 'A'");
+  p->pos++;
+  CUPLUG_TRY(expect(p, ')', "')' closing array(...)"));
+  return cuplug__type_array(dtype, ndim, layout, out);
+}
+
+static cuplug_error *parse_base(parser *p, const cuplug_type **out) {
+  skip_space(p);
+  size_t start = p->pos;
+  const char *s = p->text + start;
+  size_t n = ident_length(s);
+  if (!n) return syntax_error(p, "a type");
+  p->pos += n;
+  if (word_is(s, n, "CPointer")) {
+    const cuplug_type *pointee;
+    CUPLUG_TRY(expect(p, '(', "'(' after 'CPointer'"));
+    CUPLUG_TRY(parse_type(p, &pointee));
+    CUPLUG_TRY(expect(p, ')', "')' closing CPointer(...)"));
+    cuplug_error *e = cuplug__type_pointer(pointee, out);
+    if (e && e->code == CUPLUG_ERR_INVALID_TYPE) {
+      cuplug__error_destroy(e);
+      return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                           "invalid type at position %zu of '%s': a pointer must "
+                           "point at a scalar or a pointer, not %s",
+                           start, p->text, pointee->name);
+    }
+    return e;
+  }
+  if (word_is(s, n, "array") && peek(p) == '(') return parse_array_call(p, out);
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    if (word_is(s, n, names[i].name)) {
+      *out = cuplug__type_scalar(names[i].kind);
+      return *out ? NULL : cuplug__error_oom();
+    }
+  }
+  return cuplug__error(CUPLUG_ERR_UNKNOWN_TYPE,
+                       "unknown type '%.*s' at position %zu of '%s'", (int)n, s,
+                       start, p->text);
+}
+
+static cuplug_error *parse_type(parser *p, const cuplug_type **out) {
+  const cuplug_type *t;
+  size_t start = (skip_space(p), p->pos);
+  CUPLUG_TRY(parse_base(p, &t));
+  for (;;) {
+    char c = peek(p);
+    if (c == '*') {
+      p->pos++;
+      cuplug_error *e = cuplug__type_pointer(t, &t);
+      if (e && e->code == CUPLUG_ERR_INVALID_TYPE) {
+        cuplug__error_destroy(e);
+        return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                             "invalid type at position %zu of '%s': a pointer must "
+                             "point at a scalar or a pointer",
+                             start, p->text);
+      }
+      CUPLUG_TRY(e);
+    } else if (c == '[') {
+      if (!cuplug__type_is_scalar_value(t))
+        return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                             "invalid type at position %zu of '%s': an array's dtype "
+                             "must be bool, an integer, a float or a complex, not %s",
+                             start, p->text, t->name);
+      CUPLUG_TRY(parse_dims(p, t, &t));
+    } else {
+      break;
+    }
+  }
+  *out = t;
+  return NULL;
+}
+
+static cuplug_error *parse_signature_rest(parser *p, const cuplug_type *restype,
+                                          const cuplug_type **out) {
+  const cuplug_type *args[256];
+  size_t nargs = 0;
+  p->pos++; /* '(' */
+  if (peek(p) == ')') {
+    p->pos++;
+  } else {
+    for (;;) {
+      if (nargs == sizeof args / sizeof args[0])
+        return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                             "signature '%s' has more than %zu arguments", p->text,
+                             sizeof args / sizeof args[0]);
+      size_t at = (skip_space(p), p->pos);
+      CUPLUG_TRY(parse_type(p, &args[nargs]));
+      if (args[nargs]->kind == CUPLUG_TYPE_VOID)
+        return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                             "invalid type at position %zu of '%s': an argument "
+                             "cannot be void",
+                             at, p->text);
+      nargs++;
+      char c = peek(p);
+      if (c == ',') {
+        p->pos++;
+        continue;
+      }
+      if (c == ')') {
+        p->pos++;
+        break;
+      }
+      return syntax_error(p, "',' or ')' in the argument list");
+    }
+  }
+  return cuplug__type_signature(restype, args, nargs, out);
+}
+
+cuplug_error *cuplug__type_parse(const char *text, const cuplug_type **out) {
+  if (!text || !out)
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_parse: NULL argument");
+  parser p = {text, 0};
+  const cuplug_type *t;
+  CUPLUG_TRY(parse_type(&p, &t));
+  if (peek(&p) == '(') CUPLUG_TRY(parse_signature_rest(&p, t, &t));
+  if (peek(&p) != '\0') return syntax_error(&p, "the end of the text");
+  *out = t;
+  return NULL;
+}
+
+cuplug_error *cuplug__signature_parse(const char *text, const cuplug_type **out) {
+  const cuplug_type *t;
+  CUPLUG_TRY(cuplug__type_parse(text, &t));
+  if (t->kind != CUPLUG_TYPE_SIGNATURE) {
+    parser p = {text, strlen(text)};
+    return syntax_error(&p, "'(' and an argument list (a signature)");
+  }
+  *out = t;
+  return NULL;
+}

@@ -1,0 +1,22 @@
+/* validate.h - checking the input IR with LLVM before libNVVM sees it. */
+#ifndef CUPLUG_VALIDATE_H
+#define CUPLUG_VALIDATE_H
+
+#include <stddef.h>
+
+#include "cuplug/cuplug.h"
+
+typedef struct cuplug__text {
+  const char *name;
+  const char *text;
+  size_t size;
+} cuplug__text;
+
+/* Parses every module with LLVM, finds the definition of `entry` and checks
+ * its type against `sig` under `abi`.  On success *entry_module is the
+ * index of the module that defines it. */
+cuplug_error *cuplug__validate(const cuplug__text *modules, size_t num_modules,
+                               const char *entry, const cuplug_type *sig, cuplug_abi abi,
+                               size_t *entry_module);
+
+#endif

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian packages cuplug builds and tests with, when any is missing.
+# Safe to run repeatedly: it only calls apt-get when a package is absent.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  llvm-19-dev libzstd-dev        # LLVM-C for validation, linked statically
+  check libsubunit-dev           # unit tests (linked statically, so they run on the GPU host)
+  libffi-dev                     # host callbacks
+  python3-dev python3-pytest python3-numpy
+  luajit libluajit-5.1-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  echo "deps: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
