@@ -31,9 +31,8 @@ static void annotation(ir_rewrite *rw, const char *kernel, const char *fnptr_typ
  * and the element joins the initializer. */
 static cuplug_error *extend_used(ir_rewrite *rw, const ir_item *used,
                                  const char *element) {
-  ir_tok *toks;
-  size_t n;
-  CUPLUG_TRY(ir_tokens(&rw->m, used->start, used->end, &toks, &n));
+  const ir_tok *toks;
+  size_t n = ir_slice(&rw->m, used->start, used->end, &toks);
   const char *t = rw->m.text;
   size_t count_tok = n, init_close = n;
   for (size_t i = 0; i + 2 < n; i++) {
@@ -60,13 +59,10 @@ static cuplug_error *extend_used(ir_rewrite *rw, const ir_item *used,
       break;
     }
   }
-  if (count_tok == n || init_close == n) {
-    cuplug_error *e = cuplug__error(CUPLUG_ERR_IR_UNSUPPORTED,
-                                    "%s:%zu: cannot read @llvm.used to add a kernel to it",
-                                    rw->m.name, ir_line_of(&rw->m, used->start));
-    free(toks);
-    return e;
-  }
+  if (count_tok == n || init_close == n)
+    return cuplug__error(CUPLUG_ERR_IR_UNSUPPORTED,
+                         "%s:%zu: cannot read @llvm.used to add a kernel to it", rw->m.name,
+                         ir_line_of(&rw->m, used->start));
   unsigned long count = strtoul(t + toks[count_tok].start, NULL, 10);
   char num[32];
   snprintf(num, sizeof num, "%lu", count + 1);
@@ -76,10 +72,10 @@ static cuplug_error *extend_used(ir_rewrite *rw, const ir_item *used,
   cuplug__buf_init(&b);
   cuplug__buf_printf(&b, "%s%s", count ? ", " : "", element);
   char *ins = cuplug__buf_take(&b, NULL);
-  if (ins) ir_edit_insert(&rw->edits, toks[init_close].start, ins);
+  if (!ins) return cuplug__error_oom();
+  ir_edit_insert(&rw->edits, toks[init_close].start, ins);
   free(ins);
-  free(toks);
-  return ins ? NULL : cuplug__error_oom();
+  return NULL;
 }
 
 cuplug_error *cuplug__annotate_kernel(ir_rewrite *rw, const char *kernel,

@@ -14,52 +14,40 @@ cuplug_error *cuplug__find_define(const ir_module *m, const char *symbol,
   return ir_function_parse(m, it, fn);
 }
 
-static bool word_in(const char *text, ir_tok t, const char *const *words) {
-  if (t.kind != IR_WORD || !words) return false;
-  for (size_t i = 0; words[i]; i++)
-    if (ir_tok_is(text, t, words[i])) return true;
-  return false;
-}
-
 /* Copies attribute group `grp` without the `remove` words as a new group;
  * returns its number, or -1 when the group holds none of them. */
-static long copy_group_without(ir_rewrite *rw, const ir_item *grp,
-                               const char *const *remove) {
-  ir_tok *toks;
-  size_t n;
-  if (ir_tokens(&rw->m, grp->start, grp->end, &toks, &n)) {
-    rw->edits.oom = true;
-    return -1;
-  }
+static long copy_group_without(ir_rewrite *rw, const ir_item *grp, ir_wordset *remove) {
+  const ir_tok *toks = rw->m.toks + grp->first;
+  size_t n = grp->last - grp->first;
   bool hit = false;
-  for (size_t i = 0; i < n; i++) hit |= word_in(rw->m.text, toks[i], remove);
-  long id = -1;
-  if (hit) {
-    id = ir_rewrite_attrs_id(rw);
-    cuplug__buf_printf(&rw->tail, "attributes #%ld = {", id);
-    /* tokens after "attributes #N = {" up to the closing "}" */
-    size_t i = 0;
-    while (i < n && !ir_tok_punct(rw->m.text, toks[i], '{')) i++;
-    for (i++; i < n && !ir_tok_punct(rw->m.text, toks[i], '}'); i++) {
-      if (word_in(rw->m.text, toks[i], remove)) continue;
-      bool glue = i > 0 && toks[i].start == toks[i - 1].start + toks[i - 1].len;
-      if (!glue) cuplug__buf_putc(&rw->tail, ' ');
-      cuplug__buf_append(&rw->tail, rw->m.text + toks[i].start, toks[i].len);
+  for (size_t i = 0; i < n; i++) hit |= ir_word_in(remove, rw->m.text, toks[i]);
+  if (!hit) return -1;
+  long id = ir_rewrite_attrs_id(rw);
+  cuplug__buf_printf(&rw->tail, "attributes #%ld = {", id);
+  /* tokens after "attributes #N = {" up to the closing "}" */
+  size_t i = 0;
+  while (i < n && !ir_tok_punct(rw->m.text, toks[i], '{')) i++;
+  for (i++; i < n && !ir_tok_punct(rw->m.text, toks[i], '}'); i++) {
+    bool with_args;
+    if (ir_word_in(remove, rw->m.text, toks[i])) continue;
+    if (cuplug__legacy_attr(rw->m.text, toks[i], &with_args)) {
+      /* legalisation removes it from the original: keep the copy legal too */
+      if (with_args && i + 1 < n && ir_tok_punct(rw->m.text, toks[i + 1], '('))
+        while (i + 1 < n && !ir_tok_punct(rw->m.text, toks[i], ')')) i++;
+      continue;
     }
-    cuplug__buf_puts(&rw->tail, " }\n");
+    bool glue = toks[i].start == toks[i - 1].start + toks[i - 1].len;
+    if (!glue) cuplug__buf_putc(&rw->tail, ' ');
+    cuplug__buf_append(&rw->tail, rw->m.text + toks[i].start, toks[i].len);
   }
-  free(toks);
+  cuplug__buf_puts(&rw->tail, " }\n");
   return id;
 }
 
 void cuplug__fn_attrs_edit(ir_rewrite *rw, const ir_function *fn, const char *add,
-                           const char *const *remove) {
-  ir_tok *toks;
-  size_t n;
-  if (ir_tokens(&rw->m, fn->fn_attrs.start, fn->fn_attrs.end, &toks, &n)) {
-    rw->edits.oom = true;
-    return;
-  }
+                           ir_wordset *remove) {
+  const ir_tok *toks;
+  size_t n = ir_slice(&rw->m, fn->fn_attrs.start, fn->fn_attrs.end, &toks);
   /* Function attributes follow unnamed_addr and addrspace(N). */
   size_t add_at = fn->params_close + 1;
   for (size_t i = 0; i < n; i++) {
@@ -76,7 +64,7 @@ void cuplug__fn_attrs_edit(ir_rewrite *rw, const ir_function *fn, const char *ad
   }
   for (size_t i = 0; i < n; i++) {
     ir_tok t = toks[i];
-    if (word_in(rw->m.text, t, remove)) {
+    if (ir_word_in(remove, rw->m.text, t)) {
       ir_edit_delete(&rw->edits, t.start, t.start + t.len);
     } else if (t.kind == IR_ATTRGRP) {
       char num[32];
@@ -90,7 +78,6 @@ void cuplug__fn_attrs_edit(ir_rewrite *rw, const ir_function *fn, const char *ad
       }
     }
   }
-  free(toks);
   if (add) {
     char buf[64];
     snprintf(buf, sizeof buf, " %s", add);

@@ -2,6 +2,7 @@
 #include "irtext.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,106 +11,162 @@
 /* ---- lexer ---- */
 
 void ir_lexer_init(ir_lexer *lx, const char *text, size_t len, size_t pos) {
+  /* text[len] is the NUL that ends every scan */
   lx->text = text;
   lx->len = len;
   lx->pos = pos;
 }
 
-static bool is_ident_char(char c) {
-  return isalnum((unsigned char)c) || c == '-' || c == '$' || c == '.' || c == '_';
-}
+/* Character classes of the lexer, looked up rather than computed: lexing
+ * is the one pass every stage makes over the whole text. */
+enum { C_IDENT = 1, C_DIGIT = 2, C_SPACE = 4, C_ALPHA = 8, C_HEX = 16 };
 
-/* Skips a "..." string starting at pos (on the quote); returns the offset
- * after the closing quote, or len.  LLVM escapes quotes as \22, so the
- * first quote closes. */
-static size_t skip_string(const char *s, size_t pos, size_t len) {
-  pos++;
-  while (pos < len && s[pos] != '"') pos++;
-  return pos < len ? pos + 1 : len;
-}
+static const unsigned char cls[256] = {
+    [' '] = C_SPACE, ['\t'] = C_SPACE, ['\r'] = C_SPACE, ['\f'] = C_SPACE,
+    ['-'] = C_IDENT, ['$'] = C_IDENT | C_ALPHA, ['.'] = C_IDENT | C_ALPHA,
+    ['_'] = C_IDENT | C_ALPHA, ['\\'] = C_IDENT,
+#define D(c) [c] = C_IDENT | C_DIGIT | C_HEX
+    D('0'), D('1'), D('2'), D('3'), D('4'), D('5'), D('6'), D('7'), D('8'), D('9'),
+#undef D
+#define H(c) [c] = C_IDENT | C_ALPHA | C_HEX
+    H('a'), H('b'), H('c'), H('d'), H('e'), H('f'),
+    H('A'), H('B'), H('C'), H('D'), H('E'), H('F'),
+#undef H
+#define L(c) [c] = C_IDENT | C_ALPHA
+    L('g'), L('h'), L('i'), L('j'), L('k'), L('l'), L('m'), L('n'), L('o'), L('p'),
+    L('q'), L('r'), L('s'), L('t'), L('u'), L('v'), L('w'), L('x'), L('y'), L('z'),
+    L('G'), L('H'), L('I'), L('J'), L('K'), L('L'), L('M'), L('N'), L('O'), L('P'),
+    L('Q'), L('R'), L('S'), L('T'), L('U'), L('V'), L('W'), L('X'), L('Y'), L('Z'),
+#undef L
+};
 
-static size_t skip_ident(const char *s, size_t pos, size_t len) {
-  while (pos < len && (is_ident_char(s[pos]) || s[pos] == '\\')) pos++;
-  return pos;
+static inline bool has(char c, unsigned char k) { return cls[(unsigned char)c] & k; }
+
+/* Lexes the token at or after p into *t; returns the offset after it.
+ * The text ends with a NUL, which stops every loop: no bounds checks. */
+static inline size_t lex_at(const char *s, size_t p, ir_tok *t) {
+  for (;;) {
+    while (has(s[p], C_SPACE)) p++;
+    if (s[p] != ';') break;
+    while (s[p] && s[p] != '\n') p++;
+  }
+  t->start = (uint32_t)p;
+  t->depth = 0;
+  size_t q = p + 1;
+  switch (s[p]) {
+    case '\0':
+      t->kind = IR_EOF;
+      t->len = 0;
+      return p;
+    case '\n':
+      t->kind = IR_NEWLINE;
+      break;
+    case '%':
+    case '@':
+      t->kind = s[p] == '%' ? IR_LOCAL : IR_GLOBAL;
+      if (s[q] == '"') {
+        for (q++; s[q] && s[q] != '"'; q++) {
+        }
+        if (s[q]) q++;
+      } else {
+        while (has(s[q], C_IDENT)) q++;
+      }
+      break;
+    case '!':
+      if (s[q] == '"') {
+        t->kind = IR_META;
+        for (q++; s[q] && s[q] != '"'; q++) {
+        }
+        if (s[q]) q++;
+      } else if (has(s[q], C_IDENT)) {
+        t->kind = IR_META;
+        while (has(s[q], C_IDENT)) q++;
+      } else {
+        t->kind = IR_PUNCT;
+      }
+      break;
+    case '"':
+      t->kind = IR_STRING;
+      while (s[q] && s[q] != '"') q++;
+      if (s[q]) q++;
+      break;
+    case '#':
+      if (has(s[q], C_DIGIT)) {
+        t->kind = IR_ATTRGRP;
+        while (has(s[q], C_DIGIT)) q++;
+      } else {
+        t->kind = IR_PUNCT;
+      }
+      break;
+    case '-':
+    case '+':
+      if (!has(s[q], C_DIGIT)) {
+        t->kind = IR_PUNCT;
+        break;
+      }
+      __attribute__((fallthrough)); /* a signed number */
+    case '0': case '1': case '2': case '3': case '4':
+    case '5': case '6': case '7': case '8': case '9':
+      t->kind = IR_NUMBER;
+      if (s[p] == '0' && s[q] == 'x') {
+        for (q++; has(s[q], C_HEX) || s[q] == 'K' || s[q] == 'L' || s[q] == 'M' ||
+                  s[q] == 'H' || s[q] == 'R';
+             q++) {
+        }
+      } else {
+        while (has(s[q], C_DIGIT)) q++;
+        if (s[q] == '.')
+          for (q++; has(s[q], C_DIGIT); q++) {
+          }
+        if (s[q] == 'e' || s[q] == 'E') {
+          size_t r = q + 1;
+          if (s[r] == '+' || s[r] == '-') r++;
+          if (has(s[r], C_DIGIT))
+            for (q = r; has(s[q], C_DIGIT); q++) {
+            }
+        }
+      }
+      break;
+    case '(':
+    case '[':
+    case '{':
+      t->kind = IR_PUNCT;
+      t->depth = 1;
+      break;
+    case ')':
+    case ']':
+    case '}':
+      t->kind = IR_PUNCT;
+      t->depth = -1;
+      break;
+    case 'c':
+      if (s[q] == '"') {
+        t->kind = IR_STRING;
+        for (q++; s[q] && s[q] != '"'; q++) {
+        }
+        if (s[q]) q++;
+        break;
+      }
+      __attribute__((fallthrough)); /* a word */
+    default:
+      if (s[p] == '.' && s[q] == '.' && s[q + 1] == '.') {
+        t->kind = IR_PUNCT; /* "..." */
+        q += 2;
+      } else if (has(s[p], C_ALPHA)) {
+        t->kind = IR_WORD;
+        while (has(s[q], C_IDENT)) q++;
+      } else {
+        t->kind = IR_PUNCT;
+      }
+      break;
+  }
+  t->len = (uint32_t)(q - p);
+  return q;
 }
 
 ir_tok ir_next(ir_lexer *lx) {
-  const char *s = lx->text;
-  size_t n = lx->len, p = lx->pos;
-  for (;;) {
-    while (p < n && (s[p] == ' ' || s[p] == '\t' || s[p] == '\r' || s[p] == '\f'))
-      p++;
-    if (p < n && s[p] == ';') {
-      while (p < n && s[p] != '\n') p++;
-      continue;
-    }
-    break;
-  }
-  ir_tok t = {IR_EOF, p, 0};
-  if (p >= n) {
-    lx->pos = n;
-    return t;
-  }
-  char c = s[p];
-  size_t q = p + 1;
-  if (c == '\n') {
-    t.kind = IR_NEWLINE;
-  } else if (c == '%' || c == '@') {
-    t.kind = c == '%' ? IR_LOCAL : IR_GLOBAL;
-    q = (q < n && s[q] == '"') ? skip_string(s, q, n) : skip_ident(s, q, n);
-  } else if (c == '!') {
-    if (q < n && s[q] == '"') {
-      t.kind = IR_META;
-      q = skip_string(s, q, n);
-    } else if (q < n && (is_ident_char(s[q]) || s[q] == '\\')) {
-      t.kind = IR_META;
-      q = skip_ident(s, q, n);
-    } else {
-      t.kind = IR_PUNCT;
-    }
-  } else if (c == '#' && q < n && isdigit((unsigned char)s[q])) {
-    t.kind = IR_ATTRGRP;
-    while (q < n && isdigit((unsigned char)s[q])) q++;
-  } else if (c == '"') {
-    t.kind = IR_STRING;
-    q = skip_string(s, p, n);
-  } else if (c == 'c' && q < n && s[q] == '"') {
-    t.kind = IR_STRING;
-    q = skip_string(s, q, n);
-  } else if (isdigit((unsigned char)c) ||
-             ((c == '-' || c == '+') && q < n && isdigit((unsigned char)s[q]))) {
-    t.kind = IR_NUMBER;
-    if (c == '0' && q < n && s[q] == 'x') {
-      q++;
-      while (q < n && isalnum((unsigned char)s[q])) q++;
-    } else {
-      while (q < n && isdigit((unsigned char)s[q])) q++;
-      if (q < n && s[q] == '.') {
-        q++;
-        while (q < n && isdigit((unsigned char)s[q])) q++;
-      }
-      if (q < n && (s[q] == 'e' || s[q] == 'E')) {
-        size_t r = q + 1;
-        if (r < n && (s[r] == '+' || s[r] == '-')) r++;
-        if (r < n && isdigit((unsigned char)s[r])) {
-          q = r;
-          while (q < n && isdigit((unsigned char)s[q])) q++;
-        }
-      }
-    }
-  } else if (isalpha((unsigned char)c) || c == '_' || c == '$' || c == '.') {
-    if (c == '.' && q + 1 < n && s[q] == '.' && s[q + 1] == '.') {
-      t.kind = IR_PUNCT; /* "..." */
-      q += 2;
-    } else {
-      t.kind = IR_WORD;
-      q = skip_ident(s, q, n);
-    }
-  } else {
-    t.kind = IR_PUNCT;
-  }
-  t.len = q - p;
-  lx->pos = q;
+  ir_tok t = {0};
+  lx->pos = lex_at(lx->text, lx->pos, &t);
   return t;
 }
 
@@ -158,11 +215,73 @@ bool ir_tok_numbered(const char *text, ir_tok t, unsigned long *number) {
   if ((t.kind != IR_LOCAL && t.kind != IR_GLOBAL) || t.len < 2) return false;
   unsigned long v = 0;
   for (size_t i = t.start + 1; i < t.start + t.len; i++) {
-    if (!isdigit((unsigned char)text[i])) return false;
+    if (!has(text[i], C_DIGIT)) return false;
     v = v * 10 + (unsigned long)(text[i] - '0');
   }
   if (number) *number = v;
   return true;
+}
+
+bool ir_tok_names(const char *text, ir_tok t, const char *name) {
+  const char *s = text + t.start + 1;
+  size_t n = t.len ? t.len - 1 : 0;
+  if (n >= 2 && s[0] == '"') {
+    s++;
+    n -= 2;
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++, k++) {
+    char c = s[i];
+    if (s[i] == '\\' && i + 2 < n && hexval(s[i + 1]) >= 0 && hexval(s[i + 2]) >= 0) {
+      c = (char)(hexval(s[i + 1]) * 16 + hexval(s[i + 2]));
+      i += 2;
+    } else if (s[i] == '\\' && i + 1 < n && s[i + 1] == '\\') {
+      i++;
+    }
+    if (name[k] != c) return false;
+  }
+  return name[k] == '\0';
+}
+
+/* ---- word sets ---- */
+
+static inline uint32_t hash_word(const char *s, size_t n) {
+  uint32_t h = (uint32_t)n * 0x9E3779B1u;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x01000193u;
+  return (h ^ (h >> 13)) & 255;
+}
+
+static pthread_mutex_t wordset_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Built on first use; after that a lookup costs one acquire load. */
+static void wordset_build(ir_wordset *set) {
+  pthread_mutex_lock(&wordset_lock);
+  if (!atomic_load_explicit(&set->ready, memory_order_relaxed)) {
+    for (size_t i = 0; set->words[i] && i < 128; i++) {
+      size_t n = strlen(set->words[i]);
+      uint32_t h = hash_word(set->words[i], n);
+      while (set->slot[h]) h = (h + 1) & 255;
+      set->slot[h] = (uint8_t)(i + 1);
+      set->len[i] = (uint8_t)n;
+    }
+    atomic_store_explicit(&set->ready, true, memory_order_release);
+  }
+  pthread_mutex_unlock(&wordset_lock);
+}
+
+int ir_word_index(ir_wordset *set, const char *text, ir_tok t) {
+  if (t.kind != IR_WORD || t.len > 64) return -1;
+  if (!atomic_load_explicit(&set->ready, memory_order_acquire)) wordset_build(set);
+  const char *w = text + t.start;
+  for (uint32_t h = hash_word(w, t.len); set->slot[h]; h = (h + 1) & 255) {
+    int i = set->slot[h] - 1;
+    if (set->len[i] == t.len && memcmp(set->words[i], w, t.len) == 0) return i;
+  }
+  return -1;
+}
+
+bool ir_word_in(ir_wordset *set, const char *text, ir_tok t) {
+  return ir_word_index(set, text, t) >= 0;
 }
 
 void ir_put_name(cuplug__buf *b, char sigil, const char *name) {
@@ -179,22 +298,6 @@ void ir_put_name(cuplug__buf *b, char sigil, const char *name) {
 
 /* ---- top-level items ---- */
 
-static int depth_delta(const char *text, ir_tok t) {
-  if (t.kind != IR_PUNCT || t.len != 1) return 0;
-  switch (text[t.start]) {
-    case '(':
-    case '[':
-    case '{':
-      return 1;
-    case ')':
-    case ']':
-    case '}':
-      return -1;
-    default:
-      return 0;
-  }
-}
-
 static bool is_number_text(const char *s, size_t n) {
   if (!n) return false;
   for (size_t i = 0; i < n; i++)
@@ -202,40 +305,59 @@ static bool is_number_text(const char *s, size_t n) {
   return true;
 }
 
-static cuplug_error *push_item(ir_module *m, size_t *cap, ir_item it) {
-  if (m->num_items == *cap) {
-    size_t nc = *cap ? *cap * 2 : 32;
-    ir_item *v = realloc(m->items, nc * sizeof *v);
-    if (!v) return cuplug__error_oom();
-    m->items = v;
-    *cap = nc;
+/* Lexes the whole text once; newlines become the next token's bol flag. */
+static cuplug_error *lex_all(ir_module *m) {
+  if (m->len >= UINT32_MAX)
+    return cuplug__error(CUPLUG_ERR_IR_UNSUPPORTED, "%s: a module of 4 GiB or more", m->name);
+  size_t cap = m->len / 3 + 16, n = 0;
+  ir_tok *v = malloc(cap * sizeof *v);
+  if (!v) return cuplug__error_oom();
+  bool bol = true;
+  for (size_t p = 0;;) {
+    if (n == cap) {
+      cap *= 2;
+      ir_tok *nv = realloc(v, cap * sizeof *nv);
+      if (!nv) {
+        free(v);
+        return cuplug__error_oom();
+      }
+      v = nv;
+    }
+    ir_tok *t = &v[n];
+    p = lex_at(m->text, p, t);
+    if (t->kind == IR_EOF) break;
+    if (t->kind == IR_NEWLINE) {
+      bol = true;
+      continue;
+    }
+    t->bol = bol;
+    bol = false;
+    n++;
   }
-  m->items[m->num_items++] = it;
+  m->toks = v;
+  m->num_toks = n;
   return NULL;
 }
 
-static ir_item_kind classify(const char *text, ir_lexer *lx, ir_tok first,
-                             ir_tok *name_tok) {
-  ir_lexer peek = *lx;
-  ir_tok second = ir_next(&peek);
-  *name_tok = first;
+static ir_item_kind classify(const ir_module *m, size_t i, size_t *name_tok) {
+  const char *text = m->text;
+  ir_tok first = m->toks[i];
+  ir_tok second = i + 1 < m->num_toks ? m->toks[i + 1] : (ir_tok){.kind = IR_EOF};
+  *name_tok = i;
   if (first.kind == IR_WORD) {
-    if (ir_tok_is(text, first, "define") || ir_tok_is(text, first, "declare")) {
-      /* the name is the first @ token */
-      ir_lexer l2 = *lx;
-      for (ir_tok t = ir_next(&l2); t.kind != IR_EOF; t = ir_next(&l2)) {
-        if (t.kind == IR_GLOBAL) {
-          *name_tok = t;
+    bool define = ir_tok_is(text, first, "define");
+    if (define || ir_tok_is(text, first, "declare")) {
+      for (size_t k = i + 1; k < m->num_toks && !m->toks[k].bol; k++) {
+        if (m->toks[k].kind == IR_GLOBAL) {
+          *name_tok = k;
           break;
         }
-        if (t.kind == IR_PUNCT && text[t.start] == '{' && ir_tok_is(text, first, "define"))
-          break;
       }
-      return ir_tok_is(text, first, "define") ? IR_ITEM_DEFINE : IR_ITEM_DECLARE;
+      return define ? IR_ITEM_DEFINE : IR_ITEM_DECLARE;
     }
     if (ir_tok_is(text, first, "target")) return IR_ITEM_TARGET;
     if (ir_tok_is(text, first, "attributes")) {
-      if (second.kind == IR_ATTRGRP) *name_tok = second;
+      if (second.kind == IR_ATTRGRP) *name_tok = i + 1;
       return IR_ITEM_ATTRS;
     }
     return IR_ITEM_OTHER;
@@ -249,22 +371,8 @@ static ir_item_kind classify(const char *text, ir_lexer *lx, ir_tok first,
   return IR_ITEM_OTHER;
 }
 
-static char *item_name(const char *text, ir_item_kind kind, ir_tok t) {
-  switch (kind) {
-    case IR_ITEM_DEFINE:
-    case IR_ITEM_DECLARE:
-    case IR_ITEM_GLOBAL:
-    case IR_ITEM_TYPE:
-    case IR_ITEM_META:
-    case IR_ITEM_NAMED_META:
-    case IR_ITEM_ATTRS:
-      if (t.kind == IR_GLOBAL || t.kind == IR_LOCAL || t.kind == IR_META ||
-          t.kind == IR_ATTRGRP)
-        return ir_tok_name(text, t);
-      return cuplug__strdup("");
-    default:
-      return cuplug__strdup("");
-  }
+static bool named_kind(ir_item_kind k) {
+  return k != IR_ITEM_OTHER && k != IR_ITEM_TARGET;
 }
 
 cuplug_error *ir_module_parse(ir_module *m, const char *name, const char *text,
@@ -275,51 +383,57 @@ cuplug_error *ir_module_parse(ir_module *m, const char *name, const char *text,
   m->len = len;
   m->max_meta = -1;
   m->max_attrs = -1;
+  CUPLUG_TRY(lex_all(m));
   size_t cap = 0;
-  ir_lexer lx;
-  ir_lexer_init(&lx, text, len, 0);
-  for (;;) {
-    ir_tok first = ir_next(&lx);
-    if (first.kind == IR_EOF) break;
-    if (first.kind == IR_NEWLINE) continue;
-    ir_tok name_tok;
-    ir_item_kind kind = classify(text, &lx, first, &name_tok);
-    int depth = depth_delta(text, first);
-    size_t end = len;
-    bool closed = false;
-    /* A definition ends after its body's closing brace, which may open on
-     * a line of its own (llvmlite writes it so). */
+  for (size_t i = 0; i < m->num_toks;) {
+    size_t name_tok;
+    ir_item_kind kind = classify(m, i, &name_tok);
+    /* An item runs to the first line break outside brackets; a definition
+     * runs to the line break after its body's closing brace, which may open
+     * on a line of its own (llvmlite writes it so). */
     bool define = kind == IR_ITEM_DEFINE;
-    ir_tok prev = first;
-    for (ir_tok t = ir_next(&lx); t.kind != IR_EOF; t = ir_next(&lx)) {
-      depth += depth_delta(text, t);
-      if (t.kind == IR_NEWLINE && depth <= 0 &&
-          (!define || ir_tok_punct(text, prev, '}'))) {
-        end = t.start + 1;
-        closed = true;
+    int depth = 0;
+    size_t k = i;
+    for (; k < m->num_toks; k++) {
+      if (k > i && m->toks[k].bol && depth <= 0 &&
+          (!define || ir_tok_punct(text, m->toks[k - 1], '}')))
         break;
-      }
-      if (t.kind != IR_NEWLINE) prev = t;
+      depth += m->toks[k].depth;
     }
-    if (!closed && depth > 0) {
+    if (depth > 0) {
+      size_t line = ir_line_of(m, m->toks[i].start);
       ir_module_free(m);
       return cuplug__error(CUPLUG_ERR_IR_PARSE,
                            "%s:%zu: unbalanced brackets: the item that starts here "
                            "is never closed",
-                           name, ir_line_of(&(ir_module){.text = text, .len = len},
-                                            first.start));
+                           name, line);
     }
-    ir_item it = {kind, first.start, end, item_name(text, kind, name_tok)};
+    size_t end = k < m->num_toks ? m->toks[k].start : len;
+    /* keep the item's own line break (and trailing comment) with it */
+    size_t last_end = m->toks[k - 1].start + m->toks[k - 1].len;
+    const char *nl = memchr(text + last_end, '\n', end - last_end);
+    if (nl) end = (size_t)(nl - text) + 1;
+    ir_item it = {kind, m->toks[i].start, end, i, k, NULL};
+    ir_tok_kind name_kind = m->toks[name_tok].kind;
+    bool has_name = (kind == IR_ITEM_DEFINE || kind == IR_ITEM_DECLARE) ? name_kind == IR_GLOBAL
+                    : kind == IR_ITEM_ATTRS ? name_kind == IR_ATTRGRP
+                                            : named_kind(kind);
+    it.name = has_name ? ir_tok_name(text, m->toks[name_tok]) : cuplug__strdup("");
     if (!it.name) {
       ir_module_free(m);
       return cuplug__error_oom();
     }
-    cuplug_error *e = push_item(m, &cap, it);
-    if (e) {
-      free(it.name);
-      ir_module_free(m);
-      return e;
+    if (m->num_items == cap) {
+      cap = cap ? cap * 2 : 32;
+      ir_item *v = realloc(m->items, cap * sizeof *v);
+      if (!v) {
+        free(it.name);
+        ir_module_free(m);
+        return cuplug__error_oom();
+      }
+      m->items = v;
     }
+    m->items[m->num_items++] = it;
     if (kind == IR_ITEM_META) {
       long v = strtol(it.name, NULL, 10);
       if (v > m->max_meta) m->max_meta = v;
@@ -327,6 +441,7 @@ cuplug_error *ir_module_parse(ir_module *m, const char *name, const char *text,
       long v = strtol(it.name, NULL, 10);
       if (v > m->max_attrs) m->max_attrs = v;
     }
+    i = k;
   }
   return NULL;
 }
@@ -334,8 +449,10 @@ cuplug_error *ir_module_parse(ir_module *m, const char *name, const char *text,
 void ir_module_free(ir_module *m) {
   for (size_t i = 0; i < m->num_items; i++) free(m->items[i].name);
   free(m->items);
+  free(m->toks);
   m->items = NULL;
-  m->num_items = 0;
+  m->toks = NULL;
+  m->num_items = m->num_toks = 0;
 }
 
 const ir_item *ir_module_find(const ir_module *m, ir_item_kind kind,
@@ -346,6 +463,24 @@ const ir_item *ir_module_find(const ir_module *m, ir_item_kind kind,
   return NULL;
 }
 
+bool ir_text_defines(const char *text, size_t len, const char *symbol) {
+  size_t sl = strlen(symbol);
+  const char *end = text + len;
+  for (const char *p = text; sl && (p = memmem(p, (size_t)(end - p), symbol, sl)); p++) {
+    const char *q = p;
+    bool quoted = q > text && q[-1] == '"';
+    if (quoted) q--;
+    if (q == text || q[-1] != '@') continue;
+    char after = p + sl < end ? p[sl] : '\0';
+    if (quoted ? after != '"' : has(after, C_IDENT)) continue;
+    const char *ls = q - 1;
+    while (ls > text && ls[-1] != '\n') ls--;
+    while (ls < q && (*ls == ' ' || *ls == '\t')) ls++;
+    if ((size_t)(end - ls) > 6 && memcmp(ls, "define", 6) == 0) return true;
+  }
+  return false;
+}
+
 size_t ir_line_of(const ir_module *m, size_t offset) {
   size_t line = 1;
   for (size_t i = 0; i < offset && i < m->len; i++)
@@ -353,41 +488,52 @@ size_t ir_line_of(const ir_module *m, size_t offset) {
   return line;
 }
 
+/* The index of the first token starting at or after `offset`. */
+static size_t tok_index(const ir_module *m, size_t offset) {
+  size_t lo = 0, hi = m->num_toks;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (m->toks[mid].start < offset)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+size_t ir_slice(const ir_module *m, size_t start, size_t end, const ir_tok **toks) {
+  size_t a = tok_index(m, start), b = tok_index(m, end);
+  *toks = m->toks + a;
+  return b > a ? b - a : 0;
+}
+
 /* ---- functions ---- */
 
-static const char *const linkages[] = {
-    "private",     "internal",  "available_externally", "linkonce", "weak",
-    "common",      "appending", "extern_weak",          "linkonce_odr",
-    "weak_odr",    "external",  NULL};
+static ir_wordset linkages = IR_WORDSET(
+    "private", "internal", "available_externally", "linkonce", "weak", "common", "appending",
+    "extern_weak", "linkonce_odr", "weak_odr", "external");
 
 /* Keywords between define/declare and the return type, apart from the
  * linkage and the return attributes. */
-static const char *const prefix_words[] = {
+static ir_wordset prefix_words = IR_WORDSET(
     "default", "hidden", "protected", "dllimport", "dllexport", "dso_local",
     "dso_preemptable", "ccc", "fastcc", "coldcc", "ptx_kernel", "ptx_device",
-    "x86_stdcallcc", "preserve_mostcc", "preserve_allcc", "cxx_fast_tlscc",
-    "swiftcc", "thread_local", "unnamed_addr", "local_unnamed_addr", NULL};
+    "x86_stdcallcc", "preserve_mostcc", "preserve_allcc", "cxx_fast_tlscc", "swiftcc",
+    "thread_local", "unnamed_addr", "local_unnamed_addr");
 
-static const char *const ret_attr_words[] = {
-    "zeroext", "signext", "inreg", "noalias", "nonnull", "noundef",
-    "dereferenceable", "dereferenceable_or_null", "align", NULL};
-
-static bool in_list(const char *text, ir_tok t, const char *const *list) {
-  if (t.kind != IR_WORD) return false;
-  for (size_t i = 0; list[i]; i++)
-    if (ir_tok_is(text, t, list[i])) return true;
-  return false;
-}
+static ir_wordset ret_attr_words = IR_WORDSET(
+    "zeroext", "signext", "inreg", "noalias", "nonnull", "noundef", "dereferenceable",
+    "dereferenceable_or_null", "align");
 
 /* A small token cursor over one item. */
 typedef struct cursor {
   const char *text;
-  ir_tok *toks;
+  const ir_tok *toks;
   size_t n, i;
 } cursor;
 
 static ir_tok cur(const cursor *c) {
-  return c->i < c->n ? c->toks[c->i] : (ir_tok){IR_EOF, c->n ? c->toks[c->n - 1].start + c->toks[c->n - 1].len : 0, 0};
+  return c->i < c->n ? c->toks[c->i] : (ir_tok){.kind = IR_EOF};
 }
 
 static bool cur_punct(const cursor *c, char ch) { return ir_tok_punct(c->text, cur(c), ch); }
@@ -396,7 +542,7 @@ static bool cur_punct(const cursor *c, char ch) { return ir_tok_punct(c->text, c
 static void skip_group(cursor *c) {
   int depth = 0;
   do {
-    depth += depth_delta(c->text, cur(c));
+    depth += cur(c).depth;
     c->i++;
   } while (c->i < c->n && depth > 0);
 }
@@ -436,31 +582,6 @@ static bool parse_type(cursor *c) {
 
 static size_t tok_end(ir_tok t) { return t.start + t.len; }
 
-static cuplug_error *tokens_of(const ir_module *m, size_t start, size_t end,
-                               bool newlines, ir_tok **out, size_t *n) {
-  size_t cap = 64, k = 0;
-  ir_tok *v = malloc(cap * sizeof *v);
-  if (!v) return cuplug__error_oom();
-  ir_lexer lx;
-  ir_lexer_init(&lx, m->text, end, start);
-  for (ir_tok t = ir_next(&lx); t.kind != IR_EOF; t = ir_next(&lx)) {
-    if (t.kind == IR_NEWLINE && !newlines) continue;
-    if (k == cap) {
-      ir_tok *nv = realloc(v, 2 * cap * sizeof *v);
-      if (!nv) {
-        free(v);
-        return cuplug__error_oom();
-      }
-      v = nv;
-      cap *= 2;
-    }
-    v[k++] = t;
-  }
-  *out = v;
-  *n = k;
-  return NULL;
-}
-
 static cuplug_error *header_error(const ir_module *m, const ir_item *item,
                                   const char *what) {
   return cuplug__error(CUPLUG_ERR_IR_PARSE, "%s:%zu: function @%s: %s", m->name,
@@ -471,9 +592,8 @@ cuplug_error *ir_function_parse(const ir_module *m, const ir_item *item,
                                 ir_function *fn) {
   memset(fn, 0, sizeof *fn);
   fn->item = item;
-  ir_tok *toks;
-  size_t n;
-  CUPLUG_TRY(tokens_of(m, item->start, item->end, false, &toks, &n));
+  const ir_tok *toks = m->toks + item->first;
+  size_t n = item->last - item->first;
   cursor c = {m->text, toks, n, 1}; /* past define/declare */
   cuplug_error *e = NULL;
 
@@ -482,14 +602,14 @@ cuplug_error *ir_function_parse(const ir_module *m, const ir_item *item,
   bool have_ret_attr = false;
   for (;;) {
     ir_tok t = cur(&c);
-    if (in_list(m->text, t, linkages)) {
+    if (ir_word_in(&linkages, m->text, t)) {
       fn->linkage = (ir_span){t.start, tok_end(t)};
       c.i++;
-    } else if (in_list(m->text, t, prefix_words)) {
+    } else if (ir_word_in(&prefix_words, m->text, t)) {
       c.i++;
     } else if (ir_tok_is(m->text, t, "cc") && c.i + 1 < n) {
       c.i += 2;
-    } else if (in_list(m->text, t, ret_attr_words)) {
+    } else if (ir_word_in(&ret_attr_words, m->text, t)) {
       if (!have_ret_attr) ret_attr_start = t.start;
       have_ret_attr = true;
       c.i++;
@@ -574,18 +694,19 @@ cuplug_error *ir_function_parse(const ir_module *m, const ir_item *item,
     }
     fn->fn_attrs = (ir_span){attrs_start, cur(&c).start};
     fn->body_open = cur(&c).start;
+    fn->body_first = item->first + c.i + 1;
     ir_tok last = toks[n - 1];
     if (!ir_tok_punct(m->text, last, '}')) {
       e = header_error(m, item, "expected '}' closing the body");
       goto done;
     }
     fn->body_close = last.start;
+    fn->body_last = item->last - 1;
   } else {
     fn->fn_attrs = (ir_span){attrs_start, n ? tok_end(toks[n - 1]) : attrs_start};
     if (fn->fn_attrs.end < attrs_start) fn->fn_attrs.end = attrs_start;
   }
 done:
-  free(toks);
   if (e) ir_function_free(fn);
   return e;
 }
@@ -601,54 +722,29 @@ static size_t line_begin(const char *text, size_t at) {
   return at;
 }
 
-cuplug_error *ir_function_body(const ir_module *m, const ir_function *fn,
-                               ir_stmt **out, size_t *num) {
-  *out = NULL;
-  *num = 0;
-  if (!fn->body_close) return NULL;
-  size_t cap = 0;
-  ir_stmt *v = NULL;
-  ir_lexer lx;
-  ir_lexer_init(&lx, m->text, fn->body_close, fn->body_open + 1);
-  ir_tok t = ir_next(&lx);
-  while (t.kind != IR_EOF) {
-    if (t.kind == IR_NEWLINE) {
-      t = ir_next(&lx);
-      continue;
-    }
-    ir_stmt s = {t.start, tok_end(t), line_begin(m->text, t.start), 0};
-    ir_tok next = ir_next(&lx);
-    bool label = (t.kind == IR_WORD || t.kind == IR_NUMBER || t.kind == IR_STRING) &&
-                 ir_tok_punct(m->text, next, ':');
-    if (label) {
-      s.end = tok_end(next);
-      t = ir_next(&lx);
-    } else {
-      int depth = depth_delta(m->text, t);
-      t = next;
-      while (t.kind != IR_EOF && !(t.kind == IR_NEWLINE && depth <= 0)) {
-        depth += depth_delta(m->text, t);
-        s.end = tok_end(t);
-        t = ir_next(&lx);
-      }
-    }
-    /* The line ends at the next newline (a trailing comment included). */
-    size_t le = s.end;
-    while (le < fn->body_close && m->text[le] != '\n') le++;
-    s.line_end = le < fn->body_close ? le + 1 : le;
-    if (*num == cap) {
-      cap = cap ? cap * 2 : 64;
-      ir_stmt *nv = realloc(v, cap * sizeof *nv);
-      if (!nv) {
-        free(v);
-        return cuplug__error_oom();
-      }
-      v = nv;
-    }
-    v[(*num)++] = s;
+bool ir_next_stmt(const ir_module *m, const ir_function *fn, size_t *cursor, ir_stmt *s) {
+  size_t i = fn->body_first + *cursor;
+  if (!fn->body_close || i >= fn->body_last) return false;
+  const ir_tok *t = m->toks;
+  size_t k = i + 1;
+  bool label = (t[i].kind == IR_WORD || t[i].kind == IR_NUMBER || t[i].kind == IR_STRING) &&
+               k < fn->body_last && ir_tok_punct(m->text, t[k], ':') && !t[k].bol;
+  if (label) {
+    k++;
+  } else {
+    int depth = t[i].depth;
+    for (; k < fn->body_last && !(t[k].bol && depth <= 0); k++) depth += t[k].depth;
   }
-  *out = v;
-  return NULL;
+  s->toks = t + i;
+  s->n = k - i;
+  s->start = t[i].start;
+  s->end = tok_end(t[k - 1]);
+  s->line_start = line_begin(m->text, s->start);
+  size_t le = s->end;
+  while (le < fn->body_close && m->text[le] != '\n') le++;
+  s->line_end = le < fn->body_close ? le + 1 : le;
+  *cursor = k - fn->body_first;
+  return true;
 }
 
 /* ---- edits ---- */
@@ -693,9 +789,11 @@ void ir_edit_delete(ir_edits *e, size_t start, size_t end) {
 static int edit_cmp(const void *a, const void *b) {
   const ir_edit *x = a, *y = b;
   if (x->start != y->start) return x->start < y->start ? -1 : 1;
-  /* insertions (empty spans) before replacements at the same offset */
+  /* insertions (empty spans) before replacements at the same offset, and
+   * the longer of two replacements first, so that it swallows the other */
   bool xi = x->start == x->end, yi = y->start == y->end;
   if (xi != yi) return xi ? -1 : 1;
+  if (x->end != y->end) return x->end > y->end ? -1 : 1;
   return x->seq < y->seq ? -1 : (x->seq > y->seq);
 }
 
@@ -707,6 +805,9 @@ cuplug_error *ir_edits_apply(ir_edits *e, const char *text, size_t len,
   if (!cuplug__buf_reserve(out, len + 256)) return cuplug__error_oom();
   for (size_t i = 0; i < e->n; i++) {
     const ir_edit *d = &e->v[i];
+    /* An edit inside text another edit replaced goes with that text: a
+     * pass that deletes a statement outranks one that tidies a token in it. */
+    if (d->start < pos && d->end <= pos && i > 0) continue;
     if (d->start < pos || d->end < d->start || d->end > len)
       return cuplug__error(CUPLUG_ERR_IR_UNSUPPORTED,
                            "internal error: overlapping IR edits at byte %zu", d->start);
@@ -719,11 +820,6 @@ cuplug_error *ir_edits_apply(ir_edits *e, const char *text, size_t len,
 }
 
 /* ---- rewrites ---- */
-
-cuplug_error *ir_tokens(const ir_module *m, size_t start, size_t end, ir_tok **toks,
-                        size_t *n) {
-  return tokens_of(m, start, end, false, toks, n);
-}
 
 cuplug_error *ir_rewrite_begin(ir_rewrite *rw, const char *name, const char *text,
                                size_t len) {

@@ -9,8 +9,10 @@
 #ifndef CUPLUG_IRTEXT_H
 #define CUPLUG_IRTEXT_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "buf.h"
 #include "cuplug/cuplug.h"
@@ -27,14 +29,16 @@ typedef enum ir_tok_kind {
   IR_STRING,   /* "..."  c"..." */
   IR_WORD,     /* keywords, types (i32, float), bare labels */
   IR_NUMBER,   /* 12  -3  1.5e+2  0x3FF0000000000000 */
-  IR_LABEL,    /* "name:" "12:" "\"q\":" at the start of a statement */
   IR_PUNCT     /* one of ( ) [ ] { } < > , = * ! : | and '...' */
 } ir_tok_kind;
 
+/* 12 bytes: a module's tokens are an array that every stage walks. */
 typedef struct ir_tok {
-  ir_tok_kind kind;
-  size_t start; /* byte offset in the text */
-  size_t len;
+  uint32_t start; /* byte offset in the text (modules are < 4 GiB) */
+  uint32_t len;
+  uint8_t kind;   /* ir_tok_kind */
+  bool bol;       /* the first token of its line (set in a module's tokens) */
+  int8_t depth;   /* +1 for ( [ {, -1 for ) ] }, else 0 */
 } ir_tok;
 
 typedef struct ir_lexer {
@@ -43,6 +47,8 @@ typedef struct ir_lexer {
   size_t pos;
 } ir_lexer;
 
+/* The text must be NUL-terminated (text[len] == '\0'): the NUL is the
+ * lexer's sentinel. */
 void ir_lexer_init(ir_lexer *lx, const char *text, size_t len, size_t pos);
 /* The next token; comments and blanks are skipped, newlines are tokens.
  * An unterminated string ends at the end of the text. */
@@ -55,8 +61,26 @@ char *ir_tok_name(const char *text, ir_tok t);
 /* True for %12 / @12: a numbered (unnamed) value. */
 bool ir_tok_numbered(const char *text, ir_tok t, unsigned long *number);
 
+/* Does the %, @ or ! identifier t name `name` (no allocation)? */
+bool ir_tok_names(const char *text, ir_tok t, const char *name);
 /* Writes `sigil` and a name, quoted and escaped as LLVM's parser reads it. */
 void ir_put_name(cuplug__buf *b, char sigil, const char *name);
+
+/* ---- word sets: constant-time keyword lookup ---- */
+
+typedef struct ir_wordset {
+  const char *const *words; /* NULL-terminated */
+  atomic_bool ready;
+  uint8_t slot[256];        /* 1 + index into words, 0 = empty */
+  uint8_t len[128];         /* each word's length */
+} ir_wordset;
+
+#define IR_WORDSET(...) {(const char *const[]){__VA_ARGS__, NULL}, false, {0}, {0}}
+
+/* Is t an IR_WORD in the set?  Sets hold at most 128 words. */
+bool ir_word_in(ir_wordset *set, const char *text, ir_tok t);
+/* The index of t in the set's list, or -1. */
+int ir_word_index(ir_wordset *set, const char *text, ir_tok t);
 
 /* ---- top-level items ---- */
 
@@ -75,6 +99,7 @@ typedef enum ir_item_kind {
 typedef struct ir_item {
   ir_item_kind kind;
   size_t start, end; /* the item's text, [start, end), with its newline */
+  size_t first, last; /* its tokens: the module's toks[first..last) */
   char *name;        /* symbol, metadata name, or "12" for !12 and #12 */
 } ir_item;
 
@@ -82,13 +107,16 @@ typedef struct ir_module {
   const char *name; /* for messages */
   const char *text;
   size_t len;
+  ir_tok *toks;     /* every token, newlines left out (see ir_tok.bol) */
+  size_t num_toks;
   ir_item *items;
   size_t num_items;
   long max_meta;  /* highest !N defined, -1 if none */
   long max_attrs; /* highest #N defined, -1 if none */
 } ir_module;
 
-/* Splits a module into items.  Fails (CUPLUG_ERR_IR_PARSE) only on text
+/* Lexes a module once and splits it into items; text[len] must be NUL.
+ * Fails (CUPLUG_ERR_IR_PARSE) only on text
  * that has no recognisable structure, such as an unclosed function body;
  * full checking is LLVM's job (validate.c). */
 cuplug_error *ir_module_parse(ir_module *m, const char *name, const char *text,
@@ -97,8 +125,15 @@ void ir_module_free(ir_module *m);
 /* The first item of a kind with a name, or NULL. */
 const ir_item *ir_module_find(const ir_module *m, ir_item_kind kind,
                               const char *name);
+/* A quick look, without lexing: does a line of the text begin with
+ * "define" and name @symbol?  (False negatives are possible for names
+ * written with escapes; callers fall back to a full parse.) */
+bool ir_text_defines(const char *text, size_t len, const char *symbol);
+
 /* 1-based line number of a byte offset, for messages. */
 size_t ir_line_of(const ir_module *m, size_t offset);
+/* The module's tokens that lie in bytes [start, end): a slice of m->toks. */
+size_t ir_slice(const ir_module *m, size_t start, size_t end, const ir_tok **toks);
 
 /* ---- functions ---- */
 
@@ -114,6 +149,7 @@ typedef struct ir_param {
 
 typedef struct ir_function {
   const ir_item *item;
+  size_t body_first, body_last; /* tokens inside the braces */
   ir_span linkage;    /* empty (start == end) when absent */
   ir_span ret_attrs;  /* return attributes, possibly empty */
   ir_span ret_type;
@@ -133,12 +169,14 @@ void ir_function_free(ir_function *fn);
 /* Statements of a body: one instruction or one label each.  Spans cover the
  * statement's tokens, not its trailing comment or newline. */
 typedef struct ir_stmt {
+  const ir_tok *toks; /* a slice of the module's tokens */
+  size_t n;
   size_t start, end;
   size_t line_start, line_end; /* the whole line(s), newline included */
 } ir_stmt;
 
-cuplug_error *ir_function_body(const ir_module *m, const ir_function *fn,
-                               ir_stmt **stmts, size_t *num_stmts);
+/* Iterates over a body: *cursor starts at 0; returns false at the end. */
+bool ir_next_stmt(const ir_module *m, const ir_function *fn, size_t *cursor, ir_stmt *s);
 
 /* ---- edits ---- */
 
@@ -159,11 +197,11 @@ void ir_edits_free(ir_edits *e);
 void ir_edit_replace(ir_edits *e, size_t start, size_t end, const char *text);
 void ir_edit_insert(ir_edits *e, size_t at, const char *text);
 void ir_edit_delete(ir_edits *e, size_t start, size_t end);
-/* Applies the edits to text (which they must not overlap in) into out. */
+/* Applies the edits to text into out.  Edits may not overlap, but one may
+ * lie inside the span another replaces; it is then dropped. */
 cuplug_error *ir_edits_apply(ir_edits *e, const char *text, size_t len,
                              cuplug__buf *out);
 
-#endif
 
 /* ---- rewrites: a module, its edits, and the items to append ---- */
 
@@ -190,10 +228,9 @@ long ir_rewrite_attrs_id(ir_rewrite *rw);
 /* Adds node !id to the named metadata `name`, creating it if needed. */
 void ir_rewrite_named_meta(ir_rewrite *rw, const char *name, long id);
 /* Applies everything; the result is malloc'd and NUL-terminated.  The
- * rewrite is released whether or not it succeeds. */
+ * rewrite is released whether or not it succeeds.  Several passes may edit
+ * one rewrite (see ir_edits_apply for how their edits combine). */
 cuplug_error *ir_rewrite_finish(ir_rewrite *rw, char **out, size_t *out_len);
 void ir_rewrite_abort(ir_rewrite *rw);
 
-/* Tokens of [start, end) of the module, newlines dropped (malloc'd). */
-cuplug_error *ir_tokens(const ir_module *m, size_t start, size_t end, ir_tok **toks,
-                        size_t *n);
+#endif

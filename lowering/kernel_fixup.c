@@ -26,6 +26,7 @@ typedef struct fixup {
   char *slot_name; /* decoded, or NULL when unnamed (then it is %0) */
   bool renumber;
   bool debug;
+  char *helper;    /* <kernel>__exc_helper__ */
 } fixup;
 
 /* Is token t a reference to the return slot? */
@@ -35,44 +36,34 @@ static bool is_slot(const fixup *f, ir_tok t) {
     unsigned long num;
     return ir_tok_numbered(f->text, t, &num) && num == 0;
   }
-  char *name = ir_tok_name(f->text, t);
-  bool same = name && strcmp(name, f->slot_name) == 0;
-  free(name);
-  return same;
+  return ir_tok_names(f->text, t, f->slot_name);
 }
 
 /* Appends text [start, end) with numbered locals shifted down by one when
  * renumbering. */
-static cuplug_error *put_renumbered(const fixup *f, cuplug__buf *b, size_t start,
-                                    size_t end) {
+static void put_renumbered(const fixup *f, cuplug__buf *b, size_t start, size_t end) {
   if (!f->renumber) {
     cuplug__buf_append(b, f->text + start, end - start);
-    return NULL;
+    return;
   }
-  ir_tok *toks;
-  size_t n;
-  CUPLUG_TRY(ir_tokens(&f->rw->m, start, end, &toks, &n));
+  const ir_tok *toks;
+  size_t n = ir_slice(&f->rw->m, start, end, &toks);
   size_t pos = start;
   for (size_t i = 0; i < n; i++) {
     unsigned long num;
-    if (ir_tok_numbered(f->text, toks[i], &num) && toks[i].kind == IR_LOCAL && num > 0) {
+    if (toks[i].kind == IR_LOCAL && ir_tok_numbered(f->text, toks[i], &num) && num > 0) {
       cuplug__buf_append(b, f->text + pos, toks[i].start - pos);
       cuplug__buf_printf(b, "%%%lu", num - 1);
       pos = toks[i].start + toks[i].len;
     }
   }
   cuplug__buf_append(b, f->text + pos, end - pos);
-  free(toks);
-  return NULL;
 }
 
-/* Renumbers the numbered locals of [start, end) in place (as edits). */
-static cuplug_error *renumber_span(fixup *f, size_t start, size_t end,
-                                   bool labels_too) {
-  if (!f->renumber) return NULL;
-  ir_tok *toks;
-  size_t n;
-  CUPLUG_TRY(ir_tokens(&f->rw->m, start, end, &toks, &n));
+/* Renumbers the numbered locals of a token run in place (as edits); with
+ * labels_too, a numbered label definition ("5:") as well. */
+static void renumber(fixup *f, const ir_tok *toks, size_t n, bool labels_too) {
+  if (!f->renumber) return;
   for (size_t i = 0; i < n; i++) {
     unsigned long num;
     char buf[32];
@@ -86,8 +77,6 @@ static cuplug_error *renumber_span(fixup *f, size_t start, size_t end,
       ir_edit_replace(&f->rw->edits, toks[i].start, toks[i].start + toks[i].len, buf);
     }
   }
-  free(toks);
-  return NULL;
 }
 
 /* Splits the tokens of a statement at its top-level commas; returns the
@@ -115,7 +104,9 @@ static cuplug_error *unsupported(const fixup *f, size_t at, const char *what) {
 }
 
 /* ret i32 <status>[, !dbg !N]  ->  [call exc_helper(status)] ret void */
-static cuplug_error *fix_ret(fixup *f, const ir_stmt *s, const ir_tok *toks, size_t n) {
+static cuplug_error *fix_ret(fixup *f, const ir_stmt *s) {
+  const ir_tok *toks = s->toks;
+  size_t n = s->n;
   size_t val = 2; /* ret <type> <value> */
   if (n < 3) {
     if (n == 2 && ir_tok_is(f->text, toks[1], "void")) return NULL;
@@ -123,25 +114,14 @@ static cuplug_error *fix_ret(fixup *f, const ir_stmt *s, const ir_tok *toks, siz
   }
   size_t md = operand_start(f->text, toks, n, val, 1); /* ", !dbg ..." */
   size_t val_end = md < n ? toks[md - 1].start : s->end;
-  size_t md_text = md < n ? toks[md - 1].start : s->end; /* from the comma */
+  size_t md_text = val_end; /* from the comma on */
   cuplug__buf b;
   cuplug__buf_init(&b);
   if (f->debug) {
-    char *helper_name = NULL;
-    cuplug__buf hn;
-    cuplug__buf_init(&hn);
-    cuplug__buf_puts(&hn, f->entry);
-    cuplug__buf_puts(&hn, "__exc_helper__");
-    helper_name = cuplug__buf_take(&hn, NULL);
     cuplug__buf_puts(&b, "call void ");
-    ir_put_name(&b, '@', helper_name ? helper_name : "");
-    free(helper_name);
+    ir_put_name(&b, '@', f->helper);
     cuplug__buf_puts(&b, "(i32 ");
-    cuplug_error *e = put_renumbered(f, &b, toks[val].start, val_end);
-    if (e) {
-      cuplug__buf_free(&b);
-      return e;
-    }
+    put_renumbered(f, &b, toks[val].start, val_end);
     cuplug__buf_putc(&b, ')');
     cuplug__buf_append(&b, f->text + md_text, s->end - md_text);
     cuplug__buf_puts(&b, "\n  ");
@@ -155,56 +135,63 @@ static cuplug_error *fix_ret(fixup *f, const ir_stmt *s, const ir_tok *toks, siz
   return NULL;
 }
 
+/* Does the statement call a debug intrinsic (llvm.dbg.*)? */
+static bool calls_dbg(const fixup *f, const ir_stmt *s) {
+  for (size_t k = 0; k < s->n; k++)
+    if (s->toks[k].kind == IR_GLOBAL && s->toks[k].len > 10 &&
+        memcmp(f->text + s->toks[k].start, "@llvm.dbg.", 10) == 0)
+      return true;
+  return false;
+}
+
 static cuplug_error *fix_body(fixup *f) {
-  ir_stmt *stmts;
-  size_t num;
-  CUPLUG_TRY(ir_function_body(&f->rw->m, f->fn, &stmts, &num));
-  cuplug_error *e = NULL;
-  for (size_t i = 0; i < num && !e; i++) {
-    const ir_stmt *s = &stmts[i];
-    ir_tok *toks;
-    size_t n;
-    e = ir_tokens(&f->rw->m, s->start, s->end, &toks, &n);
-    if (e) break;
-    if (n && ir_tok_is(f->text, toks[0], "ret")) {
-      e = fix_ret(f, s, toks, n);
-      free(toks);
+  ir_stmt st;
+  size_t cursor = 0;
+  while (ir_next_stmt(&f->rw->m, f->fn, &cursor, &st)) {
+    const ir_stmt *s = &st;
+    if (ir_tok_is(f->text, s->toks[0], "ret")) {
+      CUPLUG_TRY(fix_ret(f, s));
       continue;
     }
     bool removed = false;
-    if (n && ir_tok_is(f->text, toks[0], "store")) {
-      size_t ptr = operand_start(f->text, toks, n, 1, 1);
-      size_t ptr_end = operand_start(f->text, toks, n, ptr, 1);
-      /* the pointer operand is the last token of "<ty>* <ptr>" */
-      size_t last = (ptr_end < n ? ptr_end - 1 : n) - 1;
-      if (ptr < n && last < n && is_slot(f, toks[last])) {
+    if (ir_tok_is(f->text, s->toks[0], "store")) {
+      /* store <ty> <val>, <ty>* <ptr>[, align N]: the pointer operand is the
+       * last token of the second operand */
+      size_t ptr = operand_start(f->text, s->toks, s->n, 1, 1);
+      size_t ptr_end = operand_start(f->text, s->toks, s->n, ptr, 1);
+      size_t last = (ptr_end < s->n ? ptr_end - 1 : s->n) - 1;
+      if (ptr < s->n && last < s->n && is_slot(f, s->toks[last])) {
         ir_edit_delete(&f->rw->edits, s->line_start, s->line_end);
         removed = true;
       }
     }
-    if (!removed) {
-      for (size_t j = 0; j < n && !e; j++) {
-        if (!is_slot(f, toks[j])) continue;
-        /* a debug intrinsic that describes the slot goes with it */
-        bool dbg = false;
-        for (size_t k = 0; k < n; k++)
-          if (toks[k].kind == IR_GLOBAL && toks[k].len > 10 &&
-              memcmp(f->text + toks[k].start, "@llvm.dbg.", 10) == 0)
-            dbg = true;
-        if (dbg) {
-          ir_edit_delete(&f->rw->edits, s->line_start, s->line_end);
-          removed = true;
-          break;
-        }
-        e = unsupported(f, s->start,
-                        "the return slot is used other than by storing to it");
-      }
+    for (size_t j = 0; j < s->n && !removed; j++) {
+      if (!is_slot(f, s->toks[j])) continue;
+      /* a debug intrinsic that describes the slot goes with it */
+      if (!calls_dbg(f, s))
+        return unsupported(f, s->start, "the return slot is used other than by storing to it");
+      ir_edit_delete(&f->rw->edits, s->line_start, s->line_end);
+      removed = true;
     }
-    if (!removed && !e) e = renumber_span(f, s->start, s->end, true);
-    free(toks);
+    if (!removed) renumber(f, s->toks, s->n, true);
   }
-  free(stmts);
-  return e;
+  return NULL;
+}
+
+/* The metadata node a !N token refers to. */
+static const ir_item *find_meta(const ir_module *m, ir_tok ref) {
+  char id[32];
+  snprintf(id, sizeof id, "%.*s", (int)ref.len - 1, m->text + ref.start + 1);
+  return ir_module_find(m, IR_ITEM_META, id);
+}
+
+/* The !N after "field:" in a specialised metadata node, or IR_EOF. */
+static ir_tok field_ref(const char *text, const ir_tok *toks, size_t n, const char *field) {
+  for (size_t i = 0; i + 2 < n; i++)
+    if (ir_tok_is(text, toks[i], field) && ir_tok_punct(text, toks[i + 1], ':') &&
+        toks[i + 2].kind == IR_META)
+      return toks[i + 2];
+  return (ir_tok){.kind = IR_EOF};
 }
 
 /* The debug-info subroutine type loses its first element, the return slot,
@@ -212,53 +199,33 @@ static cuplug_error *fix_body(fixup *f) {
  * new nodes rather than editing shared ones. */
 static cuplug_error *fix_debug_type(fixup *f) {
   ir_rewrite *rw = f->rw;
-  ir_tok *toks;
-  size_t n;
-  CUPLUG_TRY(ir_tokens(&rw->m, f->fn->fn_attrs.start, f->fn->fn_attrs.end, &toks, &n));
-  char *sp_id = NULL;
+  const ir_module *m = &rw->m;
+  const ir_tok *toks;
+  size_t n = ir_slice(m, f->fn->fn_attrs.start, f->fn->fn_attrs.end, &toks);
+  const ir_item *sp = NULL;
   for (size_t i = 0; i + 1 < n; i++)
     if (ir_tok_is(f->text, toks[i], "!dbg") && toks[i + 1].kind == IR_META)
-      sp_id = ir_tok_name(f->text, toks[i + 1]);
-  free(toks);
-  if (!sp_id) return NULL;
-  const ir_item *sp = ir_module_find(&rw->m, IR_ITEM_META, sp_id);
-  free(sp_id);
+      sp = find_meta(m, toks[i + 1]);
   if (!sp) return NULL;
 
   /* type: !M in the DISubprogram */
-  CUPLUG_TRY(ir_tokens(&rw->m, sp->start, sp->end, &toks, &n));
-  ir_tok type_ref = {IR_EOF, 0, 0};
-  for (size_t i = 0; i + 2 < n; i++)
-    if (ir_tok_is(f->text, toks[i], "type") && ir_tok_punct(f->text, toks[i + 1], ':') &&
-        toks[i + 2].kind == IR_META)
-      type_ref = toks[i + 2];
-  free(toks);
-  if (type_ref.kind == IR_EOF) return NULL;
-  char *st_id = ir_tok_name(f->text, type_ref);
-  const ir_item *st = st_id ? ir_module_find(&rw->m, IR_ITEM_META, st_id) : NULL;
-  free(st_id);
+  n = ir_slice(m, sp->start, sp->end, &toks);
+  ir_tok type_ref = field_ref(f->text, toks, n, "type");
+  const ir_item *st = type_ref.kind == IR_META ? find_meta(m, type_ref) : NULL;
   if (!st) return NULL;
 
   /* types: !K in the DISubroutineType */
-  CUPLUG_TRY(ir_tokens(&rw->m, st->start, st->end, &toks, &n));
-  ir_tok types_ref = {IR_EOF, 0, 0};
-  for (size_t i = 0; i + 2 < n; i++)
-    if (ir_tok_is(f->text, toks[i], "types") && ir_tok_punct(f->text, toks[i + 1], ':') &&
-        toks[i + 2].kind == IR_META)
-      types_ref = toks[i + 2];
+  n = ir_slice(m, st->start, st->end, &toks);
+  ir_tok types_ref = field_ref(f->text, toks, n, "types");
   size_t st_eq = 0;
   while (st_eq < n && !ir_tok_punct(f->text, toks[st_eq], '=')) st_eq++;
   size_t st_body = st_eq + 1 < n ? toks[st_eq + 1].start : st->end;
   size_t st_end = n ? toks[n - 1].start + toks[n - 1].len : st->end;
-  free(toks);
-  if (types_ref.kind == IR_EOF) return NULL;
-  char *tl_id = ir_tok_name(f->text, types_ref);
-  const ir_item *tl = tl_id ? ir_module_find(&rw->m, IR_ITEM_META, tl_id) : NULL;
-  free(tl_id);
+  const ir_item *tl = types_ref.kind == IR_META ? find_meta(m, types_ref) : NULL;
   if (!tl) return NULL;
 
   /* !K = !{a, b, c}  ->  !K2 = !{b, c} */
-  CUPLUG_TRY(ir_tokens(&rw->m, tl->start, tl->end, &toks, &n));
+  n = ir_slice(m, tl->start, tl->end, &toks);
   size_t open = 0;
   while (open < n && !ir_tok_punct(f->text, toks[open], '{')) open++;
   size_t second = operand_start(f->text, toks, n, open + 1, 1);
@@ -269,7 +236,6 @@ static cuplug_error *fix_debug_type(fixup *f) {
     cuplug__buf_append(&rw->tail, f->text + toks[second].start,
                        toks[close].start - toks[second].start);
   cuplug__buf_puts(&rw->tail, "}\n");
-  free(toks);
 
   /* !M2 = <the DISubroutineType with types: !K2> */
   cuplug__buf_printf(&rw->tail, "!%ld = ", new_type);
@@ -293,7 +259,7 @@ static bool has_numbered_types(const ir_module *m) {
   return false;
 }
 
-static const char *const kernel_removes[] = {"noinline", NULL};
+static ir_wordset kernel_removes = IR_WORDSET("noinline");
 
 /* Annotates the kernel, whose parameters are fn's from `first` on. */
 static cuplug_error *mark_kernel(ir_rewrite *rw, const ir_function *fn, const char *text,
@@ -317,34 +283,31 @@ static cuplug_error *mark_kernel(ir_rewrite *rw, const ir_function *fn, const ch
   return e;
 }
 
-cuplug_error *cuplug__kernel_fixup(const char *modname, const char *text, size_t len,
-                                   const char *entry, const cuplug__kernel_options *o,
-                                   char **out, size_t *out_len) {
-  ir_rewrite rw;
-  CUPLUG_TRY(ir_rewrite_begin(&rw, modname, text, len));
+cuplug_error *cuplug__kernel_fixup(ir_rewrite *rw, const char *entry,
+                                   const cuplug__kernel_options *o) {
+  const char *text = rw->m.text;
   ir_function fn;
   bool found;
-  cuplug_error *e = cuplug__find_define(&rw.m, entry, &fn, &found);
-  if (e || !found) {
-    ir_rewrite_abort(&rw);
-    return e ? e
-             : cuplug__error(CUPLUG_ERR_ENTRY_NOT_FOUND, "%s: no definition of @%s",
-                             modname, entry);
-  }
-  fixup f = {&rw, text, entry, &fn, {IR_EOF, 0, 0}, NULL, false, o->debug};
-  ir_tok ret = {IR_WORD, fn.ret_type.start, fn.ret_type.end - fn.ret_type.start};
+  CUPLUG_TRY(cuplug__find_define(&rw->m, entry, &fn, &found));
+  if (!found)
+    return cuplug__error(CUPLUG_ERR_ENTRY_NOT_FOUND, "%s: no definition of @%s", rw->m.name,
+                         entry);
+  cuplug_error *e = NULL;
+  fixup f = {rw, text, entry, &fn, {.kind = IR_EOF}, NULL, false, o->debug, NULL};
+  ir_tok ret = {.start = (uint32_t)fn.ret_type.start,
+                .len = (uint32_t)(fn.ret_type.end - fn.ret_type.start),
+                .kind = IR_WORD};
 
   if (o->c_entry) {
     /* Already `void k(args)`: only the marking is missing. */
     if (!ir_tok_is(text, ret, "void")) {
       e = unsupported(&f, fn.item->start, "a C-ABI kernel returns void");
-      goto fail;
+      goto done;
     }
-    cuplug__fn_attrs_edit(&rw, &fn, NULL, kernel_removes);
-    e = mark_kernel(&rw, &fn, text, entry, 0, o);
-    if (e) goto fail;
+    cuplug__fn_attrs_edit(rw, &fn, NULL, &kernel_removes);
+    e = mark_kernel(rw, &fn, text, entry, 0, o);
     ir_function_free(&fn);
-    return ir_rewrite_finish(&rw, out, out_len);
+    return e;
   }
 
   if (fn.num_params == 0 || text[fn.params[0].type.end - 1] != '*' ||
@@ -352,50 +315,53 @@ cuplug_error *cuplug__kernel_fixup(const char *modname, const char *text, size_t
     e = unsupported(&f, fn.item->start,
                     "a Numba-ABI function returns i32 and takes its return slot "
                     "pointer first");
-    goto fail;
+    goto done;
   }
   f.slot = fn.params[0].name;
   if (f.slot.kind == IR_EOF || ir_tok_numbered(text, f.slot, NULL)) {
-    if (has_numbered_types(&rw.m)) {
+    if (has_numbered_types(&rw->m)) {
       e = unsupported(&f, fn.item->start,
                       "its return slot is unnamed and the module numbers its types; "
                       "name the parameters");
-      goto fail;
+      goto done;
     }
     f.renumber = true;
   } else if (!(f.slot_name = ir_tok_name(text, f.slot))) {
     e = cuplug__error_oom();
-    goto fail;
+    goto done;
+  }
+
+  if (o->debug) {
+    cuplug__buf hb;
+    cuplug__buf_init(&hb);
+    cuplug__buf_printf(&hb, "%s__exc_helper__", entry);
+    if (!(f.helper = cuplug__buf_take(&hb, NULL))) {
+      e = cuplug__error_oom();
+      goto done;
+    }
   }
 
   /* The header: void return, no return slot, no noinline. */
-  ir_edit_replace(&rw.edits, fn.ret_attrs.start, fn.ret_type.end, "void");
+  ir_edit_replace(&rw->edits, fn.ret_attrs.start, fn.ret_type.end, "void");
   if (fn.num_params > 1)
-    ir_edit_delete(&rw.edits, fn.params[0].all.start, fn.params[1].all.start);
+    ir_edit_delete(&rw->edits, fn.params[0].all.start, fn.params[1].all.start);
   else
-    ir_edit_delete(&rw.edits, fn.params[0].all.start, fn.params[0].all.end);
-  for (size_t i = 1; i < fn.num_params && !e; i++)
-    if (fn.params[i].name.kind != IR_EOF)
-      e = renumber_span(&f, fn.params[i].name.start,
-                        fn.params[i].name.start + fn.params[i].name.len, false);
-  if (e) goto fail;
-  cuplug__fn_attrs_edit(&rw, &fn, NULL, kernel_removes);
+    ir_edit_delete(&rw->edits, fn.params[0].all.start, fn.params[0].all.end);
+  for (size_t i = 1; i < fn.num_params; i++)
+    if (fn.params[i].name.kind != IR_EOF) renumber(&f, &fn.params[i].name, 1, false);
+  cuplug__fn_attrs_edit(rw, &fn, NULL, &kernel_removes);
 
-  if ((e = fix_body(&f))) goto fail;
+  if ((e = fix_body(&f))) goto done;
   if (o->debug) {
-    if ((e = fix_debug_type(&f))) goto fail;
-    cuplug__exc_store_add(&rw, entry);
+    if ((e = fix_debug_type(&f))) goto done;
+    cuplug__exc_store_add(rw, entry);
   }
 
-  if ((e = mark_kernel(&rw, &fn, text, entry, 1, o))) goto fail;
+  e = mark_kernel(rw, &fn, text, entry, 1, o);
 
+done:
   free(f.slot_name);
+  free(f.helper);
   ir_function_free(&fn);
-  return ir_rewrite_finish(&rw, out, out_len);
-
-fail:
-  free(f.slot_name);
-  ir_function_free(&fn);
-  ir_rewrite_abort(&rw);
   return e;
 }

@@ -18,27 +18,25 @@
 #include "error.h"
 #include "lowering.h"
 
-/* Attributes newer than LLVM 7. */
-static const char *const strip_words[] = {
+/* The words legalisation acts on, in one set so that a word token costs
+ * one lookup.  First the attributes newer than LLVM 7, then those that
+ * take an argument list (removed with it), then the other rewrites. */
+static ir_wordset legal_words = IR_WORDSET(
     "nofree", "nosync", "willreturn", "mustprogress", "nocallback", "noundef",
     "immarg", "noprofile", "skipprofile", "hot", "speculative_load_hardening",
     "nosanitize_coverage", "nosanitize_bounds", "disable_sanitizer_instrumentation",
     "allocptr", "allocalign", "dead_on_unwind", "writable", "fn_ret_thunk_extern",
     "presplitcoroutine", "coro_only_destroy_when_complete", "coro_elide_safe",
     "null_pointer_is_valid", "sanitize_memtag", "sanitize_numerical_stability",
-    "optdebug", "hybrid_patchable", NULL};
+    "optdebug", "hybrid_patchable",
+    /* FIRST_CALL */
+    "memory", "allockind", "range", "nofpclass", "initializes", "captures", "vscale_range",
+    /* FIRST_OTHER */
+    "uwtable", "poison", "fneg", "ptr");
+enum { FIRST_CALL = 27, FIRST_OTHER = 34 };
 
-/* ... and those that take an argument list, removed with it. */
-static const char *const strip_calls[] = {
-    "memory", "allockind", "range", "nofpclass", "initializes", "captures",
-    "vscale_range", NULL};
-
-static bool word_in(const char *text, ir_tok t, const char *const *words) {
-  if (t.kind != IR_WORD) return false;
-  for (size_t i = 0; words[i]; i++)
-    if (ir_tok_is(text, t, words[i])) return true;
-  return false;
-}
+static ir_wordset fast_math_flags = IR_WORDSET(
+    "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc", "fast");
 
 /* The index after the parenthesised group starting at toks[i], or i. */
 static size_t after_group(const char *text, const ir_tok *toks, size_t n, size_t i) {
@@ -51,27 +49,35 @@ static size_t after_group(const char *text, const ir_tok *toks, size_t n, size_t
   return n;
 }
 
-static bool is_fmf(const char *text, ir_tok t) {
-  static const char *const fmf[] = {"nnan", "ninf", "nsz", "arcp", "contract",
-                                    "afn", "reassoc", "fast", NULL};
-  return word_in(text, t, fmf);
+
+/* @__nv_x or @"__nv_x": a libdevice function. */
+static bool is_libdevice_ref(const char *text, ir_tok t) {
+  const char *s = text + t.start + 1;
+  size_t n = t.len - 1;
+  if (n && *s == '"') {
+    s++;
+    n--;
+  }
+  return n >= 5 && memcmp(s, "__nv_", 5) == 0;
 }
 
-static cuplug_error *legalize_tokens(ir_rewrite *rw, const ir_item *it) {
+static cuplug_error *legalize_tokens(ir_rewrite *rw, const ir_item *it,
+                                     bool *uses_libdevice) {
   const char *text = rw->m.text;
-  ir_tok *toks;
-  size_t n;
-  CUPLUG_TRY(ir_tokens(&rw->m, it->start, it->end, &toks, &n));
-  cuplug_error *e = NULL;
-  for (size_t i = 0; i < n && !e; i++) {
+  const ir_tok *toks = rw->m.toks + it->first;
+  size_t n = it->last - it->first;
+  for (size_t i = 0; i < n; i++) {
     ir_tok t = toks[i];
+    if (t.kind == IR_GLOBAL && is_libdevice_ref(text, t)) *uses_libdevice = true;
     if (t.kind != IR_WORD) continue;
+    int w = ir_word_index(&legal_words, text, t);
+    if (w < 0) continue;
+    bool strip = w < FIRST_CALL, call = w >= FIRST_CALL && w < FIRST_OTHER;
     bool before_colon = i + 1 < n && ir_tok_punct(text, toks[i + 1], ':');
     if (before_colon) continue; /* a label, or a metadata field name */
-    if (word_in(text, t, strip_words)) {
+    if (strip) {
       ir_edit_delete(&rw->edits, t.start, t.start + t.len);
-    } else if (word_in(text, t, strip_calls) && i + 1 < n &&
-               ir_tok_punct(text, toks[i + 1], '(')) {
+    } else if (call && i + 1 < n && ir_tok_punct(text, toks[i + 1], '(')) {
       size_t j = after_group(text, toks, n, i + 1);
       ir_edit_delete(&rw->edits, t.start, toks[j - 1].start + toks[j - 1].len);
       i = j - 1;
@@ -85,20 +91,19 @@ static cuplug_error *legalize_tokens(ir_rewrite *rw, const ir_item *it) {
     } else if (ir_tok_is(text, t, "fneg")) {
       /* fneg [fmf] T %v  ->  fsub [fmf] T -0.0, %v  (scalars) */
       size_t j = i + 1;
-      while (j < n && is_fmf(text, toks[j])) j++;
+      while (j < n && ir_word_in(&fast_math_flags, text, toks[j])) j++;
       if (j + 1 < n && toks[j].kind == IR_WORD) {
         ir_edit_replace(&rw->edits, t.start, t.start + t.len, "fsub");
         ir_edit_insert(&rw->edits, toks[j + 1].start, "-0.0, ");
       }
     } else if (ir_tok_is(text, t, "ptr")) {
-      e = cuplug__error(CUPLUG_ERR_IR_UNSUPPORTED,
-                        "%s:%zu: opaque pointer type 'ptr': libNVVM reads typed "
-                        "pointers (LLVM 7 IR), such as 'i8*'",
-                        rw->m.name, ir_line_of(&rw->m, t.start));
+      return cuplug__error(CUPLUG_ERR_IR_UNSUPPORTED,
+                           "%s:%zu: opaque pointer type 'ptr': libNVVM reads typed "
+                           "pointers (LLVM 7 IR), such as 'i8*'",
+                           rw->m.name, ir_line_of(&rw->m, t.start));
     }
   }
-  free(toks);
-  return e;
+  return NULL;
 }
 
 /* Does the module have `target <what> = ...`? */
@@ -106,33 +111,26 @@ static bool has_target(const ir_module *m, const char *what) {
   for (size_t i = 0; i < m->num_items; i++) {
     const ir_item *it = &m->items[i];
     if (it->kind != IR_ITEM_TARGET) continue;
-    ir_lexer lx;
-    ir_lexer_init(&lx, m->text, it->end, it->start);
-    ir_next(&lx);
-    if (ir_tok_is(m->text, ir_next(&lx), what)) return true;
+    if (it->last - it->first > 1 && ir_tok_is(m->text, m->toks[it->first + 1], what))
+      return true;
   }
   return false;
 }
 
-cuplug_error *cuplug__legalize(const char *modname, const char *text, size_t len,
-                               cuplug__ir_version v, char **out, size_t *out_len) {
-  ir_rewrite rw;
-  CUPLUG_TRY(ir_rewrite_begin(&rw, modname, text, len));
-  cuplug_error *e = NULL;
+cuplug_error *cuplug__legalize(ir_rewrite *rw, cuplug__ir_version v, bool *uses_libdevice) {
+  if (!has_target(&rw->m, "triple"))
+    ir_edit_insert(&rw->edits, 0, "target triple = \"" CUPLUG_NVPTX_TRIPLE "\"\n");
+  if (!has_target(&rw->m, "datalayout"))
+    ir_edit_insert(&rw->edits, 0, "target datalayout = \"" CUPLUG_NVPTX_DATALAYOUT "\"\n");
 
-  if (!has_target(&rw.m, "triple"))
-    ir_edit_insert(&rw.edits, 0, "target triple = \"" CUPLUG_NVPTX_TRIPLE "\"\n");
-  if (!has_target(&rw.m, "datalayout"))
-    ir_edit_insert(&rw.edits, 0, "target datalayout = \"" CUPLUG_NVPTX_DATALAYOUT "\"\n");
-
-  long version_id = ir_rewrite_meta_id(&rw);
+  long version_id = ir_rewrite_meta_id(rw);
   bool version_written = false;
-  for (size_t i = 0; i < rw.m.num_items && !e; i++) {
-    const ir_item *it = &rw.m.items[i];
+  for (size_t i = 0; i < rw->m.num_items; i++) {
+    const ir_item *it = &rw->m.items[i];
     if (it->kind == IR_ITEM_NAMED_META && strcmp(it->name, "nvvmir.version") == 0) {
       char line[64];
       snprintf(line, sizeof line, "!nvvmir.version = !{!%ld}\n", version_id);
-      ir_edit_replace(&rw.edits, it->start, it->end, version_written ? "" : line);
+      ir_edit_replace(&rw->edits, it->start, it->end, version_written ? "" : line);
       version_written = true;
       continue;
     }
@@ -141,25 +139,24 @@ cuplug_error *cuplug__legalize(const char *modname, const char *text, size_t len
       cuplug__buf_init(&def);
       if (cuplug__numba_atomic_definition(it->name, &def)) {
         char *d = cuplug__buf_take(&def, NULL);
-        if (!d) {
-          e = cuplug__error_oom();
-          break;
-        }
-        ir_edit_replace(&rw.edits, it->start, it->end, d);
+        if (!d) return cuplug__error_oom();
+        ir_edit_replace(&rw->edits, it->start, it->end, d);
         free(d);
         continue;
       }
       cuplug__buf_free(&def);
     }
-    e = legalize_tokens(&rw, it);
-  }
-  if (e) {
-    ir_rewrite_abort(&rw);
-    return e;
+    CUPLUG_TRY(legalize_tokens(rw, it, uses_libdevice));
   }
   if (!version_written)
-    cuplug__buf_printf(&rw.tail, "!nvvmir.version = !{!%ld}\n", version_id);
-  cuplug__buf_printf(&rw.tail, "!%ld = !{i32 %d, i32 %d, i32 %d, i32 %d}\n", version_id,
+    cuplug__buf_printf(&rw->tail, "!nvvmir.version = !{!%ld}\n", version_id);
+  cuplug__buf_printf(&rw->tail, "!%ld = !{i32 %d, i32 %d, i32 %d, i32 %d}\n", version_id,
                      v.ir_major, v.ir_minor, v.dbg_major, v.dbg_minor);
-  return ir_rewrite_finish(&rw, out, out_len);
+  return NULL;
+}
+
+bool cuplug__legacy_attr(const char *text, ir_tok t, bool *with_args) {
+  int w = ir_word_index(&legal_words, text, t);
+  *with_args = w >= FIRST_CALL && w < FIRST_OTHER;
+  return w >= 0 && w < FIRST_OTHER;
 }

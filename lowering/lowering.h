@@ -1,7 +1,9 @@
 /* lowering.h - the NVVM IR transformations of the pipeline.
  *
- * Each takes a module's text and returns new text (malloc'd, NUL-terminated)
- * or an error; inputs are never modified. */
+ * Each is a pass over one module's rewrite (irtext.h): it reads the module
+ * as parsed and records edits and new items.  The pipeline parses each
+ * module once, runs the passes that concern it (wrap, then legalise) and
+ * writes the result once. */
 #ifndef CUPLUG_LOWERING_H
 #define CUPLUG_LOWERING_H
 
@@ -24,10 +26,10 @@ typedef struct cuplug__ir_version {
 /* ---- fnattrs.c: function attributes ---- */
 
 /* Edits fn's attributes: adds the word `add` (may be NULL) and removes the
- * words in `remove` (NULL-terminated), inline or in an attribute group (a
- * group the function shares is copied, not changed). */
+ * words in `remove`, inline or in an attribute group (a group the function
+ * shares is copied, not changed). */
 void cuplug__fn_attrs_edit(ir_rewrite *rw, const ir_function *fn, const char *add,
-                           const char *const *remove);
+                           ir_wordset *remove);
 
 /* Finds and parses the definition of `symbol`; NULL result when absent. */
 cuplug_error *cuplug__find_define(const ir_module *m, const char *symbol,
@@ -35,23 +37,23 @@ cuplug_error *cuplug__find_define(const ir_module *m, const char *symbol,
 
 /* ---- cabi_wrap.c: numba-cuda's cabi_wrap_function ---- */
 
-/* A module defining `R name(args)` that calls the Numba-ABI function
- * `callee` and returns the value of its return slot. */
-cuplug_error *cuplug__cabi_wrapper(const cuplug_type *sig, const char *callee,
-                                   const char *name, bool forceinline,
-                                   cuplug__ir_version v, char **out, size_t *len);
+typedef struct cuplug__cabi_options {
+  const cuplug_type *sig;
+  const char *entry;      /* the Numba-ABI function */
+  const char *name;       /* the C-ABI function to define */
+  bool forceinline;       /* alwaysinline on both */
+  bool has_entry;         /* this module defines the entry: the wrapper goes here */
+} cuplug__cabi_options;
 
 /* Gives every definition with external linkage linkonce_odr linkage, as
- * numba-cuda does to the libraries it links; (forceinline) marks
- * `inline_symbol` alwaysinline; and renames the global `rename_from` to
- * `rename_to` when both are given. */
-cuplug_error *cuplug__link_once(const char *modname, const char *text, size_t len,
-                                const char *inline_symbol, const char *rename_from,
-                                const char *rename_to, char **out, size_t *out_len);
+ * numba-cuda does to the libraries it links, and, in the module that
+ * defines the entry, appends `R name(args)`, which calls the Numba-ABI
+ * function and returns the value of its return slot.  When `name` is the
+ * entry's own name, the entry moves aside to "<entry>.numba". */
+cuplug_error *cuplug__cabi_wrap(ir_rewrite *rw, const cuplug__cabi_options *o);
 
 /* Marks `symbol` alwaysinline (forceinline with the Numba ABI). */
-cuplug_error *cuplug__force_inline(const char *modname, const char *text, size_t len,
-                                   const char *symbol, char **out, size_t *out_len);
+cuplug_error *cuplug__force_inline(ir_rewrite *rw, const char *symbol);
 
 /* ---- kernel_fixup.c: numba-cuda's kernel_fixup ---- */
 
@@ -62,9 +64,8 @@ typedef struct cuplug__kernel_options {
   bool c_entry;                   /* already `void k(args)`: only mark it */
 } cuplug__kernel_options;
 
-cuplug_error *cuplug__kernel_fixup(const char *modname, const char *text, size_t len,
-                                   const char *entry, const cuplug__kernel_options *o,
-                                   char **out, size_t *out_len);
+cuplug_error *cuplug__kernel_fixup(ir_rewrite *rw, const char *entry,
+                                   const cuplug__kernel_options *o);
 
 /* ---- exc_store.c: numba-cuda's add_exception_store_helper ---- */
 
@@ -83,8 +84,15 @@ cuplug_error *cuplug__annotate_kernel(ir_rewrite *rw, const char *kernel,
 
 /* ---- legalize.c: make a module acceptable to libNVVM ---- */
 
-cuplug_error *cuplug__legalize(const char *modname, const char *text, size_t len,
-                               cuplug__ir_version v, char **out, size_t *out_len);
+/* *uses_libdevice is set when the module refers to a libdevice function
+ * (__nv_*): only then does the compile add libdevice, which costs libNVVM
+ * more than a small kernel does. */
+cuplug_error *cuplug__legalize(ir_rewrite *rw, cuplug__ir_version v, bool *uses_libdevice);
+
+/* Attribute words LLVM 7 lacks, which legalisation removes: a copy of host
+ * text that another pass makes (an attribute group) leaves them out too.
+ * For a word that takes arguments ("memory"), *with_args is set. */
+bool cuplug__legacy_attr(const char *text, ir_tok t, bool *with_args);
 
 /* ---- atomics.c: numba's atomic helpers ---- */
 

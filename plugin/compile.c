@@ -5,13 +5,21 @@
  *   check_options     numba-cuda's rules for the options, and warnings
  *   read_signature    the signature string or handle
  *   read_modules      the host's IR modules, none empty
- *   validate_ir       LLVM parses them, finds the entry, checks its type
+ *   start_validation  LLVM parses them, finds the entry, checks its type
  *   choose_cc         explicit, current device, or the default rule
- *   wrap              C-ABI wrapper, or kernel fix-up (+ exception store)
- *   legalise          make every module acceptable to libNVVM
- *   run_nvvm          PTX or LTO-IR (libdevice added lazily)
+ *   find_entry        the module that defines the entry
+ *   lower             for each module, one parse and two passes:
+ *     wrap              C-ABI wrapper, or kernel fix-up (+ exception store)
+ *     legalise          make the module acceptable to libNVVM
+ *   run_nvvm          PTX or LTO-IR (libdevice added when the IR calls it)
  *
- * Each stage reads and updates the job; the first error ends the compile. */
+ * Each stage reads and updates the job; the first error ends the compile.
+ *
+ * Validation runs on a thread of its own, alongside the stages after it:
+ * nothing downstream uses what LLVM makes of the IR, and LLVM's parse costs
+ * as much as libNVVM's compile of a small kernel.  Every compile waits for
+ * it, and when it finds a problem its error is the one reported: it names
+ * the line and column, where a later stage would only stumble. */
 #include "compile.h"
 
 #include <ctype.h>
@@ -33,14 +41,20 @@ typedef struct job {
   cuplug_abi entry_abi; /* resolved: NUMBA or C */
   cuplug_abi abi;       /* resolved: NUMBA or C */
   const char *symbol;   /* the exported name */
-  char *inner_rename;   /* the entry's new name when the export takes its own */
   int opt;
   uint32_t cc_major, cc_minor;
   cuplug__ir_version irv;
+  bool uses_libdevice;
   cuplug__text *mods; /* the current text of each module */
   size_t num_mods;
   size_t entry_module;
-  char **owned; /* texts the job allocated, one slot per module */
+  /* validation, on its own thread */
+  cuplug__text *inputs; /* the caller's modules, as given */
+  cuplug__worker *validator; /* running the validation, or NULL */
+  size_t valid_entry_module;
+  cuplug_error *validation;
+  char **copies; /* NUL-terminated copies of the caller's modules */
+  char **owned;  /* texts the passes wrote, one slot per module */
   char **names; /* names the job made up for unnamed modules */
   cuplug_artifact *art;
 } job;
@@ -189,10 +203,11 @@ static cuplug_error *read_modules(job *j) {
   if (!a->num_modules || !a->modules)
     return cuplug__error(CUPLUG_ERR_IR_EMPTY, "compile: no IR modules given");
   j->num_mods = a->num_modules;
-  j->mods = calloc(a->num_modules + 1, sizeof *j->mods); /* +1: a wrapper */
-  j->owned = calloc(a->num_modules + 1, sizeof *j->owned);
+  j->mods = calloc(a->num_modules, sizeof *j->mods);
+  j->owned = calloc(a->num_modules, sizeof *j->owned);
+  j->copies = calloc(a->num_modules, sizeof *j->copies);
   j->names = calloc(a->num_modules, sizeof *j->names);
-  if (!j->mods || !j->owned || !j->names) return cuplug__error_oom();
+  if (!j->mods || !j->owned || !j->copies || !j->names) return cuplug__error_oom();
   for (size_t i = 0; i < a->num_modules; i++) {
     const cuplug_module *m = a->modules[i];
     if (!m) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "compile: module %zu is NULL", i);
@@ -208,21 +223,47 @@ static cuplug_error *read_modules(job *j) {
       j->names[i] = cuplug__buf_take(&b, NULL);
       if (!j->names[i]) return cuplug__error_oom();
     }
-    j->mods[i] = (cuplug__text){m->name ? m->name : j->names[i], m->text, m->size};
+    const char *name = m->name ? m->name : j->names[i];
     bool blank = true;
     for (size_t k = 0; m->text && k < m->size && blank; k++)
       blank = isspace((unsigned char)m->text[k]);
     if (!m->text || blank)
-      return cuplug__error(CUPLUG_ERR_IR_EMPTY, "IR module %s is empty", j->mods[i].name);
+      return cuplug__error(CUPLUG_ERR_IR_EMPTY, "IR module %s is empty", name);
+    /* A NUL-terminated copy: the lexer's sentinel, and LLVM's.  It lives
+     * to the end of the compile, for the validator reads it meanwhile. */
+    if (!(j->copies[i] = cuplug__strndup(m->text, m->size))) return cuplug__error_oom();
+    j->mods[i] = (cuplug__text){name, j->copies[i], m->size};
   }
   return NULL;
 }
 
-/* ---- validate_ir ---- */
+/* ---- start_validation ---- */
 
-static cuplug_error *validate_ir(job *j) {
-  return cuplug__validate(j->mods, j->num_mods, j->a->entry, j->sig, j->entry_abi,
-                          &j->entry_module);
+static void validate_task(void *arg) {
+  job *j = arg;
+  j->validation = cuplug__validate(j->inputs, j->a->num_modules, j->a->entry, j->sig,
+                                   j->entry_abi, &j->valid_entry_module);
+}
+
+static cuplug_error *start_validation(job *j) {
+  size_t n = j->a->num_modules;
+  j->inputs = malloc(n * sizeof *j->inputs);
+  if (!j->inputs) return cuplug__error_oom();
+  memcpy(j->inputs, j->mods, n * sizeof *j->inputs);
+  j->validator = cuplug__pool_run(&j->s->validators, validate_task, j);
+  if (!j->validator) validate_task(j); /* no thread to be had: validate here */
+  return NULL;
+}
+
+/* Waits for the validator; returns its error, if it found one. */
+static cuplug_error *finish_validation(job *j) {
+  if (j->validator) {
+    cuplug__pool_wait(&j->s->validators, j->validator);
+    j->validator = NULL;
+  }
+  cuplug_error *e = j->validation;
+  j->validation = NULL;
+  return e;
 }
 
 /* ---- choose_cc ---- */
@@ -265,81 +306,63 @@ static cuplug_error *choose_cc(job *j) {
   return NULL;
 }
 
-/* ---- wrap ---- */
+/* ---- find_entry ---- */
 
-/* Replaces module i's text with `text` (which the job now owns). */
-static void replace_text(job *j, size_t i, char *text, size_t size) {
-  free(j->owned[i]);
-  j->owned[i] = text;
-  j->mods[i].text = text;
-  j->mods[i].size = size;
-}
-
-static cuplug_error *wrap_c_abi(job *j) {
-  cuplug_compile_args *a = j->a;
-  const char *entry = a->entry;
-  j->symbol = a->abi_name ? a->abi_name : entry;
-  bool renamed = strcmp(j->symbol, entry) == 0;
-  if (renamed) {
-    /* The export takes the entry's own name: the Numba-ABI function moves
-     * aside to <entry>.numba. */
-    cuplug__buf b;
-    cuplug__buf_init(&b);
-    cuplug__buf_printf(&b, "%s.numba", entry);
-    j->inner_rename = cuplug__buf_take(&b, NULL);
-    if (!j->inner_rename) return cuplug__error_oom();
-  }
+static cuplug_error *find_entry(job *j) {
   for (size_t i = 0; i < j->num_mods; i++) {
-    char *out;
-    size_t n;
-    CUPLUG_TRY(cuplug__link_once(j->mods[i].name, j->mods[i].text, j->mods[i].size,
-                                 a->forceinline ? entry : NULL, j->inner_rename ? entry : NULL,
-                                 j->inner_rename, &out, &n));
-    replace_text(j, i, out, n);
+    if (ir_text_defines(j->mods[i].text, j->mods[i].size, j->a->entry)) {
+      j->entry_module = i;
+      return NULL;
+    }
   }
-  char *w;
-  size_t wn;
-  CUPLUG_TRY(cuplug__cabi_wrapper(j->sig, j->inner_rename ? j->inner_rename : entry,
-                                  j->symbol, a->forceinline, j->irv, &w, &wn));
-  j->mods[j->num_mods] = (cuplug__text){"cabi_wrapper", w, wn};
-  j->owned[j->num_mods] = w;
-  j->num_mods++;
+  /* A name the quick look cannot see (escapes), or no entry at all: the
+   * validator knows which. */
+  CUPLUG_TRY(finish_validation(j));
+  j->entry_module = j->valid_entry_module;
   return NULL;
 }
 
-static cuplug_error *wrap(job *j) {
+/* ---- lower: wrap, then legalise, on one parse of each module ---- */
+
+static cuplug_error *wrap(job *j, size_t i, ir_rewrite *rw) {
   cuplug_compile_args *a = j->a;
-  size_t m = j->entry_module;
-  char *out = NULL;
-  size_t n = 0;
+  bool has_entry = i == j->entry_module;
   if (a->kind == CUPLUG_KERNEL) {
+    if (!has_entry) return NULL;
     cuplug__kernel_options ko = {a->debug != 0, a->launch_bounds, a->num_launch_bounds,
                                  j->entry_abi == CUPLUG_ABI_C};
-    j->symbol = a->entry;
-    CUPLUG_TRY(cuplug__kernel_fixup(j->mods[m].name, j->mods[m].text, j->mods[m].size,
-                                    a->entry, &ko, &out, &n));
-    replace_text(j, m, out, n);
-    return NULL;
+    return cuplug__kernel_fixup(rw, a->entry, &ko);
   }
-  if (j->abi == CUPLUG_ABI_C && j->entry_abi == CUPLUG_ABI_NUMBA) return wrap_c_abi(j);
-  j->symbol = a->entry;
-  if (a->forceinline) {
-    CUPLUG_TRY(cuplug__force_inline(j->mods[m].name, j->mods[m].text, j->mods[m].size,
-                                    a->entry, &out, &n));
-    replace_text(j, m, out, n);
+  if (j->abi == CUPLUG_ABI_C && j->entry_abi == CUPLUG_ABI_NUMBA) {
+    cuplug__cabi_options co = {j->sig, a->entry, j->symbol, a->forceinline != 0, has_entry};
+    return cuplug__cabi_wrap(rw, &co);
   }
+  if (a->forceinline && has_entry) return cuplug__force_inline(rw, a->entry);
   return NULL;
 }
 
-/* ---- legalise ---- */
-
-static cuplug_error *legalise(job *j) {
+static cuplug_error *lower(job *j) {
+  cuplug_compile_args *a = j->a;
+  j->symbol = a->kind == CUPLUG_DEVICE_FUNCTION && j->abi == CUPLUG_ABI_C &&
+                      j->entry_abi == CUPLUG_ABI_NUMBA && a->abi_name
+                  ? a->abi_name
+                  : a->entry;
   for (size_t i = 0; i < j->num_mods; i++) {
+    ir_rewrite rw;
+    CUPLUG_TRY(ir_rewrite_begin(&rw, j->mods[i].name, j->mods[i].text, j->mods[i].size));
+    cuplug_error *e = wrap(j, i, &rw);
+    if (!e) e = cuplug__legalize(&rw, j->irv, &j->uses_libdevice);
+    if (e) {
+      ir_rewrite_abort(&rw);
+      return e;
+    }
     char *out;
     size_t n;
-    CUPLUG_TRY(cuplug__legalize(j->mods[i].name, j->mods[i].text, j->mods[i].size, j->irv,
-                                &out, &n));
-    replace_text(j, i, out, n);
+    CUPLUG_TRY(ir_rewrite_finish(&rw, &out, &n));
+    free(j->owned[i]);
+    j->owned[i] = out;
+    j->mods[i].text = out;
+    j->mods[i].size = n;
   }
   return NULL;
 }
@@ -350,7 +373,7 @@ static cuplug_error *run_nvvm(job *j) {
   cuplug_compile_args *a = j->a;
   cuplug__nvvm_options o = {j->cc_major, j->cc_minor, j->opt, a->debug != 0,
                             a->lineinfo != 0, a->fastmath != 0,
-                            a->output == CUPLUG_OUTPUT_LTOIR};
+                            a->output == CUPLUG_OUTPUT_LTOIR, j->uses_libdevice};
   cuplug_artifact *art = j->art;
   CUPLUG_TRY(cuplug__nvvm_compile(&j->s->toolkit, j->mods, j->num_mods, &o, &art->data,
                                   &art->size, &art->log));
@@ -385,20 +408,28 @@ static cuplug_error *keep_ir(job *j) {
 }
 
 cuplug_error *cuplug__compile(cuplug_compile_args *a) {
-  static const stage stages[] = {check_options, read_signature, read_modules, validate_ir,
-                                 choose_cc,     wrap,           legalise,     run_nvvm};
+  static const stage stages[] = {check_options, read_signature, read_modules, start_validation,
+                                 choose_cc,     find_entry,     lower,        run_nvvm};
   job j = {0};
   j.a = a;
   a->artifact = NULL;
   cuplug_error *e = NULL;
   for (size_t i = 0; i < sizeof stages / sizeof stages[0] && !e; i++) e = stages[i](&j);
   if (!e && (a->flags & CUPLUG_COMPILE_KEEP_IR)) e = keep_ir(&j);
+  /* The validator's verdict comes first: it names the line and column. */
+  cuplug_error *v = finish_validation(&j);
+  if (v) {
+    cuplug__error_destroy(e);
+    e = v;
+  }
   for (size_t i = 0; j.owned && i < j.num_mods; i++) free(j.owned[i]);
+  for (size_t i = 0; j.copies && i < a->num_modules; i++) free(j.copies[i]);
+  free(j.copies);
   for (size_t i = 0; j.names && i < a->num_modules; i++) free(j.names[i]);
   free(j.owned);
   free(j.names);
   free(j.mods);
-  free(j.inner_rename);
+  free(j.inputs);
   if (e) {
     cuplug__artifact_destroy(j.art);
     return e;

@@ -42,10 +42,10 @@ cuplug_error *cuplug__nvvm_compile(cuplug__toolkit *tk, const cuplug__text *modu
                                    size_t num_modules, const cuplug__nvvm_options *o,
                                    char **result, size_t *size, char **log) {
   const cuplug__nvvm_api *nvvm;
-  const char *libdevice;
-  size_t libdevice_size;
+  const char *libdevice = NULL;
+  size_t libdevice_size = 0;
   CUPLUG_TRY(cuplug__toolkit_nvvm(tk, &nvvm));
-  CUPLUG_TRY(cuplug__toolkit_libdevice(tk, &libdevice, &libdevice_size));
+  if (o->libdevice) CUPLUG_TRY(cuplug__toolkit_libdevice(tk, &libdevice, &libdevice_size));
 
   char arch[32], opt[16];
   const char *options[12];
@@ -78,7 +78,7 @@ cuplug_error *cuplug__nvvm_compile(cuplug__toolkit *tk, const cuplug__text *modu
       free(lg);
     }
   }
-  if (!e) {
+  if (!e && libdevice) {
     rc = nvvm->lazy_add_module(prog, libdevice, libdevice_size, "libdevice");
     if (rc)
       e = cuplug__error(CUPLUG_ERR_NVVM, "libNVVM rejected libdevice: %s",

@@ -13,6 +13,7 @@ cuplug_error *cuplug__session_create(const cuplug_session_options *o, cuplug_ses
     free(s);
     return e;
   }
+  cuplug__pool_init(&s->validators);
   s->default_cc_major = o && o->default_cc_major ? o->default_cc_major : 5;
   s->default_cc_minor = o && o->default_cc_major ? o->default_cc_minor : 0;
   *out = s;
@@ -21,6 +22,7 @@ cuplug_error *cuplug__session_create(const cuplug_session_options *o, cuplug_ses
 
 void cuplug__session_destroy(cuplug_session *s) {
   if (!s) return;
+  cuplug__pool_release(&s->validators);
   cuplug__toolkit_release(&s->toolkit);
   free(s);
 }

@@ -4,9 +4,11 @@
 
 #include "cuplug/cuplug.h"
 #include "toolkit.h"
+#include "worker.h"
 
 struct cuplug_session {
   cuplug__toolkit toolkit;
+  cuplug__pool validators; /* threads that validate IR beside compiles */
   uint32_t default_cc_major, default_cc_minor; /* numba's CUDA_DEFAULT_PTX_CC */
 };
 

@@ -41,8 +41,8 @@ static char *first_line(const char *msg) {
 }
 
 static cuplug_error *parse(LLVMContextRef ctx, const cuplug__text *m, LLVMModuleRef *out) {
-  LLVMMemoryBufferRef buf =
-      LLVMCreateMemoryBufferWithMemoryRangeCopy(m->text, m->size, m->name);
+  /* the text is NUL-terminated and outlives the parse: no copy */
+  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(m->text, m->size, m->name, 1);
   char *msg = NULL;
   if (LLVMParseIRInContext(ctx, buf, out, &msg)) {
     char *line = first_line(msg ? msg : "");

@@ -12,8 +12,9 @@ typedef struct cuplug__text {
   size_t size;
 } cuplug__text;
 
-/* Parses every module with LLVM, finds the definition of `entry` and checks
- * its type against `sig` under `abi`.  On success *entry_module is the
+/* Parses every module with LLVM (each text NUL-terminated: text[size] is
+ * NUL), finds the definition of `entry` and checks its type against `sig`
+ * under `abi`.  On success *entry_module is the
  * index of the module that defines it. */
 cuplug_error *cuplug__validate(const cuplug__text *modules, size_t num_modules,
                                const char *entry, const cuplug_type *sig, cuplug_abi abi,
