@@ -1,0 +1,156 @@
+/* support.c - what the test programs share. */
+#include "support.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <elf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *t_test_dir(void) {
+  const char *d = getenv("CUPLUG_TEST_DIR");
+  return d && *d ? d : "tests";
+}
+
+const char *t_path(const char *relative) {
+  static char buf[4096];
+  snprintf(buf, sizeof buf, "%s/%s", t_test_dir(), relative);
+  return buf;
+}
+
+char *t_read(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  ck_assert_msg(f != NULL, "cannot open %s", path);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  rewind(f);
+  char *b = malloc((size_t)n + 1);
+  ck_assert(b != NULL);
+  ck_assert_msg(fread(b, 1, (size_t)n, f) == (size_t)n, "cannot read %s", path);
+  fclose(f);
+  b[n] = '\0';
+  if (size) *size = (size_t)n;
+  return b;
+}
+
+/* Unit tests link the plugin's objects (cuplug_get_api is then theirs);
+ * other programs link libcuplug.so.  Either way the symbol resolves. */
+const cuplug_api *t_api(void) {
+  static const cuplug_api *api;
+  if (!api) api = cuplug_get_api(CUPLUG_ABI_MAJOR, CUPLUG_ABI_MINOR);
+  return api;
+}
+
+static cuplug_info *info(void) {
+  static cuplug_info i;
+  static bool done;
+  if (!done) {
+    i.struct_size = sizeof i;
+    cuplug_error *e = t_api()->get_info(&i);
+    t_api()->error_destroy(e);
+    done = true;
+  }
+  return &i;
+}
+
+bool t_have_nvvm(void) { return info()->nvvm_major >= 0; }
+bool t_have_gpu(void) { return info()->device_count > 0; }
+
+cuplug_session *t_session(void) {
+  cuplug_session *s = NULL;
+  T_ASSERT_OK(t_api()->session_create(NULL, &s));
+  return s;
+}
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(((const t_case *)a)->name, ((const t_case *)b)->name);
+}
+
+int t_cases(t_case **out) {
+  const char *env = getenv("CUPLUG_CONFORMANCE_DIR");
+  char root[4096];
+  snprintf(root, sizeof root, "%s", env && *env ? env : t_path("conformance/numba"));
+  DIR *d = opendir(root);
+  ck_assert_msg(d != NULL, "cannot open the corpus %s", root);
+  t_case *v = NULL;
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    if (e->d_name[0] == '.') continue;
+    char path[8192];
+    snprintf(path, sizeof path, "%s/%s/case.json", root, e->d_name);
+    FILE *f = fopen(path, "rb");
+    if (!f) continue;
+    fclose(f);
+    v = realloc(v, (size_t)(n + 1) * sizeof *v);
+    t_case *c = &v[n++];
+    memset(c, 0, sizeof *c);
+    snprintf(c->name, sizeof c->name, "%s", e->d_name);
+    snprintf(c->dir, sizeof c->dir, "%s/%s", root, e->d_name);
+    char *text = t_read(path, NULL);
+    char err[128];
+    c->json = json_parse(text, err, sizeof err);
+    ck_assert_msg(c->json != NULL, "%s: %s", path, err);
+    free(text);
+    snprintf(path, sizeof path, "%s/input.ll", c->dir);
+    c->ir = t_read(path, &c->ir_size);
+    c->kernel = strcmp(json_string(c->json, "kind"), "kernel") == 0;
+  }
+  closedir(d);
+  qsort(v, (size_t)n, sizeof *v, by_name);
+  *out = v;
+  return n;
+}
+
+void t_cases_free(t_case *cases, int n) {
+  for (int i = 0; i < n; i++) {
+    json_free(cases[i].json);
+    free(cases[i].ir);
+  }
+  free(cases);
+}
+
+void t_case_args(const t_case *c, cuplug_session *s, const cuplug_module **mods,
+                 cuplug_compile_args *a) {
+  memset(a, 0, sizeof *a);
+  a->struct_size = sizeof *a;
+  a->session = s;
+  a->modules = mods;
+  a->num_modules = 1;
+  a->entry = json_string(c->json, "entry");
+  a->signature = json_string(c->json, "signature");
+  a->kind = c->kernel ? CUPLUG_KERNEL : CUPLUG_DEVICE_FUNCTION;
+  if (!c->kernel) {
+    const char *abi = json_string(c->json, "abi");
+    a->abi = abi && !strcmp(abi, "numba") ? CUPLUG_ABI_NUMBA : CUPLUG_ABI_C;
+    if (a->abi == CUPLUG_ABI_C) a->abi_name = json_string(c->json, "abi_name");
+  }
+}
+
+bool t_elf_has_symbol(const void *elf, size_t size, const char *name) {
+  const unsigned char *b = elf;
+  if (size < sizeof(Elf64_Ehdr) || memcmp(b, ELFMAG, SELFMAG) != 0) return false;
+  const Elf64_Ehdr *eh = elf;
+  if (eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > size) return false;
+  const Elf64_Shdr *sh = (const Elf64_Shdr *)(b + eh->e_shoff);
+  for (int i = 0; i < eh->e_shnum; i++) {
+    if (sh[i].sh_type != SHT_SYMTAB) continue;
+    const Elf64_Shdr *strtab = &sh[sh[i].sh_link];
+    const Elf64_Sym *sym = (const Elf64_Sym *)(b + sh[i].sh_offset);
+    size_t count = sh[i].sh_size / sizeof(Elf64_Sym);
+    for (size_t k = 0; k < count; k++) {
+      if (sym[k].st_shndx == SHN_UNDEF) continue;
+      const char *s = (const char *)(b + strtab->sh_offset + sym[k].st_name);
+      if (strcmp(s, name) == 0) return true;
+    }
+  }
+  return false;
+}
+
+int t_run_suite(Suite *s) {
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,85 @@
+/* support.h - what the test programs share. */
+#ifndef CUPLUG_TEST_SUPPORT_H
+#define CUPLUG_TEST_SUPPORT_H
+
+#include <check.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cuplug/cuplug.h"
+#include "json.h"
+
+/* Exit status that ctest reports as "skipped" (SKIP_RETURN_CODE). */
+#define T_SKIP 77
+
+/* The tests/ folder of the source tree ($CUPLUG_TEST_DIR). */
+const char *t_test_dir(void);
+/* "<tests>/<relative>" in a static buffer (one at a time). */
+const char *t_path(const char *relative);
+/* A whole file, NUL-terminated; fails the test when it cannot be read. */
+char *t_read(const char *path, size_t *size);
+
+/* The plugin's table (linked in or loaded: whichever the binary has). */
+const cuplug_api *t_api(void);
+/* Is libNVVM loadable?  Suites that compile skip (T_SKIP) without it. */
+bool t_have_nvvm(void);
+/* Is a CUDA device usable? */
+bool t_have_gpu(void);
+
+/* A session with the default toolkit search; fails the test on error. */
+cuplug_session *t_session(void);
+
+/* Asserts that `e` has `code` and exactly `message` (when not NULL), then
+ * destroys it. */
+#define T_ASSERT_ERROR(e, code, message)                                      \
+  do {                                                                         \
+    cuplug_error *t_e_ = (e);                                                  \
+    ck_assert_msg(t_e_ != NULL, "expected %s, got success", #code);            \
+    ck_assert_msg(t_api()->error_code(t_e_) == (code), "expected %s, got %s: %s", \
+                  #code, t_api()->status_name(t_api()->error_code(t_e_)),      \
+                  t_api()->error_message(t_e_));                               \
+    if ((message) != NULL) ck_assert_str_eq(t_api()->error_message(t_e_), (const char *)(message)); \
+    t_api()->error_destroy(t_e_);                                              \
+  } while (0)
+
+/* Asserts success, showing the error otherwise. */
+#define T_ASSERT_OK(e)                                                         \
+  do {                                                                         \
+    cuplug_error *t_e_ = (e);                                                  \
+    ck_assert_msg(t_e_ == NULL, "unexpected %s: %s\n%s",                       \
+                  t_api()->status_name(t_api()->error_code(t_e_)),             \
+                  t_api()->error_message(t_e_), t_api()->error_log(t_e_));     \
+  } while (0)
+
+/* Asserts that `haystack` contains `needle`. */
+#define T_ASSERT_CONTAINS(haystack, needle)                                    \
+  ck_assert_msg(strstr((haystack), (needle)) != NULL, "'%s' not found in:\n%s", \
+                (needle), (haystack))
+
+/* One conformance case. */
+typedef struct t_case {
+  char name[256];
+  char dir[8192];
+  json *json;
+  char *ir;
+  size_t ir_size;
+  bool kernel;
+} t_case;
+
+/* Every case folder of the corpus ($CUPLUG_CONFORMANCE_DIR, else
+ * tests/conformance/numba); returns the count. */
+int t_cases(t_case **cases);
+void t_cases_free(t_case *cases, int n);
+
+/* Fills compile args for a case as numba-cuda compiles it (kernels with
+ * the Numba ABI, device functions with the C ABI and the case's abi_name). */
+void t_case_args(const t_case *c, cuplug_session *s, const cuplug_module **mods,
+                 cuplug_compile_args *a);
+
+/* Does the ELF image (a cubin) define a symbol named `name`? */
+bool t_elf_has_symbol(const void *elf, size_t size, const char *name);
+
+/* Runs a Check suite; returns the process exit status. */
+int t_run_suite(Suite *s);
+
+#endif

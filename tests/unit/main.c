@@ -1,0 +1,39 @@
+/* main.c - runs one unit suite by name: cuplug_unit <suite>. */
+#include <stdio.h>
+#include <string.h>
+
+#include "support.h"
+
+Suite *suite_types(void);
+Suite *suite_irtext(void);
+Suite *suite_lowering(void);
+Suite *suite_legalize(void);
+Suite *suite_options(void);
+Suite *suite_compile(void);
+
+static const struct {
+  const char *name;
+  Suite *(*make)(void);
+  bool needs_nvvm; /* compiles through libNVVM */
+} suites[] = {
+    {"types", suite_types, false},       {"irtext", suite_irtext, false},
+    {"lowering", suite_lowering, false}, {"legalize", suite_legalize, false},
+    {"options", suite_options, true},    {"compile", suite_compile, true},
+};
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: cuplug_unit SUITE\n");
+    return 2;
+  }
+  for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++) {
+    if (strcmp(argv[1], suites[i].name) != 0) continue;
+    if (suites[i].needs_nvvm && !t_have_nvvm()) {
+      printf("skipped: libNVVM not found (set CUDA_HOME)\n");
+      return T_SKIP;
+    }
+    return t_run_suite(suites[i].make());
+  }
+  fprintf(stderr, "cuplug_unit: no suite '%s'\n", argv[1]);
+  return 2;
+}
