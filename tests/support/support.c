@@ -77,7 +77,7 @@ int t_cases(t_case **out) {
   int n = 0;
   for (struct dirent *e; (e = readdir(d));) {
     if (e->d_name[0] == '.') continue;
-    char path[8192];
+    char path[8448];
     snprintf(path, sizeof path, "%s/%s/case.json", root, e->d_name);
     FILE *f = fopen(path, "rb");
     if (!f) continue;
@@ -92,7 +92,7 @@ int t_cases(t_case **out) {
     c->json = json_parse(text, err, sizeof err);
     ck_assert_msg(c->json != NULL, "%s: %s", path, err);
     free(text);
-    snprintf(path, sizeof path, "%s/input.ll", c->dir);
+    snprintf(path, sizeof path, "%.8000s/input.ll", c->dir);
     c->ir = t_read(path, &c->ir_size);
     c->kernel = strcmp(json_string(c->json, "kind"), "kernel") == 0;
   }
