@@ -189,13 +189,14 @@ static int emit_ir(const cuplug_artifact *art, const char *dir, size_t n) {
     cuplug_ir_view v = {.struct_size = sizeof v};
     cuplug_error *e = api->artifact_ir(art, i, &v);
     if (e) return report(e);
+    /* DIR/<index>-<the module's file name>.ll */
+    const char *base = strrchr(v.name, '/');
+    base = base ? base + 1 : v.name;
     cuplug__buf path;
     cuplug__buf_init(&path);
-    cuplug__buf_printf(&path, "%s/%zu-%s", dir, i, v.name);
+    cuplug__buf_printf(&path, "%s/%zu-%s", dir, i, base);
     if (path.len < 3 || strcmp(path.data + path.len - 3, ".ll") != 0)
       cuplug__buf_puts(&path, ".ll");
-    for (char *p = path.data + strlen(dir) + 1; *p; p++)
-      if (*p == '/') *p = '_';
     bool ok = write_file(path.data, v.text, v.size);
     if (!ok) fprintf(stderr, "cuplug: cannot write %s: %s\n", path.data, strerror(errno));
     cuplug__buf_free(&path);

@@ -2,6 +2,7 @@
 #include "info.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,6 +10,8 @@
 #include "toolkit.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static bool probed; /* tk holds libraries */
 static cuplug__toolkit tk; /* the default search, probed once */
 static cuplug_info found;
 static char device_name[256];
@@ -31,7 +34,9 @@ static void probe(void) {
   found.device_cc_major = found.device_cc_minor = -1;
   found.device_name = "";
   found.nvvm_path = "";
+  probed = true;
   if (cuplug__toolkit_init(&tk, NULL)) {
+    probed = false;
     found.nvvm_status = found.nvrtc_status = found.nvjitlink_status = found.driver_status =
         "out of memory";
     return;
@@ -81,6 +86,14 @@ static void probe(void) {
     found.driver_status = driver_status;
     cuplug__error_destroy(e);
   }
+}
+
+/* The plugin is being unloaded: give back what the probe loaded. */
+__attribute__((destructor)) static void info_shutdown(void) {
+  pthread_mutex_lock(&lock);
+  if (probed) cuplug__toolkit_release(&tk);
+  probed = false;
+  pthread_mutex_unlock(&lock);
 }
 
 void cuplug__info_fill(cuplug_info *info, const char *version) {

@@ -48,7 +48,9 @@ void cuplug__toolkit_release(cuplug__toolkit *tk) {
 }
 
 /* Tries each CUDA home folder, then (without an explicit home) the loader's
- * search path, for each file name.  Records the path or why it failed. */
+ * search path, for each file name.  Records the path or why it failed.
+ * The libraries stay loaded once loaded (RTLD_NODELETE): sessions come and
+ * go, and the toolkit's libraries are not made to be unloaded. */
 static void lib_open(cuplug__toolkit *tk, cuplug__lib *l, const char *what,
                      const char *const *files, bool search_homes) {
   cuplug__buf tried;
@@ -66,7 +68,7 @@ static void lib_open(cuplug__toolkit *tk, cuplug__lib *l, const char *what,
     for (int d = 0; home_dirs[d] && !l->handle; d++) {
       for (int f = 0; files[f] && !l->handle; f++) {
         snprintf(path, sizeof path, "%s/%s/%s", homes[h], home_dirs[d], files[f]);
-        l->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        l->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
         if (l->handle) l->path = cuplug__strdup(path);
       }
     }
@@ -74,7 +76,7 @@ static void lib_open(cuplug__toolkit *tk, cuplug__lib *l, const char *what,
   }
   if (!tk->cuda_home) {
     for (int f = 0; files[f] && !l->handle; f++) {
-      l->handle = dlopen(files[f], RTLD_NOW | RTLD_LOCAL);
+      l->handle = dlopen(files[f], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
       if (l->handle) l->path = cuplug__strdup(files[f]);
     }
     if (!l->handle)

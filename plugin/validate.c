@@ -29,6 +29,10 @@ static void llvm_setup(void) {
   LLVMParseCommandLineOptions(2, argv, NULL);
 }
 
+/* The plugin is being unloaded: LLVM frees what it keeps for the process
+ * (it cannot be used again, and will not be). */
+__attribute__((destructor)) static void llvm_unload(void) { LLVMShutdown(); }
+
 static void ignore_diagnostic(LLVMDiagnosticInfoRef info, void *ctx) {
   (void)info;
   (void)ctx;

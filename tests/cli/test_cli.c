@@ -1,1 +1,341 @@
-int main(void) { return 77; }
+/* test_cli.c - the command-line tool, run as a user runs it.
+ *
+ *   cuplug_cli_test path/to/cuplug
+ *
+ * Each test runs the binary with arguments and checks its exit status and
+ * exactly what it printed (or the lines that matter in it). */
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "support.h"
+
+extern char **environ;
+
+static const char *cli;
+static char tmp[256]; /* a scratch folder per test */
+
+typedef struct result {
+  int status;
+  char *out, *err;
+} result;
+
+static char *slurp_fd(int fd) {
+  size_t cap = 4096, n = 0;
+  char *b = malloc(cap);
+  for (ssize_t r; (r = read(fd, b + n, cap - n - 1)) > 0;) {
+    n += (size_t)r;
+    if (cap - n < 2) b = realloc(b, cap *= 2);
+  }
+  b[n] = '\0';
+  return b;
+}
+
+/* Runs cli with the NULL-terminated arguments. */
+static result run(const char *const *args) {
+  const char *argv[32] = {cli};
+  size_t n = 1;
+  while (args[n - 1] && n < 31) {
+    argv[n] = args[n - 1];
+    n++;
+  }
+  argv[n] = NULL;
+  char out_path[300], err_path[300];
+  snprintf(out_path, sizeof out_path, "%s/stdout", tmp);
+  snprintf(err_path, sizeof err_path, "%s/stderr", tmp);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid;
+  ck_assert_int_eq(posix_spawn(&pid, cli, &fa, NULL, (char *const *)argv, environ), 0);
+  posix_spawn_file_actions_destroy(&fa);
+  int status;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert(WIFEXITED(status));
+  result r = {WEXITSTATUS(status), NULL, NULL};
+  int fd = open(out_path, O_RDONLY);
+  r.out = slurp_fd(fd);
+  close(fd);
+  fd = open(err_path, O_RDONLY);
+  r.err = slurp_fd(fd);
+  close(fd);
+  return r;
+}
+
+static void result_free(result *r) {
+  free(r->out);
+  free(r->err);
+}
+
+static char corpus_ir[4200], corpus_case[4096];
+
+static const char *entry_of(const char *case_name) {
+  static char entry[1024];
+  char path[8448];
+  snprintf(path, sizeof path, "%s/conformance/numba/%s/case.json", t_test_dir(), case_name);
+  char *text = t_read(path, NULL);
+  json *j = json_parse(text, NULL, 0);
+  snprintf(entry, sizeof entry, "%s", json_string(j, "entry"));
+  json_free(j);
+  free(text);
+  return entry;
+}
+
+static void setup(void) {
+  snprintf(tmp, sizeof tmp, "/tmp/cuplug-cli-XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(tmp));
+  snprintf(corpus_case, sizeof corpus_case, "%.4000s/conformance/numba/add_i32", t_test_dir());
+  snprintf(corpus_ir, sizeof corpus_ir, "%s/input.ll", corpus_case);
+}
+
+static void teardown(void) {
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
+  ck_assert_int_eq(system(cmd), 0);
+}
+
+static void write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+START_TEST(help_documents_every_flag) {
+  result r = run((const char *[]){"--help", NULL});
+  ck_assert_int_eq(r.status, 0);
+  static const char *const flags[] = {
+      "compile FILE.ll", "case DIR", "info", "--entry", "--sig", "--entry-abi", "--kernel",
+      "--abi ", "--abi-name", "--output", "--cc", "--opt", "--debug", "--lineinfo",
+      "--fastmath", "--forceinline", "--launch-bounds", "--max-registers", "--emit-ir",
+      "-o OUT", "--check"};
+  for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) T_ASSERT_CONTAINS(r.out, flags[i]);
+  result_free(&r);
+}
+END_TEST
+
+START_TEST(usage_errors_exit_2) {
+  result r = run((const char *[]){NULL});
+  ck_assert_int_eq(r.status, 2);
+  T_ASSERT_CONTAINS(r.err, "usage: cuplug <command> [arguments]");
+  result_free(&r);
+  r = run((const char *[]){"frobnicate", NULL});
+  ck_assert_int_eq(r.status, 2);
+  T_ASSERT_CONTAINS(r.err, "cuplug: unknown command 'frobnicate'\n");
+  result_free(&r);
+  r = run((const char *[]){"compile", corpus_ir, "--sig", "int64(int32, int32)", NULL});
+  ck_assert_int_eq(r.status, 2);
+  T_ASSERT_CONTAINS(r.err, "cuplug: compile needs --entry SYMBOL\n");
+  result_free(&r);
+  r = run((const char *[]){"compile", corpus_ir, "--entry", "x", "--sig", "void()", "--cc", "nine",
+                           NULL});
+  ck_assert_int_eq(r.status, 2);
+  T_ASSERT_CONTAINS(r.err,
+                    "cuplug: --cc is MAJOR.MINOR (such as 9.0) or 'current', not 'nine'\n");
+  result_free(&r);
+  r = run((const char *[]){"compile", corpus_ir, "--frob", NULL});
+  ck_assert_int_eq(r.status, 2);
+  T_ASSERT_CONTAINS(r.err, "cuplug: unknown option '--frob'\n");
+  result_free(&r);
+  r = run((const char *[]){"compile", corpus_ir, "--opt", "7", NULL});
+  ck_assert_int_eq(r.status, 2);
+  T_ASSERT_CONTAINS(r.err, "cuplug: --opt is 0, 1, 2 or 3, not '7'\n");
+  result_free(&r);
+}
+END_TEST
+
+START_TEST(info_lists_versions) {
+  result r = run((const char *[]){"info", NULL});
+  ck_assert_int_eq(r.status, 0);
+  T_ASSERT_CONTAINS(r.out, "cuplug       1.0.0 (ABI 1.0)\n");
+  T_ASSERT_CONTAINS(r.out, "libNVVM      2.0\n");
+  T_ASSERT_CONTAINS(r.out, "NVVM IR      2.0 (debug metadata 3.2)\n");
+  T_ASSERT_CONTAINS(r.out, "GPUs         ");
+  result_free(&r);
+}
+END_TEST
+
+START_TEST(compile_device_function_to_ptx) {
+  result r = run((const char *[]){"compile", corpus_ir, "--entry", entry_of("add_i32"), "--sig",
+                                  "int64(int32, int32)", "--abi-name", "add_i32", "--cc", "9.0",
+                                  NULL});
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  T_ASSERT_CONTAINS(r.out, ".target sm_90\n");
+  T_ASSERT_CONTAINS(r.out, ".visible .func  (.param .b64 func_retval0) add_i32(\n"
+                           "\t.param .b32 add_i32_param_0,\n"
+                           "\t.param .b32 add_i32_param_1\n)");
+  ck_assert_str_eq(r.err, "");
+  result_free(&r);
+}
+END_TEST
+
+START_TEST(compile_to_ltoir_file) {
+  char out[300];
+  snprintf(out, sizeof out, "%s/add.ltoir", tmp);
+  result r = run((const char *[]){"compile", corpus_ir, "--entry", entry_of("add_i32"), "--sig",
+                                  "int64(int32, int32)", "--output", "ltoir", "-o", out, NULL});
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  size_t n;
+  char *bytes = t_read(out, &n);
+  ck_assert_uint_gt(n, 4);
+  ck_assert_mem_eq(bytes, "\xed\x43\x4e\x7f", 4);
+  free(bytes);
+  result_free(&r);
+}
+END_TEST
+
+START_TEST(plugin_errors_exit_1_with_code_and_message) {
+  result r = run((const char *[]){"compile", corpus_ir, "--entry", "x", "--sig", "int32(int32,,)",
+                                  NULL});
+  ck_assert_int_eq(r.status, 1);
+  ck_assert_str_eq(r.err,
+                   "cuplug: error: CUPLUG_ERR_SIGNATURE_SYNTAX: signature syntax error at "
+                   "position 12 of 'int32(int32,,)': expected a type, found ','\n");
+  result_free(&r);
+  r = run((const char *[]){"compile", corpus_ir, "--entry", "x", "--sig", "void(int32)",
+                           "--kernel", "--launch-bounds", "1,2,3,4", NULL});
+  ck_assert_int_eq(r.status, 1);
+  ck_assert_str_eq(r.err,
+                   "cuplug: error: CUPLUG_ERR_LAUNCH_BOUNDS: Got 4 launch bounds: (1, 2, 3, 4). A "
+                   "maximum of three are supported: (max_threads_per_block, min_blocks_per_sm, "
+                   "max_blocks_per_cluster)\n");
+  result_free(&r);
+  char empty[300];
+  snprintf(empty, sizeof empty, "%s/empty.ll", tmp);
+  write_text(empty, "\n\n");
+  r = run((const char *[]){"compile", empty, "--entry", "x", "--sig", "void()", NULL});
+  ck_assert_int_eq(r.status, 1);
+  char want[600];
+  snprintf(want, sizeof want, "cuplug: error: CUPLUG_ERR_IR_EMPTY: IR module %s is empty\n", empty);
+  ck_assert_str_eq(r.err, want);
+  result_free(&r);
+  snprintf(empty, sizeof empty, "%s/missing.ll", tmp);
+  r = run((const char *[]){"compile", empty, "--entry", "x", "--sig", "void()", NULL});
+  ck_assert_int_eq(r.status, 1);
+  snprintf(want, sizeof want, "cuplug: error: cannot read %s: No such file or directory\n", empty);
+  ck_assert_str_eq(r.err, want);
+  result_free(&r);
+}
+END_TEST
+
+START_TEST(warnings_go_to_stderr) {
+  char dir[8448];
+  snprintf(dir, sizeof dir, "%s/conformance/numba/saxpy_kernel/input.ll", t_test_dir());
+  result r = run((const char *[]){"compile", dir, "--entry", entry_of("saxpy_kernel"), "--sig",
+                                  "void(float32[::1], float32[::1], float32[::1], float32)",
+                                  "--kernel", "--debug", NULL});
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  T_ASSERT_CONTAINS(r.err, "cuplug: warning: CUPLUG_WARN_DEBUG_WITH_OPT: debug=True with "
+                           "opt=True is not supported by CUDA. This may result in a crash - set "
+                           "debug=False or opt=False.\n");
+  T_ASSERT_CONTAINS(r.out, "__errcode__");
+  result_free(&r);
+}
+END_TEST
+
+START_TEST(case_check_compares_with_expected_ptx) {
+  result r = run((const char *[]){"case", corpus_case, "--check", NULL});
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  T_ASSERT_CONTAINS(r.err, "cuplug: check: .func (.b64) add_i32(.b32, .b32) matches ");
+  ck_assert_str_eq(r.out, "");
+  result_free(&r);
+
+  /* a case whose expected layout differs is reported, exit 1 */
+  char path[9000];
+  snprintf(path, sizeof path, "cp %s/case.json %s/input.ll %s/", corpus_case, corpus_case, tmp);
+  ck_assert_int_eq(system(path), 0);
+  snprintf(path, sizeof path, "%s/expected.ptx", tmp);
+  write_text(path, ".visible .func  (.param .b32 func_retval0) add_i32(\n"
+                   "\t.param .b32 add_i32_param_0\n)\n");
+  r = run((const char *[]){"case", tmp, "--check", NULL});
+  ck_assert_int_eq(r.status, 1);
+  T_ASSERT_CONTAINS(r.err, "cuplug: check: layouts differ\n"
+                           "  cuplug:   .func (.b64) add_i32(.b32, .b32)\n"
+                           "  expected: .func (.b32) add_i32(.b32)\n");
+  result_free(&r);
+}
+END_TEST
+
+START_TEST(case_errors) {
+  result r = run((const char *[]){"case", tmp, NULL});
+  ck_assert_int_eq(r.status, 1);
+  char want[600];
+  snprintf(want, sizeof want, "cuplug: error: cannot read %s/case.json\n", tmp);
+  ck_assert_str_eq(r.err, want);
+  result_free(&r);
+  char path[400];
+  snprintf(path, sizeof path, "%s/case.json", tmp);
+  write_text(path, "{\"kind\": \"device\", \"entry\": \"f\", \"signature\": \"void()\", "
+                   "\"options\": {\"frobnicate\": true}}");
+  r = run((const char *[]){"case", tmp, NULL});
+  ck_assert_int_eq(r.status, 1);
+  ck_assert_str_eq(r.err, "cuplug: error: case.json: unknown option 'frobnicate'\n");
+  result_free(&r);
+  write_text(path, "{\"kind\": ");
+  r = run((const char *[]){"case", tmp, NULL});
+  ck_assert_int_eq(r.status, 1);
+  T_ASSERT_CONTAINS(r.err, "/case.json: unexpected character at byte 9\n");
+  result_free(&r);
+}
+END_TEST
+
+START_TEST(emit_ir_writes_what_libnvvm_compiled) {
+  char dir[300];
+  snprintf(dir, sizeof dir, "%s/ir", tmp);
+  result r = run((const char *[]){"case", corpus_case, "--emit-ir", dir, "-o", "/dev/null", NULL});
+  ck_assert_int_eq(r.status, 2); /* case takes --output, --check, -o only */
+  result_free(&r);
+  r = run((const char *[]){"compile", corpus_ir, "--entry", entry_of("add_i32"), "--sig",
+                           "int64(int32, int32)", "--abi-name", "add_i32", "--emit-ir", dir, "-o",
+                           "/dev/null", NULL});
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  char path[700];
+  snprintf(path, sizeof path, "ls %s > %s/listing", dir, tmp);
+  ck_assert_int_eq(system(path), 0);
+  snprintf(path, sizeof path, "%s/listing", tmp);
+  char *listing = t_read(path, NULL);
+  ck_assert_str_eq(listing, "0-input.ll\n");
+  snprintf(path, sizeof path, "%s/0-input.ll", dir);
+  char *ir = t_read(path, NULL);
+  T_ASSERT_CONTAINS(ir, "define linkonce_odr i32 @\"_ZN8__main__7add_i32");
+  T_ASSERT_CONTAINS(ir, "define i64 @\"add_i32\"(i32 %\"arg.0\", i32 %\"arg.1\")");
+  free(ir);
+  free(listing);
+  result_free(&r);
+}
+END_TEST
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: %s path/to/cuplug\n", argv[0]);
+    return 2;
+  }
+  cli = argv[1];
+  if (!t_have_nvvm()) {
+    printf("skipped: libNVVM not found (set CUDA_HOME)\n");
+    return T_SKIP;
+  }
+  Suite *s = suite_create("cli");
+  TCase *tc = tcase_create("cli");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, help_documents_every_flag);
+  tcase_add_test(tc, usage_errors_exit_2);
+  tcase_add_test(tc, info_lists_versions);
+  tcase_add_test(tc, compile_device_function_to_ptx);
+  tcase_add_test(tc, compile_to_ltoir_file);
+  tcase_add_test(tc, plugin_errors_exit_1_with_code_and_message);
+  tcase_add_test(tc, warnings_go_to_stderr);
+  tcase_add_test(tc, case_check_compares_with_expected_ptx);
+  tcase_add_test(tc, case_errors);
+  tcase_add_test(tc, emit_ir_writes_what_libnvvm_compiled);
+  suite_add_tcase(s, tc);
+  return t_run_suite(s);
+}

@@ -4,9 +4,22 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <elf.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Check's asserts only work inside a test; the readers below also run in
+ * main(), so they report and exit (which Check counts as a failure). */
+__attribute__((format(printf, 1, 2), noreturn)) static void die(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "test support: ");
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  exit(1);
+}
 
 const char *t_test_dir(void) {
   const char *d = getenv("CUPLUG_TEST_DIR");
@@ -21,13 +34,12 @@ const char *t_path(const char *relative) {
 
 char *t_read(const char *path, size_t *size) {
   FILE *f = fopen(path, "rb");
-  ck_assert_msg(f != NULL, "cannot open %s", path);
+  if (!f) die("cannot open %s", path);
   fseek(f, 0, SEEK_END);
   long n = ftell(f);
   rewind(f);
   char *b = malloc((size_t)n + 1);
-  ck_assert(b != NULL);
-  ck_assert_msg(fread(b, 1, (size_t)n, f) == (size_t)n, "cannot read %s", path);
+  if (!b || fread(b, 1, (size_t)n, f) != (size_t)n) die("cannot read %s", path);
   fclose(f);
   b[n] = '\0';
   if (size) *size = (size_t)n;
@@ -72,7 +84,7 @@ int t_cases(t_case **out) {
   char root[4096];
   snprintf(root, sizeof root, "%s", env && *env ? env : t_path("conformance/numba"));
   DIR *d = opendir(root);
-  ck_assert_msg(d != NULL, "cannot open the corpus %s", root);
+  if (!d) die("cannot open the corpus %s", root);
   t_case *v = NULL;
   int n = 0;
   for (struct dirent *e; (e = readdir(d));) {
@@ -90,7 +102,7 @@ int t_cases(t_case **out) {
     char *text = t_read(path, NULL);
     char err[128];
     c->json = json_parse(text, err, sizeof err);
-    ck_assert_msg(c->json != NULL, "%s: %s", path, err);
+    if (!c->json) die("%s: %s", path, err);
     free(text);
     snprintf(path, sizeof path, "%.8000s/input.ll", c->dir);
     c->ir = t_read(path, &c->ir_size);
@@ -153,4 +165,41 @@ int t_run_suite(Suite *s) {
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);
   return failed ? 1 : 0;
+}
+
+bool t_nvjitlink(const void *ltoir, size_t size, unsigned cc, void **cubin,
+                 size_t *cubin_size, char **log) {
+  static void *h;
+  const char *paths[] = {"/usr/local/cuda/lib64/libnvJitLink.so.13",
+                         "/usr/local/cuda/lib/libnvJitLink.so.13", "libnvJitLink.so.13", NULL};
+  for (int i = 0; paths[i] && !h; i++) h = dlopen(paths[i], RTLD_NOW);
+  ck_assert_msg(h != NULL, "nvJitLink not found");
+  typedef struct nvjl *nvjl;
+  int (*create)(nvjl *, unsigned, const char **) = (int (*)(nvjl *, unsigned, const char **))dlsym(h, "nvJitLinkCreate");
+  int (*add)(nvjl, int, const void *, size_t, const char *) = (int (*)(nvjl, int, const void *, size_t, const char *))dlsym(h, "nvJitLinkAddData");
+  int (*complete)(nvjl) = (int (*)(nvjl))dlsym(h, "nvJitLinkComplete");
+  int (*cubin_sz)(nvjl, size_t *) = (int (*)(nvjl, size_t *))dlsym(h, "nvJitLinkGetLinkedCubinSize");
+  int (*get_cubin)(nvjl, void *) = (int (*)(nvjl, void *))dlsym(h, "nvJitLinkGetLinkedCubin");
+  int (*log_sz)(nvjl, size_t *) = (int (*)(nvjl, size_t *))dlsym(h, "nvJitLinkGetErrorLogSize");
+  int (*get_log)(nvjl, char *) = (int (*)(nvjl, char *))dlsym(h, "nvJitLinkGetErrorLog");
+  int (*destroy)(nvjl *) = (int (*)(nvjl *))dlsym(h, "nvJitLinkDestroy");
+  char arch[32];
+  snprintf(arch, sizeof arch, "-arch=sm_%u", cc);
+  const char *opts[] = {arch, "-lto"};
+  nvjl l;
+  ck_assert_int_eq(create(&l, 2, opts), 0);
+  bool ok = add(l, 3 /* NVJITLINK_INPUT_LTOIR */, ltoir, size, "cuplug") == 0 && complete(l) == 0;
+  *log = NULL;
+  if (ok) {
+    ck_assert_int_eq(cubin_sz(l, cubin_size), 0);
+    *cubin = malloc(*cubin_size);
+    ck_assert_int_eq(get_cubin(l, *cubin), 0);
+  } else {
+    size_t n = 0;
+    log_sz(l, &n);
+    *log = calloc(1, n + 1);
+    get_log(l, *log);
+  }
+  destroy(&l);
+  return ok;
 }

@@ -82,4 +82,11 @@ bool t_elf_has_symbol(const void *elf, size_t size, const char *name);
 /* Runs a Check suite; returns the process exit status. */
 int t_run_suite(Suite *s);
 
+
+/* Links LTO-IR into a cubin with nvJitLink, loaded straight from the
+ * toolkit (the test's own check, independent of cuplug).  Returns false
+ * with the linker's log in *log when linking fails. */
+bool t_nvjitlink(const void *ltoir, size_t size, unsigned cc, void **cubin,
+                 size_t *cubin_size, char **log);
+
 #endif

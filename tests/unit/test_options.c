@@ -1,4 +1,628 @@
-/* test_options.c - (being written) */
+/* test_options.c - every user error of compile(): its code and its exact
+ * message (the option rules of numba-cuda's compile(), the import of the
+ * argument structs, signatures, the input IR and its entry, the toolkit),
+ * the debug-with-opt warning, and that a failed compile hands back no
+ * artifact.  Most tests compile numba-cuda's add_i32 from the corpus. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "support.h"
 
-Suite *suite_options(void) { return suite_create("options"); }
+#define ADD_I32                                                                \
+  "_ZN8__main__7add_i32B2v1B88cw51cXTLSUwv1sDUaKthqaNgoKmjgOR3W3CwAkMXLaJtQYkOI" \
+  "gxJU0gCqOkEJoHkbttqdSBL3UrBuFYTAA_3d_3dEii"
+
+static char *add_ir;
+static size_t add_ir_size;
+static cuplug_module add_mod;
+static const cuplug_module *add_mods[1];
+static cuplug_session *session;
+
+static void setup(void) {
+  add_ir = t_read(t_path("conformance/numba/add_i32/input.ll"), &add_ir_size);
+  add_mod = (cuplug_module){sizeof add_mod, "add_i32.ll", add_ir, add_ir_size};
+  add_mods[0] = &add_mod;
+  session = t_session();
+}
+
+static void teardown(void) {
+  t_api()->session_destroy(session);
+  free(add_ir);
+}
+
+/* add_i32 as a C-ABI device function, numba-cuda's compile() defaults. */
+static cuplug_compile_args add_args(void) {
+  cuplug_compile_args a = {.struct_size = sizeof a,
+                           .session = session,
+                           .modules = add_mods,
+                           .num_modules = 1,
+                           .entry = ADD_I32,
+                           .signature = "int64(int32, int32)"};
+  return a;
+}
+
+/* Compiles `a` and asserts the error and that no artifact came back. */
+#define EXPECT(a, code, message)                                               \
+  do {                                                                         \
+    T_ASSERT_ERROR(t_api()->compile(&(a)), code, message);                     \
+    ck_assert_ptr_null((a).artifact);                                          \
+  } while (0)
+
+/* One module of `text` named `name`, compiled with `a`'s other fields. */
+#define EXPECT_IR(a, name, text, code, message)                                \
+  do {                                                                         \
+    cuplug_module m_ = {sizeof m_, (name), (text), strlen(text)};              \
+    const cuplug_module *ms_[1] = {&m_};                                       \
+    (a).modules = ms_;                                                         \
+    EXPECT(a, code, message);                                                  \
+  } while (0)
+
+/* ---- numba-cuda's option rules ---- */
+
+START_TEST(output_unknown) {
+  cuplug_compile_args a = add_args();
+  a.output = 7;
+  EXPECT(a, CUPLUG_ERR_OPTION_OUTPUT, "Unsupported output type: 7 (ptx or ltoir)");
+}
+END_TEST
+
+START_TEST(forceinline_needs_ltoir) {
+  cuplug_compile_args a = add_args();
+  a.forceinline = 1;
+  EXPECT(a, CUPLUG_ERR_FORCEINLINE_OUTPUT,
+         "Can only designate forced inlining in LTO-IR (output is ptx)");
+}
+END_TEST
+
+START_TEST(abi_unknown) {
+  cuplug_compile_args a = add_args();
+  a.abi = 9;
+  EXPECT(a, CUPLUG_ERR_OPTION_ABI, "Unsupported ABI: 9 (numba or c)");
+  a = add_args();
+  a.entry_abi = 9;
+  EXPECT(a, CUPLUG_ERR_OPTION_ABI, "Unsupported entry ABI: 9 (numba or c)");
+}
+END_TEST
+
+START_TEST(c_entry_exported_as_numba) {
+  cuplug_compile_args a = add_args();
+  a.entry_abi = CUPLUG_ABI_C;
+  a.abi = CUPLUG_ABI_NUMBA;
+  EXPECT(a, CUPLUG_ERR_OPTION_ABI, "a C-ABI entry cannot be exported under the Numba ABI");
+}
+END_TEST
+
+START_TEST(c_abi_kernel) {
+  cuplug_compile_args a = add_args();
+  a.kind = CUPLUG_KERNEL;
+  a.abi = CUPLUG_ABI_C;
+  EXPECT(a, CUPLUG_ERR_C_ABI_KERNEL, "The C ABI is not supported for kernels");
+}
+END_TEST
+
+START_TEST(forceinline_kernel) {
+  cuplug_compile_args a = add_args();
+  a.kind = CUPLUG_KERNEL;
+  a.forceinline = 1;
+  a.output = CUPLUG_OUTPUT_LTOIR;
+  EXPECT(a, CUPLUG_ERR_FORCEINLINE_KERNEL, "Cannot force-inline kernels");
+}
+END_TEST
+
+START_TEST(kernel_returns_value) {
+  cuplug_compile_args a = add_args();
+  a.kind = CUPLUG_KERNEL;
+  a.signature = "int32(int32)";
+  EXPECT(a, CUPLUG_ERR_KERNEL_RETURN,
+         "CUDA kernel must have void return type (signature 'int32(int32)')");
+}
+END_TEST
+
+START_TEST(launch_bounds_four) {
+  static const uint32_t lb[] = {1, 2, 3, 4};
+  cuplug_compile_args a = add_args();
+  a.kind = CUPLUG_KERNEL;
+  a.signature = "void(int32, int32)";
+  a.launch_bounds = lb;
+  a.num_launch_bounds = 4;
+  EXPECT(a, CUPLUG_ERR_LAUNCH_BOUNDS,
+         "Got 4 launch bounds: (1, 2, 3, 4). A maximum of three are supported: "
+         "(max_threads_per_block, min_blocks_per_sm, max_blocks_per_cluster)");
+}
+END_TEST
+
+START_TEST(launch_bounds_zero) {
+  static const uint32_t lb[] = {128, 0};
+  cuplug_compile_args a = add_args();
+  a.kind = CUPLUG_KERNEL;
+  a.signature = "void(int32, int32)";
+  a.launch_bounds = lb;
+  a.num_launch_bounds = 2;
+  EXPECT(a, CUPLUG_ERR_LAUNCH_BOUNDS, "launch bound 2 (min_blocks_per_sm) is 0: it must be positive");
+}
+END_TEST
+
+START_TEST(launch_bounds_device_function) {
+  static const uint32_t lb[] = {128};
+  cuplug_compile_args a = add_args();
+  a.launch_bounds = lb;
+  a.num_launch_bounds = 1;
+  EXPECT(a, CUPLUG_ERR_LAUNCH_BOUNDS, "launch bounds apply to kernels, not device functions");
+}
+END_TEST
+
+START_TEST(cc_without_major) {
+  cuplug_compile_args a = add_args();
+  a.cc_minor = 5;
+  EXPECT(a, CUPLUG_ERR_OPTION_CC, "compute capability 0.5: give a major version");
+}
+END_TEST
+
+START_TEST(cc_with_current_device) {
+  cuplug_compile_args a = add_args();
+  a.cc_major = 9;
+  a.flags = CUPLUG_COMPILE_CURRENT_DEVICE;
+  EXPECT(a, CUPLUG_ERR_OPTION_CC,
+         "compute capability 9.0 given together with CUPLUG_COMPILE_CURRENT_DEVICE: give one");
+}
+END_TEST
+
+START_TEST(cc_below_nvrtc_lowest) {
+  cuplug_compile_args a = add_args();
+  a.cc_major = 5;
+  a.cc_minor = 2;
+  EXPECT(a, CUPLUG_ERR_OPTION_CC, "compute capability 5.2 is not supported (requires >= 7.5)");
+}
+END_TEST
+
+START_TEST(cc_out_of_range) {
+  cuplug_compile_args a = add_args();
+  a.cc_major = 100;
+  EXPECT(a, CUPLUG_ERR_OPTION_CC, "compute capability 100.0 is not one");
+  a = add_args();
+  a.cc_major = 9;
+  a.cc_minor = 10;
+  EXPECT(a, CUPLUG_ERR_OPTION_CC, "compute capability 9.10 is not one");
+}
+END_TEST
+
+START_TEST(opt_out_of_range) {
+  cuplug_compile_args a = add_args();
+  a.opt = -2;
+  EXPECT(a, CUPLUG_ERR_OPTION_OPT, "opt level -2: libNVVM takes 0 to 3 (CUPLUG_OPT_NONE for 0)");
+  a = add_args();
+  a.opt = 4;
+  EXPECT(a, CUPLUG_ERR_OPTION_OPT, "opt level 4: libNVVM takes 0 to 3 (CUPLUG_OPT_NONE for 0)");
+}
+END_TEST
+
+START_TEST(kind_unknown) {
+  cuplug_compile_args a = add_args();
+  a.kind = 5;
+  EXPECT(a, CUPLUG_ERR_OPTION_KIND,
+         "Unsupported function kind 5: a device function (0) or a kernel (1)");
+}
+END_TEST
+
+/* ---- names ---- */
+
+START_TEST(no_entry) {
+  cuplug_compile_args a = add_args();
+  a.entry = NULL;
+  EXPECT(a, CUPLUG_ERR_OPTION_NAME, "compile: no entry symbol given");
+  a = add_args();
+  a.entry = "";
+  EXPECT(a, CUPLUG_ERR_OPTION_NAME, "compile: no entry symbol given");
+}
+END_TEST
+
+START_TEST(abi_name_not_identifier) {
+  cuplug_compile_args a = add_args();
+  a.abi_name = "not an id";
+  EXPECT(a, CUPLUG_ERR_OPTION_NAME, "abi_name 'not an id' is not a C identifier");
+}
+END_TEST
+
+START_TEST(abi_name_without_wrapper) {
+  cuplug_compile_args a = add_args();
+  a.kind = CUPLUG_KERNEL;
+  a.signature = "void(int32, int32)";
+  a.abi_name = "k";
+  EXPECT(a, CUPLUG_ERR_OPTION_NAME,
+         "abi_name 'k' names a C-ABI wrapper, which this compile has none of "
+         "(a kernel keeps its entry's name)");
+  a = add_args();
+  a.abi = CUPLUG_ABI_NUMBA;
+  a.abi_name = "add";
+  EXPECT(a, CUPLUG_ERR_OPTION_NAME,
+         "abi_name 'add' names a C-ABI wrapper, which this compile has none of "
+         "(the Numba ABI keeps the entry's name)");
+  a = add_args();
+  a.entry_abi = CUPLUG_ABI_C;
+  a.abi_name = "add";
+  EXPECT(a, CUPLUG_ERR_OPTION_NAME,
+         "abi_name 'add' names a C-ABI wrapper, which this compile has none of "
+         "(the entry is already C-ABI)");
+}
+END_TEST
+
+/* ---- the argument struct ---- */
+
+START_TEST(null_session) {
+  cuplug_compile_args a = add_args();
+  a.session = NULL;
+  EXPECT(a, CUPLUG_ERR_INVALID_ARGUMENT, "compile: session is NULL");
+}
+END_TEST
+
+START_TEST(signature_both_or_neither) {
+  const cuplug_type *sig;
+  T_ASSERT_OK(t_api()->type_parse("int64(int32, int32)", &sig));
+  cuplug_compile_args a = add_args();
+  a.signature_type = sig;
+  EXPECT(a, CUPLUG_ERR_INVALID_ARGUMENT,
+         "compile: give exactly one of signature and signature_type");
+  a = add_args();
+  a.signature = NULL;
+  EXPECT(a, CUPLUG_ERR_INVALID_ARGUMENT,
+         "compile: give exactly one of signature and signature_type");
+}
+END_TEST
+
+START_TEST(signature_type_not_signature) {
+  const cuplug_type *t;
+  T_ASSERT_OK(t_api()->type_parse("float32[::1]", &t));
+  cuplug_compile_args a = add_args();
+  a.signature = NULL;
+  a.signature_type = t;
+  EXPECT(a, CUPLUG_ERR_INVALID_ARGUMENT,
+         "compile: signature_type float32[::1] is not a signature");
+}
+END_TEST
+
+START_TEST(unknown_flags) {
+  cuplug_compile_args a = add_args();
+  a.flags = CUPLUG_COMPILE_KEEP_IR | 0x10u;
+  EXPECT(a, CUPLUG_ERR_INVALID_ARGUMENT, "compile: unknown flags 0x10");
+}
+END_TEST
+
+START_TEST(launch_bounds_null) {
+  cuplug_compile_args a = add_args();
+  a.kind = CUPLUG_KERNEL;
+  a.signature = "void(int32, int32)";
+  a.num_launch_bounds = 2;
+  EXPECT(a, CUPLUG_ERR_INVALID_ARGUMENT,
+         "compile: num_launch_bounds is 2 but launch_bounds is NULL");
+}
+END_TEST
+
+START_TEST(module_struct_size_zero) {
+  cuplug_compile_args a = add_args();
+  cuplug_module m = add_mod;
+  m.struct_size = 0;
+  const cuplug_module *ms[1] = {&m};
+  a.modules = ms;
+  EXPECT(a, CUPLUG_ERR_INVALID_ARGUMENT,
+         "compile: module 0 has struct_size 0; set it to sizeof(cuplug_module)");
+}
+END_TEST
+
+START_TEST(module_null) {
+  cuplug_compile_args a = add_args();
+  const cuplug_module *ms[2] = {&add_mod, NULL};
+  a.modules = ms;
+  a.num_modules = 2;
+  EXPECT(a, CUPLUG_ERR_INVALID_ARGUMENT, "compile: module 1 is NULL");
+}
+END_TEST
+
+START_TEST(args_null) {
+  T_ASSERT_ERROR(t_api()->compile(NULL), CUPLUG_ERR_INVALID_ARGUMENT,
+                 "cuplug_compile_args is NULL");
+}
+END_TEST
+
+START_TEST(args_too_small) {
+  /* 1.0's first size runs to `artifact`: 8 pointer-sized fields */
+  cuplug_compile_args a = add_args();
+  a.struct_size = offsetof(cuplug_compile_args, artifact);
+  T_ASSERT_ERROR(t_api()->compile(&a), CUPLUG_ERR_INVALID_ARGUMENT,
+                 "cuplug_compile_args has struct_size 56, less than the 64 bytes of ABI 1.0: "
+                 "set struct_size = sizeof(cuplug_compile_args)");
+}
+END_TEST
+
+/* A caller built against a newer header: a longer struct. */
+typedef struct newer_args {
+  cuplug_compile_args a;
+  unsigned char extra[8];
+} newer_args;
+
+START_TEST(newer_struct_nonzero_field) {
+  newer_args n;
+  memset(&n, 0, sizeof n);
+  n.a = add_args();
+  n.a.struct_size = sizeof n;
+  n.extra[3] = 1;
+  char want[256];
+  snprintf(want, sizeof want,
+           "cuplug_compile_args sets byte %zu, beyond the %zu bytes this plugin (ABI 1.0) "
+           "knows: a field of a newer ABI that it cannot honour",
+           offsetof(newer_args, extra) + 3, sizeof(cuplug_compile_args));
+  T_ASSERT_ERROR(t_api()->compile(&n.a), CUPLUG_ERR_ABI_FIELD, want);
+}
+END_TEST
+
+START_TEST(newer_struct_zero_fields) {
+  newer_args n;
+  memset(&n, 0, sizeof n);
+  n.a = add_args();
+  n.a.struct_size = sizeof n;
+  T_ASSERT_OK(t_api()->compile(&n.a));
+  ck_assert_ptr_nonnull(n.a.artifact);
+  ck_assert_uint_eq(n.a.struct_size, sizeof n); /* the caller's struct is its own */
+  t_api()->artifact_destroy(n.a.artifact);
+}
+END_TEST
+
+/* ---- the signature ---- */
+
+START_TEST(signature_syntax) {
+  cuplug_compile_args a = add_args();
+  a.signature = "int64(int32,, int32)";
+  EXPECT(a, CUPLUG_ERR_SIGNATURE_SYNTAX,
+         "signature syntax error at position 12 of 'int64(int32,, int32)': "
+         "expected a type, found ','");
+}
+END_TEST
+
+START_TEST(signature_unknown_type) {
+  cuplug_compile_args a = add_args();
+  a.signature = "int64(int33, int32)";
+  EXPECT(a, CUPLUG_ERR_UNKNOWN_TYPE, "unknown type 'int33' at position 6 of 'int64(int33, int32)'");
+}
+END_TEST
+
+/* ---- the IR ---- */
+
+START_TEST(ir_no_modules) {
+  cuplug_compile_args a = add_args();
+  a.num_modules = 0;
+  EXPECT(a, CUPLUG_ERR_IR_EMPTY, "compile: no IR modules given");
+}
+END_TEST
+
+START_TEST(ir_blank) {
+  cuplug_compile_args a = add_args();
+  EXPECT_IR(a, "m.ll", "   \n", CUPLUG_ERR_IR_EMPTY, "IR module m.ll is empty");
+  EXPECT_IR(a, NULL, "\t\n", CUPLUG_ERR_IR_EMPTY, "IR module module0 is empty");
+}
+END_TEST
+
+START_TEST(ir_parse_names_line_and_column) {
+  cuplug_compile_args a = add_args();
+  cuplug_module m = {sizeof m, "m.ll", "this is not IR\n", 15};
+  const cuplug_module *ms[1] = {&m};
+  a.modules = ms;
+  cuplug_error *e = t_api()->compile(&a);
+  ck_assert_ptr_null(a.artifact);
+  ck_assert_ptr_nonnull(e);
+  /* the full diagnostic, with its caret, is the log */
+  T_ASSERT_CONTAINS(t_api()->error_log(e), "m.ll:1:1: error: expected top-level entity");
+  T_ASSERT_ERROR(e, CUPLUG_ERR_IR_PARSE,
+                 "IR does not parse: m.ll:1:1: error: expected top-level entity");
+}
+END_TEST
+
+START_TEST(ir_parse_later_line) {
+  cuplug_compile_args a = add_args();
+  EXPECT_IR(a, "m.ll",
+            "define i32 @f(i64* %r) {\n"
+            "entry:\n"
+            "  ret i32 %nope\n"
+            "}\n",
+            CUPLUG_ERR_IR_PARSE,
+            "IR does not parse: m.ll:3:11: error: use of undefined value '%nope'");
+}
+END_TEST
+
+START_TEST(entry_not_defined) {
+  cuplug_compile_args a = add_args();
+  a.entry = "nope";
+  EXPECT(a, CUPLUG_ERR_ENTRY_NOT_FOUND,
+         "entry @nope is not defined in the 1 module(s) given; they define @" ADD_I32);
+}
+END_TEST
+
+START_TEST(entry_only_declared) {
+  cuplug_compile_args a = add_args();
+  a.entry = "foo";
+  EXPECT_IR(a, "m.ll",
+            "declare i32 @foo(i64*, i32, i32)\n"
+            "define i32 @bar(i64* %r, i32 %x, i32 %y) {\n"
+            "  %v = call i32 @foo(i64* %r, i32 %x, i32 %y)\n"
+            "  ret i32 %v\n"
+            "}\n",
+            CUPLUG_ERR_ENTRY_NOT_FOUND,
+            "entry @foo is declared but not defined in the 1 module(s) given; they define @bar");
+}
+END_TEST
+
+START_TEST(entry_parameter_mismatch) {
+  cuplug_compile_args a = add_args();
+  a.signature = "int64(int32, float32)";
+  EXPECT(a, CUPLUG_ERR_ENTRY_MISMATCH,
+         "entry @" ADD_I32 " does not match signature 'int64(int32, float32)' under the Numba "
+         "ABI: parameter 2 (argument 1, float32) is i32, expected float "
+         "(found i32 (ptr, i32, i32), expected i32 (i64*, i32, float))");
+}
+END_TEST
+
+START_TEST(entry_parameter_count_mismatch) {
+  cuplug_compile_args a = add_args();
+  a.signature = "int64(int32)";
+  EXPECT(a, CUPLUG_ERR_ENTRY_MISMATCH,
+         "entry @" ADD_I32 " does not match signature 'int64(int32)' under the Numba "
+         "ABI: it has 3 parameters, expected 2 "
+         "(found i32 (ptr, i32, i32), expected i32 (i64*, i32))");
+}
+END_TEST
+
+START_TEST(entry_return_mismatch) {
+  cuplug_compile_args a = add_args();
+  a.entry = "add";
+  a.entry_abi = CUPLUG_ABI_C;
+  a.signature = "int32(int32, int32)";
+  EXPECT_IR(a, "c.ll",
+            "define i64 @add(i32 %x, i32 %y) {\n"
+            "  %a = sext i32 %x to i64\n"
+            "  %b = sext i32 %y to i64\n"
+            "  %c = add i64 %a, %b\n"
+            "  ret i64 %c\n"
+            "}\n",
+            CUPLUG_ERR_ENTRY_MISMATCH,
+            "entry @add does not match signature 'int32(int32, int32)' under the C ABI: "
+            "the return type is i64, expected i32 (found i64 (i32, i32), expected i32 (i32, i32))");
+}
+END_TEST
+
+START_TEST(opaque_pointers_unsupported) {
+  /* LLVM parses `ptr`; libNVVM (LLVM 7) would not: legalisation refuses it */
+  cuplug_compile_args a = add_args();
+  a.entry = "f";
+  a.abi = CUPLUG_ABI_NUMBA;
+  a.signature = "int64(int32)";
+  EXPECT_IR(a, "p.ll",
+            "define i32 @f(ptr %ret, i32 %x) {\n"
+            "  %v = sext i32 %x to i64\n"
+            "  store i64 %v, ptr %ret\n"
+            "  ret i32 0\n"
+            "}\n",
+            CUPLUG_ERR_IR_UNSUPPORTED,
+            "p.ll:1: opaque pointer type 'ptr': libNVVM reads typed pointers (LLVM 7 IR), "
+            "such as 'i8*'");
+}
+END_TEST
+
+/* ---- the toolkit ---- */
+
+START_TEST(nvvm_not_found) {
+  cuplug_session_options o = {.struct_size = sizeof o, .cuda_home = "/nonexistent"};
+  cuplug_session *s = NULL;
+  T_ASSERT_OK(t_api()->session_create(&o, &s));
+  cuplug_compile_args a = add_args();
+  a.session = s;
+  EXPECT(a, CUPLUG_ERR_NVVM_NOT_FOUND, "libNVVM (libnvvm.so.4) not found in /nonexistent");
+  t_api()->session_destroy(s);
+}
+END_TEST
+
+/* ---- warnings and the artifact of a failure ---- */
+
+START_TEST(debug_with_opt_warns) {
+  cuplug_compile_args a = add_args();
+  a.debug = 1;
+  T_ASSERT_OK(t_api()->compile(&a));
+  cuplug_artifact_info info = {.struct_size = sizeof info};
+  T_ASSERT_OK(t_api()->artifact_info(a.artifact, &info));
+  ck_assert_uint_eq(info.num_warnings, 1);
+  const cuplug_error *w = t_api()->artifact_warning(a.artifact, 0);
+  ck_assert_int_eq(t_api()->error_code(w), CUPLUG_WARN_DEBUG_WITH_OPT);
+  ck_assert_str_eq(t_api()->error_message(w),
+                   "debug=True with opt=True is not supported by CUDA. This may result in a "
+                   "crash - set debug=False or opt=False.");
+  ck_assert_ptr_null(t_api()->artifact_warning(a.artifact, 1));
+  t_api()->artifact_destroy(a.artifact);
+}
+END_TEST
+
+START_TEST(debug_without_opt_is_quiet) {
+  cuplug_compile_args a = add_args();
+  a.debug = 1;
+  a.opt = CUPLUG_OPT_NONE;
+  T_ASSERT_OK(t_api()->compile(&a));
+  cuplug_artifact_info info = {.struct_size = sizeof info};
+  T_ASSERT_OK(t_api()->artifact_info(a.artifact, &info));
+  ck_assert_uint_eq(info.num_warnings, 0);
+  ck_assert_ptr_null(t_api()->artifact_warning(a.artifact, 0));
+  t_api()->artifact_destroy(a.artifact);
+}
+END_TEST
+
+START_TEST(failure_clears_artifact) {
+  /* a stale pointer from an earlier compile must not survive a failure */
+  cuplug_artifact *stale = (cuplug_artifact *)&add_mod;
+  cuplug_compile_args a = add_args();
+  a.artifact = stale;
+  a.output = 7;
+  EXPECT(a, CUPLUG_ERR_OPTION_OUTPUT, NULL);
+  a = add_args();
+  a.artifact = stale;
+  a.entry = "nope";
+  EXPECT(a, CUPLUG_ERR_ENTRY_NOT_FOUND, NULL);
+  newer_args n;
+  memset(&n, 0, sizeof n);
+  n.a = add_args();
+  n.a.struct_size = sizeof n;
+  n.a.artifact = stale;
+  n.extra[0] = 1;
+  EXPECT(n.a, CUPLUG_ERR_ABI_FIELD, NULL);
+}
+END_TEST
+
+Suite *suite_options(void) {
+  Suite *s = suite_create("options");
+  TCase *tc = tcase_create("options");
+  tcase_set_timeout(tc, 60);
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_test(tc, output_unknown);
+  tcase_add_test(tc, forceinline_needs_ltoir);
+  tcase_add_test(tc, abi_unknown);
+  tcase_add_test(tc, c_entry_exported_as_numba);
+  tcase_add_test(tc, c_abi_kernel);
+  tcase_add_test(tc, forceinline_kernel);
+  tcase_add_test(tc, kernel_returns_value);
+  tcase_add_test(tc, launch_bounds_four);
+  tcase_add_test(tc, launch_bounds_zero);
+  tcase_add_test(tc, launch_bounds_device_function);
+  tcase_add_test(tc, cc_without_major);
+  tcase_add_test(tc, cc_with_current_device);
+  tcase_add_test(tc, cc_below_nvrtc_lowest);
+  tcase_add_test(tc, cc_out_of_range);
+  tcase_add_test(tc, opt_out_of_range);
+  tcase_add_test(tc, kind_unknown);
+  tcase_add_test(tc, no_entry);
+  tcase_add_test(tc, abi_name_not_identifier);
+  tcase_add_test(tc, abi_name_without_wrapper);
+  tcase_add_test(tc, null_session);
+  tcase_add_test(tc, signature_both_or_neither);
+  tcase_add_test(tc, signature_type_not_signature);
+  tcase_add_test(tc, unknown_flags);
+  tcase_add_test(tc, launch_bounds_null);
+  tcase_add_test(tc, module_struct_size_zero);
+  tcase_add_test(tc, module_null);
+  tcase_add_test(tc, args_null);
+  tcase_add_test(tc, args_too_small);
+  tcase_add_test(tc, newer_struct_nonzero_field);
+  tcase_add_test(tc, newer_struct_zero_fields);
+  tcase_add_test(tc, signature_syntax);
+  tcase_add_test(tc, signature_unknown_type);
+  tcase_add_test(tc, ir_no_modules);
+  tcase_add_test(tc, ir_blank);
+  tcase_add_test(tc, ir_parse_names_line_and_column);
+  tcase_add_test(tc, ir_parse_later_line);
+  tcase_add_test(tc, entry_not_defined);
+  tcase_add_test(tc, entry_only_declared);
+  tcase_add_test(tc, entry_parameter_mismatch);
+  tcase_add_test(tc, entry_parameter_count_mismatch);
+  tcase_add_test(tc, entry_return_mismatch);
+  tcase_add_test(tc, opaque_pointers_unsupported);
+  tcase_add_test(tc, nvvm_not_found);
+  tcase_add_test(tc, debug_with_opt_warns);
+  tcase_add_test(tc, debug_without_opt_is_quiet);
+  tcase_add_test(tc, failure_clears_artifact);
+  suite_add_tcase(s, tc);
+  return s;
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Builds cuplug and runs the whole test suite, then again in a build with
+# AddressSanitizer and UndefinedBehaviorSanitizer.  GPU tests report
+# "skipped" where there is no CUDA device.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+
+echo "== build and test"
+bash scripts/build.sh build
+(cd build && ctest --output-on-failure -j"$jobs")
+
+echo "== build and test with AddressSanitizer and UndefinedBehaviorSanitizer"
+bash scripts/build.sh build-asan -DCUPLUG_SANITIZE=ON
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# Leaks inside the CUDA toolkit's own libraries are theirs, not cuplug's.
+export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0
+(cd build-asan && ctest --output-on-failure -j"$jobs")
