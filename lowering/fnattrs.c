@@ -24,22 +24,13 @@ static long copy_group_without(ir_rewrite *rw, const ir_item *grp, ir_wordset *r
   if (!hit) return -1;
   long id = ir_rewrite_attrs_id(rw);
   cuplug__buf_printf(&rw->tail, "attributes #%ld = {", id);
-  /* tokens after "attributes #N = {" up to the closing "}" */
+  /* the tokens between "attributes #N = {" and the closing "}" */
   size_t i = 0;
   while (i < n && !ir_tok_punct(rw->m.text, toks[i], '{')) i++;
-  for (i++; i < n && !ir_tok_punct(rw->m.text, toks[i], '}'); i++) {
-    bool with_args;
-    if (ir_word_in(remove, rw->m.text, toks[i])) continue;
-    if (cuplug__legacy_attr(rw->m.text, toks[i], &with_args)) {
-      /* legalisation removes it from the original: keep the copy legal too */
-      if (with_args && i + 1 < n && ir_tok_punct(rw->m.text, toks[i + 1], '('))
-        while (i + 1 < n && !ir_tok_punct(rw->m.text, toks[i], ')')) i++;
-      continue;
-    }
-    bool glue = toks[i].start == toks[i - 1].start + toks[i - 1].len;
-    if (!glue) cuplug__buf_putc(&rw->tail, ' ');
-    cuplug__buf_append(&rw->tail, rw->m.text + toks[i].start, toks[i].len);
-  }
+  size_t close = n;
+  while (close > i && !ir_tok_punct(rw->m.text, toks[close - 1], '}')) close--;
+  if (close > i + 1)
+    cuplug__put_legal_attrs(&rw->tail, rw->m.text, toks + i + 1, close - 1 - (i + 1), remove);
   cuplug__buf_puts(&rw->tail, " }\n");
   return id;
 }

@@ -523,7 +523,7 @@ static ir_wordset prefix_words = IR_WORDSET(
 
 static ir_wordset ret_attr_words = IR_WORDSET(
     "zeroext", "signext", "inreg", "noalias", "nonnull", "noundef", "dereferenceable",
-    "dereferenceable_or_null", "align");
+    "dereferenceable_or_null", "align", "range", "nofpclass");
 
 /* A small token cursor over one item. */
 typedef struct cursor {

@@ -40,20 +40,22 @@ static bool is_slot(const fixup *f, ir_tok t) {
 }
 
 /* Appends text [start, end) with numbered locals shifted down by one when
- * renumbering. */
+ * renumbering, and poison written as undef. */
 static void put_renumbered(const fixup *f, cuplug__buf *b, size_t start, size_t end) {
-  if (!f->renumber) {
-    cuplug__buf_append(b, f->text + start, end - start);
-    return;
-  }
   const ir_tok *toks;
   size_t n = ir_slice(&f->rw->m, start, end, &toks);
   size_t pos = start;
   for (size_t i = 0; i < n; i++) {
     unsigned long num;
-    if (toks[i].kind == IR_LOCAL && ir_tok_numbered(f->text, toks[i], &num) && num > 0) {
+    if (f->renumber && toks[i].kind == IR_LOCAL && ir_tok_numbered(f->text, toks[i], &num) &&
+        num > 0) {
       cuplug__buf_append(b, f->text + pos, toks[i].start - pos);
       cuplug__buf_printf(b, "%%%lu", num - 1);
+      pos = toks[i].start + toks[i].len;
+    } else if (ir_tok_is(f->text, toks[i], "poison")) {
+      /* this text replaces a statement legalisation will not see */
+      cuplug__buf_append(b, f->text + pos, toks[i].start - pos);
+      cuplug__buf_puts(b, "undef");
       pos = toks[i].start + toks[i].len;
     }
   }
@@ -352,10 +354,10 @@ cuplug_error *cuplug__kernel_fixup(ir_rewrite *rw, const char *entry,
   cuplug__fn_attrs_edit(rw, &fn, NULL, &kernel_removes);
 
   if ((e = fix_body(&f))) goto done;
-  if (o->debug) {
-    if ((e = fix_debug_type(&f))) goto done;
-    cuplug__exc_store_add(rw, entry);
-  }
+  /* With debug info (debug or lineinfo), the subroutine type loses the
+   * return slot, as in numba-cuda, whatever the debug option says. */
+  if ((e = fix_debug_type(&f))) goto done;
+  if (o->debug) cuplug__exc_store_add(rw, entry);
 
   e = mark_kernel(rw, &fn, text, entry, 1, o);
 

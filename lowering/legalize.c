@@ -89,12 +89,28 @@ static cuplug_error *legalize_tokens(ir_rewrite *rw, const ir_item *it,
     } else if (ir_tok_is(text, t, "poison")) {
       ir_edit_replace(&rw->edits, t.start, t.start + t.len, "undef");
     } else if (ir_tok_is(text, t, "fneg")) {
-      /* fneg [fmf] T %v  ->  fsub [fmf] T -0.0, %v  (scalars) */
+      /* fneg [fmf] T %v  ->  fsub [fmf] T -0.0, %v
+       * fneg [fmf] <N x T> %v  ->  fsub [fmf] <N x T> <T -0.0, ...>, %v */
       size_t j = i + 1;
       while (j < n && ir_word_in(&fast_math_flags, text, toks[j])) j++;
       if (j + 1 < n && toks[j].kind == IR_WORD) {
         ir_edit_replace(&rw->edits, t.start, t.start + t.len, "fsub");
         ir_edit_insert(&rw->edits, toks[j + 1].start, "-0.0, ");
+      } else if (j + 5 < n && ir_tok_punct(text, toks[j], '<') && toks[j + 1].kind == IR_NUMBER &&
+                 ir_tok_is(text, toks[j + 2], "x") && toks[j + 3].kind == IR_WORD &&
+                 ir_tok_punct(text, toks[j + 4], '>')) {
+        long lanes = strtol(text + toks[j + 1].start, NULL, 10);
+        cuplug__buf zero;
+        cuplug__buf_init(&zero);
+        cuplug__buf_putc(&zero, '<');
+        for (long k = 0; k < lanes && k < 4096; k++)
+          cuplug__buf_printf(&zero, "%s%.*s -0.0", k ? ", " : "", (int)toks[j + 3].len,
+                             text + toks[j + 3].start);
+        cuplug__buf_puts(&zero, ">, ");
+        if (zero.oom) return cuplug__error_oom();
+        ir_edit_replace(&rw->edits, t.start, t.start + t.len, "fsub");
+        ir_edit_insert(&rw->edits, toks[j + 5].start, zero.data);
+        cuplug__buf_free(&zero);
       }
     } else if (ir_tok_is(text, t, "ptr")) {
       return cuplug__error(CUPLUG_ERR_IR_UNSUPPORTED,
@@ -155,8 +171,19 @@ cuplug_error *cuplug__legalize(ir_rewrite *rw, cuplug__ir_version v, bool *uses_
   return NULL;
 }
 
-bool cuplug__legacy_attr(const char *text, ir_tok t, bool *with_args) {
-  int w = ir_word_index(&legal_words, text, t);
-  *with_args = w >= FIRST_CALL && w < FIRST_OTHER;
-  return w >= 0 && w < FIRST_OTHER;
+void cuplug__put_legal_attrs(cuplug__buf *b, const char *text, const ir_tok *toks, size_t n,
+                             ir_wordset *remove) {
+  for (size_t i = 0; i < n; i++) {
+    ir_tok t = toks[i];
+    int w = ir_word_index(&legal_words, text, t);
+    bool args = i + 1 < n && ir_tok_punct(text, toks[i + 1], '(');
+    if ((remove && ir_word_in(remove, text, t)) || (w >= 0 && w < FIRST_OTHER)) {
+      if (args) i = after_group(text, toks, n, i + 1) - 1; /* memory(...) */
+      continue;
+    }
+    bool glue = i > 0 && t.start == toks[i - 1].start + toks[i - 1].len;
+    if (!glue) cuplug__buf_putc(b, ' ');
+    cuplug__buf_append(b, text + t.start, t.len);
+    if (ir_tok_is(text, t, "uwtable") && args) i = after_group(text, toks, n, i + 1) - 1;
+  }
 }

@@ -89,10 +89,11 @@ cuplug_error *cuplug__annotate_kernel(ir_rewrite *rw, const char *kernel,
  * more than a small kernel does. */
 cuplug_error *cuplug__legalize(ir_rewrite *rw, cuplug__ir_version v, bool *uses_libdevice);
 
-/* Attribute words LLVM 7 lacks, which legalisation removes: a copy of host
- * text that another pass makes (an attribute group) leaves them out too.
- * For a word that takes arguments ("memory"), *with_args is set. */
-bool cuplug__legacy_attr(const char *text, ir_tok t, bool *with_args);
+/* Writes attribute tokens as legalisation leaves them (and without the
+ * words in `remove`, which may be NULL): for a copy of host attributes that
+ * another pass appends, which legalisation does not see. */
+void cuplug__put_legal_attrs(cuplug__buf *b, const char *text, const ir_tok *toks, size_t n,
+                             ir_wordset *remove);
 
 /* ---- atomics.c: numba's atomic helpers ---- */
 

@@ -83,9 +83,11 @@ static cuplug_error *check_options(job *j) {
                          (int)a->kind);
   bool kernel = a->kind == CUPLUG_KERNEL;
   /* numba-cuda's compile() checks, in its order */
-  if (a->output != CUPLUG_OUTPUT_PTX && a->output != CUPLUG_OUTPUT_LTOIR)
+  if (a->output != CUPLUG_OUTPUT_DEFAULT && a->output != CUPLUG_OUTPUT_PTX &&
+      a->output != CUPLUG_OUTPUT_LTOIR)
     return cuplug__error(CUPLUG_ERR_OPTION_OUTPUT,
                          "Unsupported output type: %d (ptx or ltoir)", (int)a->output);
+  if (a->output == CUPLUG_OUTPUT_DEFAULT) a->output = CUPLUG_OUTPUT_PTX;
   if (a->forceinline && a->output != CUPLUG_OUTPUT_LTOIR)
     return cuplug__error(CUPLUG_ERR_FORCEINLINE_OUTPUT,
                          "Can only designate forced inlining in LTO-IR (output is ptx)");

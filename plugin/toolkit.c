@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "error.h"
@@ -44,6 +45,8 @@ void cuplug__toolkit_release(cuplug__toolkit *tk) {
   free(tk->libdevice_error);
   free(tk->nvrtc_archs);
   free(tk->cuda_home);
+  free(tk->home);
+  free(tk->cudadevrt);
   pthread_mutex_destroy(&tk->lock);
 }
 
@@ -190,8 +193,12 @@ cuplug_error *cuplug__toolkit_libdevice(cuplug__toolkit *tk, const char **data,
 
 static const char *const nvrtc_files[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so",
                                           NULL};
-static const char *const nvrtc_syms[] = {"nvrtcVersion", "nvrtcGetNumSupportedArchs",
-                                         "nvrtcGetSupportedArchs", NULL};
+static const char *const nvrtc_syms[] = {
+    "nvrtcVersion",       "nvrtcGetNumSupportedArchs", "nvrtcGetSupportedArchs",
+    "nvrtcCreateProgram", "nvrtcDestroyProgram",       "nvrtcCompileProgram",
+    "nvrtcGetPTXSize",    "nvrtcGetPTX",               "nvrtcGetLTOIRSize",
+    "nvrtcGetLTOIR",      "nvrtcGetProgramLogSize",    "nvrtcGetProgramLog",
+    "nvrtcGetErrorString", NULL};
 
 static int int_cmp(const void *a, const void *b) {
   return *(const int *)a - *(const int *)b;
@@ -230,7 +237,12 @@ void cuplug__toolkit_nvrtc_archs(cuplug__toolkit *tk, const int **archs, int *n)
 
 static const char *const nvjitlink_files[] = {"libnvJitLink.so.13", "libnvJitLink.so.12",
                                               "libnvJitLink.so", NULL};
-static const char *const nvjitlink_syms[] = {"nvJitLinkVersion", NULL};
+static const char *const nvjitlink_syms[] = {
+    "nvJitLinkVersion",        "nvJitLinkCreate",          "nvJitLinkDestroy",
+    "nvJitLinkAddData",        "nvJitLinkComplete",        "nvJitLinkGetLinkedCubinSize",
+    "nvJitLinkGetLinkedCubin", "nvJitLinkGetLinkedPtxSize", "nvJitLinkGetLinkedPtx",
+    "nvJitLinkGetErrorLogSize", "nvJitLinkGetErrorLog",    "nvJitLinkGetInfoLogSize",
+    "nvJitLinkGetInfoLog",     NULL};
 
 cuplug_error *cuplug__toolkit_nvjitlink(cuplug__toolkit *tk,
                                         const cuplug__nvjitlink_api **api) {
@@ -251,10 +263,18 @@ cuplug_error *cuplug__toolkit_nvjitlink(cuplug__toolkit *tk,
 /* The driver comes from the system, never from the toolkit: the toolkit's
  * libcuda is a stub that fails every call. */
 static const char *const driver_files[] = {"libcuda.so.1", "libcuda.so", NULL};
+/* The versioned names are those cuda.h maps the calls to. */
 static const char *const driver_syms[] = {
-    "cuInit",          "cuDriverGetVersion",   "cuDeviceGetCount", "cuDeviceGet",
-    "cuDeviceGetAttribute", "cuDeviceGetName", "cuCtxGetCurrent",  "cuCtxGetDevice",
-    "cuGetErrorName",  "cuGetErrorString",     NULL};
+    "cuInit",               "cuDriverGetVersion",      "cuDeviceGetCount",
+    "cuDeviceGet",          "cuDeviceGetAttribute",    "cuDeviceGetName",
+    "cuCtxGetCurrent",      "cuCtxGetDevice",          "cuGetErrorName",
+    "cuGetErrorString",     "cuCtxSetCurrent",         "cuCtxSynchronize",
+    "cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxReset_v2",
+    "cuLibraryLoadData",    "cuLibraryUnload",         "cuLibraryGetKernel",
+    "cuLibraryGetGlobal",   "cuLaunchKernel",          "cuLaunchCooperativeKernel",
+    "cuStreamSynchronize",  "cuMemAlloc_v2",           "cuMemFree_v2",
+    "cuMemcpyHtoD_v2",      "cuMemcpyDtoH_v2",         "cuMemsetD32_v2",
+    NULL};
 
 void cuplug__driver_describe(const cuplug__driver_api *api, int code, char *out,
                              size_t cap) {
@@ -285,6 +305,61 @@ cuplug_error *cuplug__toolkit_driver(cuplug__toolkit *tk, const cuplug__driver_a
   }
   pthread_mutex_unlock(&tk->lock);
   *api = e ? NULL : &tk->driver;
+  return e;
+}
+
+/* <home> from a library's path: .../<home>/{lib64,lib,nvvm/lib64,...}/libX.so */
+static char *home_of(const char *lib) {
+  char buf[PATH_MAX];
+  snprintf(buf, sizeof buf, "%s", lib);
+  for (int up = 0; up < 3; up++) {
+    char *slash = strrchr(buf, '/');
+    if (!slash) return NULL;
+    *slash = '\0';
+    char probe[PATH_MAX + 32];
+    snprintf(probe, sizeof probe, "%s/include/cuda.h", buf);
+    if (access(probe, R_OK) == 0) return cuplug__strdup(buf);
+  }
+  return NULL;
+}
+
+const char *cuplug__toolkit_home(cuplug__toolkit *tk) {
+  pthread_mutex_lock(&tk->lock);
+  if (!tk->home) {
+    const char *env = getenv("CUDA_HOME");
+    if (tk->cuda_home)
+      tk->home = cuplug__strdup(tk->cuda_home);
+    else if (tk->nvrtc_lib.path && (tk->home = home_of(tk->nvrtc_lib.path)))
+      ;
+    else if (tk->nvvm_lib.path && (tk->home = home_of(tk->nvvm_lib.path)))
+      ;
+    else
+      tk->home = cuplug__strdup(env && *env ? env : "/usr/local/cuda");
+  }
+  pthread_mutex_unlock(&tk->lock);
+  return tk->home ? tk->home : "/usr/local/cuda";
+}
+
+cuplug_error *cuplug__toolkit_cudadevrt(cuplug__toolkit *tk, const void **data, size_t *size) {
+  const char *home = cuplug__toolkit_home(tk);
+  pthread_mutex_lock(&tk->lock);
+  cuplug__buf tried;
+  cuplug__buf_init(&tried);
+  for (int d = 0; home_dirs[d] && !tk->cudadevrt; d++) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s/libcudadevrt.a", home, home_dirs[d]);
+    tk->cudadevrt = cuplug__read_file(path, &tk->cudadevrt_size);
+    if (!tk->cudadevrt) cuplug__buf_printf(&tried, "%s%s", tried.len ? ", " : "", path);
+  }
+  cuplug_error *e = NULL;
+  if (!tk->cudadevrt)
+    e = cuplug__error(CUPLUG_ERR_LINK,
+                      "cooperative code needs libcudadevrt.a, which is not in %s (tried %s)",
+                      home, tried.data ? tried.data : "");
+  *data = tk->cudadevrt;
+  *size = tk->cudadevrt_size;
+  pthread_mutex_unlock(&tk->lock);
+  cuplug__buf_free(&tried);
   return e;
 }
 

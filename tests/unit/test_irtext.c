@@ -1,4 +1,965 @@
-/* test_irtext.c - (being written) */
+/* test_irtext.c - the IR text model (lowering/irtext.h), used directly.
+ *
+ * Covers the lexer (token kinds, offsets, lengths), name decoding and
+ * quoting, word sets, a module's top-level items (numba's layout, with '{'
+ * on its own line, and clang's), function headers, body statements, edit
+ * lists and rewrites, and the quick ir_text_defines scan.  Spans are checked
+ * as the exact text they cover. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "irtext.h"
 #include "support.h"
 
-Suite *suite_irtext(void) { return suite_create("irtext"); }
+/* The text of [start, end), for ck_assert_str_eq. */
+static const char *span(const char *text, size_t start, size_t end) {
+  static char buf[1024];
+  ck_assert_uint_le(start, end);
+  ck_assert_uint_lt(end - start, sizeof buf);
+  memcpy(buf, text + start, end - start);
+  buf[end - start] = '\0';
+  return buf;
+}
+
+#define ASSERT_SPAN(text, s, want) ck_assert_str_eq(span((text), (s).start, (s).end), (want))
+#define ASSERT_TOK(text, t, k, want)                                           \
+  do {                                                                         \
+    ir_tok tok_ = (t); /* t may be a call to ir_next */                        \
+    ck_assert_int_eq(tok_.kind, (k));                                          \
+    ck_assert_str_eq(span((text), tok_.start, tok_.start + tok_.len), (want)); \
+  } while (0)
+
+static ir_module parse_module(const char *name, const char *text) {
+  ir_module m;
+  T_ASSERT_OK(ir_module_parse(&m, name, text, strlen(text)));
+  return m;
+}
+
+/* ---- lexer ---- */
+
+static const char lex_text[] =
+    "%\"quoted \\22 name\" = call @glob(i8* c\"str\\00\", ...) #0, !meta !\"md\" ; comment\n"
+    "  -3 1.5e+2 0x3FF0000000000000 0xH3C00 !{ } # x\n";
+
+static const struct {
+  ir_tok_kind kind;
+  uint32_t start, len;
+  int depth;
+} lex_want[] = {
+    {IR_LOCAL, 0, 18, 0},   {IR_PUNCT, 19, 1, 0},   {IR_WORD, 21, 4, 0},
+    {IR_GLOBAL, 26, 5, 0},  {IR_PUNCT, 31, 1, 1},   {IR_WORD, 32, 2, 0},
+    {IR_PUNCT, 34, 1, 0},   {IR_STRING, 36, 9, 0},  {IR_PUNCT, 45, 1, 0},
+    {IR_PUNCT, 47, 3, 0},   {IR_PUNCT, 50, 1, -1},  {IR_ATTRGRP, 52, 2, 0},
+    {IR_PUNCT, 54, 1, 0},   {IR_META, 56, 5, 0},    {IR_META, 62, 5, 0},
+    {IR_NEWLINE, 77, 1, 0}, {IR_NUMBER, 80, 2, 0},  {IR_NUMBER, 83, 6, 0},
+    {IR_NUMBER, 90, 18, 0}, {IR_NUMBER, 109, 7, 0}, {IR_PUNCT, 117, 1, 0},
+    {IR_PUNCT, 118, 1, 1},  {IR_PUNCT, 120, 1, -1}, {IR_PUNCT, 122, 1, 0},
+    {IR_WORD, 124, 1, 0},   {IR_NEWLINE, 125, 1, 0}, {IR_EOF, 126, 0, 0},
+    {IR_EOF, 126, 0, 0},
+};
+
+START_TEST(lexer_kinds_starts_lengths) {
+  ir_lexer lx;
+  ir_lexer_init(&lx, lex_text, strlen(lex_text), 0);
+  for (size_t i = 0; i < sizeof lex_want / sizeof lex_want[0]; i++) {
+    ir_tok t = ir_next(&lx);
+    ck_assert_msg(t.kind == lex_want[i].kind, "token %zu: kind %d, expected %d", i,
+                  (int)t.kind, (int)lex_want[i].kind);
+    ck_assert_uint_eq(t.start, lex_want[i].start);
+    ck_assert_uint_eq(t.len, lex_want[i].len);
+    ck_assert_int_eq(t.depth, lex_want[i].depth);
+  }
+}
+END_TEST
+
+START_TEST(lexer_token_texts) {
+  static const char text[] = "%\"quoted \\22 name\" @glob c\"str\\00\" ... 0xH3C00 !\"md\"";
+  ir_lexer lx;
+  ir_lexer_init(&lx, text, strlen(text), 0);
+  ASSERT_TOK(text, ir_next(&lx), IR_LOCAL, "%\"quoted \\22 name\"");
+  ASSERT_TOK(text, ir_next(&lx), IR_GLOBAL, "@glob");
+  ASSERT_TOK(text, ir_next(&lx), IR_STRING, "c\"str\\00\"");
+  ASSERT_TOK(text, ir_next(&lx), IR_PUNCT, "...");
+  ASSERT_TOK(text, ir_next(&lx), IR_NUMBER, "0xH3C00");
+  ASSERT_TOK(text, ir_next(&lx), IR_META, "!\"md\"");
+  ASSERT_TOK(text, ir_next(&lx), IR_EOF, "");
+}
+END_TEST
+
+START_TEST(lexer_labels_numbers_and_sigils) {
+  static const char text[] =
+      "entry: 5: %12 @0 %.5 !12 !nvvm.annotations -x - 1e5 -0.25 call cc \"s\"\r\n; only\n";
+  ir_lexer lx;
+  ir_lexer_init(&lx, text, strlen(text), 0);
+  ASSERT_TOK(text, ir_next(&lx), IR_WORD, "entry");
+  ASSERT_TOK(text, ir_next(&lx), IR_PUNCT, ":");
+  ASSERT_TOK(text, ir_next(&lx), IR_NUMBER, "5");
+  ASSERT_TOK(text, ir_next(&lx), IR_PUNCT, ":");
+  ASSERT_TOK(text, ir_next(&lx), IR_LOCAL, "%12");
+  ASSERT_TOK(text, ir_next(&lx), IR_GLOBAL, "@0");
+  ASSERT_TOK(text, ir_next(&lx), IR_LOCAL, "%.5");
+  ASSERT_TOK(text, ir_next(&lx), IR_META, "!12");
+  ASSERT_TOK(text, ir_next(&lx), IR_META, "!nvvm.annotations");
+  ASSERT_TOK(text, ir_next(&lx), IR_PUNCT, "-");
+  ASSERT_TOK(text, ir_next(&lx), IR_WORD, "x");
+  ASSERT_TOK(text, ir_next(&lx), IR_PUNCT, "-");
+  ASSERT_TOK(text, ir_next(&lx), IR_NUMBER, "1e5");
+  ASSERT_TOK(text, ir_next(&lx), IR_NUMBER, "-0.25");
+  ASSERT_TOK(text, ir_next(&lx), IR_WORD, "call");
+  ASSERT_TOK(text, ir_next(&lx), IR_WORD, "cc");
+  ASSERT_TOK(text, ir_next(&lx), IR_STRING, "\"s\"");
+  ASSERT_TOK(text, ir_next(&lx), IR_NEWLINE, "\n"); /* '\r' is a blank */
+  ASSERT_TOK(text, ir_next(&lx), IR_NEWLINE, "\n"); /* after a comment-only line */
+  ASSERT_TOK(text, ir_next(&lx), IR_EOF, "");
+}
+END_TEST
+
+START_TEST(lexer_unterminated_string_ends_at_the_end) {
+  static const char text[] = "@\"open name";
+  ir_lexer lx;
+  ir_lexer_init(&lx, text, strlen(text), 0);
+  ASSERT_TOK(text, ir_next(&lx), IR_GLOBAL, "@\"open name");
+  ASSERT_TOK(text, ir_next(&lx), IR_EOF, "");
+  /* starting mid-text */
+  ir_lexer_init(&lx, text, strlen(text), 7);
+  ASSERT_TOK(text, ir_next(&lx), IR_WORD, "name");
+}
+END_TEST
+
+START_TEST(tok_is_and_punct) {
+  static const char text[] = "define ( i32";
+  ir_lexer lx;
+  ir_lexer_init(&lx, text, strlen(text), 0);
+  ir_tok def = ir_next(&lx), open = ir_next(&lx), i32 = ir_next(&lx);
+  ck_assert(ir_tok_is(text, def, "define"));
+  ck_assert(!ir_tok_is(text, def, "def"));
+  ck_assert(!ir_tok_is(text, def, "defined"));
+  ck_assert(ir_tok_punct(text, open, '('));
+  ck_assert(!ir_tok_punct(text, open, ')'));
+  ck_assert(!ir_tok_punct(text, i32, 'i'));
+}
+END_TEST
+
+/* ---- names ---- */
+
+/* The first token of `text`. */
+static ir_tok first_tok(const char *text) {
+  ir_lexer lx;
+  ir_lexer_init(&lx, text, strlen(text), 0);
+  return ir_next(&lx);
+}
+
+static void assert_name(const char *text, const char *want) {
+  char *name = ir_tok_name(text, first_tok(text));
+  ck_assert_str_eq(name, want);
+  free(name);
+  ck_assert(ir_tok_names(text, first_tok(text), want));
+}
+
+START_TEST(tok_name_decodes) {
+  assert_name("@glob", "glob");
+  assert_name("%\"quoted \\22 name\"", "quoted \" name");
+  assert_name("%\".ret\"", ".ret");
+  assert_name("@\"a\\5cb\\5Cc\"", "a\\b\\c");
+  assert_name("@\"a\\\\b\"", "a\\b");
+  assert_name("@\"tab\\09end\\0A\"", "tab\tend\n");
+  assert_name("!nvvm.annotations", "nvvm.annotations");
+  assert_name("!\"kernel\"", "kernel");
+  assert_name("!12", "12");
+  assert_name("#3", "3");
+  /* a backslash not followed by two hex digits stays */
+  assert_name("@\"a\\zz\"", "a\\zz");
+}
+END_TEST
+
+START_TEST(tok_names_compares_decoded) {
+  static const char text[] = "%\"quoted \\22 name\"";
+  ir_tok t = first_tok(text);
+  ck_assert(ir_tok_names(text, t, "quoted \" name"));
+  ck_assert(!ir_tok_names(text, t, "quoted \\22 name"));
+  ck_assert(!ir_tok_names(text, t, "quoted \" nam"));
+  ck_assert(!ir_tok_names(text, t, "quoted \" names"));
+  ck_assert(!ir_tok_names(text, t, ""));
+  ck_assert(ir_tok_names("@f", first_tok("@f"), "f"));
+  ck_assert(!ir_tok_names("@f", first_tok("@f"), "fo"));
+  ck_assert(!ir_tok_names("@fo", first_tok("@fo"), "f"));
+}
+END_TEST
+
+/* A name with an escaped NUL is not the C string before the NUL, and the
+ * answer may not depend on the bytes after the string's terminator. */
+START_TEST(tok_names_stops_at_the_callers_nul) {
+  static const char text[] = "@\"a\\00b\"";
+  static const char a_then_b[] = {'a', '\0', 'b', '\0'};
+  static const char a_then_x[] = {'a', '\0', 'x', '\0'};
+  ir_tok t = first_tok(text);
+  ck_assert(!ir_tok_names(text, t, a_then_x));
+  ck_assert(!ir_tok_names(text, t, a_then_b));
+}
+END_TEST
+
+START_TEST(tok_numbered) {
+  unsigned long n = 99;
+  ck_assert(ir_tok_numbered("%12", first_tok("%12"), &n));
+  ck_assert_uint_eq(n, 12);
+  ck_assert(ir_tok_numbered("@0", first_tok("@0"), &n));
+  ck_assert_uint_eq(n, 0);
+  n = 99;
+  ck_assert(!ir_tok_numbered("%x1", first_tok("%x1"), &n));
+  ck_assert(!ir_tok_numbered("%\"12\"", first_tok("%\"12\""), &n));
+  ck_assert(!ir_tok_numbered("!12", first_tok("!12"), &n));
+  ck_assert(!ir_tok_numbered("%1a", first_tok("%1a"), &n));
+  ck_assert_uint_eq(n, 99);
+}
+END_TEST
+
+static const char *put_name(char sigil, const char *name) {
+  static char out[256];
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  ir_put_name(&b, sigil, name);
+  ck_assert(!b.oom);
+  snprintf(out, sizeof out, "%s", b.data);
+  cuplug__buf_free(&b);
+  return out;
+}
+
+START_TEST(put_name_quotes_and_escapes) {
+  ck_assert_str_eq(put_name('@', "f"), "@\"f\"");
+  ck_assert_str_eq(put_name('%', ".ret"), "%\".ret\"");
+  ck_assert_str_eq(put_name('@', "a\"b\\c\nd\x01"), "@\"a\\22b\\5Cc\\0Ad\\01\"");
+  ck_assert_str_eq(put_name('@', "caf\xc3\xa9"), "@\"caf\xc3\xa9\"");
+  ck_assert_str_eq(put_name('!', ""), "!\"\"");
+}
+END_TEST
+
+START_TEST(put_name_round_trips) {
+  static const char *const names[] = {"plain", "a\"b", "back\\slash", "nl\nx", "\x7f~"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    char text[256];
+    snprintf(text, sizeof text, "%s", put_name('@', names[i]));
+    assert_name(text, names[i]);
+    ck_assert_uint_eq(first_tok(text).len, strlen(text));
+  }
+}
+END_TEST
+
+/* ---- word sets ---- */
+
+static ir_wordset arith = IR_WORDSET("add", "sub", "mul", "fadd");
+
+START_TEST(word_sets) {
+  static const char text[] = "sub fadd add mul div ad addx %add";
+  static const int want[] = {1, 3, 0, 2, -1, -1, -1, -1};
+  ir_lexer lx;
+  ir_lexer_init(&lx, text, strlen(text), 0);
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    ir_tok t = ir_next(&lx);
+    ck_assert_int_eq(ir_word_index(&arith, text, t), want[i]);
+    ck_assert(ir_word_in(&arith, text, t) == (want[i] >= 0));
+  }
+}
+END_TEST
+
+/* 128 words (the most a set holds) all land in their own slot. */
+START_TEST(word_set_of_128) {
+  static char store[128][8];
+  static const char *words[129];
+  for (int i = 0; i < 128; i++) {
+    snprintf(store[i], sizeof store[i], "w%d", i);
+    words[i] = store[i];
+  }
+  words[128] = NULL;
+  ir_wordset set = {.words = words};
+  for (int i = 0; i < 128; i++)
+    ck_assert_int_eq(ir_word_index(&set, store[i], first_tok(store[i])), i);
+  ck_assert_int_eq(ir_word_index(&set, "w128", first_tok("w128")), -1);
+}
+END_TEST
+
+/* ---- modules ---- */
+
+#define NUMBA_HEADER "define i32 @\"add\"(i64* %\".ret\", i32 %\"x\", i32 %\"y\")\n"
+#define NUMBA_BODY                                                             \
+  "{\n"                                                                        \
+  "entry:\n"                                                                   \
+  "  %\".5\" = add i32 %\"x\", %\"y\"\n"                                       \
+  "  ret i32 0\n"                                                              \
+  "}\n"
+
+static const char numba_module[] =
+    "; ModuleID = \"add$1\"\n"
+    "source_filename = \"<string>\"\n"
+    "target triple = \"nvptx64-nvidia-cuda\"\n"
+    "\n"
+    "@\"env\" = common global i8* null\n"
+    NUMBA_HEADER NUMBA_BODY
+    "\n"
+    "!nvvmir.version = !{ !0 }\n"
+    "!0 = !{ i32 2, i32 0, i32 3, i32 2 }";
+
+static void assert_item(const ir_module *m, size_t i, ir_item_kind kind, const char *name,
+                        const char *text) {
+  ck_assert_uint_lt(i, m->num_items);
+  ck_assert_int_eq(m->items[i].kind, kind);
+  ck_assert_str_eq(m->items[i].name, name);
+  ASSERT_SPAN(m->text, m->items[i], text);
+}
+
+START_TEST(module_numba_layout) {
+  ir_module m = parse_module("add.ll", numba_module);
+  ck_assert_uint_eq(m.num_items, 6);
+  assert_item(&m, 0, IR_ITEM_OTHER, "", "source_filename = \"<string>\"\n");
+  assert_item(&m, 1, IR_ITEM_TARGET, "", "target triple = \"nvptx64-nvidia-cuda\"\n");
+  assert_item(&m, 2, IR_ITEM_GLOBAL, "env", "@\"env\" = common global i8* null\n");
+  assert_item(&m, 3, IR_ITEM_DEFINE, "add", NUMBA_HEADER NUMBA_BODY);
+  assert_item(&m, 4, IR_ITEM_NAMED_META, "nvvmir.version", "!nvvmir.version = !{ !0 }\n");
+  assert_item(&m, 5, IR_ITEM_META, "0", "!0 = !{ i32 2, i32 0, i32 3, i32 2 }");
+  ck_assert_int_eq(m.max_meta, 0);
+  ck_assert_int_eq(m.max_attrs, -1);
+  /* an item's tokens: the define runs from 'define' to '}' */
+  ck_assert(ir_tok_is(m.text, m.toks[m.items[3].first], "define"));
+  ck_assert(ir_tok_punct(m.text, m.toks[m.items[3].last - 1], '}'));
+  ck_assert_uint_eq(m.items[4].first, m.items[3].last);
+  ck_assert(m.toks[m.items[3].first].bol);
+  ck_assert(!m.toks[m.items[3].first + 1].bol);
+  ck_assert_ptr_eq(ir_module_find(&m, IR_ITEM_DEFINE, "add"), &m.items[3]);
+  ck_assert_ptr_null(ir_module_find(&m, IR_ITEM_DECLARE, "add"));
+  ck_assert_uint_eq(ir_line_of(&m, m.items[3].start), 6);
+  ck_assert_uint_eq(ir_line_of(&m, 0), 1);
+  ir_module_free(&m);
+}
+END_TEST
+
+#define CLANG_GLOBAL                                                           \
+  "@g = internal addrspace(3) global [2 x i32] [\n"                            \
+  "  i32 1,\n"                                                                 \
+  "  i32 2\n"                                                                  \
+  "], align 4\n"
+#define CLANG_DEFINE                                                           \
+  "define void @f() #0 {\n"                                                    \
+  "entry:\n"                                                                   \
+  "  ret void\n"                                                               \
+  "}\n"
+
+static const char clang_module[] =
+    "source_filename = \"k.cu\"\n"
+    "$c = comdat any\n"
+    "%struct.T = type { i32, float }\n"
+    CLANG_GLOBAL
+    "@s = private constant [3 x i8] c\"hi\\00\" ; note\n"
+    CLANG_DEFINE
+    "declare i32 @llvm.nvvm.read.ptx.sreg.tid.x() #1\n"
+    "attributes #0 = { nounwind }\n"
+    "attributes #3 = { readnone \"x\"=\"{\" }\n"
+    "!nvvm.annotations = !{!1}\n"
+    "!1 = !{void ()* @f, !\"kernel\", i32 1}\n"
+    "!12 = !{}\n"
+    "!7 = !{}\n";
+
+START_TEST(module_clang_layout) {
+  ir_module m = parse_module("k.ll", clang_module);
+  ck_assert_uint_eq(m.num_items, 13);
+  assert_item(&m, 0, IR_ITEM_OTHER, "", "source_filename = \"k.cu\"\n");
+  assert_item(&m, 1, IR_ITEM_OTHER, "", "$c = comdat any\n");
+  assert_item(&m, 2, IR_ITEM_TYPE, "struct.T", "%struct.T = type { i32, float }\n");
+  assert_item(&m, 3, IR_ITEM_GLOBAL, "g", CLANG_GLOBAL);
+  assert_item(&m, 4, IR_ITEM_GLOBAL, "s", "@s = private constant [3 x i8] c\"hi\\00\" ; note\n");
+  assert_item(&m, 5, IR_ITEM_DEFINE, "f", CLANG_DEFINE);
+  assert_item(&m, 6, IR_ITEM_DECLARE, "llvm.nvvm.read.ptx.sreg.tid.x",
+              "declare i32 @llvm.nvvm.read.ptx.sreg.tid.x() #1\n");
+  assert_item(&m, 7, IR_ITEM_ATTRS, "0", "attributes #0 = { nounwind }\n");
+  assert_item(&m, 8, IR_ITEM_ATTRS, "3", "attributes #3 = { readnone \"x\"=\"{\" }\n");
+  assert_item(&m, 9, IR_ITEM_NAMED_META, "nvvm.annotations", "!nvvm.annotations = !{!1}\n");
+  assert_item(&m, 10, IR_ITEM_META, "1", "!1 = !{void ()* @f, !\"kernel\", i32 1}\n");
+  assert_item(&m, 11, IR_ITEM_META, "12", "!12 = !{}\n");
+  assert_item(&m, 12, IR_ITEM_META, "7", "!7 = !{}\n");
+  ck_assert_int_eq(m.max_meta, 12);
+  ck_assert_int_eq(m.max_attrs, 3);
+  ck_assert_ptr_eq(ir_module_find(&m, IR_ITEM_ATTRS, "3"), &m.items[8]);
+  ck_assert_uint_eq(ir_line_of(&m, m.items[5].start), 9);
+  /* the tokens of the define's body line "  ret void" */
+  const ir_tok *toks;
+  size_t at = (size_t)(strstr(clang_module, "  ret void") - clang_module);
+  ck_assert_uint_eq(ir_slice(&m, at, at + 10, &toks), 2);
+  ASSERT_TOK(m.text, toks[0], IR_WORD, "ret");
+  ASSERT_TOK(m.text, toks[1], IR_WORD, "void");
+  ck_assert(toks[0].bol);
+  ir_module_free(&m);
+}
+END_TEST
+
+START_TEST(module_unclosed_body) {
+  ir_module m;
+  static const char brace_line[] = "target triple = \"x\"\ndefine void @f() {\nentry:\n  ret void\n";
+  T_ASSERT_ERROR(ir_module_parse(&m, "u.ll", brace_line, strlen(brace_line)),
+                 CUPLUG_ERR_IR_PARSE,
+                 "u.ll:2: unbalanced brackets: the item that starts here is never closed");
+  ck_assert_uint_eq(m.num_items, 0);
+  ck_assert_ptr_null(m.toks);
+  static const char numba_style[] = "define void @f()\n{\n  ret void\n";
+  T_ASSERT_ERROR(ir_module_parse(&m, "v.ll", numba_style, strlen(numba_style)),
+                 CUPLUG_ERR_IR_PARSE,
+                 "v.ll:1: unbalanced brackets: the item that starts here is never closed");
+  static const char global[] = "@a = global [2 x i32] [i32 1,\n";
+  T_ASSERT_ERROR(ir_module_parse(&m, "w.ll", global, strlen(global)), CUPLUG_ERR_IR_PARSE,
+                 "w.ll:1: unbalanced brackets: the item that starts here is never closed");
+}
+END_TEST
+
+START_TEST(module_empty) {
+  ir_module m = parse_module("e.ll", "; nothing but a comment\n\n");
+  ck_assert_uint_eq(m.num_items, 0);
+  ck_assert_uint_eq(m.num_toks, 0);
+  ck_assert_int_eq(m.max_meta, -1);
+  ck_assert_int_eq(m.max_attrs, -1);
+  ir_module_free(&m);
+}
+END_TEST
+
+/* ---- function headers ---- */
+
+static const char headers[] =
+    "define linkonce_odr zeroext i1 @\"f\\22q\"(i32 %\"x\", float* nocapture readonly %p, "
+    "i8 signext, ...) unnamed_addr #0 !dbg !5 {\n"
+    "  ret i1 0\n"
+    "}\n"
+    "define internal { float, float } @g({ float, float }* %a, <4 x float> %v, "
+    "void (i32)* %fp) {\n"
+    "  ret { float, float } zeroinitializer\n"
+    "}\n"
+    "declare i32 @d(i32, i8* nonnull) #1\n"
+    "declare void @e()\n"
+    "define dso_local noalias align 8 i8* @h() local_unnamed_addr {\n"
+    "  ret i8* null\n"
+    "}\n";
+
+static ir_function parse_fn(const ir_module *m, size_t item) {
+  ir_function fn;
+  T_ASSERT_OK(ir_function_parse(m, &m->items[item], &fn));
+  return fn;
+}
+
+static void assert_param(const char *text, const ir_param *p, const char *all,
+                         const char *type, const char *name) {
+  ASSERT_SPAN(text, p->all, all);
+  ASSERT_SPAN(text, p->type, type);
+  if (name)
+    ASSERT_TOK(text, p->name, IR_LOCAL, name);
+  else
+    ck_assert_int_eq(p->name.kind, IR_EOF);
+}
+
+START_TEST(header_with_attributes_and_varargs) {
+  ir_module m = parse_module("h.ll", headers);
+  ir_function fn = parse_fn(&m, 0);
+  ASSERT_SPAN(headers, fn.linkage, "linkonce_odr");
+  ASSERT_SPAN(headers, fn.ret_attrs, "zeroext ");
+  ASSERT_SPAN(headers, fn.ret_type, "i1");
+  ASSERT_TOK(headers, fn.name, IR_GLOBAL, "@\"f\\22q\"");
+  ck_assert(ir_tok_names(headers, fn.name, "f\"q"));
+  ck_assert_uint_eq(fn.num_params, 3);
+  assert_param(headers, &fn.params[0], "i32 %\"x\"", "i32", "%\"x\"");
+  assert_param(headers, &fn.params[1], "float* nocapture readonly %p", "float*", "%p");
+  assert_param(headers, &fn.params[2], "i8 signext", "i8", NULL);
+  ck_assert(fn.varargs);
+  ck_assert_uint_eq(fn.params_open, strchr(headers, '(') - headers);
+  ck_assert_uint_eq(fn.params_close, strstr(headers, ") unnamed_addr") - headers);
+  ASSERT_SPAN(headers, fn.fn_attrs, "unnamed_addr #0 !dbg !5 ");
+  ck_assert_uint_eq(fn.body_open, strstr(headers, "!5 {") + 3 - headers);
+  ck_assert_uint_eq(fn.body_close, strstr(headers, "}\n") - headers);
+  ck_assert(ir_tok_is(headers, m.toks[fn.body_first], "ret"));
+  ck_assert_uint_eq(fn.body_last, m.items[0].last - 1);
+  ir_function_free(&fn);
+  ir_module_free(&m);
+}
+END_TEST
+
+START_TEST(header_with_struct_return_and_type_params) {
+  ir_module m = parse_module("h.ll", headers);
+  ir_function fn = parse_fn(&m, 1);
+  ASSERT_SPAN(headers, fn.linkage, "internal");
+  ASSERT_SPAN(headers, fn.ret_attrs, "");
+  ck_assert_uint_eq(fn.ret_attrs.start, fn.ret_type.start);
+  ASSERT_SPAN(headers, fn.ret_type, "{ float, float }");
+  ASSERT_TOK(headers, fn.name, IR_GLOBAL, "@g");
+  ck_assert_uint_eq(fn.num_params, 3);
+  assert_param(headers, &fn.params[0], "{ float, float }* %a", "{ float, float }*", "%a");
+  assert_param(headers, &fn.params[1], "<4 x float> %v", "<4 x float>", "%v");
+  assert_param(headers, &fn.params[2], "void (i32)* %fp", "void (i32)*", "%fp");
+  ck_assert(!fn.varargs);
+  ASSERT_SPAN(headers, fn.fn_attrs, "");
+  ck_assert_uint_eq(fn.body_open, fn.fn_attrs.start);
+  ck_assert_uint_eq(headers[fn.body_open], '{');
+  ck_assert_uint_eq(headers[fn.body_close], '}');
+  ASSERT_SPAN(headers, ((ir_span){fn.body_open, fn.body_close + 1}),
+              "{\n  ret { float, float } zeroinitializer\n}");
+  ir_function_free(&fn);
+  ir_module_free(&m);
+}
+END_TEST
+
+START_TEST(header_of_declares) {
+  ir_module m = parse_module("h.ll", headers);
+  ir_function d = parse_fn(&m, 2);
+  ck_assert_uint_eq(d.linkage.start, d.linkage.end);
+  ASSERT_SPAN(headers, d.ret_type, "i32");
+  ck_assert_uint_eq(d.num_params, 2);
+  assert_param(headers, &d.params[0], "i32", "i32", NULL);
+  assert_param(headers, &d.params[1], "i8* nonnull", "i8*", NULL);
+  ASSERT_SPAN(headers, d.fn_attrs, "#1");
+  ck_assert_uint_eq(d.body_open, 0);
+  ck_assert_uint_eq(d.body_close, 0);
+  size_t cursor = 0;
+  ir_stmt s;
+  ck_assert(!ir_next_stmt(&m, &d, &cursor, &s));
+  ir_function_free(&d);
+
+  ir_function e = parse_fn(&m, 3);
+  ck_assert_uint_eq(e.num_params, 0);
+  ck_assert(!e.varargs);
+  ASSERT_SPAN(headers, e.fn_attrs, "");
+  ASSERT_SPAN(headers, ((ir_span){e.params_open, e.params_close + 1}), "()");
+  ir_function_free(&e);
+  ir_module_free(&m);
+}
+END_TEST
+
+START_TEST(header_with_prefix_words) {
+  ir_module m = parse_module("h.ll", headers);
+  ir_function fn = parse_fn(&m, 4);
+  ck_assert_uint_eq(fn.linkage.start, fn.linkage.end);
+  ASSERT_SPAN(headers, fn.ret_attrs, "noalias align 8 ");
+  ASSERT_SPAN(headers, fn.ret_type, "i8*");
+  ASSERT_TOK(headers, fn.name, IR_GLOBAL, "@h");
+  ck_assert_uint_eq(fn.num_params, 0);
+  ASSERT_SPAN(headers, fn.fn_attrs, "local_unnamed_addr ");
+  ir_function_free(&fn);
+  ir_module_free(&m);
+}
+END_TEST
+
+START_TEST(header_of_numba_layout) {
+  ir_module m = parse_module("add.ll", numba_module);
+  ir_function fn = parse_fn(&m, 3);
+  ASSERT_SPAN(numba_module, fn.ret_type, "i32");
+  ck_assert_uint_eq(fn.num_params, 3);
+  assert_param(numba_module, &fn.params[0], "i64* %\".ret\"", "i64*", "%\".ret\"");
+  ASSERT_SPAN(numba_module, fn.fn_attrs, ""); /* nothing between ')' and '{' */
+  ck_assert_uint_eq(fn.body_open, strstr(numba_module, ")\n{") + 2 - numba_module);
+  ck_assert_uint_eq(fn.body_close, strstr(numba_module, "}\n") - numba_module);
+  ir_function_free(&fn);
+  ir_module_free(&m);
+}
+END_TEST
+
+START_TEST(header_with_address_spaces) {
+  static const char text[] =
+      "define float addrspace(1)* @as(float addrspace(1)* %p, i8 addrspace(3)* nocapture) {\n"
+      "  ret float addrspace(1)* %p\n"
+      "}\n";
+  ir_module m = parse_module("as.ll", text);
+  ir_function fn = parse_fn(&m, 0);
+  ASSERT_SPAN(text, fn.ret_type, "float addrspace(1)*");
+  ASSERT_TOK(text, fn.name, IR_GLOBAL, "@as");
+  ck_assert_uint_eq(fn.num_params, 2);
+  assert_param(text, &fn.params[0], "float addrspace(1)* %p", "float addrspace(1)*", "%p");
+  assert_param(text, &fn.params[1], "i8 addrspace(3)* nocapture", "i8 addrspace(3)*", NULL);
+  ir_function_free(&fn);
+  ir_module_free(&m);
+}
+END_TEST
+
+static void assert_header_error(const char *text, const char *message) {
+  ir_module m = parse_module("bad.ll", text);
+  ir_function fn;
+  T_ASSERT_ERROR(ir_function_parse(&m, &m.items[0], &fn), CUPLUG_ERR_IR_PARSE, message);
+  ck_assert_ptr_null(fn.params);
+  ir_module_free(&m);
+}
+
+START_TEST(header_errors) {
+  assert_header_error("define void f() {\n}\n",
+                      "bad.ll:1: function @: expected the function's @name after its return type");
+  assert_header_error("define @f() {\n}\n", "bad.ll:1: function @f: cannot read the return type");
+  assert_header_error("define void @f {\n}\n",
+                      "bad.ll:1: function @f: expected '(' after the function's name");
+  assert_header_error("define void @f()\n", "bad.ll:1: function @f: expected '{' opening the body");
+  assert_header_error("define void @f(i32 %a, = ) {\n}\n",
+                      "bad.ll:1: function @f: cannot read a parameter's type");
+}
+END_TEST
+
+/* ---- statements ---- */
+
+#define SWITCH_LINES                                                           \
+  "  switch i32 %n, label %d [\n"                                              \
+  "    i32 0, label %\"q\"\n"                                                  \
+  "    i32 1, label %5\n"                                                      \
+  "  ]  ; the switch\n"
+
+static const char body_module[] =
+    "define void @k(i32 %n) {\n"
+    "entry:\n"
+    SWITCH_LINES
+    "5:                     ; preds = %entry\n"
+    "  br label %d ; go\n"
+    "\"q\":\n"
+    "  %x = add i32 %n, 1\n"
+    "  br label %d\n"
+    "d:\n"
+    "  ret void\n"
+    "}\n";
+
+START_TEST(statements_of_a_body) {
+  static const struct {
+    size_t n;
+    const char *text, *line;
+  } want[] = {
+      {2, "entry:", "entry:\n"},
+      {18,
+       "switch i32 %n, label %d [\n    i32 0, label %\"q\"\n    i32 1, label %5\n  ]",
+       SWITCH_LINES},
+      {2, "5:", "5:                     ; preds = %entry\n"},
+      {3, "br label %d", "  br label %d ; go\n"},
+      {2, "\"q\":", "\"q\":\n"},
+      {7, "%x = add i32 %n, 1", "  %x = add i32 %n, 1\n"},
+      {3, "br label %d", "  br label %d\n"},
+      {2, "d:", "d:\n"},
+      {2, "ret void", "  ret void\n"},
+  };
+  ir_module m = parse_module("k.ll", body_module);
+  ir_function fn = parse_fn(&m, 0);
+  size_t cursor = 0, count = 0;
+  ir_stmt s;
+  while (ir_next_stmt(&m, &fn, &cursor, &s)) {
+    ck_assert_uint_lt(count, sizeof want / sizeof want[0]);
+    ck_assert_uint_eq(s.n, want[count].n);
+    if (count == 0) ck_assert_ptr_eq(s.toks, m.toks + fn.body_first);
+    ck_assert_uint_eq(s.toks[0].start, s.start);
+    ck_assert_str_eq(span(body_module, s.start, s.end), want[count].text);
+    ck_assert_str_eq(span(body_module, s.line_start, s.line_end), want[count].line);
+    count++;
+  }
+  ck_assert_uint_eq(count, sizeof want / sizeof want[0]);
+  ck_assert(!ir_next_stmt(&m, &fn, &cursor, &s));
+  ir_function_free(&fn);
+  ir_module_free(&m);
+}
+END_TEST
+
+START_TEST(statement_on_the_brace_line) {
+  static const char text[] = "define void @z() { ret void }\n";
+  ir_module m = parse_module("z.ll", text);
+  ir_function fn = parse_fn(&m, 0);
+  size_t cursor = 0;
+  ir_stmt s;
+  ck_assert(ir_next_stmt(&m, &fn, &cursor, &s));
+  ck_assert_uint_eq(s.n, 2);
+  ck_assert_str_eq(span(text, s.start, s.end), "ret void");
+  ck_assert(!ir_next_stmt(&m, &fn, &cursor, &s));
+  ir_function_free(&fn);
+  ir_module_free(&m);
+}
+END_TEST
+
+/* ---- edits ---- */
+
+static const char digits[] = "0123456789";
+
+/* Applies e to digits; the result, or NULL with the error checked. */
+static const char *apply(ir_edits *e) {
+  static char out[256];
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  T_ASSERT_OK(ir_edits_apply(e, digits, strlen(digits), &b));
+  snprintf(out, sizeof out, "%s", b.data ? b.data : "");
+  cuplug__buf_free(&b);
+  ir_edits_free(e);
+  return out;
+}
+
+START_TEST(edits_insert_replace_delete) {
+  ir_edits e;
+  ir_edits_init(&e);
+  ir_edit_delete(&e, 8, 10);
+  ir_edit_replace(&e, 4, 6, "<r>");
+  ir_edit_insert(&e, 0, "^");
+  ir_edit_insert(&e, 2, "+");
+  ck_assert_str_eq(apply(&e), "^01+23<r>67");
+  ck_assert_uint_eq(e.n, 0);
+
+  ir_edits_init(&e);
+  ck_assert_str_eq(apply(&e), "0123456789");
+
+  ir_edits_init(&e);
+  ir_edit_insert(&e, 10, "$");
+  ir_edit_replace(&e, 0, 10, NULL);
+  ck_assert_str_eq(apply(&e), "$");
+}
+END_TEST
+
+START_TEST(edits_at_equal_offsets) {
+  ir_edits e;
+  ir_edits_init(&e);
+  /* insertions first, in the order they were made */
+  ir_edit_replace(&e, 2, 4, "R");
+  ir_edit_insert(&e, 2, "a");
+  ir_edit_insert(&e, 2, "b");
+  ck_assert_str_eq(apply(&e), "01abR456789");
+
+  /* of two replacements at one start the longer wins */
+  ir_edits_init(&e);
+  ir_edit_replace(&e, 2, 4, "short");
+  ir_edit_replace(&e, 2, 6, "LONG");
+  ck_assert_str_eq(apply(&e), "01LONG6789");
+
+  /* of two equal ones, the first made */
+  ir_edits_init(&e);
+  ir_edit_replace(&e, 2, 4, "first");
+  ir_edit_replace(&e, 2, 4, "second");
+  ck_assert_str_eq(apply(&e), "01first456789");
+
+  /* an insertion at the end of a replaced span is kept */
+  ir_edits_init(&e);
+  ir_edit_insert(&e, 4, "|");
+  ir_edit_replace(&e, 2, 4, "R");
+  ck_assert_str_eq(apply(&e), "01R|456789");
+}
+END_TEST
+
+START_TEST(edits_nested_are_dropped) {
+  ir_edits e;
+  ir_edits_init(&e);
+  ir_edit_delete(&e, 3, 4);
+  ir_edit_insert(&e, 5, "x");
+  ir_edit_replace(&e, 1, 8, "Z");
+  ir_edit_replace(&e, 6, 8, "y");
+  ck_assert_str_eq(apply(&e), "0Z89");
+}
+END_TEST
+
+START_TEST(edits_overlapping_fail) {
+  ir_edits e;
+  cuplug__buf b;
+  ir_edits_init(&e);
+  cuplug__buf_init(&b);
+  ir_edit_replace(&e, 2, 5, "A");
+  ir_edit_replace(&e, 4, 8, "B");
+  T_ASSERT_ERROR(ir_edits_apply(&e, digits, strlen(digits), &b), CUPLUG_ERR_IR_UNSUPPORTED,
+                 "internal error: overlapping IR edits at byte 4");
+  ir_edits_free(&e);
+  cuplug__buf_free(&b);
+
+  ir_edits_init(&e);
+  ir_edit_replace(&e, 8, 12, "past the end");
+  T_ASSERT_ERROR(ir_edits_apply(&e, digits, strlen(digits), &b), CUPLUG_ERR_IR_UNSUPPORTED,
+                 "internal error: overlapping IR edits at byte 8");
+  ir_edits_free(&e);
+  cuplug__buf_free(&b);
+}
+END_TEST
+
+/* ---- rewrites ---- */
+
+static char *finish(ir_rewrite *rw) {
+  char *out = NULL;
+  size_t len = 0;
+  T_ASSERT_OK(ir_rewrite_finish(rw, &out, &len));
+  ck_assert_uint_eq(len, strlen(out));
+  return out;
+}
+
+START_TEST(rewrite_fresh_ids) {
+  ir_rewrite rw;
+  T_ASSERT_OK(ir_rewrite_begin(&rw, "k.ll", clang_module, strlen(clang_module)));
+  ck_assert_int_eq(ir_rewrite_meta_id(&rw), 13);
+  ck_assert_int_eq(ir_rewrite_meta_id(&rw), 14);
+  ck_assert_int_eq(ir_rewrite_attrs_id(&rw), 4);
+  ir_rewrite_abort(&rw);
+
+  static const char bare[] = "define void @f() {\n  ret void\n}\n";
+  T_ASSERT_OK(ir_rewrite_begin(&rw, "b.ll", bare, strlen(bare)));
+  ck_assert_int_eq(ir_rewrite_meta_id(&rw), 0);
+  ck_assert_int_eq(ir_rewrite_attrs_id(&rw), 0);
+  ck_assert_int_eq(ir_rewrite_attrs_id(&rw), 1);
+  ir_rewrite_abort(&rw);
+}
+END_TEST
+
+START_TEST(rewrite_appends_to_named_meta) {
+  static const char text[] =
+      "define void @f() {\n"
+      "  ret void\n"
+      "}\n"
+      "!nvvm.annotations = !{!1}\n"
+      "!1 = !{void ()* @f, !\"kernel\", i32 1}\n";
+  ir_rewrite rw;
+  T_ASSERT_OK(ir_rewrite_begin(&rw, "a.ll", text, strlen(text)));
+  long a = ir_rewrite_meta_id(&rw), b = ir_rewrite_meta_id(&rw);
+  ir_rewrite_named_meta(&rw, "nvvm.annotations", a);
+  ir_rewrite_named_meta(&rw, "nvvm.annotations", b);
+  cuplug__buf_printf(&rw.tail, "!%ld = !{}\n!%ld = !{}\n", a, b);
+  const char *ret = strstr(text, "ret void");
+  ir_edit_insert(&rw.edits, (size_t)(ret - text) + 8, " ; done");
+  char *out = finish(&rw);
+  ck_assert_str_eq(out,
+                   "define void @f() {\n"
+                   "  ret void ; done\n"
+                   "}\n"
+                   "!nvvm.annotations = !{!1, !2, !3}\n"
+                   "!1 = !{void ()* @f, !\"kernel\", i32 1}\n"
+                   "!2 = !{}\n"
+                   "!3 = !{}\n");
+  free(out);
+}
+END_TEST
+
+START_TEST(rewrite_creates_named_meta) {
+  static const char text[] = "!0 = !{i32 2, i32 0}"; /* no final newline */
+  ir_rewrite rw;
+  T_ASSERT_OK(ir_rewrite_begin(&rw, "c.ll", text, strlen(text)));
+  long id = ir_rewrite_meta_id(&rw);
+  ck_assert_int_eq(id, 1);
+  ir_rewrite_named_meta(&rw, "nvvmir.version", 0);
+  ir_rewrite_named_meta(&rw, "nvvm.annotations", id);
+  char *out = finish(&rw);
+  ck_assert_str_eq(out,
+                   "!0 = !{i32 2, i32 0}\n"
+                   "!nvvmir.version = !{!0}\n"
+                   "!nvvm.annotations = !{!1}\n");
+  free(out);
+}
+END_TEST
+
+START_TEST(rewrite_fills_an_empty_named_meta) {
+  static const char text[] = "!llvm.used.list = !{}\n!4 = !{}\n";
+  ir_rewrite rw;
+  T_ASSERT_OK(ir_rewrite_begin(&rw, "d.ll", text, strlen(text)));
+  ir_rewrite_named_meta(&rw, "llvm.used.list", ir_rewrite_meta_id(&rw));
+  ir_rewrite_named_meta(&rw, "llvm.used.list", ir_rewrite_meta_id(&rw));
+  char *out = finish(&rw);
+  ck_assert_str_eq(out, "!llvm.used.list = !{!5, !6}\n!4 = !{}\n");
+  free(out);
+}
+END_TEST
+
+/* An item keeps its trailing comment; the new ids go into the list, not
+ * into the comment. */
+START_TEST(rewrite_named_meta_with_trailing_comment) {
+  static const char text[] = "!nvvm.annotations = !{!1} ; kernels: {k}\n!1 = !{}\n";
+  ir_rewrite rw;
+  T_ASSERT_OK(ir_rewrite_begin(&rw, "t.ll", text, strlen(text)));
+  ir_rewrite_named_meta(&rw, "nvvm.annotations", ir_rewrite_meta_id(&rw));
+  char *out = finish(&rw);
+  ck_assert_str_eq(out, "!nvvm.annotations = !{!1, !2} ; kernels: {k}\n!1 = !{}\n");
+  free(out);
+}
+END_TEST
+
+START_TEST(rewrite_of_bad_text) {
+  static const char text[] = "define void @f() {\n";
+  ir_rewrite rw;
+  T_ASSERT_ERROR(ir_rewrite_begin(&rw, "r.ll", text, strlen(text)), CUPLUG_ERR_IR_PARSE,
+                 "r.ll:1: unbalanced brackets: the item that starts here is never closed");
+}
+END_TEST
+
+START_TEST(rewrite_overlap_is_reported) {
+  ir_rewrite rw;
+  T_ASSERT_OK(ir_rewrite_begin(&rw, "b.ll", digits, strlen(digits)));
+  ir_edit_replace(&rw.edits, 0, 5, "a");
+  ir_edit_replace(&rw.edits, 3, 7, "b");
+  char *out = NULL;
+  T_ASSERT_ERROR(ir_rewrite_finish(&rw, &out, NULL), CUPLUG_ERR_IR_UNSUPPORTED,
+                 "internal error: overlapping IR edits at byte 3");
+  ck_assert_ptr_null(out);
+}
+END_TEST
+
+/* ---- ir_text_defines ---- */
+
+static bool defines(const char *text, const char *symbol) {
+  return ir_text_defines(text, strlen(text), symbol);
+}
+
+START_TEST(text_defines) {
+  ck_assert(defines("define i32 @f(i32 %x) {\n}\n", "f"));
+  ck_assert(defines("define internal fastcc void @\"f\"() {\n}\n", "f"));
+  ck_assert(defines("  define void @f.x()\n{\n}\n", "f.x"));
+  ck_assert(defines(numba_module, "add"));
+  ck_assert(!defines("declare i32 @f(i32)\n", "f"));
+  ck_assert(!defines("define void @g() {\n  call void @f()\n}\n", "f"));
+  /* a prefix of the defined name, or a suffix */
+  ck_assert(!defines("define void @foobar() {\n}\n", "foo"));
+  ck_assert(!defines("define void @foobar() {\n}\n", "bar"));
+  ck_assert(!defines("define void @f.x() {\n}\n", "f"));
+  ck_assert(!defines("define void @\"f.x\"() {\n}\n", "f"));
+  ck_assert(!defines("define void @g() {\n}\n", ""));
+  /* found after a mention that is not a definition */
+  ck_assert(defines("declare void @f()\ndefine void @g() {\n  call void @f()\n}\n"
+                    "define void @f() {\n}\n",
+                    "f"));
+}
+END_TEST
+
+START_TEST(text_defines_respects_len) {
+  static const char text[] = "define void @ff() {\n}\n";
+  ck_assert(ir_text_defines(text, strlen(text), "ff"));
+  ck_assert(ir_text_defines(text, 14, "f")); /* the text ends after "@f" */
+  ck_assert(!ir_text_defines(text, 13, "f"));
+}
+END_TEST
+
+Suite *suite_irtext(void) {
+  Suite *s = suite_create("irtext");
+  TCase *lex = tcase_create("lexer");
+  tcase_add_test(lex, lexer_kinds_starts_lengths);
+  tcase_add_test(lex, lexer_token_texts);
+  tcase_add_test(lex, lexer_labels_numbers_and_sigils);
+  tcase_add_test(lex, lexer_unterminated_string_ends_at_the_end);
+  tcase_add_test(lex, tok_is_and_punct);
+  tcase_add_test(lex, tok_name_decodes);
+  tcase_add_test(lex, tok_names_compares_decoded);
+  tcase_add_test(lex, tok_names_stops_at_the_callers_nul);
+  tcase_add_test(lex, tok_numbered);
+  tcase_add_test(lex, put_name_quotes_and_escapes);
+  tcase_add_test(lex, put_name_round_trips);
+  tcase_add_test(lex, word_sets);
+  tcase_add_test(lex, word_set_of_128);
+  suite_add_tcase(s, lex);
+
+  TCase *mod = tcase_create("module");
+  tcase_add_test(mod, module_numba_layout);
+  tcase_add_test(mod, module_clang_layout);
+  tcase_add_test(mod, module_unclosed_body);
+  tcase_add_test(mod, module_empty);
+  tcase_add_test(mod, header_with_attributes_and_varargs);
+  tcase_add_test(mod, header_with_struct_return_and_type_params);
+  tcase_add_test(mod, header_of_declares);
+  tcase_add_test(mod, header_with_prefix_words);
+  tcase_add_test(mod, header_of_numba_layout);
+  tcase_add_test(mod, header_with_address_spaces);
+  tcase_add_test(mod, header_errors);
+  tcase_add_test(mod, statements_of_a_body);
+  tcase_add_test(mod, statement_on_the_brace_line);
+  suite_add_tcase(s, mod);
+
+  TCase *ed = tcase_create("edits");
+  tcase_add_test(ed, edits_insert_replace_delete);
+  tcase_add_test(ed, edits_at_equal_offsets);
+  tcase_add_test(ed, edits_nested_are_dropped);
+  tcase_add_test(ed, edits_overlapping_fail);
+  tcase_add_test(ed, rewrite_fresh_ids);
+  tcase_add_test(ed, rewrite_appends_to_named_meta);
+  tcase_add_test(ed, rewrite_creates_named_meta);
+  tcase_add_test(ed, rewrite_fills_an_empty_named_meta);
+  tcase_add_test(ed, rewrite_named_meta_with_trailing_comment);
+  tcase_add_test(ed, rewrite_of_bad_text);
+  tcase_add_test(ed, rewrite_overlap_is_reported);
+  tcase_add_test(ed, text_defines);
+  tcase_add_test(ed, text_defines_respects_len);
+  suite_add_tcase(s, ed);
+  return s;
+}

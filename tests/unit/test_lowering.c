@@ -1,4 +1,786 @@
-/* test_lowering.c - (being written) */
+/* test_lowering.c - the wrapping passes on IR text: the C-ABI wrapper
+ * (cuplug__cabi_wrap: linkonce_odr, the wrapper per return and argument
+ * kind, the entry moved aside, forceinline), cuplug__force_inline, and the
+ * kernel fix-up (cuplug__kernel_fixup: header, return slot, ret, annotations,
+ * @llvm.used, launch bounds, unnamed values renumbered, the debug exception
+ * store, the debug-info subroutine type, C-ABI kernels, and its errors).
+ * Inputs are small modules in the shape numba-cuda writes; outputs are
+ * compared whole where they are small. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lowering.h"
 #include "support.h"
 
-Suite *suite_lowering(void) { return suite_create("lowering"); }
+/* ---- helpers ---- */
+
+static void begin(ir_rewrite *rw, const char *text) {
+  T_ASSERT_OK(ir_rewrite_begin(rw, "m.ll", text, strlen(text)));
+}
+
+/* The rewritten text (malloc'd). */
+static char *finish(ir_rewrite *rw) {
+  char *out = NULL;
+  size_t n = 0;
+  T_ASSERT_OK(ir_rewrite_finish(rw, &out, &n));
+  ck_assert_uint_eq(n, strlen(out));
+  return out;
+}
+
+static const cuplug_type *sig(const char *text) {
+  const cuplug_type *t = NULL;
+  T_ASSERT_OK(t_api()->type_parse(text, &t));
+  return t;
+}
+
+static char *wrap(const char *text, const cuplug__cabi_options *o) {
+  ir_rewrite rw;
+  begin(&rw, text);
+  T_ASSERT_OK(cuplug__cabi_wrap(&rw, o));
+  return finish(&rw);
+}
+
+static char *fixup(const char *text, const cuplug__kernel_options *o) {
+  ir_rewrite rw;
+  begin(&rw, text);
+  T_ASSERT_OK(cuplug__kernel_fixup(&rw, "k", o));
+  return finish(&rw);
+}
+
+/* The error of a fix-up that fails. */
+static cuplug_error *fixup_error(const char *text, const cuplug__kernel_options *o) {
+  ir_rewrite rw;
+  begin(&rw, text);
+  cuplug_error *e = cuplug__kernel_fixup(&rw, "k", o);
+  ir_rewrite_abort(&rw);
+  return e;
+}
+
+/* The wrapper `f` of entry `e` for a signature, appended to a one-line module. */
+static char *wrapper_for(const char *signature) {
+  cuplug__cabi_options o = {sig(signature), "e", "f", false, true};
+  return wrap("; ModuleID = \"m\"\n", &o);
+}
+
+/* Whole-text comparison that reports where the texts part (Check cannot
+ * carry a message as long as a large golden). */
+static void assert_text_eq(const char *actual, const char *expected) {
+  size_t i = 0;
+  while (actual[i] && actual[i] == expected[i]) i++;
+  size_t from = i > 60 ? i - 60 : 0;
+  ck_assert_msg(actual[i] == expected[i],
+                "texts differ at byte %zu:\n--- actual from byte %zu:\n%.300s\n"
+                "--- expected from byte %zu:\n%.300s",
+                i, from, actual + from, from, expected + from);
+}
+
+static size_t count(const char *haystack, const char *needle) {
+  size_t n = 0;
+  for (const char *p = haystack; (p = strstr(p, needle)); p += strlen(needle)) n++;
+  return n;
+}
+
+#define WRAPPER_HEAD "; ModuleID = \"m\"\n\n; C-ABI wrapper written by cuplug\n"
+
+/* ---- cuplug__cabi_wrap ---- */
+
+static const char ADD_MODULE[] =
+    "; ModuleID = \"add$1\"\n"
+    "target triple = \"nvptx64-nvidia-cuda\"\n"
+    "\n"
+    "@\"_ZN08NumbaEnv3addEii\" = common global i8* null\n"
+    "define i32 @\"add\"(i64* %\".ret\", i32 %\"x\", i32 %\"y\")\n"
+    "{\n"
+    "entry:\n"
+    "  %\".5\" = sext i32 %\"x\" to i64\n"
+    "  %\".6\" = call i64 @\"twice\"(i64 %\".5\")\n"
+    "  %\".7\" = sext i32 %\"y\" to i64\n"
+    "  %\".8\" = add nsw i64 %\".6\", %\".7\"\n"
+    "  store i64 %\".8\", i64* %\".ret\"\n"
+    "  ret i32 0\n"
+    "}\n"
+    "define external i64 @\"twice\"(i64 %\"v\") {\n"
+    "  %\".2\" = call i64 @\"keep\"(i64 %\"v\")\n"
+    "  %\".3\" = add i64 %\".2\", %\".2\"\n"
+    "  ret i64 %\".3\"\n"
+    "}\n"
+    "define internal i64 @\"keep\"(i64 %\"v\") {\n"
+    "  ret i64 %\"v\"\n"
+    "}\n"
+    "declare i32 @\"ext\"(i32)\n";
+
+START_TEST(cabi_wrap_int64_golden) {
+  cuplug__cabi_options o = {sig("int64(int32, int32)"), "add", "add_i32", false, true};
+  char *out = wrap(ADD_MODULE, &o);
+  ck_assert_str_eq(out,
+                   "; ModuleID = \"add$1\"\n"
+                   "target triple = \"nvptx64-nvidia-cuda\"\n"
+                   "\n"
+                   "@\"_ZN08NumbaEnv3addEii\" = common global i8* null\n"
+                   "define linkonce_odr i32 @\"add\"(i64* %\".ret\", i32 %\"x\", i32 %\"y\")\n"
+                   "{\n"
+                   "entry:\n"
+                   "  %\".5\" = sext i32 %\"x\" to i64\n"
+                   "  %\".6\" = call i64 @\"twice\"(i64 %\".5\")\n"
+                   "  %\".7\" = sext i32 %\"y\" to i64\n"
+                   "  %\".8\" = add nsw i64 %\".6\", %\".7\"\n"
+                   "  store i64 %\".8\", i64* %\".ret\"\n"
+                   "  ret i32 0\n"
+                   "}\n"
+                   "define linkonce_odr i64 @\"twice\"(i64 %\"v\") {\n"
+                   "  %\".2\" = call i64 @\"keep\"(i64 %\"v\")\n"
+                   "  %\".3\" = add i64 %\".2\", %\".2\"\n"
+                   "  ret i64 %\".3\"\n"
+                   "}\n"
+                   "define internal i64 @\"keep\"(i64 %\"v\") {\n"
+                   "  ret i64 %\"v\"\n"
+                   "}\n"
+                   "declare i32 @\"ext\"(i32)\n"
+                   "\n"
+                   "; C-ABI wrapper written by cuplug\n"
+                   "define i64 @\"add_i32\"(i32 %\"arg.0\", i32 %\"arg.1\") {\n"
+                   "entry:\n"
+                   "  %ret = alloca i64\n"
+                   "  store i64 zeroinitializer, i64* %ret\n"
+                   "  %status = call i32 @\"add\"(i64* %ret, i32 %\"arg.0\", i32 %\"arg.1\")\n"
+                   "  %value = load i64, i64* %ret\n"
+                   "  ret i64 %value\n"
+                   "}\n");
+  free(out);
+}
+END_TEST
+
+START_TEST(cabi_wrap_bool_return_is_i8) {
+  char *out = wrapper_for("boolean(int32)");
+  ck_assert_str_eq(out, WRAPPER_HEAD
+                   "define i8 @\"f\"(i32 %\"arg.0\") {\n"
+                   "entry:\n"
+                   "  %ret = alloca i8\n"
+                   "  store i8 zeroinitializer, i8* %ret\n"
+                   "  %status = call i32 @\"e\"(i8* %ret, i32 %\"arg.0\")\n"
+                   "  %value = load i8, i8* %ret\n"
+                   "  ret i8 %value\n"
+                   "}\n");
+  free(out);
+}
+END_TEST
+
+START_TEST(cabi_wrap_complex_split_and_returned_by_value) {
+  char *out = wrapper_for("complex64(complex64, float32)");
+  ck_assert_str_eq(out, WRAPPER_HEAD
+                   "define {float, float} @\"f\"(float %\"arg.0\", float %\"arg.1\", "
+                   "float %\"arg.2\") {\n"
+                   "entry:\n"
+                   "  %ret = alloca {float, float}\n"
+                   "  store {float, float} zeroinitializer, {float, float}* %ret\n"
+                   "  %status = call i32 @\"e\"({float, float}* %ret, float %\"arg.0\", "
+                   "float %\"arg.1\", float %\"arg.2\")\n"
+                   "  %value = load {float, float}, {float, float}* %ret\n"
+                   "  ret {float, float} %value\n"
+                   "}\n");
+  free(out);
+}
+END_TEST
+
+START_TEST(cabi_wrap_void_return) {
+  char *out = wrapper_for("void(float32)");
+  ck_assert_str_eq(out, WRAPPER_HEAD
+                   "define void @\"f\"(float %\"arg.0\") {\n"
+                   "entry:\n"
+                   "  %ret = alloca i8*\n"
+                   "  store i8* zeroinitializer, i8** %ret\n"
+                   "  %status = call i32 @\"e\"(i8** %ret, float %\"arg.0\")\n"
+                   "  ret void\n"
+                   "}\n");
+  free(out);
+}
+END_TEST
+
+START_TEST(cabi_wrap_cpointer_return) {
+  char *out = wrapper_for("CPointer(float32)(CPointer(float32), int64)");
+  ck_assert_str_eq(out, WRAPPER_HEAD
+                   "define float* @\"f\"(float* %\"arg.0\", i64 %\"arg.1\") {\n"
+                   "entry:\n"
+                   "  %ret = alloca float*\n"
+                   "  store float* zeroinitializer, float** %ret\n"
+                   "  %status = call i32 @\"e\"(float** %ret, float* %\"arg.0\", i64 %\"arg.1\")\n"
+                   "  %value = load float*, float** %ret\n"
+                   "  ret float* %value\n"
+                   "}\n");
+  free(out);
+}
+END_TEST
+
+START_TEST(cabi_wrap_array_argument_flattened) {
+  char *out = wrapper_for("float32(float32[::1])");
+  ck_assert_str_eq(out, WRAPPER_HEAD
+                   "define float @\"f\"(i8* %\"arg.0\", i8* %\"arg.1\", i64 %\"arg.2\", "
+                   "i64 %\"arg.3\", float* %\"arg.4\", i64 %\"arg.5\", i64 %\"arg.6\") {\n"
+                   "entry:\n"
+                   "  %ret = alloca float\n"
+                   "  store float zeroinitializer, float* %ret\n"
+                   "  %status = call i32 @\"e\"(float* %ret, i8* %\"arg.0\", i8* %\"arg.1\", "
+                   "i64 %\"arg.2\", i64 %\"arg.3\", float* %\"arg.4\", i64 %\"arg.5\", "
+                   "i64 %\"arg.6\")\n"
+                   "  %value = load float, float* %ret\n"
+                   "  ret float %value\n"
+                   "}\n");
+  free(out);
+}
+END_TEST
+
+START_TEST(cabi_wrap_without_entry_only_relinks) {
+  cuplug__cabi_options o = {sig("int64(int64)"), "add", "add_c", false, false};
+  char *out = wrap("define i64 @\"twice\"(i64 %\"v\") {\n"
+                   "  ret i64 %\"v\"\n"
+                   "}\n"
+                   "define private i64 @\"p\"() {\n"
+                   "  ret i64 0\n"
+                   "}\n",
+                   &o);
+  ck_assert_str_eq(out,
+                   "define linkonce_odr i64 @\"twice\"(i64 %\"v\") {\n"
+                   "  ret i64 %\"v\"\n"
+                   "}\n"
+                   "define private i64 @\"p\"() {\n"
+                   "  ret i64 0\n"
+                   "}\n");
+  free(out);
+}
+END_TEST
+
+START_TEST(cabi_wrap_name_of_entry_moves_entry_aside) {
+  cuplug__cabi_options o = {sig("int64(int32)"), "add", "add", false, true};
+  char *out = wrap("define i32 @\"add\"(i64* %\".ret\", i32 %\"x\") {\n"
+                   "entry:\n"
+                   "  store i64 0, i64* %\".ret\"\n"
+                   "  ret i32 0\n"
+                   "}\n"
+                   "define i32 @caller(i64* %\".ret\") {\n"
+                   "entry:\n"
+                   "  %\".3\" = call i32 @add(i64* %\".ret\", i32 1)\n"
+                   "  ret i32 %\".3\"\n"
+                   "}\n",
+                   &o);
+  ck_assert_str_eq(out,
+                   "define linkonce_odr i32 @\"add.numba\"(i64* %\".ret\", i32 %\"x\") {\n"
+                   "entry:\n"
+                   "  store i64 0, i64* %\".ret\"\n"
+                   "  ret i32 0\n"
+                   "}\n"
+                   "define linkonce_odr i32 @caller(i64* %\".ret\") {\n"
+                   "entry:\n"
+                   "  %\".3\" = call i32 @\"add.numba\"(i64* %\".ret\", i32 1)\n"
+                   "  ret i32 %\".3\"\n"
+                   "}\n"
+                   "\n"
+                   "; C-ABI wrapper written by cuplug\n"
+                   "define i64 @\"add\"(i32 %\"arg.0\") {\n"
+                   "entry:\n"
+                   "  %ret = alloca i64\n"
+                   "  store i64 zeroinitializer, i64* %ret\n"
+                   "  %status = call i32 @\"add.numba\"(i64* %ret, i32 %\"arg.0\")\n"
+                   "  %value = load i64, i64* %ret\n"
+                   "  ret i64 %value\n"
+                   "}\n");
+  free(out);
+}
+END_TEST
+
+START_TEST(cabi_wrap_forceinline_inline_attributes) {
+  cuplug__cabi_options o = {sig("int32(int32)"), "e", "f", true, true};
+  char *out = wrap("define i32 @\"e\"(i32* %\".ret\", i32 %\"x\") noinline optnone {\n"
+                   "  ret i32 0\n"
+                   "}\n",
+                   &o);
+  ck_assert_str_eq(out,
+                   "define linkonce_odr i32 @\"e\"(i32* %\".ret\", i32 %\"x\") alwaysinline   {\n"
+                   "  ret i32 0\n"
+                   "}\n"
+                   "\n"
+                   "; C-ABI wrapper written by cuplug\n"
+                   "define i32 @\"f\"(i32 %\"arg.0\") alwaysinline {\n"
+                   "entry:\n"
+                   "  %ret = alloca i32\n"
+                   "  store i32 zeroinitializer, i32* %ret\n"
+                   "  %status = call i32 @\"e\"(i32* %ret, i32 %\"arg.0\")\n"
+                   "  %value = load i32, i32* %ret\n"
+                   "  ret i32 %value\n"
+                   "}\n");
+  free(out);
+}
+END_TEST
+
+START_TEST(cabi_wrap_forceinline_copies_shared_group) {
+  cuplug__cabi_options o = {sig("int32(int32)"), "e", "f", true, true};
+  char *out = wrap("define i32 @\"e\"(i32* %\".ret\", i32 %\"x\") #0 {\n"
+                   "  ret i32 0\n"
+                   "}\n"
+                   "define i32 @\"g\"(i32* %\".ret\") #0 {\n"
+                   "  ret i32 0\n"
+                   "}\n"
+                   "attributes #0 = { noinline optnone nounwind \"frame-pointer\"=\"none\" }\n",
+                   &o);
+  ck_assert_str_eq(out,
+                   "define linkonce_odr i32 @\"e\"(i32* %\".ret\", i32 %\"x\") alwaysinline #1 {\n"
+                   "  ret i32 0\n"
+                   "}\n"
+                   "define linkonce_odr i32 @\"g\"(i32* %\".ret\") #0 {\n"
+                   "  ret i32 0\n"
+                   "}\n"
+                   "attributes #0 = { noinline optnone nounwind \"frame-pointer\"=\"none\" }\n"
+                   "attributes #1 = { nounwind \"frame-pointer\"=\"none\" }\n"
+                   "\n"
+                   "; C-ABI wrapper written by cuplug\n"
+                   "define i32 @\"f\"(i32 %\"arg.0\") alwaysinline {\n"
+                   "entry:\n"
+                   "  %ret = alloca i32\n"
+                   "  store i32 zeroinitializer, i32* %ret\n"
+                   "  %status = call i32 @\"e\"(i32* %ret, i32 %\"arg.0\")\n"
+                   "  %value = load i32, i32* %ret\n"
+                   "  ret i32 %value\n"
+                   "}\n");
+  free(out);
+}
+END_TEST
+
+/* ---- cuplug__force_inline ---- */
+
+START_TEST(force_inline_marks_numba_function) {
+  ir_rewrite rw;
+  begin(&rw, "define i32 @\"e\"(i32* %\".ret\") noinline {\n  ret i32 0\n}\n");
+  T_ASSERT_OK(cuplug__force_inline(&rw, "e"));
+  char *out = finish(&rw);
+  ck_assert_str_eq(out, "define i32 @\"e\"(i32* %\".ret\") alwaysinline  {\n  ret i32 0\n}\n");
+  free(out);
+}
+END_TEST
+
+START_TEST(force_inline_missing_symbol) {
+  ir_rewrite rw;
+  begin(&rw, "define i32 @\"e\"(i32* %\".ret\") {\n  ret i32 0\n}\n");
+  T_ASSERT_ERROR(cuplug__force_inline(&rw, "nope"), CUPLUG_ERR_ENTRY_NOT_FOUND,
+                 "m.ll: no definition of @nope");
+  ir_rewrite_abort(&rw);
+}
+END_TEST
+
+/* ---- cuplug__kernel_fixup ---- */
+
+static const char KERNEL[] =
+    "define i32 @k(i8** %\".ret\", float* %\"a\", i64 %\"n\") noinline {\n"
+    "entry:\n"
+    "  %\".4\" = icmp slt i64 %\"n\", 1\n"
+    "  br i1 %\".4\", label %\"exit\", label %\"body\"\n"
+    "body:\n"
+    "  store float 0.0, float* %\"a\"\n"
+    "  store i8* null, i8** %\".ret\"\n"
+    "  ret i32 0, !dbg !7\n"
+    "exit:\n"
+    "  store i8* null, i8** %\".ret\", align 8\n"
+    "  ret i32 1\n"
+    "}\n"
+    "!6 = distinct !DISubprogram(name: \"k\", line: 1)\n"
+    "!7 = !DILocation(line: 3, column: 5, scope: !6)\n";
+
+/* KERNEL's fixed-up body, up to its metadata */
+#define KERNEL_FIXED_BODY                                                \
+  "define void @k(float* %\"a\", i64 %\"n\")  {\n"                       \
+  "entry:\n"                                                             \
+  "  %\".4\" = icmp slt i64 %\"n\", 1\n"                                 \
+  "  br i1 %\".4\", label %\"exit\", label %\"body\"\n"                  \
+  "body:\n"                                                              \
+  "  store float 0.0, float* %\"a\"\n"                                   \
+  "  ret void, !dbg !7\n"                                                \
+  "exit:\n"                                                              \
+  "  ret void\n"                                                         \
+  "}\n"                                                                  \
+  "!6 = distinct !DISubprogram(name: \"k\", line: 1)\n"                  \
+  "!7 = !DILocation(line: 3, column: 5, scope: !6)\n"
+
+#define KERNEL_USED                                                       \
+  "@llvm.used = appending global [1 x i8*] [i8* bitcast (void (float*, i64)* @\"k\" " \
+  "to i8*)], section \"llvm.metadata\"\n"
+
+START_TEST(kernel_fixup_golden) {
+  cuplug__kernel_options o = {0};
+  char *out = fixup(KERNEL, &o);
+  ck_assert_str_eq(out, KERNEL_FIXED_BODY
+                   "!8 = !{void (float*, i64)* @\"k\", !\"kernel\", i32 1}\n"
+                   KERNEL_USED
+                   "!nvvm.annotations = !{!8}\n");
+  free(out);
+}
+END_TEST
+
+START_TEST(kernel_launch_bounds_one_two_three) {
+  static const uint32_t bounds[3] = {256, 2, 4};
+  static const char *const expected[3] = {
+      KERNEL_FIXED_BODY
+      "!8 = !{void (float*, i64)* @\"k\", !\"kernel\", i32 1}\n"
+      "!9 = !{void (float*, i64)* @\"k\", !\"maxntidx\", i32 256}\n"
+      KERNEL_USED
+      "!nvvm.annotations = !{!8, !9}\n",
+      KERNEL_FIXED_BODY
+      "!8 = !{void (float*, i64)* @\"k\", !\"kernel\", i32 1}\n"
+      "!9 = !{void (float*, i64)* @\"k\", !\"maxntidx\", i32 256}\n"
+      "!10 = !{void (float*, i64)* @\"k\", !\"minctasm\", i32 2}\n"
+      KERNEL_USED
+      "!nvvm.annotations = !{!8, !9, !10}\n",
+      KERNEL_FIXED_BODY
+      "!8 = !{void (float*, i64)* @\"k\", !\"kernel\", i32 1}\n"
+      "!9 = !{void (float*, i64)* @\"k\", !\"maxntidx\", i32 256}\n"
+      "!10 = !{void (float*, i64)* @\"k\", !\"minctasm\", i32 2}\n"
+      "!11 = !{void (float*, i64)* @\"k\", !\"cluster_max_blocks\", i32 4}\n"
+      KERNEL_USED
+      "!nvvm.annotations = !{!8, !9, !10, !11}\n",
+  };
+  for (size_t n = 1; n <= 3; n++) {
+    cuplug__kernel_options o = {false, bounds, n, false};
+    char *out = fixup(KERNEL, &o);
+    ck_assert_str_eq(out, expected[n - 1]);
+    free(out);
+  }
+}
+END_TEST
+
+START_TEST(kernel_extends_used_and_annotations) {
+  cuplug__kernel_options o = {0};
+  char *out = fixup("@g = global i32 0\n"
+                    "@llvm.used = appending global [1 x i8*] [i8* bitcast (i32* @g to i8*)], "
+                    "section \"llvm.metadata\"\n"
+                    "define void @other() {\n  ret void\n}\n"
+                    "define i32 @k(i32* %\".ret\", i32 %\"x\") {\n"
+                    "  ret i32 0\n"
+                    "}\n"
+                    "!nvvm.annotations = !{!0}\n"
+                    "!0 = !{void ()* @other, !\"kernel\", i32 1}\n",
+                    &o);
+  ck_assert_str_eq(out,
+                   "@g = global i32 0\n"
+                   "@llvm.used = appending global [2 x i8*] [i8* bitcast (i32* @g to i8*), "
+                   "i8* bitcast (void (i32)* @\"k\" to i8*)], section \"llvm.metadata\"\n"
+                   "define void @other() {\n  ret void\n}\n"
+                   "define void @k(i32 %\"x\") {\n"
+                   "  ret void\n"
+                   "}\n"
+                   "!nvvm.annotations = !{!0, !1}\n"
+                   "!0 = !{void ()* @other, !\"kernel\", i32 1}\n"
+                   "!1 = !{void (i32)* @\"k\", !\"kernel\", i32 1}\n");
+  free(out);
+}
+END_TEST
+
+static const char UNNAMED_KERNEL[] =
+    "define i32 @k(i8**, i32) {\n"
+    "  %3 = add i32 %1, 1\n"
+    "  store i8* null, i8** %0\n"
+    "  br label %4\n"
+    "\n"
+    "4:\n"
+    "  %5 = phi i32 [ %3, %2 ]\n"
+    "  ret i32 %5\n"
+    "}\n";
+
+START_TEST(kernel_unnamed_slot_renumbers) {
+  cuplug__kernel_options o = {0};
+  char *out = fixup(UNNAMED_KERNEL, &o);
+  ck_assert_str_eq(out,
+                   "define void @k(i32) {\n"
+                   "  %2 = add i32 %0, 1\n"
+                   "  br label %3\n"
+                   "\n"
+                   "3:\n"
+                   "  %4 = phi i32 [ %2, %1 ]\n"
+                   "  ret void\n"
+                   "}\n"
+                   "!0 = !{void (i32)* @\"k\", !\"kernel\", i32 1}\n"
+                   "@llvm.used = appending global [1 x i8*] [i8* bitcast (void (i32)* @\"k\" "
+                   "to i8*)], section \"llvm.metadata\"\n"
+                   "!nvvm.annotations = !{!0}\n");
+  free(out);
+}
+END_TEST
+
+START_TEST(kernel_unnamed_slot_debug_status_renumbered) {
+  cuplug__kernel_options o = {.debug = true};
+  char *out = fixup(UNNAMED_KERNEL, &o);
+  T_ASSERT_CONTAINS(out,
+                    "  %4 = phi i32 [ %2, %1 ]\n"
+                    "  call void @\"k__exc_helper__\"(i32 %4)\n"
+                    "  ret void\n"
+                    "}\n");
+  free(out);
+}
+END_TEST
+
+START_TEST(kernel_unnamed_slot_with_numbered_types_rejected) {
+  cuplug__kernel_options o = {0};
+  T_ASSERT_ERROR(fixup_error("%0 = type { i32 }\n"
+                             "define i32 @k(i8**, %0*) {\n"
+                             "  ret i32 0\n"
+                             "}\n",
+                             &o),
+                 CUPLUG_ERR_IR_UNSUPPORTED,
+                 "m.ll:2: kernel @k: its return slot is unnamed and the module numbers its "
+                 "types; name the parameters");
+}
+END_TEST
+
+START_TEST(kernel_slot_loaded_rejected) {
+  cuplug__kernel_options o = {0};
+  T_ASSERT_ERROR(fixup_error("define i32 @k(i8** %\".ret\", i32 %\"x\") {\n"
+                             "entry:\n"
+                             "  %\".3\" = load i8*, i8** %\".ret\"\n"
+                             "  ret i32 0\n"
+                             "}\n",
+                             &o),
+                 CUPLUG_ERR_IR_UNSUPPORTED,
+                 "m.ll:3: kernel @k: the return slot is used other than by storing to it");
+}
+END_TEST
+
+START_TEST(kernel_not_numba_abi_rejected) {
+  cuplug__kernel_options o = {0};
+  const char *msg = "m.ll:2: kernel @k: a Numba-ABI function returns i32 and takes its "
+                    "return slot pointer first";
+  T_ASSERT_ERROR(fixup_error("; void\n"
+                             "define void @k(i8** %\".ret\") {\n  ret void\n}\n",
+                             &o),
+                 CUPLUG_ERR_IR_UNSUPPORTED, msg);
+  T_ASSERT_ERROR(fixup_error("; no slot\n"
+                             "define i32 @k(i32 %\"x\") {\n  ret i32 0\n}\n",
+                             &o),
+                 CUPLUG_ERR_IR_UNSUPPORTED, msg);
+}
+END_TEST
+
+START_TEST(kernel_entry_not_found) {
+  cuplug__kernel_options o = {0};
+  T_ASSERT_ERROR(fixup_error("declare i32 @k(i8**)\n", &o), CUPLUG_ERR_ENTRY_NOT_FOUND,
+                 "m.ll: no definition of @k");
+}
+END_TEST
+
+static const char DEBUG_KERNEL[] =
+    "define i32 @k(i8** %\".ret\", i32 %\"x\") noinline {\n"
+    "entry:\n"
+    "  %\".3\" = icmp eq i32 %\"x\", 0\n"
+    "  br i1 %\".3\", label %\"fail\", label %\"ok\"\n"
+    "fail:\n"
+    "  ret i32 1, !dbg !0\n"
+    "ok:\n"
+    "  store i8* null, i8** %\".ret\"\n"
+    "  ret i32 0, !dbg !0\n"
+    "}\n"
+    "!0 = !DILocation(line: 2, column: 1, scope: !1)\n"
+    "!1 = distinct !DISubprogram(name: \"k\", line: 1)\n";
+
+START_TEST(kernel_debug_exception_store_golden) {
+  cuplug__kernel_options o = {.debug = true};
+  char *out = fixup(DEBUG_KERNEL, &o);
+  assert_text_eq(out,
+                   "define void @k(i32 %\"x\")  {\n"
+                   "entry:\n"
+                   "  %\".3\" = icmp eq i32 %\"x\", 0\n"
+                   "  br i1 %\".3\", label %\"fail\", label %\"ok\"\n"
+                   "fail:\n"
+                   "  call void @\"k__exc_helper__\"(i32 1), !dbg !0\n"
+                   "  ret void, !dbg !0\n"
+                   "ok:\n"
+                   "  call void @\"k__exc_helper__\"(i32 0), !dbg !0\n"
+                   "  ret void, !dbg !0\n"
+                   "}\n"
+                   "!0 = !DILocation(line: 2, column: 1, scope: !1)\n"
+                   "!1 = distinct !DISubprogram(name: \"k\", line: 1)\n"
+                   "@\"k__errcode__\" = global i32 0\n"
+                   "@\"k__tidx__\" = global i32 0\n"
+                   "@\"k__ctaidx__\" = global i32 0\n"
+                   "@\"k__tidy__\" = global i32 0\n"
+                   "@\"k__ctaidy__\" = global i32 0\n"
+                   "@\"k__tidz__\" = global i32 0\n"
+                   "@\"k__ctaidz__\" = global i32 0\n"
+                   "\n"
+                   "define void @\"k__exc_helper__\"(i32 %status) {\n"
+                   "entry:\n"
+                   "  %is_ok = icmp eq i32 %status, 0\n"
+                   "  %is_none = icmp eq i32 %status, -2\n"
+                   "  %ok = or i1 %is_ok, %is_none\n"
+                   "  br i1 %ok, label %done, label %not_ok\n"
+                   "not_ok:\n"
+                   "  %is_python_exc = icmp eq i32 %status, -1\n"
+                   "  br i1 %is_python_exc, label %done, label %store\n"
+                   "store:\n"
+                   "  %xchg = cmpxchg i32* @\"k__errcode__\", i32 0, i32 %status "
+                   "monotonic monotonic\n"
+                   "  %changed = extractvalue { i32, i1 } %xchg, 1\n"
+                   "  br i1 %changed, label %record, label %done\n"
+                   "record:\n"
+                   "  %tid.x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+                   "  store i32 %tid.x, i32* @\"k__tidx__\"\n"
+                   "  %tid.y = call i32 @llvm.nvvm.read.ptx.sreg.tid.y()\n"
+                   "  store i32 %tid.y, i32* @\"k__tidy__\"\n"
+                   "  %tid.z = call i32 @llvm.nvvm.read.ptx.sreg.tid.z()\n"
+                   "  store i32 %tid.z, i32* @\"k__tidz__\"\n"
+                   "  %ctaid.x = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()\n"
+                   "  store i32 %ctaid.x, i32* @\"k__ctaidx__\"\n"
+                   "  %ctaid.y = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.y()\n"
+                   "  store i32 %ctaid.y, i32* @\"k__ctaidy__\"\n"
+                   "  %ctaid.z = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.z()\n"
+                   "  store i32 %ctaid.z, i32* @\"k__ctaidz__\"\n"
+                   "  br label %done\n"
+                   "done:\n"
+                   "  ret void\n"
+                   "}\n"
+                   "declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+                   "declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()\n"
+                   "declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()\n"
+                   "declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()\n"
+                   "declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.y()\n"
+                   "declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.z()\n"
+                   "!2 = !{void (i32)* @\"k\", !\"kernel\", i32 1}\n"
+                   "@llvm.used = appending global [1 x i8*] [i8* bitcast (void (i32)* @\"k\" "
+                   "to i8*)], section \"llvm.metadata\"\n"
+                   "!nvvm.annotations = !{!2}\n");
+  free(out);
+}
+END_TEST
+
+START_TEST(kernel_debug_keeps_declared_intrinsics) {
+  cuplug__kernel_options o = {.debug = true};
+  char *out = fixup("declare i32 @\"llvm.nvvm.read.ptx.sreg.tid.x\"()\n"
+                    "declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.z()\n"
+                    "define i32 @k(i8** %\".ret\") {\n"
+                    "  ret i32 0\n"
+                    "}\n",
+                    &o);
+  ck_assert_uint_eq(count(out, "declare "), 6);
+  ck_assert_uint_eq(count(out, "sreg.tid.x\"()\n"), 1);
+  ck_assert_uint_eq(count(out, "declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()"), 0);
+  ck_assert_uint_eq(count(out, "declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.z()"), 1);
+  T_ASSERT_CONTAINS(out, "}\n"
+                         "declare i32 @llvm.nvvm.read.ptx.sreg.tid.y()\n"
+                         "declare i32 @llvm.nvvm.read.ptx.sreg.tid.z()\n"
+                         "declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()\n"
+                         "declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.y()\n"
+                         "!0 = !{void ()* @\"k\", !\"kernel\", i32 1}\n");
+  free(out);
+}
+END_TEST
+
+static const char DEBUG_INFO_KERNEL[] =
+    "define i32 @k(i8** %\".ret\", float* %\"a\") !dbg !5 {\n"
+    "entry:\n"
+    "  store i8* null, i8** %\".ret\", !dbg !11\n"
+    "  ret i32 0, !dbg !11\n"
+    "}\n"
+    "!llvm.dbg.cu = !{!0}\n"
+    "!0 = distinct !DICompileUnit(language: DW_LANG_Python, file: !1, producer: \"numba\", "
+    "runtimeVersion: 0, emissionKind: FullDebug)\n"
+    "!1 = !DIFile(filename: \"k.py\", directory: \"/tmp\")\n"
+    "!5 = distinct !DISubprogram(name: \"k\", scope: !1, file: !1, line: 1, type: !6, "
+    "unit: !0)\n"
+    "!6 = !DISubroutineType(types: !7)\n"
+    "!7 = !{!8, !9, !10}\n"
+    "!8 = !DIDerivedType(tag: DW_TAG_pointer_type, baseType: null, size: 64)\n"
+    "!9 = !DIDerivedType(tag: DW_TAG_pointer_type, baseType: !10, size: 64)\n"
+    "!10 = !DIBasicType(name: \"float32\", size: 32, encoding: DW_ATE_float)\n"
+    "!11 = !DILocation(line: 2, column: 1, scope: !5)\n";
+
+/* The subprogram refers to a new subroutine type without the return slot;
+ * the original nodes stay as they were. */
+static void assert_debug_type_fixed(const char *out) {
+  T_ASSERT_CONTAINS(out, "define void @k(float* %\"a\") !dbg !5 {\n"
+                         "entry:\n");
+  T_ASSERT_CONTAINS(out, "\n!5 = distinct !DISubprogram(name: \"k\", scope: !1, file: !1, "
+                         "line: 1, type: !13, unit: !0)\n");
+  T_ASSERT_CONTAINS(out, "\n!6 = !DISubroutineType(types: !7)\n!7 = !{!8, !9, !10}\n");
+  T_ASSERT_CONTAINS(out, "\n!12 = !{!9, !10}\n!13 = !DISubroutineType(types: !12)\n");
+  ck_assert_uint_eq(count(out, "!DISubroutineType("), 2);
+}
+
+START_TEST(kernel_debug_subroutine_type_loses_slot) {
+  cuplug__kernel_options o = {.debug = true};
+  char *out = fixup(DEBUG_INFO_KERNEL, &o);
+  assert_debug_type_fixed(out);
+  T_ASSERT_CONTAINS(out, "  call void @\"k__exc_helper__\"(i32 0), !dbg !11\n"
+                         "  ret void, !dbg !11\n}\n");
+  T_ASSERT_CONTAINS(out, "!14 = !{void (float*)* @\"k\", !\"kernel\", i32 1}\n");
+  free(out);
+}
+END_TEST
+
+/* numba-cuda's kernel_fixup drops the slot from the subroutine type whenever
+ * the kernel has debug metadata (lineinfo too), not only with debug=True. */
+START_TEST(kernel_lineinfo_subroutine_type_loses_slot) {
+  cuplug__kernel_options o = {0};
+  char *out = fixup(DEBUG_INFO_KERNEL, &o);
+  assert_debug_type_fixed(out);
+  T_ASSERT_CONTAINS(out, "entry:\n  ret void, !dbg !11\n}\n");
+  free(out);
+}
+END_TEST
+
+START_TEST(kernel_c_entry_only_annotated) {
+  cuplug__kernel_options o = {.c_entry = true};
+  char *out = fixup("define void @k(float* %a) {\n"
+                    "  store float 1.0, float* %a\n"
+                    "  ret void\n"
+                    "}\n",
+                    &o);
+  ck_assert_str_eq(out,
+                   "define void @k(float* %a) {\n"
+                   "  store float 1.0, float* %a\n"
+                   "  ret void\n"
+                   "}\n"
+                   "!0 = !{void (float*)* @\"k\", !\"kernel\", i32 1}\n"
+                   "@llvm.used = appending global [1 x i8*] [i8* bitcast (void (float*)* @\"k\" "
+                   "to i8*)], section \"llvm.metadata\"\n"
+                   "!nvvm.annotations = !{!0}\n");
+  free(out);
+}
+END_TEST
+
+START_TEST(kernel_c_entry_returning_i32_rejected) {
+  cuplug__kernel_options o = {.c_entry = true};
+  T_ASSERT_ERROR(fixup_error("define i32 @k(float* %a) {\n  ret i32 0\n}\n", &o),
+                 CUPLUG_ERR_IR_UNSUPPORTED, "m.ll:1: kernel @k: a C-ABI kernel returns void");
+}
+END_TEST
+
+Suite *suite_lowering(void) {
+  Suite *s = suite_create("lowering");
+  TCase *tc = tcase_create("cabi_wrap");
+  tcase_add_test(tc, cabi_wrap_int64_golden);
+  tcase_add_test(tc, cabi_wrap_bool_return_is_i8);
+  tcase_add_test(tc, cabi_wrap_complex_split_and_returned_by_value);
+  tcase_add_test(tc, cabi_wrap_void_return);
+  tcase_add_test(tc, cabi_wrap_cpointer_return);
+  tcase_add_test(tc, cabi_wrap_array_argument_flattened);
+  tcase_add_test(tc, cabi_wrap_without_entry_only_relinks);
+  tcase_add_test(tc, cabi_wrap_name_of_entry_moves_entry_aside);
+  tcase_add_test(tc, cabi_wrap_forceinline_inline_attributes);
+  tcase_add_test(tc, cabi_wrap_forceinline_copies_shared_group);
+  tcase_add_test(tc, force_inline_marks_numba_function);
+  tcase_add_test(tc, force_inline_missing_symbol);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("kernel_fixup");
+  tcase_add_test(tc, kernel_fixup_golden);
+  tcase_add_test(tc, kernel_launch_bounds_one_two_three);
+  tcase_add_test(tc, kernel_extends_used_and_annotations);
+  tcase_add_test(tc, kernel_unnamed_slot_renumbers);
+  tcase_add_test(tc, kernel_unnamed_slot_debug_status_renumbered);
+  tcase_add_test(tc, kernel_unnamed_slot_with_numbered_types_rejected);
+  tcase_add_test(tc, kernel_slot_loaded_rejected);
+  tcase_add_test(tc, kernel_not_numba_abi_rejected);
+  tcase_add_test(tc, kernel_entry_not_found);
+  tcase_add_test(tc, kernel_debug_exception_store_golden);
+  tcase_add_test(tc, kernel_debug_keeps_declared_intrinsics);
+  tcase_add_test(tc, kernel_debug_subroutine_type_loses_slot);
+  tcase_add_test(tc, kernel_lineinfo_subroutine_type_loses_slot);
+  tcase_add_test(tc, kernel_c_entry_only_annotated);
+  tcase_add_test(tc, kernel_c_entry_returning_i32_rejected);
+  suite_add_tcase(s, tc);
+  return s;
+}

@@ -348,9 +348,10 @@ START_TEST(newer_struct_nonzero_field) {
   n.extra[3] = 1;
   char want[256];
   snprintf(want, sizeof want,
-           "cuplug_compile_args sets byte %zu, beyond the %zu bytes this plugin (ABI 1.0) "
+           "cuplug_compile_args sets byte %zu, beyond the %zu bytes this plugin (ABI %d.%d) "
            "knows: a field of a newer ABI that it cannot honour",
-           offsetof(newer_args, extra) + 3, sizeof(cuplug_compile_args));
+           offsetof(newer_args, extra) + 3, sizeof(cuplug_compile_args), CUPLUG_ABI_MAJOR,
+           CUPLUG_ABI_MINOR);
   T_ASSERT_ERROR(t_api()->compile(&n.a), CUPLUG_ERR_ABI_FIELD, want);
 }
 END_TEST
@@ -562,6 +563,12 @@ START_TEST(failure_clears_artifact) {
   a.artifact = stale;
   a.entry = "nope";
   EXPECT(a, CUPLUG_ERR_ENTRY_NOT_FOUND, NULL);
+}
+END_TEST
+
+START_TEST(abi_field_failure_clears_artifact) {
+  /* the struct reaches `artifact`, so the stale pointer must go here too */
+  cuplug_artifact *stale = (cuplug_artifact *)&add_mod;
   newer_args n;
   memset(&n, 0, sizeof n);
   n.a = add_args();
@@ -623,6 +630,7 @@ Suite *suite_options(void) {
   tcase_add_test(tc, debug_with_opt_warns);
   tcase_add_test(tc, debug_without_opt_is_quiet);
   tcase_add_test(tc, failure_clears_artifact);
+  tcase_add_test(tc, abi_field_failure_clears_artifact);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1,4 +1,12 @@
-/* test_types.c - signature strings, type handles and the data model. */
+/* test_types.c - signature strings, type handles and the data model.
+ *
+ * Covers the numba-style parser (sigparse.c: names, pointers, arrays,
+ * signatures and every error it reports, with its exact message), the
+ * builders and interning (types.c), type_info, and type_lower: how each type
+ * travels through a call under the Numba and C ABIs.  All through the public
+ * table, as a host sees it. */
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "support.h"
@@ -10,6 +18,54 @@ static const cuplug_type *parse(const char *text) {
   return t;
 }
 
+static const cuplug_type *scalar(cuplug_type_kind kind) {
+  const cuplug_type *t = t_api()->type_scalar(kind);
+  ck_assert_ptr_nonnull(t);
+  return t;
+}
+
+/* The parse error of `text`: its code and exact message. */
+#define ASSERT_PARSE_ERROR(text, code, message)                                \
+  do {                                                                         \
+    const cuplug_type *t_ = NULL;                                              \
+    T_ASSERT_ERROR(t_api()->type_parse((text), &t_), code, message);           \
+    ck_assert_ptr_null(t_);                                                    \
+  } while (0)
+
+static cuplug_type_info info(const cuplug_type *t) {
+  cuplug_type_info i = {.struct_size = sizeof i, .type = t};
+  T_ASSERT_OK(t_api()->type_info(&i));
+  return i;
+}
+
+static cuplug_type_lower_args lower(const char *type, cuplug_abi abi, cuplug_position pos) {
+  cuplug_type_lower_args a = {.struct_size = sizeof a, .type = parse(type), .abi = abi,
+                              .position = pos};
+  T_ASSERT_OK(t_api()->type_lower(&a));
+  return a;
+}
+
+/* The parts of a lowering joined with " | " (parts may contain commas). */
+static const char *parts_of(const cuplug_type_lower_args *a) {
+  static char buf[1024];
+  buf[0] = '\0';
+  for (size_t i = 0; i < a->num_parts; i++) {
+    if (i) strcat(buf, " | ");
+    strcat(buf, a->parts[i]);
+  }
+  return buf;
+}
+
+#define ASSERT_LOWERED(type, abi, pos, want_ir, want_n, want_parts)            \
+  do {                                                                         \
+    cuplug_type_lower_args a_ = lower((type), (abi), (pos));                   \
+    ck_assert_str_eq(a_.ir_type, (want_ir));                                   \
+    ck_assert_uint_eq(a_.num_parts, (want_n));                                 \
+    ck_assert_str_eq(parts_of(&a_), (want_parts));                             \
+  } while (0)
+
+/* ---- names ---- */
+
 START_TEST(scalar_names) {
   ck_assert_ptr_eq(parse("int32"), t_api()->type_scalar(CUPLUG_TYPE_INT32));
   ck_assert_ptr_eq(parse("intp"), t_api()->type_scalar(CUPLUG_TYPE_INT64));
@@ -19,11 +75,303 @@ START_TEST(scalar_names) {
 }
 END_TEST
 
+static const struct {
+  const char *name;
+  cuplug_type_kind kind;
+  const char *canonical;
+} all_names[] = {
+    {"void", CUPLUG_TYPE_VOID, "void"},
+    {"none", CUPLUG_TYPE_VOID, "void"},
+    {"bool", CUPLUG_TYPE_BOOL, "bool"},
+    {"boolean", CUPLUG_TYPE_BOOL, "bool"},
+    {"b1", CUPLUG_TYPE_BOOL, "bool"},
+    {"int8", CUPLUG_TYPE_INT8, "int8"},
+    {"int16", CUPLUG_TYPE_INT16, "int16"},
+    {"int32", CUPLUG_TYPE_INT32, "int32"},
+    {"int64", CUPLUG_TYPE_INT64, "int64"},
+    {"intp", CUPLUG_TYPE_INT64, "int64"},
+    {"uint8", CUPLUG_TYPE_UINT8, "uint8"},
+    {"uint16", CUPLUG_TYPE_UINT16, "uint16"},
+    {"uint32", CUPLUG_TYPE_UINT32, "uint32"},
+    {"uint64", CUPLUG_TYPE_UINT64, "uint64"},
+    {"uintp", CUPLUG_TYPE_UINT64, "uint64"},
+    {"float16", CUPLUG_TYPE_FLOAT16, "float16"},
+    {"float32", CUPLUG_TYPE_FLOAT32, "float32"},
+    {"float64", CUPLUG_TYPE_FLOAT64, "float64"},
+    {"complex64", CUPLUG_TYPE_COMPLEX64, "complex64"},
+    {"complex128", CUPLUG_TYPE_COMPLEX128, "complex128"},
+    {"i1", CUPLUG_TYPE_INT8, "int8"},
+    {"i2", CUPLUG_TYPE_INT16, "int16"},
+    {"i4", CUPLUG_TYPE_INT32, "int32"},
+    {"i8", CUPLUG_TYPE_INT64, "int64"},
+    {"u1", CUPLUG_TYPE_UINT8, "uint8"},
+    {"u2", CUPLUG_TYPE_UINT16, "uint16"},
+    {"u4", CUPLUG_TYPE_UINT32, "uint32"},
+    {"u8", CUPLUG_TYPE_UINT64, "uint64"},
+    {"f2", CUPLUG_TYPE_FLOAT16, "float16"},
+    {"f4", CUPLUG_TYPE_FLOAT32, "float32"},
+    {"f8", CUPLUG_TYPE_FLOAT64, "float64"},
+    {"c8", CUPLUG_TYPE_COMPLEX64, "complex64"},
+    {"c16", CUPLUG_TYPE_COMPLEX128, "complex128"},
+};
+
+/* A loop test: _i indexes all_names. */
+START_TEST(every_scalar_name_and_alias) {
+  const cuplug_type *t = parse(all_names[_i].name);
+  ck_assert_int_eq(t->kind, all_names[_i].kind);
+  ck_assert_ptr_eq(t, t_api()->type_scalar(all_names[_i].kind));
+  ck_assert_str_eq(t->name, all_names[_i].canonical);
+}
+END_TEST
+
+START_TEST(type_scalar_only_for_scalar_kinds) {
+  ck_assert_ptr_null(t_api()->type_scalar(CUPLUG_TYPE_INVALID));
+  ck_assert_ptr_null(t_api()->type_scalar(CUPLUG_TYPE_POINTER));
+  ck_assert_ptr_null(t_api()->type_scalar(CUPLUG_TYPE_ARRAY));
+  ck_assert_ptr_null(t_api()->type_scalar(CUPLUG_TYPE_SIGNATURE));
+  ck_assert_ptr_null(t_api()->type_scalar((cuplug_type_kind)99));
+  ck_assert_int_eq(scalar(CUPLUG_TYPE_VOID)->kind, CUPLUG_TYPE_VOID);
+  ck_assert_int_eq(scalar(CUPLUG_TYPE_COMPLEX128)->kind, CUPLUG_TYPE_COMPLEX128);
+}
+END_TEST
+
+START_TEST(unknown_names) {
+  ASSERT_PARSE_ERROR("int32(flaot32)", CUPLUG_ERR_UNKNOWN_TYPE,
+                     "unknown type 'flaot32' at position 6 of 'int32(flaot32)'");
+  ASSERT_PARSE_ERROR("int32x", CUPLUG_ERR_UNKNOWN_TYPE,
+                     "unknown type 'int32x' at position 0 of 'int32x'");
+  ASSERT_PARSE_ERROR("CPointer(flaot32)", CUPLUG_ERR_UNKNOWN_TYPE,
+                     "unknown type 'flaot32' at position 9 of 'CPointer(flaot32)'");
+  /* "array" is only a type as numba prints one: array(dtype, Nd, L) */
+  ASSERT_PARSE_ERROR("array", CUPLUG_ERR_UNKNOWN_TYPE,
+                     "unknown type 'array' at position 0 of 'array'");
+}
+END_TEST
+
+START_TEST(blanks_are_ignored) {
+  const cuplug_type *t = parse("  int32 (  float32 [ :, :: 1 ] ,CPointer( int8 ) ) \n");
+  ck_assert_str_eq(t->name, "int32(float32[:, ::1], CPointer(int8))");
+  ck_assert_ptr_eq(t, parse("int32(float32[:,::1],int8*)"));
+}
+END_TEST
+
+/* ---- pointers ---- */
+
+START_TEST(pointer_spellings_are_one_type) {
+  const cuplug_type *p = parse("CPointer(float32)");
+  ck_assert_int_eq(p->kind, CUPLUG_TYPE_POINTER);
+  ck_assert_str_eq(p->name, "CPointer(float32)");
+  ck_assert_ptr_eq(p->element, scalar(CUPLUG_TYPE_FLOAT32));
+  ck_assert_ptr_eq(parse("float32*"), p);
+  ck_assert_ptr_eq(parse("f4 *"), p);
+  const cuplug_type *built = NULL;
+  T_ASSERT_OK(t_api()->type_pointer(scalar(CUPLUG_TYPE_FLOAT32), &built));
+  ck_assert_ptr_eq(built, p);
+}
+END_TEST
+
+START_TEST(nested_pointers) {
+  const cuplug_type *pp = parse("float64**");
+  ck_assert_str_eq(pp->name, "CPointer(CPointer(float64))");
+  ck_assert_ptr_eq(pp, parse("CPointer(CPointer(float64))"));
+  ck_assert_ptr_eq(pp, parse("CPointer(float64*)"));
+  ck_assert_ptr_eq(pp, parse("CPointer(float64)*"));
+  ck_assert_ptr_eq(pp->element, parse("float64*"));
+  ck_assert_ptr_eq(pp->element->element, scalar(CUPLUG_TYPE_FLOAT64));
+  ck_assert_str_eq(parse("bool***")->name, "CPointer(CPointer(CPointer(bool)))");
+}
+END_TEST
+
+START_TEST(pointer_errors) {
+  ASSERT_PARSE_ERROR("CPointer(void)", CUPLUG_ERR_INVALID_TYPE,
+                     "invalid type at position 0 of 'CPointer(void)': a pointer must point "
+                     "at a scalar or a pointer, not void");
+  ASSERT_PARSE_ERROR("void(CPointer(none))", CUPLUG_ERR_INVALID_TYPE,
+                     "invalid type at position 5 of 'void(CPointer(none))': a pointer must "
+                     "point at a scalar or a pointer, not void");
+  ASSERT_PARSE_ERROR("int32(void*)", CUPLUG_ERR_INVALID_TYPE,
+                     "invalid type at position 6 of 'int32(void*)': a pointer must point "
+                     "at a scalar or a pointer");
+  /* a pointer to an array */
+  ASSERT_PARSE_ERROR("CPointer(float32[:])", CUPLUG_ERR_INVALID_TYPE,
+                     "invalid type at position 0 of 'CPointer(float32[:])': a pointer must "
+                     "point at a scalar or a pointer, not float32[:]");
+  ASSERT_PARSE_ERROR("float32[::1]*", CUPLUG_ERR_INVALID_TYPE,
+                     "invalid type at position 0 of 'float32[::1]*': a pointer must point "
+                     "at a scalar or a pointer");
+  ASSERT_PARSE_ERROR("CPointer float32", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 9 of 'CPointer float32': "
+                     "expected '(' after 'CPointer', found 'float32'");
+  ASSERT_PARSE_ERROR("CPointer(float32", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 16 of 'CPointer(float32': "
+                     "expected ')' closing CPointer(...), found the end of the text");
+}
+END_TEST
+
+/* ---- arrays ---- */
+
+static void assert_array(const char *text, const char *name, uint32_t ndim,
+                         cuplug_layout layout) {
+  const cuplug_type *a = parse(text);
+  ck_assert_int_eq(a->kind, CUPLUG_TYPE_ARRAY);
+  ck_assert_str_eq(a->name, name);
+  ck_assert_uint_eq(a->ndim, ndim);
+  ck_assert_int_eq(a->layout, layout);
+  ck_assert_ptr_eq(a->element, scalar(CUPLUG_TYPE_FLOAT32));
+  ck_assert_ptr_eq(parse(a->name), a);
+}
+
+START_TEST(array_layouts) {
+  assert_array("float32[:]", "float32[:]", 1, CUPLUG_LAYOUT_ANY);
+  assert_array("float32[::1]", "float32[::1]", 1, CUPLUG_LAYOUT_C);
+  assert_array("float32[:, ::1]", "float32[:, ::1]", 2, CUPLUG_LAYOUT_C);
+  assert_array("float32[::1, :]", "float32[::1, :]", 2, CUPLUG_LAYOUT_F);
+  assert_array("float32[:, :]", "float32[:, :]", 2, CUPLUG_LAYOUT_ANY);
+  assert_array("float32[:,:,::1]", "float32[:, :, ::1]", 3, CUPLUG_LAYOUT_C);
+  assert_array("float32[:, :, :, :, :, :, :, ::1]", "float32[:, :, :, :, :, :, :, ::1]", 8,
+               CUPLUG_LAYOUT_C);
+}
+END_TEST
+
+START_TEST(array_builder_matches_parser) {
+  const cuplug_type *f32 = scalar(CUPLUG_TYPE_FLOAT32), *a = NULL;
+  T_ASSERT_OK(t_api()->type_array(f32, 2, CUPLUG_LAYOUT_F, &a));
+  ck_assert_ptr_eq(a, parse("float32[::1, :]"));
+  T_ASSERT_OK(t_api()->type_array(f32, 2, CUPLUG_LAYOUT_ANY, &a));
+  ck_assert_ptr_eq(a, parse("float32[:, :]"));
+  /* numba calls every contiguous 1-d array C */
+  T_ASSERT_OK(t_api()->type_array(f32, 1, CUPLUG_LAYOUT_F, &a));
+  ck_assert_ptr_eq(a, parse("float32[::1]"));
+  ck_assert_int_eq(a->layout, CUPLUG_LAYOUT_C);
+}
+END_TEST
+
+START_TEST(numba_printed_array_form) {
+  ck_assert_ptr_eq(parse("array(float32, 2d, C)"), parse("float32[:, ::1]"));
+  ck_assert_ptr_eq(parse("array(int32, 2d, F)"), parse("int32[::1, :]"));
+  ck_assert_ptr_eq(parse("array(float64, 1d, A)"), parse("float64[:]"));
+  ck_assert_ptr_eq(parse("array(float64, 1d, F)"), parse("float64[::1]"));
+  ck_assert_ptr_eq(parse("void(array(uint8, 3d, A), array(c8, 1d, C))"),
+                   parse("void(uint8[:, :, :], complex64[::1])"));
+  ASSERT_PARSE_ERROR("array(float32, 2d, X)", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 19 of 'array(float32, 2d, X)': "
+                     "expected a layout 'C', 'F' or 'A', found 'X'");
+  ASSERT_PARSE_ERROR("array(float32, two, C)", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 15 of 'array(float32, two, C)': "
+                     "expected a rank such as '2d', found 'two'");
+  ASSERT_PARSE_ERROR("array(float32, 9d, C)", CUPLUG_ERR_INVALID_TYPE,
+                     "array of float32 with 9 dimensions: arrays have 1 to 8");
+  ASSERT_PARSE_ERROR("array(float32, 0d, C)", CUPLUG_ERR_INVALID_TYPE,
+                     "array of float32 with 0 dimensions: arrays have 1 to 8");
+  /* an array of signatures cannot be written: the dtype ends at '(' */
+  ASSERT_PARSE_ERROR("array(int32(int32), 1d, C)", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 11 of 'array(int32(int32), 1d, C)': "
+                     "expected ',' after the array's dtype, found '('");
+}
+END_TEST
+
+START_TEST(array_rank_limit) {
+  assert_array("float32[:, :, :, :, :, :, :, :]", "float32[:, :, :, :, :, :, :, :]", 8,
+               CUPLUG_LAYOUT_ANY);
+  ASSERT_PARSE_ERROR("int8[:, :, :, :, :, :, :, :, :]", CUPLUG_ERR_INVALID_TYPE,
+                     "array at position 4 of 'int8[:, :, :, :, :, :, :, :, :]' has 9 "
+                     "dimensions: arrays have 1 to 8");
+  ASSERT_PARSE_ERROR("void(int32, int8[:, :, :, :, :, :, :, :, ::1])", CUPLUG_ERR_INVALID_TYPE,
+                     "array at position 16 of 'void(int32, int8[:, :, :, :, :, :, :, :, ::1])' "
+                     "has 9 dimensions: arrays have 1 to 8");
+}
+END_TEST
+
+START_TEST(array_syntax_errors) {
+  ASSERT_PARSE_ERROR("float32[:, ::1, :]", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 7 of 'float32[:, ::1, :]': only the "
+                     "first or the last dimension of an array may be '::1'");
+  ASSERT_PARSE_ERROR("float32[::1, ::1]", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 7 of 'float32[::1, ::1]': only the "
+                     "first or the last dimension of an array may be '::1'");
+  ASSERT_PARSE_ERROR("float32[]", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 8 of 'float32[]': expected ':' or "
+                     "'::1' (an array dimension), found ']'");
+  ASSERT_PARSE_ERROR("float32[::2]", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 10 of 'float32[::2]': expected '1' "
+                     "after '::', found '2'");
+  ASSERT_PARSE_ERROR("float32[:", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 9 of 'float32[:': expected ',' or "
+                     "']', found the end of the text");
+}
+END_TEST
+
+START_TEST(array_dtype_errors) {
+  /* an array of pointers, of arrays, of void */
+  ASSERT_PARSE_ERROR("float32*[:]", CUPLUG_ERR_INVALID_TYPE,
+                     "invalid type at position 0 of 'float32*[:]': an array's dtype must be "
+                     "bool, an integer, a float or a complex, not CPointer(float32)");
+  ASSERT_PARSE_ERROR("int32(int8, float32[:][:])", CUPLUG_ERR_INVALID_TYPE,
+                     "invalid type at position 12 of 'int32(int8, float32[:][:])': an array's "
+                     "dtype must be bool, an integer, a float or a complex, not float32[:]");
+  ASSERT_PARSE_ERROR("void[:]", CUPLUG_ERR_INVALID_TYPE,
+                     "invalid type at position 0 of 'void[:]': an array's dtype must be "
+                     "bool, an integer, a float or a complex, not void");
+}
+END_TEST
+
+START_TEST(canonical_names_round_trip) {
+  static const char *const texts[] = {
+      "b1[::1]",          "c16[:, :]",       "CPointer(c8)",     "uintp**",
+      "none(i4, f2[::1, :])", "array(bool, 4d, F)", "int16(CPointer(CPointer(u2)))",
+      "void()",
+  };
+  static const char *const names[] = {
+      "bool[::1]",        "complex128[:, :]", "CPointer(complex64)",
+      "CPointer(CPointer(uint64))", "void(int32, float16[::1, :])",
+      "bool[::1, :, :, :]", "int16(CPointer(CPointer(uint16)))", "void()",
+  };
+  for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+    const cuplug_type *t = parse(texts[i]);
+    ck_assert_str_eq(t->name, names[i]);
+    ck_assert_ptr_eq(parse(t->name), t);
+  }
+}
+END_TEST
+
+/* ---- signatures ---- */
+
 START_TEST(signature_round_trip) {
   const cuplug_type *s = parse("int64(int32, float32[::1], CPointer(float64))");
   ck_assert_int_eq(s->kind, CUPLUG_TYPE_SIGNATURE);
   ck_assert_str_eq(s->name, "int64(int32, float32[::1], CPointer(float64))");
   ck_assert_ptr_eq(parse(s->name), s);
+}
+END_TEST
+
+START_TEST(signature_parts) {
+  const cuplug_type *s = parse("void(int32)");
+  ck_assert_str_eq(s->name, "void(int32)");
+  ck_assert_ptr_eq(s->restype, scalar(CUPLUG_TYPE_VOID));
+  ck_assert_uint_eq(s->nargs, 1);
+  ck_assert_ptr_eq(s->args[0], scalar(CUPLUG_TYPE_INT32));
+  ck_assert_ptr_eq(parse("none(i4)"), s);
+
+  const cuplug_type *e = parse("f8()");
+  ck_assert_str_eq(e->name, "float64()");
+  ck_assert_uint_eq(e->nargs, 0);
+
+  const cuplug_type *m = parse("b1(u1, c8[:, ::1], intp*)");
+  ck_assert_str_eq(m->name, "bool(uint8, complex64[:, ::1], CPointer(int64))");
+  ck_assert_uint_eq(m->nargs, 3);
+  ck_assert_ptr_eq(m->args[1], parse("complex64[:, ::1]"));
+  ck_assert_ptr_eq(m->args[2], parse("CPointer(int64)"));
+  ck_assert_ptr_ne(m, parse("b1(u1, c8[:, ::1], intp)"));
+}
+END_TEST
+
+START_TEST(signature_builder_matches_parser) {
+  const cuplug_type *args[] = {scalar(CUPLUG_TYPE_INT32), parse("float32[::1]")};
+  const cuplug_type *s = NULL;
+  T_ASSERT_OK(t_api()->type_signature(scalar(CUPLUG_TYPE_INT64), args, 2, &s));
+  ck_assert_ptr_eq(s, parse("int64(int32, float32[::1])"));
+  T_ASSERT_OK(t_api()->type_signature(scalar(CUPLUG_TYPE_VOID), NULL, 0, &s));
+  ck_assert_ptr_eq(s, parse("void()"));
 }
 END_TEST
 
@@ -35,6 +383,245 @@ START_TEST(syntax_error_names_text_and_position) {
 }
 END_TEST
 
+START_TEST(signature_syntax_errors) {
+  ASSERT_PARSE_ERROR("int32(,)", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 6 of 'int32(,)': expected a type, "
+                     "found ','");
+  ASSERT_PARSE_ERROR("int32(int32", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 11 of 'int32(int32': expected ',' or "
+                     "')' in the argument list, found the end of the text");
+  ASSERT_PARSE_ERROR("int32(int32 float32)", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 12 of 'int32(int32 float32)': "
+                     "expected ',' or ')' in the argument list, found 'float32'");
+  ASSERT_PARSE_ERROR("int32(int32) x", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 13 of 'int32(int32) x': expected the "
+                     "end of the text, found 'x'");
+  ASSERT_PARSE_ERROR("int32 float32", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 6 of 'int32 float32': expected the "
+                     "end of the text, found 'float32'");
+  /* a signature cannot be a return type, nor an array's dtype */
+  ASSERT_PARSE_ERROR("int32(int32)(int32)", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 12 of 'int32(int32)(int32)': "
+                     "expected the end of the text, found '('");
+  ASSERT_PARSE_ERROR("int32(int32)[:]", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 12 of 'int32(int32)[:]': "
+                     "expected the end of the text, found '['");
+  ASSERT_PARSE_ERROR("", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 0 of '': expected a type, found "
+                     "the end of the text");
+  ASSERT_PARSE_ERROR("   ", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 3 of '   ': expected a type, found "
+                     "the end of the text");
+  ASSERT_PARSE_ERROR("1int(int32)", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 0 of '1int(int32)': expected a "
+                     "type, found '1int'");
+}
+END_TEST
+
+START_TEST(void_argument) {
+  ASSERT_PARSE_ERROR("int32(void)", CUPLUG_ERR_INVALID_TYPE,
+                     "invalid type at position 6 of 'int32(void)': an argument cannot be void");
+  ASSERT_PARSE_ERROR("int32(int32, none)", CUPLUG_ERR_INVALID_TYPE,
+                     "invalid type at position 13 of 'int32(int32, none)': an argument "
+                     "cannot be void");
+}
+END_TEST
+
+static char *many_args(size_t n) {
+  static char buf[8192];
+  strcpy(buf, "void(");
+  for (size_t i = 0; i < n; i++) strcat(buf, i ? ", int32" : "int32");
+  strcat(buf, ")");
+  return buf;
+}
+
+START_TEST(argument_count_limit) {
+  ck_assert_uint_eq(parse(many_args(256))->nargs, 256);
+  char text[8192], want[8300];
+  strcpy(text, many_args(257));
+  snprintf(want, sizeof want, "signature '%s' has more than 256 arguments", text);
+  ASSERT_PARSE_ERROR(text, CUPLUG_ERR_INVALID_TYPE, want);
+}
+END_TEST
+
+START_TEST(signature_parse_insists_on_a_signature) {
+  const cuplug_type *t = NULL;
+  T_ASSERT_OK(cuplug__signature_parse("void(int32)", &t));
+  ck_assert_ptr_eq(t, parse("void(int32)"));
+  T_ASSERT_ERROR(cuplug__signature_parse("int32", &t), CUPLUG_ERR_SIGNATURE_SYNTAX,
+                 "signature syntax error at position 5 of 'int32': expected '(' and an "
+                 "argument list (a signature), found the end of the text");
+}
+END_TEST
+
+/* ---- builders' errors ---- */
+
+START_TEST(builders_refuse_null) {
+  const cuplug_type *i32 = scalar(CUPLUG_TYPE_INT32), *t = NULL;
+  T_ASSERT_ERROR(t_api()->type_parse(NULL, &t), CUPLUG_ERR_INVALID_ARGUMENT,
+                 "type_parse: NULL argument");
+  T_ASSERT_ERROR(t_api()->type_parse("int32", NULL), CUPLUG_ERR_INVALID_ARGUMENT,
+                 "type_parse: out is NULL");
+  T_ASSERT_ERROR(t_api()->type_pointer(NULL, &t), CUPLUG_ERR_INVALID_ARGUMENT,
+                 "type_pointer: NULL argument");
+  T_ASSERT_ERROR(t_api()->type_pointer(i32, NULL), CUPLUG_ERR_INVALID_ARGUMENT,
+                 "type_pointer: NULL argument");
+  T_ASSERT_ERROR(t_api()->type_array(NULL, 1, CUPLUG_LAYOUT_C, &t),
+                 CUPLUG_ERR_INVALID_ARGUMENT, "type_array: NULL argument");
+  T_ASSERT_ERROR(t_api()->type_array(i32, 1, CUPLUG_LAYOUT_C, NULL),
+                 CUPLUG_ERR_INVALID_ARGUMENT, "type_array: NULL argument");
+  T_ASSERT_ERROR(t_api()->type_signature(NULL, NULL, 0, &t), CUPLUG_ERR_INVALID_ARGUMENT,
+                 "type_signature: NULL argument");
+  T_ASSERT_ERROR(t_api()->type_signature(i32, NULL, 1, &t), CUPLUG_ERR_INVALID_ARGUMENT,
+                 "type_signature: NULL argument");
+  const cuplug_type *args[] = {i32, NULL};
+  T_ASSERT_ERROR(t_api()->type_signature(i32, args, 2, &t), CUPLUG_ERR_INVALID_ARGUMENT,
+                 "type_signature: argument 1 is NULL");
+  ck_assert_ptr_null(t);
+}
+END_TEST
+
+START_TEST(builders_refuse_impossible_types) {
+  const cuplug_type *sig = parse("int32(int32)"), *t = NULL;
+  const cuplug_type *f32 = scalar(CUPLUG_TYPE_FLOAT32);
+  T_ASSERT_ERROR(t_api()->type_pointer(scalar(CUPLUG_TYPE_VOID), &t), CUPLUG_ERR_INVALID_TYPE,
+                 "CPointer(void): a pointer must point at a scalar or a pointer");
+  T_ASSERT_ERROR(t_api()->type_pointer(sig, &t), CUPLUG_ERR_INVALID_TYPE,
+                 "CPointer(int32(int32)): a pointer must point at a scalar or a pointer");
+  T_ASSERT_ERROR(t_api()->type_pointer(parse("f4[:]"), &t), CUPLUG_ERR_INVALID_TYPE,
+                 "CPointer(float32[:]): a pointer must point at a scalar or a pointer");
+  T_ASSERT_ERROR(t_api()->type_array(sig, 1, CUPLUG_LAYOUT_C, &t), CUPLUG_ERR_INVALID_TYPE,
+                 "array of int32(int32): an array's dtype must be bool, an integer, a float "
+                 "or a complex");
+  T_ASSERT_ERROR(t_api()->type_array(parse("f4*"), 1, CUPLUG_LAYOUT_C, &t),
+                 CUPLUG_ERR_INVALID_TYPE,
+                 "array of CPointer(float32): an array's dtype must be bool, an integer, a "
+                 "float or a complex");
+  T_ASSERT_ERROR(t_api()->type_array(f32, 9, CUPLUG_LAYOUT_ANY, &t), CUPLUG_ERR_INVALID_TYPE,
+                 "array of float32 with 9 dimensions: arrays have 1 to 8");
+  T_ASSERT_ERROR(t_api()->type_array(f32, 0, CUPLUG_LAYOUT_ANY, &t), CUPLUG_ERR_INVALID_TYPE,
+                 "array of float32 with 0 dimensions: arrays have 1 to 8");
+  T_ASSERT_ERROR(t_api()->type_array(f32, 2, (cuplug_layout)3, &t),
+                 CUPLUG_ERR_INVALID_ARGUMENT, "type_array: layout 3 is not ANY, C or F");
+  T_ASSERT_ERROR(t_api()->type_signature(sig, NULL, 0, &t), CUPLUG_ERR_INVALID_TYPE,
+                 "a signature cannot return int32(int32)");
+  const cuplug_type *bad[] = {f32, scalar(CUPLUG_TYPE_VOID)};
+  T_ASSERT_ERROR(t_api()->type_signature(f32, bad, 2, &t), CUPLUG_ERR_INVALID_TYPE,
+                 "argument 1 of a signature cannot be void");
+  const cuplug_type *fn[] = {sig};
+  T_ASSERT_ERROR(t_api()->type_signature(f32, fn, 1, &t), CUPLUG_ERR_INVALID_TYPE,
+                 "argument 0 of a signature cannot be int32(int32)");
+  ck_assert_ptr_null(t);
+}
+END_TEST
+
+/* ---- type_info ---- */
+
+START_TEST(info_of_scalar) {
+  cuplug_type_info i = info(parse("i4"));
+  ck_assert_int_eq(i.kind, CUPLUG_TYPE_INT32);
+  ck_assert_str_eq(i.name, "int32");
+  ck_assert_ptr_null(i.element);
+  ck_assert_uint_eq(i.ndim, 0);
+  ck_assert_int_eq(i.layout, CUPLUG_LAYOUT_ANY);
+  ck_assert_ptr_null(i.restype);
+  ck_assert_uint_eq(i.num_args, 0);
+  ck_assert_ptr_null(i.args);
+  ck_assert_uint_eq(i.size, 4);
+  ck_assert_uint_eq(info(parse("void")).size, 0);
+  ck_assert_uint_eq(info(parse("bool")).size, 1);
+  ck_assert_uint_eq(info(parse("float16")).size, 2);
+  ck_assert_uint_eq(info(parse("uint64")).size, 8);
+  ck_assert_uint_eq(info(parse("complex64")).size, 8);
+  ck_assert_uint_eq(info(parse("complex128")).size, 16);
+}
+END_TEST
+
+START_TEST(info_of_pointer) {
+  cuplug_type_info i = info(parse("complex128*"));
+  ck_assert_int_eq(i.kind, CUPLUG_TYPE_POINTER);
+  ck_assert_str_eq(i.name, "CPointer(complex128)");
+  ck_assert_ptr_eq(i.element, scalar(CUPLUG_TYPE_COMPLEX128));
+  ck_assert_uint_eq(i.ndim, 0);
+  ck_assert_ptr_null(i.restype);
+  ck_assert_uint_eq(i.size, 8);
+}
+END_TEST
+
+START_TEST(info_of_array) {
+  cuplug_type_info i = info(parse("array(int16, 3d, F)"));
+  ck_assert_int_eq(i.kind, CUPLUG_TYPE_ARRAY);
+  ck_assert_str_eq(i.name, "int16[::1, :, :]");
+  ck_assert_ptr_eq(i.element, scalar(CUPLUG_TYPE_INT16));
+  ck_assert_uint_eq(i.ndim, 3);
+  ck_assert_int_eq(i.layout, CUPLUG_LAYOUT_F);
+  ck_assert_ptr_null(i.restype);
+  ck_assert_uint_eq(i.num_args, 0);
+  ck_assert_uint_eq(i.size, 0);
+}
+END_TEST
+
+START_TEST(info_of_signature) {
+  const cuplug_type *s = parse("int64(int32, float32[::1])");
+  cuplug_type_info i = info(s);
+  ck_assert_int_eq(i.kind, CUPLUG_TYPE_SIGNATURE);
+  ck_assert_str_eq(i.name, "int64(int32, float32[::1])");
+  ck_assert_ptr_null(i.element);
+  ck_assert_ptr_eq(i.restype, scalar(CUPLUG_TYPE_INT64));
+  ck_assert_uint_eq(i.num_args, 2);
+  ck_assert_ptr_eq(i.args[0], scalar(CUPLUG_TYPE_INT32));
+  ck_assert_ptr_eq(i.args[1], parse("float32[::1]"));
+  ck_assert_uint_eq(i.size, 0);
+  ck_assert_ptr_eq(parse(i.name), s);
+}
+END_TEST
+
+START_TEST(info_refuses_bad_args) {
+  cuplug_type_info i = {.struct_size = sizeof i};
+  T_ASSERT_ERROR(t_api()->type_info(&i), CUPLUG_ERR_INVALID_ARGUMENT, "type_info: type is NULL");
+  T_ASSERT_ERROR(t_api()->type_info(NULL), CUPLUG_ERR_INVALID_ARGUMENT,
+                 "cuplug_type_info is NULL");
+  i = (cuplug_type_info){.struct_size = 0, .type = parse("int32")};
+  T_ASSERT_ERROR(t_api()->type_info(&i), CUPLUG_ERR_INVALID_ARGUMENT,
+                 "cuplug_type_info has struct_size 0, less than the 16 bytes of ABI 1.0: "
+                 "set struct_size = sizeof(cuplug_type_info)");
+}
+END_TEST
+
+/* A caller built against an older header: fields past its struct_size are
+ * neither read nor written. */
+START_TEST(info_fills_only_the_callers_struct) {
+  cuplug_type_info i = {.struct_size = offsetof(cuplug_type_info, name),
+                        .type = parse("float32[::1]"), .name = "untouched"};
+  T_ASSERT_OK(t_api()->type_info(&i));
+  ck_assert_uint_eq(i.struct_size, offsetof(cuplug_type_info, name));
+  ck_assert_int_eq(i.kind, CUPLUG_TYPE_ARRAY);
+  ck_assert_str_eq(i.name, "untouched");
+  ck_assert_ptr_null(i.element);
+}
+END_TEST
+
+/* A caller built against a newer header that sets a field this plugin lacks. */
+START_TEST(info_refuses_unknown_fields) {
+  struct {
+    cuplug_type_info info;
+    uint64_t newer;
+  } n = {.info = {.struct_size = sizeof n, .type = parse("int32")}, .newer = 0};
+  T_ASSERT_OK(t_api()->type_info(&n.info));
+  ck_assert_str_eq(n.info.name, "int32");
+  n.newer = 1;
+  char want[256];
+  snprintf(want, sizeof want,
+           "cuplug_type_info sets byte %zu, beyond the %zu bytes this plugin (ABI %d.%d) "
+           "knows: a field of a newer ABI that it cannot honour",
+           sizeof(cuplug_type_info), sizeof(cuplug_type_info), CUPLUG_ABI_MAJOR,
+           CUPLUG_ABI_MINOR);
+  T_ASSERT_ERROR(t_api()->type_info(&n.info), CUPLUG_ERR_ABI_FIELD, want);
+}
+END_TEST
+
+/* ---- the data model ---- */
+
 START_TEST(data_model_numba_signature) {
   cuplug_type_lower_args a = {.struct_size = sizeof a, .type = parse("int64(int32, int32)"),
                               .abi = CUPLUG_ABI_NUMBA};
@@ -43,13 +630,261 @@ START_TEST(data_model_numba_signature) {
 }
 END_TEST
 
+START_TEST(argument_scalars) {
+  const cuplug_abi N = CUPLUG_ABI_NUMBA;
+  const cuplug_position A = CUPLUG_POSITION_ARGUMENT;
+  ASSERT_LOWERED("int32", N, A, "i32", 1, "i32");
+  ASSERT_LOWERED("bool", N, A, "i8", 1, "i8");
+  ASSERT_LOWERED("uint16", N, A, "i16", 1, "i16");
+  ASSERT_LOWERED("float16", N, A, "half", 1, "half");
+  ASSERT_LOWERED("float64", N, A, "double", 1, "double");
+  ASSERT_LOWERED("complex64", N, A, "{float, float}", 2, "float | float");
+  ASSERT_LOWERED("complex128", N, A, "{double, double}", 2, "double | double");
+  /* arguments are the same under the C ABI */
+  ASSERT_LOWERED("complex64", CUPLUG_ABI_C, A, "{float, float}", 2, "float | float");
+  ASSERT_LOWERED("bool", CUPLUG_ABI_C, A, "i8", 1, "i8");
+}
+END_TEST
+
+START_TEST(argument_pointers) {
+  const cuplug_abi N = CUPLUG_ABI_NUMBA;
+  const cuplug_position A = CUPLUG_POSITION_ARGUMENT;
+  ASSERT_LOWERED("CPointer(bool)", N, A, "i8*", 1, "i8*");
+  ASSERT_LOWERED("CPointer(complex128)", N, A, "{double, double}*", 1, "{double, double}*");
+  ASSERT_LOWERED("CPointer(CPointer(float32))", N, A, "float**", 1, "float**");
+  ASSERT_LOWERED("float16*", CUPLUG_ABI_C, A, "half*", 1, "half*");
+}
+END_TEST
+
+START_TEST(argument_arrays) {
+  const cuplug_abi N = CUPLUG_ABI_NUMBA;
+  const cuplug_position A = CUPLUG_POSITION_ARGUMENT;
+  ASSERT_LOWERED("float32[:, ::1]", N, A, "{i8*, i8*, i64, i64, float*, [2 x i64], [2 x i64]}",
+                 9, "i8* | i8* | i64 | i64 | float* | i64 | i64 | i64 | i64");
+  ASSERT_LOWERED("bool[:]", N, A, "{i8*, i8*, i64, i64, i8*, [1 x i64], [1 x i64]}", 7,
+                 "i8* | i8* | i64 | i64 | i8* | i64 | i64");
+  ASSERT_LOWERED("complex64[::1]", CUPLUG_ABI_C, A,
+                 "{i8*, i8*, i64, i64, {float, float}*, [1 x i64], [1 x i64]}", 7,
+                 "i8* | i8* | i64 | i64 | {float, float}* | i64 | i64");
+}
+END_TEST
+
+START_TEST(return_slots) {
+  const cuplug_position R = CUPLUG_POSITION_RETURN;
+  /* numba: the pointee of the return slot; none gets a pointer model */
+  ASSERT_LOWERED("void", CUPLUG_ABI_NUMBA, R, "i8*", 1, "i8*");
+  ASSERT_LOWERED("bool", CUPLUG_ABI_NUMBA, R, "i8", 1, "i8");
+  ASSERT_LOWERED("complex64", CUPLUG_ABI_NUMBA, R, "{float, float}", 1, "{float, float}");
+  ASSERT_LOWERED("float32*", CUPLUG_ABI_NUMBA, R, "float*", 1, "float*");
+  /* C: the value itself */
+  ASSERT_LOWERED("bool", CUPLUG_ABI_C, R, "i8", 0, "");
+  ASSERT_LOWERED("void", CUPLUG_ABI_C, R, "void", 0, "");
+  ASSERT_LOWERED("complex64", CUPLUG_ABI_C, R, "{float, float}", 0, "");
+  ASSERT_LOWERED("int64", CUPLUG_ABI_C, R, "i64", 0, "");
+}
+END_TEST
+
+START_TEST(signatures_lower_to_function_types) {
+  const cuplug_position A = CUPLUG_POSITION_ARGUMENT;
+  ASSERT_LOWERED("int64(int32, int32)", CUPLUG_ABI_NUMBA, A, "i32 (i64*, i32, i32)", 3,
+                 "i64* | i32 | i32");
+  ASSERT_LOWERED("int64(int32, int32)", CUPLUG_ABI_C, A, "i64 (i32, i32)", 2, "i32 | i32");
+  ASSERT_LOWERED("int64(int32, int32)", CUPLUG_ABI_DEFAULT, A, "i32 (i64*, i32, i32)", 3,
+                 "i64* | i32 | i32");
+  ASSERT_LOWERED("void(float32[::1], float32)", CUPLUG_ABI_NUMBA, A,
+                 "i32 (i8**, i8*, i8*, i64, i64, float*, i64, i64, float)", 9,
+                 "i8** | i8* | i8* | i64 | i64 | float* | i64 | i64 | float");
+  ASSERT_LOWERED("void(float32[::1], float32)", CUPLUG_ABI_C, A,
+                 "void (i8*, i8*, i64, i64, float*, i64, i64, float)", 8,
+                 "i8* | i8* | i64 | i64 | float* | i64 | i64 | float");
+  ASSERT_LOWERED("complex64(complex64, bool)", CUPLUG_ABI_NUMBA, A,
+                 "i32 ({float, float}*, float, float, i8)", 4,
+                 "{float, float}* | float | float | i8");
+  ASSERT_LOWERED("complex64(complex64, bool)", CUPLUG_ABI_C, A,
+                 "{float, float} (float, float, i8)", 3, "float | float | i8");
+  ASSERT_LOWERED("void()", CUPLUG_ABI_NUMBA, A, "i32 (i8**)", 1, "i8**");
+  ASSERT_LOWERED("void()", CUPLUG_ABI_C, A, "void ()", 0, "");
+}
+END_TEST
+
+START_TEST(lower_refuses_bad_args) {
+  cuplug_type_lower_args a = {.struct_size = sizeof a, .type = parse("void")};
+  T_ASSERT_ERROR(t_api()->type_lower(&a), CUPLUG_ERR_INVALID_TYPE,
+                 "void is not an argument type");
+  a = (cuplug_type_lower_args){.struct_size = sizeof a, .type = parse("int32"),
+                               .abi = (cuplug_abi)3};
+  T_ASSERT_ERROR(t_api()->type_lower(&a), CUPLUG_ERR_OPTION_ABI, "Unsupported ABI: 3 (numba or c)");
+  a = (cuplug_type_lower_args){.struct_size = sizeof a, .type = parse("int32"),
+                               .position = (cuplug_position)2};
+  T_ASSERT_ERROR(t_api()->type_lower(&a), CUPLUG_ERR_INVALID_ARGUMENT,
+                 "type_lower: position 2 is not one");
+  a = (cuplug_type_lower_args){.struct_size = sizeof a};
+  T_ASSERT_ERROR(t_api()->type_lower(&a), CUPLUG_ERR_INVALID_ARGUMENT,
+                 "type_lower: type is NULL");
+  T_ASSERT_ERROR(t_api()->type_lower(NULL), CUPLUG_ERR_INVALID_ARGUMENT,
+                 "cuplug_type_lower_args is NULL");
+  a = (cuplug_type_lower_args){.struct_size = 0, .type = parse("int32")};
+  T_ASSERT_ERROR(t_api()->type_lower(&a), CUPLUG_ERR_INVALID_ARGUMENT,
+                 "cuplug_type_lower_args has struct_size 0, less than the 24 bytes of ABI "
+                 "1.0: set struct_size = sizeof(cuplug_type_lower_args)");
+  ck_assert_ptr_null(a.ir_type);
+}
+END_TEST
+
+/* ---- threads ---- */
+
+#define NTHREADS 8
+#define ROUNDS 200
+
+static const char *const shared_texts[] = {
+    "int16(CPointer(CPointer(uint16)), complex64[:, :, ::1])",
+    "float64(float64, float64)",
+    "void(int8[::1, :], b1, c16*)",
+    "c16(c8, f2[:], u8**)",
+};
+#define NSHARED (sizeof shared_texts / sizeof shared_texts[0])
+
+typedef struct job {
+  int id;
+  pthread_barrier_t *start;
+  const cuplug_type *shared[NSHARED]; /* the first pointer of each */
+  const cuplug_type *own;             /* a type only this thread makes */
+  const cuplug_type *built;           /* float32** through the builders */
+  int mismatches;
+  int errors;
+} job;
+
+/* "int32(" + CPointer( x (id + 1) + uint32[:] ... + ")": unique per thread. */
+static void own_text(int id, char *buf, size_t size) {
+  int n = snprintf(buf, size, "int32(");
+  for (int i = 0; i <= id; i++) n += snprintf(buf + n, size - (size_t)n, "CPointer(");
+  n += snprintf(buf + n, size - (size_t)n, "uint32");
+  for (int i = 0; i <= id; i++) n += snprintf(buf + n, size - (size_t)n, ")");
+  snprintf(buf + n, size - (size_t)n, ", float32[:, ::1])");
+}
+
+static void *parse_many(void *arg) {
+  job *j = arg;
+  const cuplug_api *api = t_api();
+  char text[256];
+  own_text(j->id, text, sizeof text);
+  pthread_barrier_wait(j->start);
+  for (int r = 0; r < ROUNDS; r++) {
+    for (size_t k = 0; k < NSHARED; k++) {
+      const cuplug_type *t = NULL;
+      cuplug_error *e = api->type_parse(shared_texts[(k + (size_t)j->id) % NSHARED], &t);
+      if (e) {
+        j->errors++;
+        api->error_destroy(e);
+        continue;
+      }
+      size_t slot = (k + (size_t)j->id) % NSHARED;
+      if (!j->shared[slot]) j->shared[slot] = t;
+      if (j->shared[slot] != t) j->mismatches++;
+    }
+    const cuplug_type *own = NULL, *p = NULL, *pp = NULL;
+    cuplug_error *e = api->type_parse(text, &own);
+    if (!e) e = api->type_pointer(api->type_scalar(CUPLUG_TYPE_FLOAT32), &p);
+    if (!e) e = api->type_pointer(p, &pp);
+    if (e) {
+      j->errors++;
+      api->error_destroy(e);
+      continue;
+    }
+    if (!j->own) j->own = own;
+    if (!j->built) j->built = pp;
+    if (j->own != own || j->built != pp) j->mismatches++;
+  }
+  return NULL;
+}
+
+START_TEST(concurrent_interning) {
+  (void)t_api(); /* its lazy init is not meant for racing threads */
+  pthread_barrier_t start;
+  pthread_barrier_init(&start, NULL, NTHREADS);
+  pthread_t th[NTHREADS];
+  job jobs[NTHREADS];
+  memset(jobs, 0, sizeof jobs);
+  for (int i = 0; i < NTHREADS; i++) {
+    jobs[i].id = i;
+    jobs[i].start = &start;
+    ck_assert_int_eq(pthread_create(&th[i], NULL, parse_many, &jobs[i]), 0);
+  }
+  for (int i = 0; i < NTHREADS; i++) pthread_join(th[i], NULL);
+  pthread_barrier_destroy(&start);
+
+  for (int i = 0; i < NTHREADS; i++) {
+    ck_assert_int_eq(jobs[i].errors, 0);
+    ck_assert_int_eq(jobs[i].mismatches, 0);
+    for (size_t k = 0; k < NSHARED; k++)
+      ck_assert_ptr_eq(jobs[i].shared[k], parse(shared_texts[k]));
+    char text[256];
+    own_text(i, text, sizeof text);
+    ck_assert_ptr_eq(jobs[i].own, parse(text));
+    ck_assert_ptr_eq(jobs[i].built, parse("float32**"));
+    for (int k = 0; k < i; k++) ck_assert_ptr_ne(jobs[i].own, jobs[k].own);
+  }
+  ck_assert_str_eq(jobs[2].own->name,
+                   "int32(CPointer(CPointer(CPointer(uint32))), float32[:, ::1])");
+}
+END_TEST
+
 Suite *suite_types(void) {
   Suite *s = suite_create("types");
-  TCase *tc = tcase_create("types");
-  tcase_add_test(tc, scalar_names);
-  tcase_add_test(tc, signature_round_trip);
-  tcase_add_test(tc, syntax_error_names_text_and_position);
-  tcase_add_test(tc, data_model_numba_signature);
-  suite_add_tcase(s, tc);
+  TCase *names = tcase_create("names");
+  tcase_add_test(names, scalar_names);
+  tcase_add_loop_test(names, every_scalar_name_and_alias, 0,
+                      (int)(sizeof all_names / sizeof all_names[0]));
+  tcase_add_test(names, type_scalar_only_for_scalar_kinds);
+  tcase_add_test(names, unknown_names);
+  tcase_add_test(names, blanks_are_ignored);
+  tcase_add_test(names, pointer_spellings_are_one_type);
+  tcase_add_test(names, nested_pointers);
+  tcase_add_test(names, pointer_errors);
+  tcase_add_test(names, array_layouts);
+  tcase_add_test(names, array_builder_matches_parser);
+  tcase_add_test(names, numba_printed_array_form);
+  tcase_add_test(names, array_rank_limit);
+  tcase_add_test(names, array_syntax_errors);
+  tcase_add_test(names, array_dtype_errors);
+  tcase_add_test(names, canonical_names_round_trip);
+  suite_add_tcase(s, names);
+
+  TCase *sigs = tcase_create("signatures");
+  tcase_add_test(sigs, signature_round_trip);
+  tcase_add_test(sigs, signature_parts);
+  tcase_add_test(sigs, signature_builder_matches_parser);
+  tcase_add_test(sigs, syntax_error_names_text_and_position);
+  tcase_add_test(sigs, signature_syntax_errors);
+  tcase_add_test(sigs, void_argument);
+  tcase_add_test(sigs, argument_count_limit);
+  tcase_add_test(sigs, signature_parse_insists_on_a_signature);
+  tcase_add_test(sigs, builders_refuse_null);
+  tcase_add_test(sigs, builders_refuse_impossible_types);
+  suite_add_tcase(s, sigs);
+
+  TCase *inf = tcase_create("info");
+  tcase_add_test(inf, info_of_scalar);
+  tcase_add_test(inf, info_of_pointer);
+  tcase_add_test(inf, info_of_array);
+  tcase_add_test(inf, info_of_signature);
+  tcase_add_test(inf, info_refuses_bad_args);
+  tcase_add_test(inf, info_fills_only_the_callers_struct);
+  tcase_add_test(inf, info_refuses_unknown_fields);
+  suite_add_tcase(s, inf);
+
+  TCase *dm = tcase_create("data_model");
+  tcase_add_test(dm, data_model_numba_signature);
+  tcase_add_test(dm, argument_scalars);
+  tcase_add_test(dm, argument_pointers);
+  tcase_add_test(dm, argument_arrays);
+  tcase_add_test(dm, return_slots);
+  tcase_add_test(dm, signatures_lower_to_function_types);
+  tcase_add_test(dm, lower_refuses_bad_args);
+  suite_add_tcase(s, dm);
+
+  TCase *th = tcase_create("threads");
+  tcase_add_test(th, concurrent_interning);
+  suite_add_tcase(s, th);
   return s;
 }

@@ -48,7 +48,7 @@ extern "C" {
 #endif
 
 #define CUPLUG_ABI_MAJOR 1
-#define CUPLUG_ABI_MINOR 0
+#define CUPLUG_ABI_MINOR 1
 
 /* True when the table `api` is long enough to hold `member`. */
 #define CUPLUG_API_HAS(api, member)                                            \
@@ -103,6 +103,21 @@ typedef enum cuplug_status {
   CUPLUG_ERR_NVRTC_NOT_FOUND = 56,     /* NVRTC could not be loaded */
   CUPLUG_ERR_NVJITLINK_NOT_FOUND = 57, /* nvJitLink could not be loaded */
 
+  /* since 1.1: external code and linking */
+  CUPLUG_ERR_CODE_KIND = 60,      /* code of a kind cuplug cannot tell or link */
+  CUPLUG_ERR_NVRTC = 61,          /* NVRTC failed to compile a .cu (see the log) */
+  CUPLUG_ERR_LINK = 62,           /* nvJitLink failed, e.g. an undefined symbol (see the log) */
+  CUPLUG_ERR_DUPLICATE = 63,      /* a name registered twice */
+  CUPLUG_ERR_DECLARATION_MISMATCH = 64, /* IR declares a registered function otherwise */
+
+  /* since 1.1: loading and launching */
+  CUPLUG_ERR_LOAD = 70,           /* the driver would not load the image */
+  CUPLUG_ERR_KERNEL_NOT_FOUND = 71, /* no kernel of that name in the image */
+  CUPLUG_ERR_LAUNCH_ARGS = 72,    /* wrong number or types of kernel arguments */
+  CUPLUG_ERR_LAUNCH_CONFIG = 73,  /* grid, block or shared memory beyond the device */
+  CUPLUG_ERR_KERNEL_EXCEPTION = 74, /* a debug kernel raised (code, thread, block) */
+  CUPLUG_ERR_KERNEL_FAULT = 75,   /* the kernel faulted; the context is lost */
+
   /* Warnings: never returned by a call, only held by an artifact. */
   CUPLUG_WARN_DEBUG_WITH_OPT = 1000 /* debug together with opt > 0 */
 } cuplug_status;
@@ -115,6 +130,9 @@ typedef struct cuplug_error cuplug_error;       /* error or warning */
 typedef struct cuplug_type cuplug_type;         /* interned, immutable */
 typedef struct cuplug_session cuplug_session;   /* toolkit + defaults */
 typedef struct cuplug_artifact cuplug_artifact; /* a compile's result */
+typedef struct cuplug_registry cuplug_registry; /* since 1.1: declared functions */
+typedef struct cuplug_library cuplug_library;   /* since 1.1: a loaded cubin */
+typedef struct cuplug_kernel cuplug_kernel;     /* since 1.1: a kernel of a library */
 
 /* ------------------------------------------------------------------------ */
 /* Enumerations.  0 is always "the default".                                 */
@@ -160,9 +178,23 @@ typedef enum cuplug_function_kind {
 } cuplug_function_kind;
 
 typedef enum cuplug_output {
-  CUPLUG_OUTPUT_PTX = 0, /* the default */
-  CUPLUG_OUTPUT_LTOIR = 1
+  CUPLUG_OUTPUT_DEFAULT = 0, /* the call's default: PTX for compile(), as numba-cuda's */
+  CUPLUG_OUTPUT_PTX = 1,
+  CUPLUG_OUTPUT_LTOIR = 2,
+  CUPLUG_OUTPUT_CUBIN = 3 /* since 1.1: compiled and linked with what it calls */
 } cuplug_output;
+
+/* since 1.1: kinds of code to link */
+typedef enum cuplug_code_kind {
+  CUPLUG_CODE_AUTO = 0,    /* from the path's suffix, else from the contents */
+  CUPLUG_CODE_CU = 1,      /* CUDA C++ (.cu), compiled with NVRTC */
+  CUPLUG_CODE_PTX = 2,     /* .ptx */
+  CUPLUG_CODE_LTOIR = 3,   /* .ltoir */
+  CUPLUG_CODE_CUBIN = 4,   /* .cubin */
+  CUPLUG_CODE_FATBIN = 5,  /* .fatbin */
+  CUPLUG_CODE_OBJECT = 6,  /* .o, a host object holding device code */
+  CUPLUG_CODE_ARCHIVE = 7  /* .a, a library of such objects */
+} cuplug_code_kind;
 
 /* Where a type is passed, for cuplug_type_lower_args. */
 typedef enum cuplug_position {
@@ -173,6 +205,7 @@ typedef enum cuplug_position {
 /* Bits of cuplug_compile_args.flags */
 #define CUPLUG_COMPILE_CURRENT_DEVICE 0x1u /* cc of the current device (numba's *_for_current_device) */
 #define CUPLUG_COMPILE_KEEP_IR 0x2u        /* keep the NVVM IR handed to libNVVM in the artifact */
+#define CUPLUG_COMPILE_LINKED_PTX 0x4u     /* since 1.1: cubin output also keeps the linked PTX */
 
 /* ------------------------------------------------------------------------ */
 /* Argument structs                                                          */
@@ -247,7 +280,22 @@ typedef struct cuplug_session_options {
    * the larger of this and the lowest cc NVRTC supports (7.5 with CUDA 13). */
   uint32_t default_cc_major;
   uint32_t default_cc_minor;
+  /* since 1.1: the declarations this session's compiles consult.  The
+   * session holds a reference.  NULL: a registry of its own (see
+   * session_registry). */
+  cuplug_registry *registry;
 } cuplug_session_options;
+
+/* since 1.1: code to link, from a file or from memory.  Read during the
+ * call that takes it (a registry copies what it is given). */
+typedef struct cuplug_code {
+  size_t struct_size;
+  cuplug_code_kind kind; /* 0: from the suffix of path (or name), else the contents */
+  const char *name;      /* for messages and logs; NULL: path, or "code<i>" */
+  const char *path;      /* a file; used when data is NULL */
+  const void *data;      /* the bytes (text need not be NUL-terminated) */
+  size_t size;
+} cuplug_code;
 
 /* One NVVM IR module, as text in the NVVM dialect (LLVM 7, typed pointers),
  * which is what numba-cuda's front end emits. */
@@ -293,6 +341,13 @@ typedef struct cuplug_compile_args {
   size_t num_launch_bounds;      /* 0..3 */
   uint32_t max_registers;        /* kept in the artifact, used at link time */
   uint32_t flags;                /* CUPLUG_COMPILE_* */
+
+  /* since 1.1 */
+  const cuplug_code *const *link; /* more code: linked into a cubin, passed through by compile_all */
+  size_t num_link;
+  const char *const *include_paths; /* for .cu code: after the CUDA and CCCL headers */
+  size_t num_include_paths;
+  uint32_t no_lto;               /* 1: link PTX rather than LTO-IR (LTO is the default unless debug) */
 } cuplug_compile_args;
 
 /* libNVVM's -opt=0, which cannot be written as 0 (the default). */
@@ -301,7 +356,7 @@ typedef struct cuplug_compile_args {
 /* What a compile produced.  Pointers are owned by the artifact. */
 typedef struct cuplug_artifact_info {
   size_t struct_size;
-  cuplug_output output;  /* out */
+  cuplug_output output;  /* out: PTX or LTOIR, never DEFAULT */
   const void *data;      /* out: PTX (NUL-terminated) or LTO-IR bytes */
   size_t size;           /* out: bytes, without PTX's terminating NUL */
   const char *symbol;    /* out: the exported function or kernel */
@@ -314,7 +369,124 @@ typedef struct cuplug_artifact_info {
   uint32_t max_registers; /* out: as given, for the linker */
   size_t num_warnings;   /* out: see artifact_warning */
   size_t num_ir_modules; /* out: with CUPLUG_COMPILE_KEEP_IR, see artifact_ir */
+  /* since 1.1 */
+  size_t num_parts;      /* out: pieces of code it holds (see artifact_part) */
+  const char *link_log;  /* out: nvJitLink's log, "" when it said nothing */
+  const cuplug_type *signature; /* out: the entry's signature, for launching */
+  uint32_t use_cooperative; /* out: links libcudadevrt; launch cooperatively */
 } cuplug_artifact_info;
+
+/* since 1.1: one piece of code an artifact holds.  compile() and link()
+ * give one (the PTX, LTO-IR or cubin; a cubin may add the linked PTX);
+ * compile_all() gives its own code, then each .cu compiled, then the other
+ * code as it was given. */
+typedef struct cuplug_part {
+  size_t struct_size;
+  cuplug_code_kind kind; /* out */
+  const char *name;      /* out */
+  const void *data;      /* out */
+  size_t size;           /* out */
+} cuplug_part;
+
+/* since 1.1: registries */
+typedef struct cuplug_registry_options {
+  size_t struct_size;
+  uint32_t flags; /* none yet: must be 0 */
+} cuplug_registry_options;
+
+/* since 1.1: numba-cuda's declare_device_function.  Calling `name` with the
+ * signature's argument types gives its return type; the IR calls the
+ * external symbol `name` under `abi`; a compile whose IR calls it links
+ * `link`. */
+typedef struct cuplug_declare_device_args {
+  size_t struct_size;
+  cuplug_registry *registry;
+  const char *name; /* the external symbol */
+  const char *signature; /* exactly one of the two */
+  const cuplug_type *signature_type;
+  /* options */
+  cuplug_abi abi;   /* how it is called: 0: numba (int f(R *ret, args...)), or c */
+  const cuplug_code *const *link; /* copied: files are read now */
+  size_t num_link;
+  uint32_t use_cooperative; /* it synchronises the grid: cudadevrt, cooperative launch */
+} cuplug_declare_device_args;
+
+/* since 1.1: link code into a cubin with nvJitLink. */
+typedef struct cuplug_link_args {
+  size_t struct_size;
+  cuplug_session *session;
+  const cuplug_code *const *code; /* files or bytes of any cuplug_code_kind */
+  size_t num_code;
+  cuplug_artifact *artifact; /* out: the cubin (and the linked PTX with want_ptx) */
+  /* options */
+  const cuplug_artifact *const *artifacts; /* compiled code to link as well */
+  size_t num_artifacts;
+  uint32_t cc_major, cc_minor; /* 0: the artifacts' cc, else the session's default */
+  uint32_t no_lto;             /* 1: no link-time optimisation */
+  uint32_t max_registers;      /* 0: the artifacts', else none */
+  uint32_t lineinfo;
+  uint32_t debug;              /* -g; implies no_lto */
+  uint32_t want_ptx;           /* also keep the linked PTX */
+  uint32_t use_cooperative;    /* link libcudadevrt */
+  const char *const *include_paths; /* for .cu code */
+  size_t num_include_paths;
+} cuplug_link_args;
+
+/* since 1.1: a cubin loaded with the driver (cuLibraryLoadData). */
+typedef struct cuplug_load_args {
+  size_t struct_size;
+  cuplug_session *session;
+  const cuplug_artifact *artifact; /* a cubin artifact, or: */
+  const void *image;               /* a cubin (or fatbin, or PTX text) */
+  size_t size;
+  cuplug_library *library;         /* out: release with library_unload */
+} cuplug_load_args;
+
+/* since 1.1: a kernel of a loaded library. */
+typedef struct cuplug_kernel_args {
+  size_t struct_size;
+  cuplug_library *library;
+  const char *name;      /* NULL: the artifact's kernel */
+  /* The kernel's signature, for packing arguments: NULL for the artifact's.
+   * Exactly one of the two when the library came from bare bytes. */
+  const char *signature;
+  const cuplug_type *signature_type;
+  uint32_t debug;        /* bare bytes: the kernel has the exception store */
+  cuplug_kernel *kernel; /* out: owned by the library */
+} cuplug_kernel_args;
+
+/* since 1.1: an array argument, as numba-cuda passes one: a device pointer
+ * with its shape and strides (in bytes). */
+typedef struct cuplug_array {
+  uint64_t data;       /* device address of element [0, ..., 0] */
+  cuplug_type_kind dtype;
+  uint32_t ndim;
+  int64_t shape[8];
+  int64_t strides[8];
+} cuplug_array;
+
+/* since 1.1: one kernel argument: its kind and where its value is.
+ * Scalars point at the C value (int32_t, float, uint8_t for bool,
+ * uint16_t bits for float16, two floats for complex64); CPointer points at
+ * a uint64_t device address; an array at a cuplug_array. */
+typedef struct cuplug_value {
+  cuplug_type_kind kind;
+  const void *data;
+} cuplug_value;
+
+/* since 1.1: a kernel launch. */
+typedef struct cuplug_launch_args {
+  size_t struct_size;
+  cuplug_kernel *kernel;
+  uint32_t grid[3];  /* 0 counts as 1 */
+  uint32_t block[3]; /* 0 counts as 1 */
+  const cuplug_value *args; /* one per argument of the kernel's signature */
+  size_t num_args;
+  /* options */
+  uint32_t shared_mem; /* dynamic shared memory, bytes */
+  void *stream;        /* a CUstream; NULL: the default stream */
+  uint32_t cooperative; /* 1: cuLaunchCooperativeKernel (also when the kernel needs it) */
+} cuplug_launch_args;
 
 /* One NVVM IR module as it went to libNVVM. */
 typedef struct cuplug_ir_view {
@@ -406,6 +578,60 @@ typedef struct cuplug_api {
   cuplug_error *(*artifact_ir)(const cuplug_artifact *artifact, size_t index,
                                cuplug_ir_view *view);
   void (*artifact_destroy)(cuplug_artifact *artifact);
+
+  /* ---- since 1.1: registries ----
+   * A registry is reference-counted: sessions hold a reference, and
+   * registry_destroy gives the caller's back.  Registering and compiling
+   * with the registry may run on many threads at once. */
+  cuplug_error *(*registry_create)(const cuplug_registry_options *options,
+                                   cuplug_registry **out);
+  void (*registry_destroy)(cuplug_registry *registry);
+  /* The registry a session's compiles consult (borrowed: the session's). */
+  cuplug_registry *(*session_registry)(cuplug_session *session);
+  /* numba-cuda's declare_device_function.  CUPLUG_ERR_DUPLICATE when the
+   * name is taken; errors of reading and telling the kind of each code. */
+  cuplug_error *(*declare_device)(cuplug_declare_device_args *args);
+
+  /* ---- since 1.1: external code ---- */
+
+  /* numba-cuda's compile_all: the compile's own code (output 0: LTO-IR),
+   * then the code it links (declared functions it calls, args->link), each
+   * .cu compiled by NVRTC and the rest as given, as the artifact's parts. */
+  cuplug_error *(*compile_all)(cuplug_compile_args *args);
+  /* Links with nvJitLink into a cubin: LTO unless no_lto or debug.  The
+   * linker's log is in the artifact (link_log), or in the error. */
+  cuplug_error *(*link)(cuplug_link_args *args);
+  /* The i-th piece of code of an artifact. */
+  cuplug_error *(*artifact_part)(const cuplug_artifact *artifact, size_t index,
+                                 cuplug_part *part);
+
+  /* ---- since 1.1: the GPU ----
+   * These use the current CUDA context of the calling thread; where there
+   * is none, the primary context of device 0, which the session then holds.
+   * Without a driver or a device they fail with CUPLUG_ERR_NO_DEVICE.
+   * Thread-safe; a kernel may be launched from many threads at once. */
+  cuplug_error *(*load)(cuplug_load_args *args);
+  void (*library_unload)(cuplug_library *library);
+  cuplug_error *(*kernel_get)(cuplug_kernel_args *args);
+  /* Packs the arguments from the kernel's signature (arrays become numba's
+   * meminfo, parent, nitems, itemsize, data, shape, strides) and launches.
+   * A debug kernel's exception store is cleared before and read after (the
+   * launch then waits for the kernel): an exception becomes
+   * CUPLUG_ERR_KERNEL_EXCEPTION naming its code, thread and block. */
+  cuplug_error *(*launch)(cuplug_launch_args *args);
+  /* Device memory, for hosts that bring none of their own. */
+  cuplug_error *(*mem_alloc)(cuplug_session *session, size_t bytes, uint64_t *device_ptr);
+  cuplug_error *(*mem_free)(cuplug_session *session, uint64_t device_ptr);
+  cuplug_error *(*memcpy_to_device)(cuplug_session *session, uint64_t dst, const void *src,
+                                    size_t bytes);
+  cuplug_error *(*memcpy_to_host)(cuplug_session *session, void *dst, uint64_t src,
+                                  size_t bytes);
+  /* Waits for all work of the session's context. */
+  cuplug_error *(*synchronize)(cuplug_session *session);
+  /* After CUPLUG_ERR_KERNEL_FAULT: replaces the session's lost context with
+   * a fresh one.  Device memory of the old context is gone; libraries
+   * stay loaded. */
+  cuplug_error *(*device_reset)(cuplug_session *session);
 } cuplug_api;
 
 /* The one exported symbol.  Returns the plugin's table when `major` is the

@@ -160,8 +160,9 @@ typedef enum cuplug_function_kind {
 } cuplug_function_kind;
 
 typedef enum cuplug_output {
-  CUPLUG_OUTPUT_PTX = 0, /* the default */
-  CUPLUG_OUTPUT_LTOIR = 1
+  CUPLUG_OUTPUT_DEFAULT = 0, /* the call's default: PTX for compile(), as numba-cuda's */
+  CUPLUG_OUTPUT_PTX = 1,
+  CUPLUG_OUTPUT_LTOIR = 2
 } cuplug_output;
 
 /* Where a type is passed, for cuplug_type_lower_args. */
@@ -301,7 +302,7 @@ typedef struct cuplug_compile_args {
 /* What a compile produced.  Pointers are owned by the artifact. */
 typedef struct cuplug_artifact_info {
   size_t struct_size;
-  cuplug_output output;  /* out */
+  cuplug_output output;  /* out: PTX or LTOIR, never DEFAULT */
   const void *data;      /* out: PTX (NUL-terminated) or LTO-IR bytes */
   size_t size;           /* out: bytes, without PTX's terminating NUL */
   const char *symbol;    /* out: the exported function or kernel */
