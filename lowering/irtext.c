@@ -238,7 +238,7 @@ bool ir_tok_names(const char *text, ir_tok t, const char *name) {
     } else if (s[i] == '\\' && i + 1 < n && s[i + 1] == '\\') {
       i++;
     }
-    if (name[k] != c) return false;
+    if (name[k] == '\0' || name[k] != c) return false;
   }
   return name[k] == '\0';
 }
@@ -808,7 +808,12 @@ cuplug_error *ir_edits_apply(ir_edits *e, const char *text, size_t len,
     /* An edit inside text another edit replaced goes with that text: a
      * pass that deletes a statement outranks one that tidies a token in it. */
     if (d->start < pos && d->end <= pos && i > 0) continue;
-    if (d->start < pos || d->end < d->start || d->end > len)
+    if (d->end < d->start || d->end > len)
+      return cuplug__error(CUPLUG_ERR_IR_UNSUPPORTED,
+                           "internal error: an IR edit of bytes %zu..%zu outside the text of "
+                           "%zu bytes",
+                           d->start, d->end, len);
+    if (d->start < pos)
       return cuplug__error(CUPLUG_ERR_IR_UNSUPPORTED,
                            "internal error: overlapping IR edits at byte %zu", d->start);
     cuplug__buf_append(out, text + pos, d->start - pos);
@@ -866,15 +871,14 @@ static void flush_named(ir_rewrite *rw) {
     const char *ids = a->ids.data ? a->ids.data : "";
     const ir_item *it = ir_module_find(&rw->m, IR_ITEM_NAMED_META, a->name);
     if (it) {
-      /* insert before the list's closing brace */
-      size_t close = it->end;
-      while (close > it->start && rw->m.text[close - 1] != '}') close--;
-      if (close == it->start) continue;
-      close--;
-      size_t k = close;
-      while (k > it->start && isspace((unsigned char)rw->m.text[k - 1])) k--;
-      bool empty = rw->m.text[k - 1] == '{';
-      ir_edit_insert(&rw->edits, close, empty ? ids + 2 : ids);
+      /* before the list's closing brace: the item's last '}' token (a
+       * trailing comment is no token) */
+      const ir_tok *toks = rw->m.toks + it->first;
+      size_t n = it->last - it->first;
+      while (n && !ir_tok_punct(rw->m.text, toks[n - 1], '}')) n--;
+      if (!n) continue;
+      bool empty = n >= 2 && ir_tok_punct(rw->m.text, toks[n - 2], '{');
+      ir_edit_insert(&rw->edits, toks[n - 1].start, empty ? ids + 2 : ids);
     } else {
       cuplug__buf_putc(&rw->tail, '!');
       cuplug__buf_puts(&rw->tail, a->name);

@@ -85,7 +85,7 @@ int ir_word_index(ir_wordset *set, const char *text, ir_tok t);
 /* ---- top-level items ---- */
 
 typedef enum ir_item_kind {
-  IR_ITEM_OTHER,      /* blank lines, comments, source_filename, ... */
+  IR_ITEM_OTHER,      /* source_filename, comdats, module asm, ... (comments are no item) */
   IR_ITEM_TARGET,     /* target triple / target datalayout */
   IR_ITEM_DEFINE,
   IR_ITEM_DECLARE,

@@ -33,6 +33,9 @@ static const struct {
     {"uintp", CUPLUG_TYPE_UINT64},    {"float16", CUPLUG_TYPE_FLOAT16},
     {"float32", CUPLUG_TYPE_FLOAT32}, {"float64", CUPLUG_TYPE_FLOAT64},
     {"complex64", CUPLUG_TYPE_COMPLEX64}, {"complex128", CUPLUG_TYPE_COMPLEX128},
+    /* numba's C-flavoured aliases */
+    {"double", CUPLUG_TYPE_FLOAT64},  {"float_", CUPLUG_TYPE_FLOAT32},
+    {"int_", CUPLUG_TYPE_INT64},      {"uint", CUPLUG_TYPE_UINT64},
     /* numba's short names */
     {"i1", CUPLUG_TYPE_INT8},  {"i2", CUPLUG_TYPE_INT16}, {"i4", CUPLUG_TYPE_INT32},
     {"i8", CUPLUG_TYPE_INT64}, {"u1", CUPLUG_TYPE_UINT8}, {"u2", CUPLUG_TYPE_UINT16},
@@ -59,10 +62,13 @@ static void describe_here(cuplug__buf *b, parser *p) {
     return;
   }
   size_t n = 0;
-  if (isalnum((unsigned char)*s) || *s == '_')
+  if (isalnum((unsigned char)*s) || *s == '_') {
     while (isalnum((unsigned char)s[n]) || s[n] == '_') n++;
-  else
+  } else {
+    /* one character: all the bytes of a UTF-8 sequence */
     n = 1;
+    while ((s[n] & 0xC0) == 0x80) n++;
+  }
   cuplug__buf_printf(b, "'%.*s'", (int)n, s);
 }
 

@@ -36,28 +36,23 @@ static const t_case *find_case(const char *name) {
   return NULL;
 }
 
-/* A corpus case as numba-cuda compiles it, its module named after it. */
-typedef struct case_job {
+/* One module and the compile args that point at it. */
+typedef struct job {
   cuplug_module mod;
   const cuplug_module *mods[1];
   cuplug_compile_args args;
-} case_job;
+} job;
 
-static void case_job_init(case_job *j, const char *name) {
+/* A corpus case as numba-cuda compiles it, its module named after it. */
+static void case_job_init(job *j, const char *name) {
   const t_case *c = find_case(name);
   j->mod = (cuplug_module){sizeof j->mod, c->name, c->ir, c->ir_size};
   j->mods[0] = &j->mod;
   t_case_args(c, session, j->mods, &j->args);
 }
 
-/* One module of IR text, with `a` filled for it. */
-typedef struct text_job {
-  cuplug_module mod;
-  const cuplug_module *mods[1];
-  cuplug_compile_args args;
-} text_job;
-
-static void text_job_init(text_job *j, const char *name, const char *text, const char *entry,
+/* A module of IR text, compiled as a C-ABI device function by default. */
+static void text_job_init(job *j, const char *name, const char *text, const char *entry,
                           const char *signature) {
   j->mod = (cuplug_module){sizeof j->mod, name, text, strlen(text)};
   j->mods[0] = &j->mod;
@@ -98,7 +93,7 @@ START_TEST(corpus_compiles_to_ptx) {
   ck_assert_int_gt(num_cases, 0);
   for (int i = 0; i < num_cases; i++) {
     const t_case *c = &cases[i];
-    case_job j;
+    job j;
     case_job_init(&j, c->name);
     cuplug_artifact_info info = compile_ok(&j.args);
     const char *ptx = info.data;
@@ -132,7 +127,7 @@ START_TEST(corpus_compiles_to_ptx) {
 END_TEST
 
 START_TEST(artifact_info_fields) {
-  case_job j;
+  job j;
   case_job_init(&j, "add_i32");
   j.args.lineinfo = 1;
   j.args.max_registers = 40;
@@ -157,7 +152,7 @@ END_TEST
 /* ---- compute capability ---- */
 
 START_TEST(cc_explicit) {
-  case_job j;
+  job j;
   case_job_init(&j, "add_i32");
   j.args.cc_major = 9;
   j.args.output = CUPLUG_OUTPUT_PTX;
@@ -172,7 +167,7 @@ END_TEST
 
 START_TEST(cc_closest_below) {
   /* as numba-cuda's find_closest_arch: 9.1 is no arch, 9.0 is */
-  case_job j;
+  job j;
   case_job_init(&j, "add_i32");
   j.args.cc_major = 9;
   j.args.cc_minor = 1;
@@ -188,7 +183,7 @@ START_TEST(cc_session_default) {
   cuplug_session_options o = {.struct_size = sizeof o, .default_cc_major = 8, .default_cc_minor = 6};
   cuplug_session *s = NULL;
   T_ASSERT_OK(t_api()->session_create(&o, &s));
-  case_job j;
+  job j;
   case_job_init(&j, "add_i32");
   j.args.session = s;
   cuplug_artifact_info info = compile_ok(&j.args);
@@ -204,7 +199,7 @@ END_TEST
  * cuInit (t_have_gpu), and CUDA refuses a forked child (cuInit gives
  * CUDA_ERROR_NOT_INITIALIZED). */
 START_TEST(current_device) {
-  case_job j;
+  job j;
   case_job_init(&j, "add_i32");
   j.args.flags = CUPLUG_COMPILE_CURRENT_DEVICE;
   if (!t_have_gpu()) {
@@ -231,7 +226,7 @@ END_TEST
 /* ---- outputs and code generation options ---- */
 
 START_TEST(ltoir_magic) {
-  case_job j;
+  job j;
   case_job_init(&j, "add_i32");
   j.args.output = CUPLUG_OUTPUT_LTOIR;
   cuplug_artifact_info info = compile_ok(&j.args);
@@ -245,7 +240,7 @@ START_TEST(ltoir_magic) {
 END_TEST
 
 START_TEST(fastmath_flushes_denormals) {
-  case_job j;
+  job j;
   case_job_init(&j, "add_f32");
   j.args.fastmath = 1;
   cuplug_artifact_info info = compile_ok(&j.args);
@@ -261,7 +256,7 @@ START_TEST(fastmath_flushes_denormals) {
 END_TEST
 
 START_TEST(debug_kernel_exception_store) {
-  case_job j;
+  job j;
   case_job_init(&j, "saxpy_kernel");
   j.args.debug = 1;
   j.args.opt = CUPLUG_OPT_NONE;
@@ -286,7 +281,7 @@ END_TEST
 
 START_TEST(launch_bounds_directives) {
   static const uint32_t two[] = {128, 2}, three[] = {256, 1, 4};
-  case_job j;
+  job j;
   case_job_init(&j, "saxpy_kernel");
   j.args.launch_bounds = two;
   j.args.num_launch_bounds = 2;
@@ -309,7 +304,7 @@ END_TEST
 /* ---- forceinline and kept IR ---- */
 
 START_TEST(forceinline_ltoir_keeps_ir) {
-  case_job j;
+  job j;
   case_job_init(&j, "add_i32");
   j.args.output = CUPLUG_OUTPUT_LTOIR;
   j.args.forceinline = 1;
@@ -331,7 +326,7 @@ START_TEST(forceinline_ltoir_keeps_ir) {
 END_TEST
 
 START_TEST(no_ir_kept_by_default) {
-  case_job j;
+  job j;
   case_job_init(&j, "add_i32");
   cuplug_artifact_info info = compile_ok(&j.args);
   ck_assert_uint_eq(info.num_ir_modules, 0);
@@ -359,7 +354,7 @@ static const char add_ir[] =
 START_TEST(signature_as_handle) {
   const cuplug_type *sig;
   T_ASSERT_OK(t_api()->type_parse("int64(int32, int32)", &sig));
-  case_job j;
+  job j;
   case_job_init(&j, "add_i32");
   j.args.signature = NULL;
   j.args.signature_type = sig;
@@ -376,7 +371,7 @@ START_TEST(module_text_is_sized) {
   char *text = malloc(n + 8);
   memcpy(text, add_ir, n);
   memcpy(text + n, "garbage", 8);
-  text_job j;
+  job j;
   text_job_init(&j, NULL, text, "add", "int64(int32, int32)");
   j.mod.size = n;
   j.args.flags = CUPLUG_COMPILE_KEEP_IR;
@@ -411,7 +406,7 @@ START_TEST(entry_in_second_module) {
   cuplug_module m0 = {sizeof m0, "helper.ll", helper, strlen(helper)};
   cuplug_module m1 = {sizeof m1, "caller.ll", caller, strlen(caller)};
   const cuplug_module *ms[2] = {&m0, &m1};
-  text_job j;
+  job j;
   text_job_init(&j, "unused", caller, "triple", "int64(int32)");
   j.args.modules = ms;
   j.args.num_modules = 2;
@@ -436,7 +431,7 @@ END_TEST
 /* ---- exports ---- */
 
 START_TEST(c_abi_export_takes_entry_name) {
-  text_job j;
+  job j;
   text_job_init(&j, "add.ll", add_ir, "add", "int64(int32, int32)");
   j.args.flags = CUPLUG_COMPILE_KEEP_IR;
   cuplug_artifact_info info = compile_ok(&j.args);
@@ -454,7 +449,7 @@ START_TEST(c_abi_export_takes_entry_name) {
 END_TEST
 
 START_TEST(numba_abi_export_keeps_entry) {
-  case_job j;
+  job j;
   case_job_init(&j, "add_i32");
   j.args.abi = CUPLUG_ABI_NUMBA;
   j.args.abi_name = NULL;
@@ -473,7 +468,7 @@ END_TEST
 /* ---- what the IR calls ---- */
 
 START_TEST(libdevice_linked) {
-  text_job j;
+  job j;
   text_job_init(&j, "sin.ll",
                 "declare float @__nv_sinf(float)\n"
                 "define i32 @sinx(float* %ret, float %x) {\n"
@@ -493,7 +488,7 @@ START_TEST(libdevice_linked) {
 END_TEST
 
 START_TEST(numba_atomic_helper_defined) {
-  text_job j;
+  job j;
   text_job_init(&j, "atom.ll",
                 "declare double @\"___numba_atomic_double_max\"(double*, double)\n"
                 "define i32 @k(i8** %ret, double* %p, double %v) {\n"
@@ -514,7 +509,7 @@ END_TEST
 
 START_TEST(nvvm_rejects_what_llvm_accepts) {
   /* LLVM 19 knows llvm.cos.f32; libNVVM does not lower it */
-  text_job j;
+  job j;
   text_job_init(&j, "cos.ll",
                 "declare float @llvm.cos.f32(float)\n"
                 "define i32 @f(float* %ret, float %x) {\n"
@@ -537,7 +532,7 @@ END_TEST
 START_TEST(unknown_intrinsic_is_an_error) {
   /* libNVVM passes an undefined llvm.nvvm.* call through as an .extern
    * function whose name ptxas cannot parse: the compile must not succeed */
-  text_job j;
+  job j;
   text_job_init(&j, "bogus.ll",
                 "declare float @llvm.nvvm.bogus(float)\n"
                 "define i32 @f(float* %ret, float %x) {\n"
@@ -553,8 +548,8 @@ START_TEST(unknown_intrinsic_is_an_error) {
     cuplug_artifact_info info = {.struct_size = sizeof info};
     T_ASSERT_OK(t_api()->artifact_info(j.args.artifact, &info));
     const char *ext = strstr((const char *)info.data, ".extern .func");
-    ck_abort_msg("compiled to PTX that ptxas rejects: %.60s",
-                 ext ? ext : (const char *)info.data);
+    if (!ext) ext = info.data;
+    ck_abort_msg("compiled to PTX that ptxas rejects: %.*s", (int)strcspn(ext, "\n"), ext);
   }
   ck_assert_ptr_null(j.args.artifact);
   T_ASSERT_CONTAINS(t_api()->error_message(e), "llvm.nvvm.bogus");
@@ -625,7 +620,7 @@ typedef struct worker {
 } worker;
 
 static char *compile_case_ptx(worker *w, cuplug_session *s, const t_case *c) {
-  case_job j;
+  job j;
   j.mod = (cuplug_module){sizeof j.mod, c->name, c->ir, c->ir_size};
   j.mods[0] = &j.mod;
   t_case_args(c, s, j.mods, &j.args);

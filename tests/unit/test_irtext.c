@@ -664,6 +664,43 @@ START_TEST(statement_on_the_brace_line) {
 }
 END_TEST
 
+/* numba-cuda's own output for add_i32, from the conformance corpus. */
+START_TEST(conformance_add_i32) {
+  size_t size;
+  char *text = t_read(t_path("conformance/numba/add_i32/input.ll"), &size);
+  ir_module m;
+  T_ASSERT_OK(ir_module_parse(&m, "add_i32", text, size));
+  ck_assert_uint_eq(m.num_items, 6);
+  static const ir_item_kind kinds[] = {IR_ITEM_TARGET, IR_ITEM_TARGET, IR_ITEM_GLOBAL,
+                                       IR_ITEM_DEFINE, IR_ITEM_NAMED_META, IR_ITEM_META};
+  for (size_t i = 0; i < 6; i++) ck_assert_int_eq(m.items[i].kind, kinds[i]);
+  const char *sym =
+      "_ZN8__main__7add_i32B2v1B88cw51cXTLSUwv1sDUaKthqaNgoKmjgOR3W3CwAkMXLaJtQYkOIgxJU0gCqOkEJoHk"
+      "bttqdSBL3UrBuFYTAA_3d_3dEii";
+  ck_assert_str_eq(m.items[3].name, sym);
+  ck_assert(ir_text_defines(text, size, sym));
+  ck_assert_int_eq(m.max_meta, 0);
+  ir_function fn = parse_fn(&m, 3);
+  ASSERT_SPAN(text, fn.ret_type, "i32");
+  ck_assert_uint_eq(fn.num_params, 3);
+  assert_param(text, &fn.params[2], "i32 %\"y\"", "i32", "%\"y\"");
+  static const char *const firsts[] = {"entry", "br", "B0", "%\".5\"", "%\".6\"",
+                                       "%\".7\"", "store", "ret"};
+  size_t cursor = 0, count = 0;
+  ir_stmt st;
+  while (ir_next_stmt(&m, &fn, &cursor, &st)) {
+    ck_assert_uint_lt(count, 8);
+    ck_assert_str_eq(span(text, st.toks[0].start, st.toks[0].start + st.toks[0].len),
+                     firsts[count]);
+    count++;
+  }
+  ck_assert_uint_eq(count, 8);
+  ir_function_free(&fn);
+  ir_module_free(&m);
+  free(text);
+}
+END_TEST
+
 /* ---- edits ---- */
 
 static const char digits[] = "0123456789";
@@ -755,7 +792,7 @@ START_TEST(edits_overlapping_fail) {
   ir_edits_init(&e);
   ir_edit_replace(&e, 8, 12, "past the end");
   T_ASSERT_ERROR(ir_edits_apply(&e, digits, strlen(digits), &b), CUPLUG_ERR_IR_UNSUPPORTED,
-                 "internal error: overlapping IR edits at byte 8");
+                 "internal error: an IR edit of bytes 8..12 outside the text of 10 bytes");
   ir_edits_free(&e);
   cuplug__buf_free(&b);
 }
@@ -944,6 +981,7 @@ Suite *suite_irtext(void) {
   tcase_add_test(mod, header_errors);
   tcase_add_test(mod, statements_of_a_body);
   tcase_add_test(mod, statement_on_the_brace_line);
+  tcase_add_test(mod, conformance_add_i32);
   suite_add_tcase(s, mod);
 
   TCase *ed = tcase_create("edits");

@@ -418,6 +418,14 @@ START_TEST(signature_syntax_errors) {
 }
 END_TEST
 
+/* Messages are UTF-8 (cuplug.h): a non-ASCII culprit is quoted whole. */
+START_TEST(syntax_error_quotes_utf8_whole) {
+  ASSERT_PARSE_ERROR("int32(\xc3\xa9)", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 6 of 'int32(\xc3\xa9)': expected a "
+                     "type, found '\xc3\xa9'");
+}
+END_TEST
+
 START_TEST(void_argument) {
   ASSERT_PARSE_ERROR("int32(void)", CUPLUG_ERR_INVALID_TYPE,
                      "invalid type at position 6 of 'int32(void)': an argument cannot be void");
@@ -856,6 +864,7 @@ Suite *suite_types(void) {
   tcase_add_test(sigs, signature_builder_matches_parser);
   tcase_add_test(sigs, syntax_error_names_text_and_position);
   tcase_add_test(sigs, signature_syntax_errors);
+  tcase_add_test(sigs, syntax_error_quotes_utf8_whole);
   tcase_add_test(sigs, void_argument);
   tcase_add_test(sigs, argument_count_limit);
   tcase_add_test(sigs, signature_parse_insists_on_a_signature);
