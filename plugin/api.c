@@ -15,7 +15,11 @@
 #include "session.h"
 #include "types.h"
 
-#define CUPLUG_VERSION "1.0.0"
+/* The plugin's version follows its ABI: major.minor of the ABI, then a
+ * patch number for releases that change no interface. */
+#define CUPLUG_STR(x) #x
+#define CUPLUG_XSTR(x) CUPLUG_STR(x)
+#define CUPLUG_VERSION CUPLUG_XSTR(CUPLUG_ABI_MAJOR) "." CUPLUG_XSTR(CUPLUG_ABI_MINOR) ".0"
 
 /* The first size of each struct (its 1.0 fields). */
 #define SIZE_TO(type, field) (offsetof(type, field) + sizeof(((type *)0)->field))
@@ -142,6 +146,10 @@ static cuplug_error *session_create(const cuplug_session_options *options,
   if (o.default_cc_major > 99 || o.default_cc_minor > 9)
     return cuplug__error(CUPLUG_ERR_OPTION_CC, "default compute capability %u.%u is not one",
                          o.default_cc_major, o.default_cc_minor);
+  if (!o.default_cc_major && o.default_cc_minor)
+    return cuplug__error(CUPLUG_ERR_OPTION_CC,
+                         "default compute capability 0.%u: give a major version",
+                         o.default_cc_minor);
   return cuplug__session_create(&o, out);
 }
 
@@ -150,9 +158,10 @@ static void session_destroy(cuplug_session *s) { cuplug__session_destroy(s); }
 /* ---- compile ---- */
 
 static cuplug_error *compile(cuplug_compile_args *args) {
+  /* no failure may leave the caller holding an old artifact pointer */
+  if (args && args->struct_size >= MIN_COMPILE_ARGS) args->artifact = NULL;
   cuplug_compile_args a;
   CUPLUG_TRY(import_args(&a, sizeof a, args, MIN_COMPILE_ARGS, "cuplug_compile_args"));
-  args->artifact = NULL;
   CUPLUG_TRY(cuplug__compile(&a));
   args->artifact = a.artifact;
   return NULL;

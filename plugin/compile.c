@@ -155,6 +155,12 @@ static cuplug_error *check_options(job *j) {
   if (a->abi_name && !is_identifier(a->abi_name))
     return cuplug__error(CUPLUG_ERR_OPTION_NAME,
                          "abi_name '%s' is not a C identifier", a->abi_name);
+  if (!a->abi_name && !kernel && j->abi == CUPLUG_ABI_C && j->entry_abi == CUPLUG_ABI_NUMBA &&
+      !is_identifier(a->entry))
+    return cuplug__error(CUPLUG_ERR_OPTION_NAME,
+                         "the C-ABI function would take the entry's name '%s', which is not a "
+                         "C identifier: give abi_name",
+                         a->entry);
   if (a->abi_name && (kernel || j->abi == CUPLUG_ABI_NUMBA ||
                       (j->entry_abi == CUPLUG_ABI_C && strcmp(a->abi_name, a->entry) != 0)))
     return cuplug__error(CUPLUG_ERR_OPTION_NAME,
@@ -379,6 +385,18 @@ static cuplug_error *run_nvvm(job *j) {
   cuplug_artifact *art = j->art;
   CUPLUG_TRY(cuplug__nvvm_compile(&j->s->toolkit, j->mods, j->num_mods, &o, &art->data,
                                   &art->size, &art->log));
+  /* libNVVM passes a call to an llvm.* function it does not know through
+   * as an external function, which no assembler takes. */
+  const char *ext = o.ltoir ? NULL : strstr(art->data, ".extern .func");
+  for (; ext; ext = strstr(ext + 1, ".extern .func")) {
+    const char *name = strstr(ext, "llvm.");
+    const char *eol = strchr(ext, '\n');
+    if (name && (!eol || name < eol))
+      return cuplug__error(CUPLUG_ERR_NVVM,
+                           "libNVVM left a call to @%.*s unresolved: it is no intrinsic "
+                           "libNVVM knows",
+                           (int)strcspn(name, " (\n;"), name);
+  }
   art->output = a->output;
   art->symbol = cuplug__strdup(j->symbol);
   art->cc_major = j->cc_major;

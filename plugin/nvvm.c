@@ -29,13 +29,18 @@ static char *program_log(const cuplug__nvvm_api *nvvm, cuplug__nvvm_prog prog) {
   return log;
 }
 
-/* libNVVM's first error line, for the one-line message. */
+/* libNVVM's first line that reports an error, trimmed, for the one-line
+ * message ("error" in any case: libNVVM writes both). */
 static void first_error(const char *log, char *out, size_t cap) {
-  const char *p = strstr(log, "error");
-  const char *start = p ? p : log;
-  while (p && start > log && start[-1] != '\n') start--;
-  size_t n = strcspn(start, "\n");
-  snprintf(out, cap, "%.*s", (int)n, start);
+  const char *line = log, *found = NULL;
+  while (*line && !found) {
+    size_t n = strcspn(line, "\n");
+    if (memmem(line, n, "rror", 4)) found = line;
+    else line += n + (line[n] == '\n');
+  }
+  const char *start = found ? found : log;
+  while (*start == ' ' || *start == '\t') start++;
+  snprintf(out, cap, "%.*s", (int)strcspn(start, "\n"), start);
 }
 
 cuplug_error *cuplug__nvvm_compile(cuplug__toolkit *tk, const cuplug__text *modules,

@@ -161,6 +161,9 @@ bool t_elf_has_symbol(const void *elf, size_t size, const char *name) {
 
 int t_run_suite(Suite *s) {
   SRunner *sr = srunner_create(s);
+  /* Once this process has initialised CUDA (asking for a GPU does), a
+   * forked child cannot use it: where there is a GPU, tests run in-process. */
+  if (!getenv("CK_FORK") && t_have_gpu()) srunner_set_fork_status(sr, CK_NOFORK);
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);

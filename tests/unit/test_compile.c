@@ -11,6 +11,10 @@
 
 #include "support.h"
 
+#define T_STR(x) #x
+#define T_XSTR(x) T_STR(x)
+#define CUPLUG_VERSION_TEXT T_XSTR(CUPLUG_ABI_MAJOR) "." T_XSTR(CUPLUG_ABI_MINOR) ".0"
+
 #define ADD_I32                                                                \
   "_ZN8__main__7add_i32B2v1B88cw51cXTLSUwv1sDUaKthqaNgoKmjgOR3W3CwAkMXLaJtQYkOI" \
   "gxJU0gCqOkEJoHkbttqdSBL3UrBuFYTAA_3d_3dEii"
@@ -525,7 +529,7 @@ START_TEST(nvvm_rejects_what_llvm_accepts) {
   ck_assert_ptr_nonnull(e);
   ck_assert_str_eq(t_api()->error_log(e), " Error: unsupported operation");
   T_ASSERT_ERROR(e, CUPLUG_ERR_NVVM,
-                 "libNVVM failed to compile (NVVM_ERROR_COMPILATION):  Error: unsupported operation");
+                 "libNVVM failed to compile (NVVM_ERROR_COMPILATION): Error: unsupported operation");
 }
 END_TEST
 
@@ -543,17 +547,10 @@ START_TEST(unknown_intrinsic_is_an_error) {
                 "}\n",
                 "f", "float32(float32)");
   j.args.abi = CUPLUG_ABI_NUMBA;
-  cuplug_error *e = t_api()->compile(&j.args);
-  if (!e) {
-    cuplug_artifact_info info = {.struct_size = sizeof info};
-    T_ASSERT_OK(t_api()->artifact_info(j.args.artifact, &info));
-    const char *ext = strstr((const char *)info.data, ".extern .func");
-    if (!ext) ext = info.data;
-    ck_abort_msg("compiled to PTX that ptxas rejects: %.*s", (int)strcspn(ext, "\n"), ext);
-  }
+  T_ASSERT_ERROR(t_api()->compile(&j.args), CUPLUG_ERR_NVVM,
+                 "libNVVM left a call to @llvm.nvvm.bogus unresolved: it is no intrinsic "
+                 "libNVVM knows");
   ck_assert_ptr_null(j.args.artifact);
-  T_ASSERT_CONTAINS(t_api()->error_message(e), "llvm.nvvm.bogus");
-  t_api()->error_destroy(e);
 }
 END_TEST
 
@@ -565,7 +562,7 @@ START_TEST(info_versions) {
   i.struct_size = sizeof i;
   T_ASSERT_OK(t_api()->get_info(&i));
   ck_assert_uint_eq(i.struct_size, sizeof i);
-  ck_assert_str_eq(i.cuplug_version, "1.0.0");
+  ck_assert_str_eq(i.cuplug_version, CUPLUG_VERSION_TEXT);
   ck_assert_uint_eq(i.abi_major, CUPLUG_ABI_MAJOR);
   ck_assert_uint_eq(i.abi_minor, CUPLUG_ABI_MINOR);
   ck_assert_int_eq(i.nvvm_major, 2);
@@ -596,7 +593,7 @@ START_TEST(info_older_struct) {
   i.struct_size = size;
   T_ASSERT_OK(t_api()->get_info(&i));
   ck_assert_uint_eq(i.struct_size, size);
-  ck_assert_str_eq(i.cuplug_version, "1.0.0");
+  ck_assert_str_eq(i.cuplug_version, CUPLUG_VERSION_TEXT);
   ck_assert_uint_eq(i.abi_major, CUPLUG_ABI_MAJOR);
   ck_assert_uint_eq(i.abi_minor, CUPLUG_ABI_MINOR);
   unsigned char sentinel[sizeof i];

@@ -520,6 +520,25 @@ START_TEST(nvvm_not_found) {
 }
 END_TEST
 
+START_TEST(default_export_name_not_identifier) {
+  cuplug_compile_args a = add_args();
+  a.entry = "my.func";
+  a.signature = "int64(int32, int32)";
+  EXPECT(a, CUPLUG_ERR_OPTION_NAME,
+         "the C-ABI function would take the entry's name 'my.func', which is not a C "
+         "identifier: give abi_name");
+}
+END_TEST
+
+START_TEST(session_default_cc_without_major) {
+  cuplug_session_options o = {.struct_size = sizeof o, .default_cc_minor = 5};
+  cuplug_session *s = (cuplug_session *)1;
+  T_ASSERT_ERROR(t_api()->session_create(&o, &s), CUPLUG_ERR_OPTION_CC,
+                 "default compute capability 0.5: give a major version");
+  ck_assert_ptr_null(s);
+}
+END_TEST
+
 /* ---- warnings and the artifact of a failure ---- */
 
 START_TEST(debug_with_opt_warns) {
@@ -627,6 +646,8 @@ Suite *suite_options(void) {
   tcase_add_test(tc, entry_return_mismatch);
   tcase_add_test(tc, opaque_pointers_unsupported);
   tcase_add_test(tc, nvvm_not_found);
+  tcase_add_test(tc, default_export_name_not_identifier);
+  tcase_add_test(tc, session_default_cc_without_major);
   tcase_add_test(tc, debug_with_opt_warns);
   tcase_add_test(tc, debug_without_opt_is_quiet);
   tcase_add_test(tc, failure_clears_artifact);
