@@ -11,7 +11,10 @@
 
 #include "compile.h"
 #include "error.h"
+#include "gpu.h"
 #include "info.h"
+#include "link.h"
+#include "registry.h"
 #include "session.h"
 #include "types.h"
 
@@ -30,6 +33,14 @@
 #define MIN_SESSION_OPTIONS sizeof(size_t)
 #define MIN_ARTIFACT_INFO sizeof(size_t)
 #define MIN_IR_VIEW sizeof(size_t)
+/* since 1.1 */
+#define MIN_REGISTRY_OPTIONS sizeof(size_t)
+#define MIN_DECLARE SIZE_TO(cuplug_declare_device_args, signature_type)
+#define MIN_LINK SIZE_TO(cuplug_link_args, artifact)
+#define MIN_LOAD SIZE_TO(cuplug_load_args, library)
+#define MIN_KERNEL SIZE_TO(cuplug_kernel_args, kernel)
+#define MIN_LAUNCH SIZE_TO(cuplug_launch_args, num_args)
+#define MIN_PART sizeof(size_t)
 
 static cuplug_error *import_args(void *local, size_t local_size, const void *caller,
                                  size_t min_size, const char *what) {
@@ -174,9 +185,9 @@ static cuplug_error *artifact_info(const cuplug_artifact *art, cuplug_artifact_i
   cuplug_artifact_info a;
   CUPLUG_TRY(import_args(&a, sizeof a, info, MIN_ARTIFACT_INFO, "cuplug_artifact_info"));
   a.output = art->output;
-  a.data = art->data;
-  a.size = art->size;
-  a.symbol = art->symbol;
+  a.data = art->parts[0].data;
+  a.size = art->parts[0].size;
+  a.symbol = art->symbol ? art->symbol : "";
   a.log = art->log ? art->log : "";
   a.cc_major = art->cc_major;
   a.cc_minor = art->cc_minor;
@@ -186,7 +197,27 @@ static cuplug_error *artifact_info(const cuplug_artifact *art, cuplug_artifact_i
   a.max_registers = art->max_registers;
   a.num_warnings = art->num_warnings;
   a.num_ir_modules = art->num_ir;
+  a.num_parts = art->num_parts;
+  a.link_log = art->link_log ? art->link_log : "";
+  a.signature = art->signature;
+  a.use_cooperative = art->cooperative;
   export_args(info, &a, sizeof a);
+  return NULL;
+}
+
+static cuplug_error *artifact_part(const cuplug_artifact *art, size_t index, cuplug_part *part) {
+  if (!art) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "artifact_part: artifact is NULL");
+  cuplug_part p;
+  CUPLUG_TRY(import_args(&p, sizeof p, part, MIN_PART, "cuplug_part"));
+  if (index >= art->num_parts)
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
+                         "artifact_part: index %zu, but the artifact holds %zu parts", index,
+                         art->num_parts);
+  p.kind = art->parts[index].kind;
+  p.name = art->parts[index].name;
+  p.data = art->parts[index].data;
+  p.size = art->parts[index].size;
+  export_args(part, &p, sizeof p);
   return NULL;
 }
 
@@ -213,6 +244,82 @@ static cuplug_error *artifact_ir(const cuplug_artifact *art, size_t index,
 
 static void artifact_destroy(cuplug_artifact *art) { cuplug__artifact_destroy(art); }
 
+/* ---- since 1.1: registries ---- */
+
+static cuplug_error *registry_create(const cuplug_registry_options *options,
+                                     cuplug_registry **out) {
+  if (!out) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "registry_create: out is NULL");
+  *out = NULL;
+  cuplug_registry_options o;
+  memset(&o, 0, sizeof o);
+  if (options)
+    CUPLUG_TRY(import_args(&o, sizeof o, options, MIN_REGISTRY_OPTIONS,
+                           "cuplug_registry_options"));
+  if (o.flags)
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "registry_create: unknown flags 0x%x",
+                         o.flags);
+  return cuplug__registry_create(out);
+}
+
+static void registry_destroy(cuplug_registry *r) { cuplug__registry_release(r); }
+
+static cuplug_registry *session_registry(cuplug_session *s) { return s ? s->registry : NULL; }
+
+static cuplug_error *declare_device(cuplug_declare_device_args *args) {
+  cuplug_declare_device_args a;
+  CUPLUG_TRY(import_args(&a, sizeof a, args, MIN_DECLARE, "cuplug_declare_device_args"));
+  return cuplug__declare_device(&a);
+}
+
+/* ---- since 1.1: external code ---- */
+
+static cuplug_error *compile_all(cuplug_compile_args *args) {
+  if (args && args->struct_size >= MIN_COMPILE_ARGS) args->artifact = NULL;
+  cuplug_compile_args a;
+  CUPLUG_TRY(import_args(&a, sizeof a, args, MIN_COMPILE_ARGS, "cuplug_compile_args"));
+  CUPLUG_TRY(cuplug__compile_all(&a));
+  args->artifact = a.artifact;
+  return NULL;
+}
+
+static cuplug_error *link(cuplug_link_args *args) {
+  if (args && args->struct_size >= MIN_LINK) args->artifact = NULL;
+  cuplug_link_args a;
+  CUPLUG_TRY(import_args(&a, sizeof a, args, MIN_LINK, "cuplug_link_args"));
+  CUPLUG_TRY(cuplug__link_api(&a));
+  args->artifact = a.artifact;
+  return NULL;
+}
+
+/* ---- since 1.1: the GPU ---- */
+
+static cuplug_error *load(cuplug_load_args *args) {
+  if (args && args->struct_size >= MIN_LOAD) args->library = NULL;
+  cuplug_load_args a;
+  CUPLUG_TRY(import_args(&a, sizeof a, args, MIN_LOAD, "cuplug_load_args"));
+  CUPLUG_TRY(cuplug__load(&a));
+  args->library = a.library;
+  return NULL;
+}
+
+static void library_unload(cuplug_library *l) { cuplug__library_unload(l); }
+
+static cuplug_error *kernel_get(cuplug_kernel_args *args) {
+  if (args && args->struct_size >= MIN_KERNEL) args->kernel = NULL;
+  cuplug_kernel_args a;
+  CUPLUG_TRY(import_args(&a, sizeof a, args, MIN_KERNEL, "cuplug_kernel_args"));
+  CUPLUG_TRY(cuplug__kernel_get(&a));
+  args->kernel = a.kernel;
+  return NULL;
+}
+
+static cuplug_error *launch(cuplug_launch_args *args) {
+  if (args && args->struct_size == sizeof *args) return cuplug__launch(args); /* no copy */
+  cuplug_launch_args a;
+  CUPLUG_TRY(import_args(&a, sizeof a, args, MIN_LAUNCH, "cuplug_launch_args"));
+  return cuplug__launch(&a);
+}
+
 static const cuplug_api api_v1 = {
     .struct_size = sizeof(cuplug_api),
     .abi_major = CUPLUG_ABI_MAJOR,
@@ -237,6 +344,24 @@ static const cuplug_api api_v1 = {
     .artifact_warning = artifact_warning,
     .artifact_ir = artifact_ir,
     .artifact_destroy = artifact_destroy,
+    /* since 1.1 */
+    .registry_create = registry_create,
+    .registry_destroy = registry_destroy,
+    .session_registry = session_registry,
+    .declare_device = declare_device,
+    .compile_all = compile_all,
+    .link = link,
+    .artifact_part = artifact_part,
+    .load = load,
+    .library_unload = library_unload,
+    .kernel_get = kernel_get,
+    .launch = launch,
+    .mem_alloc = cuplug__mem_alloc,
+    .mem_free = cuplug__mem_free,
+    .memcpy_to_device = cuplug__memcpy_to_device,
+    .memcpy_to_host = cuplug__memcpy_to_host,
+    .synchronize = cuplug__synchronize,
+    .device_reset = cuplug__device_reset,
 };
 
 CUPLUG_EXPORT const cuplug_api *cuplug_get_api(uint32_t major, uint32_t minor) {

@@ -12,6 +12,9 @@
  *     wrap              C-ABI wrapper, or kernel fix-up (+ exception store)
  *     legalise          make the module acceptable to libNVVM
  *   run_nvvm          PTX or LTO-IR (libdevice added when the IR calls it)
+ *   link_code         cubin output and compile_all: the declared functions
+ *                     the IR calls and the extra code, .cu through NVRTC,
+ *                     all linked by nvJitLink (or listed, for compile_all)
  *
  * Each stage reads and updates the job; the first error ends the compile.
  *
@@ -27,7 +30,9 @@
 #include <string.h>
 
 #include "buf.h"
+#include "code.h"
 #include "error.h"
+#include "link.h"
 #include "lowering.h"
 #include "nvvm.h"
 #include "session.h"
@@ -45,6 +50,10 @@ typedef struct job {
   uint32_t cc_major, cc_minor;
   cuplug__ir_version irv;
   bool uses_libdevice;
+  bool all;          /* compile_all: list the code, do not link it */
+  bool lto;          /* cubin output: link LTO-IR (not debug, not no_lto) */
+  const cuplug__decl **used; /* declared functions the IR calls */
+  size_t num_used;
   cuplug__text *mods; /* the current text of each module */
   size_t num_mods;
   size_t entry_module;
@@ -74,9 +83,11 @@ static cuplug_error *check_options(job *j) {
   cuplug_compile_args *a = j->a;
   if (!a->session) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "compile: session is NULL");
   j->s = a->session;
-  if (a->flags & ~(CUPLUG_COMPILE_CURRENT_DEVICE | CUPLUG_COMPILE_KEEP_IR))
+  const uint32_t known =
+      CUPLUG_COMPILE_CURRENT_DEVICE | CUPLUG_COMPILE_KEEP_IR | CUPLUG_COMPILE_LINKED_PTX;
+  if (a->flags & ~known)
     return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "compile: unknown flags 0x%x",
-                         a->flags & ~(CUPLUG_COMPILE_CURRENT_DEVICE | CUPLUG_COMPILE_KEEP_IR));
+                         a->flags & ~known);
   if (a->kind != CUPLUG_DEVICE_FUNCTION && a->kind != CUPLUG_KERNEL)
     return cuplug__error(CUPLUG_ERR_OPTION_KIND,
                          "Unsupported function kind %d: a device function (0) or a kernel (1)",
@@ -84,10 +95,20 @@ static cuplug_error *check_options(job *j) {
   bool kernel = a->kind == CUPLUG_KERNEL;
   /* numba-cuda's compile() checks, in its order */
   if (a->output != CUPLUG_OUTPUT_DEFAULT && a->output != CUPLUG_OUTPUT_PTX &&
-      a->output != CUPLUG_OUTPUT_LTOIR)
-    return cuplug__error(CUPLUG_ERR_OPTION_OUTPUT,
-                         "Unsupported output type: %d (ptx or ltoir)", (int)a->output);
-  if (a->output == CUPLUG_OUTPUT_DEFAULT) a->output = CUPLUG_OUTPUT_PTX;
+      a->output != CUPLUG_OUTPUT_LTOIR && (a->output != CUPLUG_OUTPUT_CUBIN || j->all))
+    return cuplug__error(CUPLUG_ERR_OPTION_OUTPUT, "Unsupported output type: %d (%s)",
+                         (int)a->output, j->all ? "ptx or ltoir" : "ptx, ltoir or cubin");
+  /* numba-cuda: compile() makes PTX, compile_all() LTO-IR */
+  if (a->output == CUPLUG_OUTPUT_DEFAULT)
+    a->output = j->all ? CUPLUG_OUTPUT_LTOIR : CUPLUG_OUTPUT_PTX;
+  j->lto = !a->no_lto && !a->debug;
+  if (a->num_link && !a->link)
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
+                         "compile: num_link is %zu but link is NULL", a->num_link);
+  if (a->num_include_paths && !a->include_paths)
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
+                         "compile: num_include_paths is %zu but include_paths is NULL",
+                         a->num_include_paths);
   if (a->forceinline && a->output != CUPLUG_OUTPUT_LTOIR)
     return cuplug__error(CUPLUG_ERR_FORCEINLINE_OUTPUT,
                          "Can only designate forced inlining in LTO-IR (output is ptx)");
@@ -171,7 +192,7 @@ static cuplug_error *check_options(job *j) {
                          : j->abi == CUPLUG_ABI_NUMBA ? "the Numba ABI keeps the entry's name"
                                                       : "the entry is already C-ABI");
 
-  j->art = calloc(1, sizeof *j->art);
+  j->art = cuplug__artifact_new();
   if (!j->art) return cuplug__error_oom();
   if (a->debug && j->opt)
     CUPLUG_TRY(cuplug__artifact_warn(
@@ -250,7 +271,7 @@ static cuplug_error *read_modules(job *j) {
 static void validate_task(void *arg) {
   job *j = arg;
   j->validation = cuplug__validate(j->inputs, j->a->num_modules, j->a->entry, j->sig,
-                                   j->entry_abi, &j->valid_entry_module);
+                                   j->entry_abi, j->s->registry, &j->valid_entry_module);
 }
 
 static cuplug_error *start_validation(job *j) {
@@ -278,40 +299,14 @@ static cuplug_error *finish_validation(job *j) {
 
 static cuplug_error *choose_cc(job *j) {
   cuplug_compile_args *a = j->a;
-  cuplug__toolkit *tk = &j->s->toolkit;
-  CUPLUG_TRY(cuplug__nvvm_ir_version(tk, &j->irv));
-  const int *archs;
-  int n;
-  cuplug__toolkit_nvrtc_archs(tk, &archs, &n);
-  int want;
+  CUPLUG_TRY(cuplug__nvvm_ir_version(&j->s->toolkit, &j->irv));
   if (a->flags & CUPLUG_COMPILE_CURRENT_DEVICE) {
     int major, minor;
-    CUPLUG_TRY(cuplug__toolkit_current_cc(tk, &major, &minor));
-    want = major * 10 + minor;
-  } else if (a->cc_major) {
-    want = (int)(a->cc_major * 10 + a->cc_minor);
-  } else {
-    /* numba-cuda: max(CUDA_DEFAULT_PTX_CC, lowest cc NVRTC supports).
-     * Without NVRTC, 7.5: the lowest cc CUDA 13's libNVVM supports. */
-    int lowest = n ? archs[0] : 75;
-    want = (int)(j->s->default_cc_major * 10 + j->s->default_cc_minor);
-    if (want < lowest) want = lowest;
+    CUPLUG_TRY(cuplug__toolkit_current_cc(&j->s->toolkit, &major, &minor));
+    return cuplug__session_cc(j->s, (uint32_t)major, (uint32_t)minor, &j->cc_major,
+                              &j->cc_minor);
   }
-  /* As numba-cuda's find_closest_arch: the cc itself, else the highest
-   * supported cc below it. */
-  if (n) {
-    int found = -1;
-    for (int i = 0; i < n; i++)
-      if (archs[i] <= want) found = archs[i];
-    if (found < 0)
-      return cuplug__error(CUPLUG_ERR_OPTION_CC,
-                           "compute capability %d.%d is not supported (requires >= %d.%d)",
-                           want / 10, want % 10, archs[0] / 10, archs[0] % 10);
-    want = found;
-  }
-  j->cc_major = (uint32_t)want / 10;
-  j->cc_minor = (uint32_t)want % 10;
-  return NULL;
+  return cuplug__session_cc(j->s, a->cc_major, a->cc_minor, &j->cc_major, &j->cc_minor);
 }
 
 /* ---- find_entry ---- */
@@ -349,6 +344,24 @@ static cuplug_error *wrap(job *j, size_t i, ir_rewrite *rw) {
   return NULL;
 }
 
+/* Which registered functions does the module declare (and so call)? */
+static cuplug_error *note_declared(job *j, const ir_module *m) {
+  for (size_t i = 0; i < m->num_items; i++) {
+    const ir_item *it = &m->items[i];
+    if (it->kind != IR_ITEM_DECLARE) continue;
+    const cuplug__decl *d = cuplug__registry_find(j->s->registry, it->name, strlen(it->name));
+    if (!d) continue;
+    bool seen = false;
+    for (size_t k = 0; k < j->num_used && !seen; k++) seen = j->used[k] == d;
+    if (seen) continue;
+    const cuplug__decl **v = realloc(j->used, (j->num_used + 1) * sizeof *v);
+    if (!v) return cuplug__error_oom();
+    j->used = v;
+    j->used[j->num_used++] = d;
+  }
+  return NULL;
+}
+
 static cuplug_error *lower(job *j) {
   cuplug_compile_args *a = j->a;
   j->symbol = a->kind == CUPLUG_DEVICE_FUNCTION && j->abi == CUPLUG_ABI_C &&
@@ -360,6 +373,7 @@ static cuplug_error *lower(job *j) {
     CUPLUG_TRY(ir_rewrite_begin(&rw, j->mods[i].name, j->mods[i].text, j->mods[i].size));
     cuplug_error *e = wrap(j, i, &rw);
     if (!e) e = cuplug__legalize(&rw, j->irv, &j->uses_libdevice);
+    if (!e) e = note_declared(j, &rw.m);
     if (e) {
       ir_rewrite_abort(&rw);
       return e;
@@ -379,15 +393,19 @@ static cuplug_error *lower(job *j) {
 
 static cuplug_error *run_nvvm(job *j) {
   cuplug_compile_args *a = j->a;
+  bool ltoir = a->output == CUPLUG_OUTPUT_LTOIR || (a->output == CUPLUG_OUTPUT_CUBIN && j->lto);
   cuplug__nvvm_options o = {j->cc_major, j->cc_minor, j->opt, a->debug != 0,
-                            a->lineinfo != 0, a->fastmath != 0,
-                            a->output == CUPLUG_OUTPUT_LTOIR, j->uses_libdevice};
+                            a->lineinfo != 0, a->fastmath != 0, ltoir, j->uses_libdevice};
   cuplug_artifact *art = j->art;
-  CUPLUG_TRY(cuplug__nvvm_compile(&j->s->toolkit, j->mods, j->num_mods, &o, &art->data,
-                                  &art->size, &art->log));
+  cuplug__code own = {ltoir ? CUPLUG_CODE_LTOIR : CUPLUG_CODE_PTX, NULL, NULL, 0};
+  CUPLUG_TRY(cuplug__nvvm_compile(&j->s->toolkit, j->mods, j->num_mods, &o, &own.data,
+                                  &own.size, &art->log));
+  own.name = cuplug__strdup(j->symbol);
+  CUPLUG_TRY(cuplug__artifact_add_part(art, &own));
+  if (!art->parts[0].name) return cuplug__error_oom();
   /* libNVVM passes a call to an llvm.* function it does not know through
    * as an external function, which no assembler takes. */
-  const char *ext = o.ltoir ? NULL : strstr(art->data, ".extern .func");
+  const char *ext = ltoir ? NULL : strstr(art->parts[0].data, ".extern .func");
   for (; ext; ext = strstr(ext + 1, ".extern .func")) {
     const char *name = strstr(ext, "llvm.");
     const char *eol = strchr(ext, '\n');
@@ -397,7 +415,7 @@ static cuplug_error *run_nvvm(job *j) {
                            "libNVVM knows",
                            (int)strcspn(name, " (\n;"), name);
   }
-  art->output = a->output;
+  art->output = ltoir ? CUPLUG_OUTPUT_LTOIR : CUPLUG_OUTPUT_PTX;
   art->symbol = cuplug__strdup(j->symbol);
   art->cc_major = j->cc_major;
   art->cc_minor = j->cc_minor;
@@ -405,8 +423,88 @@ static cuplug_error *run_nvvm(job *j) {
   art->debug = a->debug != 0;
   art->lineinfo = a->lineinfo != 0;
   art->max_registers = a->max_registers;
+  art->signature = j->sig;
   if (!art->symbol) return cuplug__error_oom();
   return NULL;
+}
+
+/* ---- link_code ---- */
+
+/* Appends a copy of `c` (a .cu compiled by NVRTC first) to the list. */
+static cuplug_error *gather(job *j, const cuplug__code *c, cuplug__code **list, size_t *n) {
+  cuplug__code *v = realloc(*list, (*n + 1) * sizeof *v);
+  if (!v) return cuplug__error_oom();
+  *list = v;
+  cuplug__code *out = &v[*n];
+  if (c->kind == CUPLUG_CODE_CU) {
+    cuplug_compile_args *a = j->a;
+    cuplug__nvrtc_options o = {j->cc_major, j->cc_minor, j->all ? a->output == CUPLUG_OUTPUT_LTOIR
+                                                                : j->lto,
+                               a->debug != 0, a->lineinfo != 0, a->include_paths,
+                               a->num_include_paths};
+    CUPLUG_TRY(cuplug__nvrtc_compile(&j->s->toolkit, &j->s->nvrtc, c, &o, out));
+  } else {
+    CUPLUG_TRY(cuplug__code_make(c->kind, c->name, c->data, c->size, out));
+  }
+  (*n)++;
+  return NULL;
+}
+
+static cuplug_error *link_code(job *j) {
+  cuplug_compile_args *a = j->a;
+  if (a->output != CUPLUG_OUTPUT_CUBIN && !j->all) return NULL;
+  cuplug_artifact *art = j->art;
+  /* the own code first, then what it links */
+  cuplug__code *list = malloc(sizeof *list);
+  if (!list) return cuplug__error_oom();
+  size_t n = 0;
+  cuplug_error *e = cuplug__code_make(art->parts[0].kind, art->parts[0].name,
+                                      art->parts[0].data, art->parts[0].size, &list[0]);
+  if (!e) n = 1;
+  bool cooperative = false;
+  for (size_t d = 0; !e && d < j->num_used; d++) {
+    cooperative |= j->used[d]->cooperative;
+    for (size_t c = 0; !e && c < j->used[d]->num_code; c++)
+      e = gather(j, &j->used[d]->code[c], &list, &n);
+  }
+  for (size_t i = 0; !e && i < a->num_link; i++) {
+    cuplug__code in;
+    e = cuplug__code_import(a->link[i], i, &in);
+    if (!e) e = gather(j, &in, &list, &n);
+    cuplug__code_free(&in);
+  }
+  if (!e && cooperative && !j->all) {
+    const void *rt;
+    size_t size;
+    e = cuplug__toolkit_cudadevrt(&j->s->toolkit, &rt, &size);
+    if (!e) {
+      cuplug__code devrt = {CUPLUG_CODE_ARCHIVE, "libcudadevrt.a", (char *)rt, size};
+      e = gather(j, &devrt, &list, &n);
+    }
+  }
+  art->cooperative = cooperative;
+  if (!e && j->all) {
+    /* compile_all: the own code is part 0 already; the rest follow */
+    for (size_t i = 1; !e && i < n; i++) e = cuplug__artifact_add_part(art, &list[i]);
+  } else if (!e) {
+    cuplug__link_options o = {j->cc_major, j->cc_minor, j->lto, a->debug != 0,
+                              a->lineinfo != 0, a->max_registers};
+    cuplug__code cubin, ptx;
+    bool want_ptx = a->flags & CUPLUG_COMPILE_LINKED_PTX;
+    e = cuplug__link(&j->s->toolkit, list, n, &o, &cubin, want_ptx ? &ptx : NULL,
+                     &art->link_log);
+    if (!e) {
+      /* the cubin replaces the own code as the result */
+      for (size_t i = 0; i < art->num_parts; i++) cuplug__code_free(&art->parts[i]);
+      art->num_parts = 0;
+      e = cuplug__artifact_add_part(art, &cubin);
+      if (!e && want_ptx) e = cuplug__artifact_add_part(art, &ptx);
+      art->output = CUPLUG_OUTPUT_CUBIN;
+    }
+  }
+  for (size_t i = 0; i < n; i++) cuplug__code_free(&list[i]);
+  free(list);
+  return e;
 }
 
 /* Keeps the legalised modules in the artifact (CUPLUG_COMPILE_KEEP_IR). */
@@ -427,11 +525,13 @@ static cuplug_error *keep_ir(job *j) {
   return NULL;
 }
 
-cuplug_error *cuplug__compile(cuplug_compile_args *a) {
+static cuplug_error *run(cuplug_compile_args *a, bool all) {
   static const stage stages[] = {check_options, read_signature, read_modules, start_validation,
-                                 choose_cc,     find_entry,     lower,        run_nvvm};
+                                 choose_cc,     find_entry,     lower,        run_nvvm,
+                                 link_code};
   job j = {0};
   j.a = a;
+  j.all = all;
   a->artifact = NULL;
   cuplug_error *e = NULL;
   for (size_t i = 0; i < sizeof stages / sizeof stages[0] && !e; i++) e = stages[i](&j);
@@ -444,12 +544,13 @@ cuplug_error *cuplug__compile(cuplug_compile_args *a) {
   }
   for (size_t i = 0; j.owned && i < j.num_mods; i++) free(j.owned[i]);
   for (size_t i = 0; j.copies && i < a->num_modules; i++) free(j.copies[i]);
-  free(j.copies);
   for (size_t i = 0; j.names && i < a->num_modules; i++) free(j.names[i]);
+  free(j.copies);
   free(j.owned);
   free(j.names);
   free(j.mods);
   free(j.inputs);
+  free(j.used);
   if (e) {
     cuplug__artifact_destroy(j.art);
     return e;
@@ -457,3 +558,6 @@ cuplug_error *cuplug__compile(cuplug_compile_args *a) {
   a->artifact = j.art;
   return NULL;
 }
+
+cuplug_error *cuplug__compile(cuplug_compile_args *a) { return run(a, false); }
+cuplug_error *cuplug__compile_all(cuplug_compile_args *a) { return run(a, true); }

@@ -4,7 +4,8 @@
 
 #include "cuplug/cuplug.h"
 
-/* Runs the pipeline on a full-size (imported) argument struct. */
+/* Run the pipeline on a full-size (imported) argument struct. */
 cuplug_error *cuplug__compile(cuplug_compile_args *args);
+cuplug_error *cuplug__compile_all(cuplug_compile_args *args);
 
 #endif

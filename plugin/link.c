@@ -132,3 +132,124 @@ cuplug_error *cuplug__link(cuplug__toolkit *tk, const cuplug__code *inputs, size
   }
   return NULL;
 }
+
+/* ---- link(): the public call ---- */
+
+#include "session.h"
+
+cuplug_error *cuplug__link_api(cuplug_link_args *a) {
+  cuplug_session *s = a->session;
+  if (!s) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "link: session is NULL");
+  if ((a->num_code && !a->code) || (a->num_artifacts && !a->artifacts) ||
+      (a->num_include_paths && !a->include_paths))
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "link: a count without its array");
+  if (!a->num_code && !a->num_artifacts)
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "link: nothing to link");
+  for (size_t i = 0; i < a->num_artifacts; i++)
+    if (!a->artifacts[i])
+      return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "link: artifact %zu is NULL", i);
+
+  /* cc and registers: given, else the artifacts', else the defaults */
+  uint32_t major = a->cc_major, minor = a->cc_minor, regs = a->max_registers;
+  const cuplug_artifact *kernel = NULL;
+  bool cooperative = a->use_cooperative != 0;
+  for (size_t i = 0; i < a->num_artifacts; i++) {
+    const cuplug_artifact *art = a->artifacts[i];
+    if (!major) {
+      major = art->cc_major;
+      minor = art->cc_minor;
+    }
+    if (!a->max_registers && art->max_registers > regs) regs = art->max_registers;
+    if (art->kind == CUPLUG_KERNEL) kernel = kernel ? NULL : art; /* one kernel, or none */
+    cooperative |= art->cooperative;
+  }
+  CUPLUG_TRY(cuplug__session_cc(s, major, minor, &major, &minor));
+  bool lto = !a->no_lto && !a->debug;
+
+  cuplug__code *list = NULL;
+  size_t n = 0;
+  cuplug_error *e = NULL;
+  for (size_t i = 0; !e && i < a->num_artifacts; i++) {
+    const cuplug_artifact *art = a->artifacts[i];
+    for (size_t p = 0; !e && p < art->num_parts; p++) {
+      const cuplug__code *c = &art->parts[p];
+      if (art->output == CUPLUG_OUTPUT_CUBIN && c->kind == CUPLUG_CODE_PTX) continue;
+      cuplug__code *v = realloc(list, (n + 1) * sizeof *v);
+      if (!v) {
+        e = cuplug__error_oom();
+        break;
+      }
+      list = v;
+      e = cuplug__code_make(c->kind, c->name, c->data, c->size, &list[n]);
+      if (!e) n++;
+    }
+  }
+  for (size_t i = 0; !e && i < a->num_code; i++) {
+    cuplug__code in;
+    e = cuplug__code_import(a->code[i], i, &in);
+    if (e) break;
+    cuplug__code *v = realloc(list, (n + 1) * sizeof *v);
+    if (!v) {
+      cuplug__code_free(&in);
+      e = cuplug__error_oom();
+      break;
+    }
+    list = v;
+    if (in.kind == CUPLUG_CODE_CU) {
+      cuplug__nvrtc_options o = {major, minor, lto, a->debug != 0, a->lineinfo != 0,
+                                 a->include_paths, a->num_include_paths};
+      e = cuplug__nvrtc_compile(&s->toolkit, &s->nvrtc, &in, &o, &list[n]);
+      cuplug__code_free(&in);
+    } else {
+      list[n] = in;
+    }
+    if (!e) n++;
+  }
+  if (!e && cooperative) {
+    const void *rt;
+    size_t size;
+    e = cuplug__toolkit_cudadevrt(&s->toolkit, &rt, &size);
+    cuplug__code *v = e ? NULL : realloc(list, (n + 1) * sizeof *v);
+    if (!e && !v) e = cuplug__error_oom();
+    if (!e) {
+      list = v;
+      e = cuplug__code_make(CUPLUG_CODE_ARCHIVE, "libcudadevrt.a", rt, size, &list[n]);
+      if (!e) n++;
+    }
+  }
+
+  cuplug_artifact *art = NULL;
+  if (!e) {
+    art = cuplug__artifact_new();
+    if (!art) e = cuplug__error_oom();
+  }
+  if (!e) {
+    cuplug__link_options o = {major, minor, lto, a->debug != 0, a->lineinfo != 0, regs};
+    cuplug__code cubin, ptx;
+    e = cuplug__link(&s->toolkit, list, n, &o, &cubin, a->want_ptx ? &ptx : NULL,
+                     &art->link_log);
+    if (!e) e = cuplug__artifact_add_part(art, &cubin);
+    if (!e && a->want_ptx) e = cuplug__artifact_add_part(art, &ptx);
+  }
+  for (size_t i = 0; i < n; i++) cuplug__code_free(&list[i]);
+  free(list);
+  if (e) {
+    cuplug__artifact_destroy(art);
+    return e;
+  }
+  art->output = CUPLUG_OUTPUT_CUBIN;
+  art->cc_major = major;
+  art->cc_minor = minor;
+  art->max_registers = regs;
+  art->lineinfo = a->lineinfo != 0;
+  art->cooperative = cooperative;
+  if (kernel) {
+    /* the kernel of the link, as load and kernel_get's defaults */
+    art->kind = CUPLUG_KERNEL;
+    art->symbol = kernel->symbol ? cuplug__strdup(kernel->symbol) : NULL;
+    art->signature = kernel->signature;
+    art->debug = kernel->debug;
+  }
+  a->artifact = art;
+  return NULL;
+}

@@ -22,4 +22,9 @@ cuplug_error *cuplug__link(cuplug__toolkit *tk, const cuplug__code *inputs, size
                            const cuplug__link_options *o, cuplug__code *cubin,
                            cuplug__code *ptx, char **log);
 
+/* The public link(): artifacts and code (.cu through NVRTC) into a cubin
+ * artifact.  A link holding one kernel artifact keeps its name, signature
+ * and debug store for loading. */
+cuplug_error *cuplug__link_api(cuplug_link_args *a);
+
 #endif

@@ -2,18 +2,29 @@
 #include "session.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "error.h"
+#include "gpu.h"
 
 cuplug_error *cuplug__session_create(const cuplug_session_options *o, cuplug_session **out) {
   cuplug_session *s = calloc(1, sizeof *s);
   if (!s) return cuplug__error_oom();
   cuplug_error *e = cuplug__toolkit_init(&s->toolkit, o ? o->cuda_home : NULL);
+  if (!e && o && o->registry) {
+    s->registry = o->registry;
+    cuplug__registry_retain(s->registry);
+  } else if (!e) {
+    e = cuplug__registry_create(&s->registry);
+  }
   if (e) {
+    cuplug__toolkit_release(&s->toolkit);
     free(s);
     return e;
   }
   cuplug__pool_init(&s->validators);
+  cuplug__nvrtc_cache_init(&s->nvrtc);
+  cuplug__gpu_init(&s->gpu);
   s->default_cc_major = o && o->default_cc_major ? o->default_cc_major : 5;
   s->default_cc_minor = o && o->default_cc_major ? o->default_cc_minor : 0;
   *out = s;
@@ -22,16 +33,55 @@ cuplug_error *cuplug__session_create(const cuplug_session_options *o, cuplug_ses
 
 void cuplug__session_destroy(cuplug_session *s) {
   if (!s) return;
+  cuplug__gpu_release(&s->gpu, &s->toolkit);
   cuplug__pool_release(&s->validators);
+  cuplug__nvrtc_cache_release(&s->nvrtc);
+  cuplug__registry_release(s->registry);
   cuplug__toolkit_release(&s->toolkit);
   free(s);
 }
 
+cuplug_error *cuplug__session_cc(cuplug_session *s, uint32_t major, uint32_t minor,
+                                 uint32_t *out_major, uint32_t *out_minor) {
+  const int *archs;
+  int n;
+  cuplug__toolkit_nvrtc_archs(&s->toolkit, &archs, &n);
+  int want;
+  if (major) {
+    want = (int)(major * 10 + minor);
+  } else {
+    /* numba-cuda: max(CUDA_DEFAULT_PTX_CC, lowest cc NVRTC supports).
+     * Without NVRTC, 7.5: the lowest cc CUDA 13's libNVVM supports. */
+    int lowest = n ? archs[0] : 75;
+    want = (int)(s->default_cc_major * 10 + s->default_cc_minor);
+    if (want < lowest) want = lowest;
+  }
+  /* As numba-cuda's find_closest_arch: the cc itself, else the highest
+   * supported cc below it. */
+  if (n) {
+    int found = -1;
+    for (int i = 0; i < n; i++)
+      if (archs[i] <= want) found = archs[i];
+    if (found < 0)
+      return cuplug__error(CUPLUG_ERR_OPTION_CC,
+                           "compute capability %d.%d is not supported (requires >= %d.%d)",
+                           want / 10, want % 10, archs[0] / 10, archs[0] % 10);
+    want = found;
+  }
+  *out_major = (uint32_t)want / 10;
+  *out_minor = (uint32_t)want % 10;
+  return NULL;
+}
+
+cuplug_artifact *cuplug__artifact_new(void) { return calloc(1, sizeof(cuplug_artifact)); }
+
 void cuplug__artifact_destroy(cuplug_artifact *a) {
   if (!a) return;
-  free(a->data);
+  for (size_t i = 0; i < a->num_parts; i++) cuplug__code_free(&a->parts[i]);
+  free(a->parts);
   free(a->symbol);
   free(a->log);
+  free(a->link_log);
   for (size_t i = 0; i < a->num_warnings; i++) cuplug__error_destroy(a->warnings[i]);
   free(a->warnings);
   for (size_t i = 0; i < a->num_ir; i++) {
@@ -50,5 +100,17 @@ cuplug_error *cuplug__artifact_warn(cuplug_artifact *a, cuplug_error *w) {
   }
   a->warnings = v;
   a->warnings[a->num_warnings++] = w;
+  return NULL;
+}
+
+cuplug_error *cuplug__artifact_add_part(cuplug_artifact *a, cuplug__code *code) {
+  cuplug__code *v = realloc(a->parts, (a->num_parts + 1) * sizeof *v);
+  if (!v) {
+    cuplug__code_free(code);
+    return cuplug__error_oom();
+  }
+  a->parts = v;
+  a->parts[a->num_parts++] = *code;
+  memset(code, 0, sizeof *code);
   return NULL;
 }

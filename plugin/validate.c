@@ -12,6 +12,7 @@
 #include <llvm-c/IRReader.h>
 #include <llvm-c/Support.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,8 +119,10 @@ static void put_llvm_type(cuplug__buf *b, LLVMTypeRef t) {
   LLVMDisposeMessage(s);
 }
 
-static cuplug_error *check_type(LLVMContextRef ctx, LLVMValueRef fn, const char *entry,
-                                const cuplug_type *sig, cuplug_abi abi) {
+/* Does fn's type match sig under abi?  `what` names fn in the message
+ * ("entry @f"), `code` is the error's. */
+static cuplug_error *check_type(LLVMContextRef ctx, LLVMValueRef fn, const char *what,
+                                const cuplug_type *sig, cuplug_abi abi, cuplug_status code) {
   const cuplug__lowered *want = cuplug__type_lowered(sig, abi, CUPLUG_POSITION_ARGUMENT);
   /* The expected type, read by LLVM from cuplug's own text. */
   cuplug__buf decl;
@@ -182,10 +185,10 @@ static cuplug_error *check_type(LLVMContextRef ctx, LLVMValueRef fn, const char 
     cuplug__buf ft;
     cuplug__buf_init(&ft);
     put_llvm_type(&ft, found);
-    e = cuplug__error(CUPLUG_ERR_ENTRY_MISMATCH,
-                      "entry @%s does not match signature '%s' under the %s ABI: %s "
+    e = cuplug__error(code,
+                      "%s does not match signature '%s' under the %s ABI: %s "
                       "(found %s, expected %s)",
-                      entry, sig->name, abi == CUPLUG_ABI_C ? "C" : "Numba", why.data,
+                      what, sig->name, abi == CUPLUG_ABI_C ? "C" : "Numba", why.data,
                       ft.data ? ft.data : "?", want->ir_type);
     cuplug__buf_free(&ft);
   }
@@ -213,9 +216,25 @@ static void list_defined(cuplug__buf *b, LLVMModuleRef *mods, size_t n) {
   if (!shown) cuplug__buf_puts(b, "no functions");
 }
 
+/* Checks the module's declarations of registered functions. */
+static cuplug_error *check_declarations(LLVMContextRef ctx, LLVMModuleRef m,
+                                        cuplug_registry *registry) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    if (!LLVMIsDeclaration(f)) continue;
+    size_t len;
+    const char *name = LLVMGetValueName2(f, &len);
+    const cuplug__decl *d = cuplug__registry_find(registry, name, len);
+    if (!d) continue;
+    char what[1024];
+    snprintf(what, sizeof what, "the IR's declaration of @%.*s", (int)len, name);
+    CUPLUG_TRY(check_type(ctx, f, what, d->sig, d->abi, CUPLUG_ERR_DECLARATION_MISMATCH));
+  }
+  return NULL;
+}
+
 cuplug_error *cuplug__validate(const cuplug__text *modules, size_t num_modules,
                                const char *entry, const cuplug_type *sig, cuplug_abi abi,
-                               size_t *entry_module) {
+                               cuplug_registry *registry, size_t *entry_module) {
   pthread_once(&llvm_once, llvm_setup);
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMContextSetDiagnosticHandler(ctx, ignore_diagnostic, NULL);
@@ -244,7 +263,13 @@ cuplug_error *cuplug__validate(const cuplug__text *modules, size_t num_modules,
                       b.data ? b.data : "");
     cuplug__buf_free(&b);
   }
-  if (!e) e = check_type(ctx, fn, entry, sig, abi);
+  if (!e) {
+    char what[1024];
+    snprintf(what, sizeof what, "entry @%s", entry);
+    e = check_type(ctx, fn, what, sig, abi, CUPLUG_ERR_ENTRY_MISMATCH);
+  }
+  for (size_t i = 0; !e && registry && i < num_modules; i++)
+    e = check_declarations(ctx, mods[i], registry);
   for (size_t i = 0; mods && i < num_modules; i++)
     if (mods[i]) LLVMDisposeModule(mods[i]);
   free(mods);

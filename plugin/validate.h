@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "cuplug/cuplug.h"
+#include "registry.h"
 
 typedef struct cuplug__text {
   const char *name;
@@ -14,10 +15,11 @@ typedef struct cuplug__text {
 
 /* Parses every module with LLVM (each text NUL-terminated: text[size] is
  * NUL), finds the definition of `entry` and checks its type against `sig`
- * under `abi`.  On success *entry_module is the
- * index of the module that defines it. */
+ * under `abi`, and the type of every function the modules declare that
+ * `registry` (may be NULL) holds against its declared signature.  On
+ * success *entry_module is the index of the module that defines the entry. */
 cuplug_error *cuplug__validate(const cuplug__text *modules, size_t num_modules,
                                const char *entry, const cuplug_type *sig, cuplug_abi abi,
-                               size_t *entry_module);
+                               cuplug_registry *registry, size_t *entry_module);
 
 #endif
