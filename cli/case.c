@@ -123,6 +123,38 @@ bool cli_case_load(const char *dir, cli_request *r, char *err, size_t cap) {
     r->abi_name = cli_own(r, strdup(abi_name));
   if (!read_options(json_get(c, "options"), r, err, cap)) goto done;
   r->files[r->num_files++] = cli_own(r, path_in(dir, "input.ll"));
+  /* external functions (numba-cuda's declare_device), linked when called */
+  const json *decls = json_get(c, "declare_device");
+  for (size_t i = 0; decls && decls->kind == JSON_ARRAY && i < decls->count; i++) {
+    const json *d = decls->items[i];
+    const char *name = json_string(d, "name"), *dsig = json_string(d, "signature");
+    if (!name || !dsig || r->num_decls == CLI_MAX_FILES) {
+      snprintf(err, cap, "%s/case.json: declare_device %zu needs name and signature", dir, i);
+      goto done;
+    }
+    cli_decl *out = &r->decls[r->num_decls++];
+    out->name = cli_own(r, strdup(name));
+    out->signature = cli_own(r, strdup(dsig));
+    const char *dabi = json_string(d, "abi");
+    out->abi = dabi && !strcmp(dabi, "c") ? CUPLUG_ABI_C : CUPLUG_ABI_NUMBA;
+    const json *links = json_get(d, "link");
+    for (size_t k = 0; links && links->kind == JSON_ARRAY && k < links->count &&
+                       out->num_links < CLI_MAX_FILES;
+         k++)
+      if (links->items[k]->kind == JSON_STRING)
+        out->links[out->num_links++] = cli_own(r, path_in(dir, links->items[k]->string));
+  }
+  /* files the case links that no declaration holds */
+  const json *links = json_get(c, "link");
+  for (size_t k = 0; links && links->kind == JSON_ARRAY && k < links->count; k++) {
+    const char *f = links->items[k]->kind == JSON_STRING ? links->items[k]->string : NULL;
+    bool declared = false;
+    for (size_t d = 0; f && d < r->num_decls; d++)
+      for (size_t l = 0; l < r->decls[d].num_links; l++)
+        declared |= strstr(r->decls[d].links[l], f) != NULL;
+    if (f && !declared && r->num_links < CLI_MAX_FILES)
+      r->links[r->num_links++] = cli_own(r, path_in(dir, f));
+  }
   const char *expected = json_string(c, "expected_ptx");
   r->expected_ptx = cli_own(r, path_in(dir, expected ? expected : "expected.ptx"));
   ok = true;

@@ -11,6 +11,15 @@
 #define CLI_MAX_FILES 64
 #define CLI_MAX_BOUNDS 16
 
+/* A declared device function: NAME=SIG, its ABI, its files. */
+typedef struct cli_decl {
+  const char *name;
+  const char *signature;
+  cuplug_abi abi;
+  const char *links[CLI_MAX_FILES];
+  size_t num_links;
+} cli_decl;
+
 /* One compile, as flags or a case folder describe it. */
 typedef struct cli_request {
   const char *files[CLI_MAX_FILES];
@@ -31,8 +40,16 @@ typedef struct cli_request {
   const char *out_path;
   const char *emit_ir_dir;
   const char *expected_ptx; /* case --check */
+  const char *links[CLI_MAX_FILES]; /* --link */
+  size_t num_links;
+  cli_decl decls[CLI_MAX_FILES];    /* --declare-device[-c], case.json */
+  size_t num_decls;
+  const char *includes[CLI_MAX_FILES]; /* --include */
+  size_t num_includes;
+  bool no_lto;
+  const char *ptx_path;             /* --ptx: the linked PTX */
   /* strings the request owns (from case.json) */
-  char *owned[CLI_MAX_FILES + 8];
+  char *owned[CLI_MAX_FILES * 8];
   size_t num_owned;
 } cli_request;
 

@@ -1,7 +1,8 @@
 /* main.c - the cuplug command-line tool.
  *
  *   cuplug compile FILE.ll... --entry SYMBOL --sig SIG [options] [-o OUT]
- *   cuplug case DIR [--output ptx|ltoir] [--check] [-o OUT]
+ *   cuplug link FILE... -o OUT.cubin [options]
+ *   cuplug case DIR [--output ptx|ltoir|cubin] [--check] [-o OUT]
  *   cuplug info
  *
  * A host of the plugin like any other: everything goes through the table
@@ -26,10 +27,16 @@ static const char usage_text[] =
     "\n"
     "commands:\n"
     "  compile FILE.ll... --entry SYMBOL --sig SIG [options]\n"
-    "      Compile NVVM IR (the text numba-cuda's front end emits) to PTX or LTO-IR.\n"
-    "  case DIR [--output ptx|ltoir] [--check] [-o OUT]\n"
-    "      Compile a conformance case folder (DIR/case.json, DIR/input.ll).\n"
-    "      --check compares the result's PTX signature with DIR/expected.ptx.\n"
+    "      Compile NVVM IR (the text numba-cuda's front end emits) to PTX, LTO-IR,\n"
+    "      or a cubin linked with the code it calls.\n"
+    "  link FILE... -o OUT.cubin [--cc MAJOR.MINOR] [--no-lto] [--max-registers N]\n"
+    "       [--ptx OUT.ptx] [--include DIR] [--debug] [--lineinfo]\n"
+    "      Link code with nvJitLink: .cu (compiled by NVRTC), .ptx, .ltoir, .cubin,\n"
+    "      .fatbin, .o, .a.\n"
+    "  case DIR [--output ptx|ltoir|cubin] [--check] [-o OUT]\n"
+    "      Compile a conformance case folder (DIR/case.json, DIR/input.ll, and the\n"
+    "      files its declare_device entries link).  --check compares the result's\n"
+    "      PTX signature with DIR/expected.ptx.\n"
     "  info\n"
     "      Print the versions found (cuplug, ABI, libNVVM, NVVM IR, NVRTC,\n"
     "      nvJitLink, driver) and whether a GPU is present.\n"
@@ -41,7 +48,8 @@ static const char usage_text[] =
     "  --kernel                compile a kernel (default: a device function)\n"
     "  --abi c|numba           a device function's exported ABI (default c)\n"
     "  --abi-name NAME         the C-ABI function's name (default: the entry's)\n"
-    "  --output ptx|ltoir      what to produce (default ptx)\n"
+    "  --output ptx|ltoir|cubin  what to produce (default ptx); cubin links the\n"
+    "                          declared functions the IR calls and every --link\n"
     "  --cc MAJOR.MINOR|current  target compute capability (default: max(5.0,\n"
     "                          lowest NVRTC cc)); 'current' asks the GPU\n"
     "  --opt 0|1|2|3           libNVVM optimisation level (default 3)\n"
@@ -51,7 +59,14 @@ static const char usage_text[] =
     "  --forceinline           mark the device function alwaysinline (LTO-IR only)\n"
     "  --launch-bounds N[,M[,K]]  max threads per block, min blocks per SM,\n"
     "                          max blocks per cluster (kernels)\n"
-    "  --max-registers N       kept for linking\n"
+    "  --max-registers N       register limit for the link\n"
+    "  --declare-device 'NAME=SIG'  an external function the IR calls under the\n"
+    "                          Numba ABI (numba-cuda's declare_device)\n"
+    "  --declare-device-c 'NAME=SIG'  the same, under the C ABI\n"
+    "  --link FILE             code to link (cubin output)\n"
+    "  --include DIR           a header folder for .cu code\n"
+    "  --no-lto                link PTX, not LTO-IR (LTO is the default unless --debug)\n"
+    "  --ptx OUT.ptx           with a cubin, also write the linked PTX\n"
     "  --emit-ir DIR           write the NVVM IR handed to libNVVM to DIR\n"
     "  -o OUT                  write the result to OUT (default: standard output)\n"
     "  -h, --help              this text\n";
@@ -102,7 +117,8 @@ static int parse_option(int argc, char **argv, int *i, cli_request *r) {
   const char *opt = argv[*i];
   static const char *const with_value[] = {
       "--entry", "--sig", "--entry-abi", "--abi", "--abi-name", "--output", "--cc",
-      "--opt", "--launch-bounds", "--max-registers", "--emit-ir", "-o", NULL};
+      "--opt", "--launch-bounds", "--max-registers", "--emit-ir", "-o", "--link",
+      "--declare-device", "--declare-device-c", "--include", "--ptx", NULL};
   const char *val = NULL;
   for (int k = 0; with_value[k]; k++) {
     if (strcmp(opt, with_value[k]) == 0) {
@@ -133,8 +149,29 @@ static int parse_option(int argc, char **argv, int *i, cli_request *r) {
       r->output = CUPLUG_OUTPUT_PTX;
     else if (!strcmp(val, "ltoir"))
       r->output = CUPLUG_OUTPUT_LTOIR;
+    else if (!strcmp(val, "cubin"))
+      r->output = CUPLUG_OUTPUT_CUBIN;
     else
-      return usage_error("--output is 'ptx' or 'ltoir', not '%s'", val);
+      return usage_error("--output is 'ptx', 'ltoir' or 'cubin', not '%s'", val);
+  } else if (!strcmp(opt, "--link")) {
+    if (r->num_links == CLI_MAX_FILES) return usage_error("%s", "too many --link files");
+    r->links[r->num_links++] = val;
+  } else if (!strcmp(opt, "--include")) {
+    if (r->num_includes == CLI_MAX_FILES) return usage_error("%s", "too many --include folders");
+    r->includes[r->num_includes++] = val;
+  } else if (!strcmp(opt, "--declare-device") || !strcmp(opt, "--declare-device-c")) {
+    const char *eq = strchr(val, '=');
+    if (!eq || eq == val || !eq[1])
+      return usage_error("%s is 'NAME=SIGNATURE', such as 'ext_mul=int32(int32, int32)'", opt);
+    if (r->num_decls == CLI_MAX_FILES) return usage_error("%s", "too many declarations");
+    cli_decl *d = &r->decls[r->num_decls++];
+    d->name = cli_own(r, strndup(val, (size_t)(eq - val)));
+    d->signature = eq + 1;
+    d->abi = strcmp(opt, "--declare-device-c") == 0 ? CUPLUG_ABI_C : CUPLUG_ABI_NUMBA;
+  } else if (!strcmp(opt, "--ptx")) {
+    r->ptx_path = val;
+  } else if (!strcmp(opt, "--no-lto")) {
+    r->no_lto = true;
   } else if (!strcmp(opt, "--cc")) {
     unsigned major, minor;
     char extra;
@@ -234,6 +271,46 @@ static int check_ptx(const cuplug_artifact_info *info, const char *expected_path
   return 0;
 }
 
+/* Registers the request's declared functions with the session. */
+static cuplug_error *declare(cuplug_session *s, const cli_request *r) {
+  for (size_t i = 0; i < r->num_decls; i++) {
+    const cli_decl *d = &r->decls[i];
+    cuplug_code codes[CLI_MAX_FILES];
+    const cuplug_code *ptrs[CLI_MAX_FILES];
+    for (size_t k = 0; k < d->num_links; k++) {
+      codes[k] = (cuplug_code){.struct_size = sizeof codes[k], .path = d->links[k]};
+      ptrs[k] = &codes[k];
+    }
+    cuplug_declare_device_args a = {.struct_size = sizeof a,
+                                    .registry = api->session_registry(s),
+                                    .name = d->name,
+                                    .signature = d->signature,
+                                    .abi = d->abi,
+                                    .link = ptrs,
+                                    .num_link = d->num_links};
+    cuplug_error *e = api->declare_device(&a);
+    if (e) return e;
+  }
+  return NULL;
+}
+
+/* Writes an artifact's linked PTX (its part of kind PTX after the cubin). */
+static int write_linked_ptx(const cuplug_artifact *art, const char *path) {
+  for (size_t i = 1;; i++) {
+    cuplug_part p = {.struct_size = sizeof p};
+    cuplug_error *e = api->artifact_part(art, i, &p);
+    if (e) {
+      api->error_destroy(e);
+      fprintf(stderr, "cuplug: error: no linked PTX to write (it needs a cubin with LTO)\n");
+      return 1;
+    }
+    if (p.kind != CUPLUG_CODE_PTX) continue;
+    if (write_file(path, p.data, p.size)) return 0;
+    fprintf(stderr, "cuplug: error: cannot write %s: %s\n", path, strerror(errno));
+    return 1;
+  }
+}
+
 static int run_compile(cli_request *r, bool check) {
   if (!r->num_files) return usage_error("%s", "compile needs an IR file");
   if (!r->entry) return usage_error("%s", "compile needs --entry SYMBOL");
@@ -259,9 +336,15 @@ static int run_compile(cli_request *r, bool check) {
     mods[i] = (cuplug_module){sizeof(cuplug_module), r->files[i], texts[i], size};
     mod_ptrs[i] = &mods[i];
   }
-  if ((e = api->session_create(NULL, &session))) {
+  if ((e = api->session_create(NULL, &session)) || (e = declare(session, r))) {
     rc = report(e);
     goto done;
+  }
+  cuplug_code codes[CLI_MAX_FILES];
+  const cuplug_code *code_ptrs[CLI_MAX_FILES];
+  for (size_t i = 0; i < r->num_links; i++) {
+    codes[i] = (cuplug_code){.struct_size = sizeof codes[i], .path = r->links[i]};
+    code_ptrs[i] = &codes[i];
   }
   cuplug_compile_args a = {
       .struct_size = sizeof a,
@@ -286,7 +369,13 @@ static int run_compile(cli_request *r, bool check) {
       .num_launch_bounds = r->num_launch_bounds,
       .max_registers = r->max_registers,
       .flags = (r->current_device ? CUPLUG_COMPILE_CURRENT_DEVICE : 0) |
-               (r->emit_ir_dir ? CUPLUG_COMPILE_KEEP_IR : 0),
+               (r->emit_ir_dir ? CUPLUG_COMPILE_KEEP_IR : 0) |
+               (r->ptx_path ? CUPLUG_COMPILE_LINKED_PTX : 0),
+      .link = code_ptrs,
+      .num_link = r->num_links,
+      .include_paths = r->includes,
+      .num_include_paths = r->num_includes,
+      .no_lto = r->no_lto,
   };
   if ((e = api->compile(&a))) {
     rc = report(e);
@@ -304,7 +393,9 @@ static int run_compile(cli_request *r, bool check) {
             api->error_message(w));
   }
   if (*info.log) fprintf(stderr, "%s\n", info.log);
+  if (*info.link_log) fprintf(stderr, "%s\n", info.link_log);
   if (r->emit_ir_dir && (rc = emit_ir(art, r->emit_ir_dir, info.num_ir_modules))) goto done;
+  if (r->ptx_path && (rc = write_linked_ptx(art, r->ptx_path))) goto done;
   if (check) {
     rc = check_ptx(&info, r->expected_ptx);
     if (!r->out_path) goto done;
@@ -314,9 +405,9 @@ static int run_compile(cli_request *r, bool check) {
       fprintf(stderr, "cuplug: error: cannot write %s: %s\n", r->out_path, strerror(errno));
       rc = 1;
     }
-  } else if (info.output == CUPLUG_OUTPUT_LTOIR && isatty(STDOUT_FILENO)) {
-    fprintf(stderr, "cuplug: LTO-IR is binary: give -o FILE (%zu bytes for %s)\n", info.size,
-            info.symbol);
+  } else if (info.output != CUPLUG_OUTPUT_PTX && isatty(STDOUT_FILENO)) {
+    fprintf(stderr, "cuplug: the %s is binary: give -o FILE (%zu bytes for %s)\n",
+            info.output == CUPLUG_OUTPUT_CUBIN ? "cubin" : "LTO-IR", info.size, info.symbol);
     rc = 1;
   } else {
     fwrite(info.data, 1, info.size, stdout);
@@ -355,8 +446,10 @@ static int cmd_case(int argc, char **argv) {
         output = CUPLUG_OUTPUT_PTX;
       else if (!strcmp(v, "ltoir"))
         output = CUPLUG_OUTPUT_LTOIR;
+      else if (!strcmp(v, "cubin"))
+        output = CUPLUG_OUTPUT_CUBIN;
       else
-        return usage_error("--output is 'ptx' or 'ltoir', not '%s'", v);
+        return usage_error("--output is 'ptx', 'ltoir' or 'cubin', not '%s'", v);
     } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
       out = argv[++i];
     } else if (!strcmp(argv[i], "--check")) {
@@ -381,6 +474,74 @@ static int cmd_case(int argc, char **argv) {
   r.out_path = out;
   int rc = run_compile(&r, check);
   cli_request_free(&r);
+  return rc;
+}
+
+static int cmd_link(int argc, char **argv) {
+  cli_request r = {0};
+  for (int i = 2; i < argc; i++) {
+    const char *opt = argv[i];
+    if (opt[0] != '-') {
+      if (r.num_links == CLI_MAX_FILES) return usage_error("%s", "too many files to link");
+      r.links[r.num_links++] = opt;
+    } else if (!strcmp(opt, "--debug")) {
+      r.debug = true;
+    } else if (!strcmp(opt, "--lineinfo")) {
+      r.lineinfo = true;
+    } else if (!strcmp(opt, "--no-lto") || !strcmp(opt, "-o") || !strcmp(opt, "--cc") ||
+               !strcmp(opt, "--max-registers") || !strcmp(opt, "--ptx") ||
+               !strcmp(opt, "--include")) {
+      int rc = parse_option(argc, argv, &i, &r);
+      if (rc) return rc;
+    } else {
+      return usage_error("unknown option '%s' for link", opt);
+    }
+  }
+  if (!r.num_links) return usage_error("%s", "link needs files to link");
+  if (!r.out_path) return usage_error("%s", "link needs -o OUT.cubin");
+  cuplug_session *s = NULL;
+  cuplug_artifact *art = NULL;
+  cuplug_error *e = api->session_create(NULL, &s);
+  int rc = 0;
+  if (e) return report(e);
+  cuplug_code codes[CLI_MAX_FILES];
+  const cuplug_code *ptrs[CLI_MAX_FILES];
+  for (size_t i = 0; i < r.num_links; i++) {
+    codes[i] = (cuplug_code){.struct_size = sizeof codes[i], .path = r.links[i]};
+    ptrs[i] = &codes[i];
+  }
+  cuplug_link_args a = {.struct_size = sizeof a,
+                        .session = s,
+                        .code = ptrs,
+                        .num_code = r.num_links,
+                        .cc_major = r.cc_major,
+                        .cc_minor = r.cc_minor,
+                        .no_lto = r.no_lto,
+                        .max_registers = r.max_registers,
+                        .lineinfo = r.lineinfo,
+                        .debug = r.debug,
+                        .want_ptx = r.ptx_path != NULL,
+                        .include_paths = r.includes,
+                        .num_include_paths = r.num_includes};
+  if ((e = api->link(&a))) {
+    rc = report(e);
+  } else {
+    art = a.artifact;
+    cuplug_artifact_info info = {.struct_size = sizeof info};
+    if ((e = api->artifact_info(art, &info))) {
+      rc = report(e);
+    } else {
+      if (*info.link_log) fprintf(stderr, "%s\n", info.link_log);
+      if (!write_file(r.out_path, info.data, info.size)) {
+        fprintf(stderr, "cuplug: error: cannot write %s: %s\n", r.out_path, strerror(errno));
+        rc = 1;
+      } else if (r.ptx_path) {
+        rc = write_linked_ptx(art, r.ptx_path);
+      }
+    }
+  }
+  api->artifact_destroy(art);
+  api->session_destroy(s);
   return rc;
 }
 
@@ -437,6 +598,7 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(cmd, "compile")) return cmd_compile(argc, argv);
   if (!strcmp(cmd, "case")) return cmd_case(argc, argv);
+  if (!strcmp(cmd, "link")) return cmd_link(argc, argv);
   if (!strcmp(cmd, "info")) return cmd_info();
   if (!strcmp(cmd, "help")) {
     fputs(usage_text, stdout);

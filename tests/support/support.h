@@ -53,8 +53,8 @@ cuplug_session *t_session(void);
 
 /* Asserts that `haystack` contains `needle`. */
 #define T_ASSERT_CONTAINS(haystack, needle)                                    \
-  ck_assert_msg(strstr((haystack), (needle)) != NULL, "'%s' not found in:\n%s", \
-                (needle), (haystack))
+  ck_assert_msg(strstr((const char *)(haystack), (needle)) != NULL,            \
+                "'%s' not found in:\n%s", (needle), (const char *)(haystack))
 
 /* One conformance case. */
 typedef struct t_case {

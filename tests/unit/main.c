@@ -10,6 +10,7 @@ Suite *suite_lowering(void);
 Suite *suite_legalize(void);
 Suite *suite_options(void);
 Suite *suite_compile(void);
+Suite *suite_link(void);
 
 static const struct {
   const char *name;
@@ -19,6 +20,7 @@ static const struct {
     {"types", suite_types, false},       {"irtext", suite_irtext, false},
     {"lowering", suite_lowering, false}, {"legalize", suite_legalize, false},
     {"options", suite_options, true},    {"compile", suite_compile, true},
+    {"link", suite_link, true},
 };
 
 int main(int argc, char **argv) {

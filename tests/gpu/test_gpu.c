@@ -1,0 +1,574 @@
+/* test_gpu.c - what runs on the GPU: the corpus' values, exceptions,
+ * faults, launch errors, cooperative launches.
+ *
+ * Every case of the numba-cuda corpus runs and is checked against values
+ * computed on the host from the case's Python source: device functions
+ * through a small CUDA C++ kernel that calls the C-ABI function, kernels on
+ * arrays.  Without a CUDA device the program prints "skipped: no CUDA
+ * device" and exits 77, which ctest reports as skipped. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+static cuplug_session *s;
+
+/* ---- helpers ---- */
+
+static uint64_t dev_alloc(size_t bytes) {
+  uint64_t p = 0;
+  T_ASSERT_OK(t_api()->mem_alloc(s, bytes, &p));
+  return p;
+}
+
+static uint64_t dev_copy(const void *host, size_t bytes) {
+  uint64_t p = dev_alloc(bytes);
+  T_ASSERT_OK(t_api()->memcpy_to_device(s, p, host, bytes));
+  return p;
+}
+
+static void to_host(void *host, uint64_t dev, size_t bytes) {
+  T_ASSERT_OK(t_api()->memcpy_to_host(s, host, dev, bytes));
+}
+
+static void dev_free(uint64_t p) { T_ASSERT_OK(t_api()->mem_free(s, p)); }
+
+/* A 1-d C-contiguous array argument. */
+static cuplug_array array1(uint64_t data, cuplug_type_kind dtype, int64_t n, int64_t itemsize) {
+  cuplug_array a = {.data = data, .dtype = dtype, .ndim = 1};
+  a.shape[0] = n;
+  a.strides[0] = itemsize;
+  return a;
+}
+
+static const t_case *find_case(t_case *cases, int n, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(cases[i].name, name) == 0) return &cases[i];
+  return NULL;
+}
+
+static t_case *cases;
+static int num_cases;
+
+/* Compiles a corpus case with extra options. */
+static cuplug_artifact *compile_case(const t_case *c, cuplug_output output, uint32_t debug) {
+  cuplug_module m = {sizeof m, "input.ll", c->ir, c->ir_size};
+  const cuplug_module *mods[] = {&m};
+  cuplug_compile_args a;
+  t_case_args(c, s, mods, &a);
+  a.output = output;
+  a.cc_major = 9;
+  a.debug = debug;
+  if (debug) a.opt = CUPLUG_OPT_NONE;
+  cuplug_error *e = output == CUPLUG_OUTPUT_LTOIR ? t_api()->compile_all(&a) : t_api()->compile(&a);
+  T_ASSERT_OK(e);
+  return a.artifact;
+}
+
+static cuplug_library *load(const cuplug_artifact *art) {
+  cuplug_load_args a = {.struct_size = sizeof a, .session = s, .artifact = art};
+  T_ASSERT_OK(t_api()->load(&a));
+  return a.library;
+}
+
+static cuplug_kernel *kernel(cuplug_library *l, const char *name, const char *sig) {
+  cuplug_kernel_args a = {.struct_size = sizeof a, .library = l, .name = name, .signature = sig};
+  T_ASSERT_OK(t_api()->kernel_get(&a));
+  return a.kernel;
+}
+
+static cuplug_error *launch(cuplug_kernel *k, unsigned grid, unsigned block, const cuplug_value *v,
+                            size_t n) {
+  cuplug_launch_args a = {.struct_size = sizeof a, .kernel = k, .grid = {grid, 1, 1},
+                          .block = {block, 1, 1}, .args = v, .num_args = n};
+  return t_api()->launch(&a);
+}
+
+/* ---- device functions, through a CUDA C++ kernel ---- */
+
+typedef enum { I32, U8, I64, U64, F32, F64, B } ctype;
+static const char *const cname[] = {"int", "unsigned char", "long long", "unsigned long long",
+                                    "float", "double", "bool"};
+static const size_t csize[] = {4, 1, 8, 8, 4, 8, 1};
+
+/* A device function of the corpus: its C types, and its Python source as C.
+ * `base` marks an argument passed as the array itself (a CPointer). */
+typedef struct dev_case {
+  const char *name, *symbol;
+  ctype ret;
+  int nargs;
+  ctype args[3];
+  bool base[3];
+  double (*ref)(const double *a, const float *p);
+} dev_case;
+
+static double ref_add(const double *a, const float *p) { (void)p; return a[0] + a[1]; }
+static double ref_add_f32(const double *a, const float *p) { (void)p; return (float)((float)a[0] + (float)a[1]); }
+static double ref_bool(const double *a, const float *p) { (void)p; return (a[0] && !a[1]) || a[2]; }
+static double ref_ext(const double *a, const float *p) { (void)p; return (double)((int32_t)((int64_t)a[0] * (int64_t)a[1])) + 1; }
+static double ref_ptr(const double *a, const float *p) { return (double)p[(int)a[1]] * 2.0; }
+static double ref_poly(const double *a, const float *p) { (void)p; return 3.0 * a[0] * a[0] + 2.0 * a[0] + 1.0; }
+static double ref_pred(const double *a, const float *p) { (void)p; return a[0] > 0; }
+
+static const dev_case dev_cases[] = {
+    {"add_f32", "add_f32", F32, 2, {F32, F32}, {0}, ref_add_f32},
+    {"add_i32", "add_i32", I64, 2, {I32, I32}, {0}, ref_add},
+    {"dev_bool", "dev_bool", B, 3, {B, B, B}, {0}, ref_bool},
+    {"dev_ext_i32", "dev_ext", I64, 2, {I32, I32}, {0}, ref_ext},
+    {"dev_ptr_f32", "dev_ptr", F64, 2, {F32, I32}, {true, false}, ref_ptr},
+    {"dev_u8", "dev_u8", U64, 2, {U8, U8}, {0}, ref_add},
+    {"poly_f64", "poly_f64", F64, 1, {F64}, {0}, ref_poly},
+    {"pred_i32", "pred", B, 1, {I32}, {0}, ref_pred},
+};
+#define NUM_DEV (sizeof dev_cases / sizeof dev_cases[0])
+
+static void store(void *buf, ctype t, size_t i, double v) {
+  switch (t) {
+    case I32: ((int32_t *)buf)[i] = (int32_t)v; break;
+    case U8: ((uint8_t *)buf)[i] = (uint8_t)v; break;
+    case I64: ((int64_t *)buf)[i] = (int64_t)v; break;
+    case U64: ((uint64_t *)buf)[i] = (uint64_t)v; break;
+    case F32: ((float *)buf)[i] = (float)v; break;
+    case F64: ((double *)buf)[i] = v; break;
+    case B: ((uint8_t *)buf)[i] = v != 0; break;
+  }
+}
+
+static double load_value(const void *buf, ctype t, size_t i) {
+  switch (t) {
+    case I32: return ((const int32_t *)buf)[i];
+    case U8: return ((const uint8_t *)buf)[i];
+    case I64: return (double)((const int64_t *)buf)[i];
+    case U64: return (double)((const uint64_t *)buf)[i];
+    case F32: return ((const float *)buf)[i];
+    case F64: return ((const double *)buf)[i];
+    case B: return ((const uint8_t *)buf)[i];
+  }
+  return 0;
+}
+
+/* Random inputs: ints in [-1000, 1000] (bytes in [0, 120], indices in
+ * [0, n)), floats in [-100, 100], bools 0/1. */
+static double random_value(ctype t, bool index, int n) {
+  if (index) return rand() % n;
+  switch (t) {
+    case U8: return rand() % 121;
+    case B: return rand() % 2;
+    case F32:
+    case F64: return (rand() / (double)RAND_MAX) * 200.0 - 100.0;
+    default: return rand() % 2001 - 1000;
+  }
+}
+
+START_TEST(device_function_values) {
+  const dev_case *d = &dev_cases[_i];
+  const t_case *c = find_case(cases, num_cases, d->name);
+  ck_assert_msg(c != NULL, "corpus case %s missing", d->name);
+  /* the C-ABI function as LTO-IR (and what it links), and a kernel calling it */
+  cuplug_artifact *fn = compile_case(c, CUPLUG_OUTPUT_LTOIR, 0);
+  char src[2048];
+  int k = snprintf(src, sizeof src, "extern \"C\" __device__ %s %s(", cname[d->ret], d->symbol);
+  for (int a = 0; a < d->nargs; a++)
+    k += snprintf(src + k, sizeof src - (size_t)k, "%s%s%s", a ? ", " : "", cname[d->args[a]],
+                  d->base[a] ? "*" : "");
+  k += snprintf(src + k, sizeof src - (size_t)k,
+                ");\nextern \"C\" __global__ void cuplug_test(%s *out", cname[d->ret]);
+  for (int a = 0; a < d->nargs; a++)
+    k += snprintf(src + k, sizeof src - (size_t)k, ", %s *a%d", cname[d->args[a]], a);
+  k += snprintf(src + k, sizeof src - (size_t)k,
+                ", int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "  if (i < n) out[i] = %s(",
+                d->symbol);
+  for (int a = 0; a < d->nargs; a++)
+    k += snprintf(src + k, sizeof src - (size_t)k, "%sa%d%s", a ? ", " : "", a,
+                  d->base[a] ? "" : "[i]");
+  snprintf(src + k, sizeof src - (size_t)k, ");\n}\n");
+
+  cuplug_code test = {.struct_size = sizeof test, .kind = CUPLUG_CODE_CU, .name = "test.cu",
+                      .data = src, .size = strlen(src)};
+  const cuplug_code *code[] = {&test};
+  const cuplug_artifact *arts[] = {fn};
+  cuplug_link_args la = {.struct_size = sizeof la, .session = s, .code = code, .num_code = 1,
+                         .artifacts = arts, .num_artifacts = 1};
+  T_ASSERT_OK(t_api()->link(&la));
+
+  enum { N = 1000 };
+  double in[3][N];
+  void *host[3];
+  uint64_t dev[3];
+  for (int a = 0; a < d->nargs; a++) {
+    host[a] = malloc(N * csize[d->args[a]]);
+    bool index = !d->base[a] && d->nargs > 1 && d->base[0] && a == 1;
+    for (int i = 0; i < N; i++) {
+      in[a][i] = random_value(d->args[a], index, N);
+      store(host[a], d->args[a], (size_t)i, in[a][i]);
+      in[a][i] = load_value(host[a], d->args[a], (size_t)i); /* as the device sees it */
+    }
+    dev[a] = dev_copy(host[a], N * csize[d->args[a]]);
+  }
+  uint64_t out = dev_alloc(N * csize[d->ret]);
+
+  char sig[256] = "void(CPointer(uint8)";
+  for (int a = 0; a < d->nargs; a++) strcat(sig, ", CPointer(uint8)");
+  strcat(sig, ", int32)");
+  cuplug_library *lib = load(la.artifact);
+  cuplug_kernel *kern = kernel(lib, "cuplug_test", sig);
+  int32_t n = N;
+  cuplug_value v[5] = {{CUPLUG_TYPE_POINTER, &out}};
+  for (int a = 0; a < d->nargs; a++) v[1 + a] = (cuplug_value){CUPLUG_TYPE_POINTER, &dev[a]};
+  v[1 + d->nargs] = (cuplug_value){CUPLUG_TYPE_INT32, &n};
+  T_ASSERT_OK(launch(kern, (N + 127) / 128, 128, v, (size_t)d->nargs + 2));
+
+  void *got = malloc(N * csize[d->ret]);
+  to_host(got, out, N * csize[d->ret]);
+  for (int i = 0; i < N; i++) {
+    double args[3] = {in[0][i], d->nargs > 1 ? in[1][i] : 0, d->nargs > 2 ? in[2][i] : 0};
+    double want = d->ref(args, d->base[0] ? (const float *)host[0] : NULL);
+    double have = load_value(got, d->ret, (size_t)i);
+    double tol = d->ret == F64 ? 1e-12 * fabs(want) : 0; /* fma contraction on the device */
+    ck_assert_msg(fabs(have - want) <= tol, "%s: element %d: got %.17g, expected %.17g", d->name,
+                  i, have, want);
+  }
+  free(got);
+  for (int a = 0; a < d->nargs; a++) {
+    dev_free(dev[a]);
+    free(host[a]);
+  }
+  dev_free(out);
+  t_api()->library_unload(lib);
+  t_api()->artifact_destroy(la.artifact);
+  t_api()->artifact_destroy(fn);
+}
+END_TEST
+
+/* ---- kernels on arrays ---- */
+
+static cuplug_kernel *case_kernel(const char *name, uint32_t debug, cuplug_library **lib) {
+  const t_case *c = find_case(cases, num_cases, name);
+  ck_assert_msg(c != NULL, "corpus case %s missing", name);
+  cuplug_artifact *art = compile_case(c, CUPLUG_OUTPUT_CUBIN, debug);
+  *lib = load(art);
+  t_api()->artifact_destroy(art); /* the library keeps what it needs */
+  return kernel(*lib, NULL, NULL);
+}
+
+static void run_saxpy(void) {
+  enum { N = 100000 };
+  cuplug_library *lib;
+  cuplug_kernel *k = case_kernel("saxpy_kernel", 0, &lib);
+  float *x = malloc(N * 4), *y = malloc(N * 4), *r = malloc(N * 4);
+  for (int i = 0; i < N; i++) {
+    x[i] = (float)(rand() % 1000) / 7.0f;
+    y[i] = (float)(rand() % 1000) / 3.0f;
+  }
+  uint64_t dx = dev_copy(x, N * 4), dy = dev_copy(y, N * 4), dr = dev_alloc(N * 4);
+  cuplug_array ar = array1(dr, CUPLUG_TYPE_FLOAT32, N, 4), ax = array1(dx, CUPLUG_TYPE_FLOAT32, N, 4),
+               ay = array1(dy, CUPLUG_TYPE_FLOAT32, N, 4);
+  float a = 2.5f;
+  cuplug_value v[] = {{CUPLUG_TYPE_ARRAY, &ar}, {CUPLUG_TYPE_ARRAY, &ax}, {CUPLUG_TYPE_ARRAY, &ay},
+                      {CUPLUG_TYPE_FLOAT32, &a}};
+  T_ASSERT_OK(launch(k, (N + 255) / 256, 256, v, 4));
+  to_host(r, dr, N * 4);
+  for (int i = 0; i < N; i++) ck_assert_float_eq(r[i], fmaf(a, x[i], y[i]));
+  dev_free(dx);
+  dev_free(dy);
+  dev_free(dr);
+  free(x);
+  free(y);
+  free(r);
+  t_api()->library_unload(lib);
+}
+
+START_TEST(saxpy_values) { run_saxpy(); }
+END_TEST
+
+START_TEST(atomic_values) {
+  enum { N = 4096 };
+  cuplug_library *lib;
+  cuplug_kernel *k = case_kernel("k_atomic", 0, &lib);
+  float x[N], acc = 0;
+  double sum = 0;
+  for (int i = 0; i < N; i++) {
+    x[i] = (float)(i % 17);
+    sum += x[i];
+  }
+  int32_t cnt[2] = {0, -1};
+  uint64_t dacc = dev_copy(&acc, 4), dcnt = dev_copy(cnt, 8), dx = dev_copy(x, sizeof x);
+  cuplug_array aacc = array1(dacc, CUPLUG_TYPE_FLOAT32, 1, 4), acnt = array1(dcnt, CUPLUG_TYPE_INT32, 2, 4),
+               ax = array1(dx, CUPLUG_TYPE_FLOAT32, N, 4);
+  cuplug_value v[] = {{CUPLUG_TYPE_ARRAY, &aacc}, {CUPLUG_TYPE_ARRAY, &acnt}, {CUPLUG_TYPE_ARRAY, &ax}};
+  T_ASSERT_OK(launch(k, N / 128, 128, v, 3));
+  to_host(&acc, dacc, 4);
+  to_host(cnt, dcnt, 8);
+  ck_assert_float_eq(acc, (float)sum); /* small integers: every order sums exactly */
+  ck_assert_int_eq(cnt[0], N);
+  ck_assert_int_eq(cnt[1], N - 1);
+  dev_free(dacc);
+  dev_free(dcnt);
+  dev_free(dx);
+  t_api()->library_unload(lib);
+}
+END_TEST
+
+START_TEST(reduce_values) {
+  enum { N = 256 * 40 + 77, BLOCKS = 41 };
+  cuplug_library *lib;
+  cuplug_kernel *k = case_kernel("k_reduce", 0, &lib);
+  float *x = malloc(N * 4), out[BLOCKS];
+  for (int i = 0; i < N; i++) x[i] = (float)(i % 9) - 4.0f;
+  uint64_t dx = dev_copy(x, N * 4), dout = dev_alloc(sizeof out);
+  cuplug_array aout = array1(dout, CUPLUG_TYPE_FLOAT32, BLOCKS, 4), ax = array1(dx, CUPLUG_TYPE_FLOAT32, N, 4);
+  cuplug_value v[] = {{CUPLUG_TYPE_ARRAY, &aout}, {CUPLUG_TYPE_ARRAY, &ax}};
+  T_ASSERT_OK(launch(k, BLOCKS, 256, v, 2));
+  to_host(out, dout, sizeof out);
+  for (int b = 0; b < BLOCKS; b++) {
+    float want = 0;
+    for (int i = b * 256; i < (b + 1) * 256 && i < N; i++) want += x[i];
+    ck_assert_float_eq(out[b], want); /* small integers again: exact */
+  }
+  dev_free(dx);
+  dev_free(dout);
+  free(x);
+  t_api()->library_unload(lib);
+}
+END_TEST
+
+/* ---- exceptions and faults ---- */
+
+/* A Numba-ABI kernel that raises exception 7 in thread 3 of block 1. */
+static const char raising_ir[] =
+    "define i32 @raiser(i8** %ret, i32* %out) {\n"
+    "entry:\n"
+    "  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+    "  %b = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()\n"
+    "  %is_t = icmp eq i32 %t, 3\n"
+    "  %is_b = icmp eq i32 %b, 1\n"
+    "  %both = and i1 %is_t, %is_b\n"
+    "  br i1 %both, label %raise, label %ok\n"
+    "raise:\n"
+    "  ret i32 7\n"
+    "ok:\n"
+    "  store i32 1, i32* %out\n"
+    "  ret i32 0\n"
+    "}\n"
+    "declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+    "declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()\n";
+
+/* A kernel that stores through a pointer into nowhere. */
+static const char faulting_ir[] =
+    "define i32 @faulter(i8** %ret, i64 %addr) {\n"
+    "entry:\n"
+    "  %p = inttoptr i64 %addr to i32*\n"
+    "  store volatile i32 1, i32* %p\n"
+    "  ret i32 0\n"
+    "}\n";
+
+static cuplug_kernel *ir_kernel(const char *ir, const char *entry, const char *sig, uint32_t debug,
+                                cuplug_library **lib) {
+  cuplug_module m = {sizeof m, entry, ir, strlen(ir)};
+  const cuplug_module *mods[] = {&m};
+  cuplug_compile_args a = {.struct_size = sizeof a, .session = s, .modules = mods, .num_modules = 1,
+                           .entry = entry, .signature = sig, .kind = CUPLUG_KERNEL,
+                           .output = CUPLUG_OUTPUT_CUBIN, .debug = debug,
+                           .opt = debug ? CUPLUG_OPT_NONE : 0};
+  T_ASSERT_OK(t_api()->compile(&a));
+  *lib = load(a.artifact);
+  t_api()->artifact_destroy(a.artifact);
+  return kernel(*lib, NULL, NULL);
+}
+
+START_TEST(debug_kernel_reports_exception) {
+  cuplug_library *lib;
+  cuplug_kernel *k = ir_kernel(raising_ir, "raiser", "void(CPointer(int32))", 1, &lib);
+  uint64_t out = dev_alloc(4);
+  cuplug_value v[] = {{CUPLUG_TYPE_POINTER, &out}};
+  T_ASSERT_ERROR(launch(k, 2, 8, v, 1), CUPLUG_ERR_KERNEL_EXCEPTION,
+                 "kernel raiser raised exception 7: tid=[0, 0, 3] ctaid=[0, 0, 1]");
+  /* the store is cleared for the next launch: one block only raises nothing */
+  T_ASSERT_OK(launch(k, 1, 8, v, 1));
+  dev_free(out);
+  t_api()->library_unload(lib);
+}
+END_TEST
+
+START_TEST(fault_then_fresh_context) {
+  cuplug_library *lib;
+  cuplug_kernel *k = ir_kernel(faulting_ir, "faulter", "void(int64)", 0, &lib);
+  int64_t nowhere = 0x10;
+  cuplug_value v[] = {{CUPLUG_TYPE_INT64, &nowhere}};
+  cuplug_error *e = launch(k, 1, 1, v, 1);
+  if (!e) e = t_api()->synchronize(s);
+  ck_assert_int_eq(t_api()->error_code(e), CUPLUG_ERR_KERNEL_FAULT);
+  T_ASSERT_CONTAINS(t_api()->error_message(e), "a kernel faulted: CUDA_ERROR_ILLEGAL_ADDRESS (700)");
+  T_ASSERT_CONTAINS(t_api()->error_message(e), "device_reset() gives a fresh one");
+  t_api()->error_destroy(e);
+  T_ASSERT_OK(t_api()->device_reset(s));
+  t_api()->library_unload(lib);
+  /* and the process goes on: saxpy again, from scratch */
+  run_saxpy();
+}
+END_TEST
+
+/* ---- launch errors ---- */
+
+START_TEST(launch_errors) {
+  cuplug_library *lib;
+  cuplug_kernel *k = case_kernel("saxpy_kernel", 0, &lib);
+  const char *name = json_string(find_case(cases, num_cases, "saxpy_kernel")->json, "entry");
+  uint64_t d = dev_alloc(64);
+  cuplug_array arr = array1(d, CUPLUG_TYPE_FLOAT32, 16, 4);
+  float a = 1;
+  cuplug_value v[] = {{CUPLUG_TYPE_ARRAY, &arr}, {CUPLUG_TYPE_ARRAY, &arr}, {CUPLUG_TYPE_ARRAY, &arr},
+                      {CUPLUG_TYPE_FLOAT32, &a}};
+  char want[4096];
+  snprintf(want, sizeof want,
+           "kernel %s takes 4 arguments (void(float32[::1], float32[::1], float32[::1], "
+           "float32)), got 3",
+           name);
+  T_ASSERT_ERROR(launch(k, 1, 16, v, 3), CUPLUG_ERR_LAUNCH_ARGS, want);
+  cuplug_value wrong[] = {v[0], v[1], v[2], {CUPLUG_TYPE_FLOAT64, &a}};
+  snprintf(want, sizeof want, "kernel %s, argument 3 (float32): got float64", name);
+  T_ASSERT_ERROR(launch(k, 1, 16, wrong, 4), CUPLUG_ERR_LAUNCH_ARGS, want);
+  cuplug_array ints = array1(d, CUPLUG_TYPE_INT32, 16, 4);
+  cuplug_value wrong_dtype[] = {{CUPLUG_TYPE_ARRAY, &ints}, v[1], v[2], v[3]};
+  snprintf(want, sizeof want,
+           "kernel %s, argument 0 (float32[::1]): got an array of int32 with 1 dimensions", name);
+  T_ASSERT_ERROR(launch(k, 1, 16, wrong_dtype, 4), CUPLUG_ERR_LAUNCH_ARGS, want);
+  cuplug_array strided = array1(d, CUPLUG_TYPE_FLOAT32, 8, 8);
+  cuplug_value not_c[] = {{CUPLUG_TYPE_ARRAY, &strided}, v[1], v[2], v[3]};
+  snprintf(want, sizeof want,
+           "kernel %s, argument 0 (float32[::1]): its strides are not C-contiguous", name);
+  T_ASSERT_ERROR(launch(k, 1, 16, not_c, 4), CUPLUG_ERR_LAUNCH_ARGS, want);
+  snprintf(want, sizeof want, "kernel %s: block (2048, 1, 1) has 2048 threads; the device allows 1024",
+           name);
+  T_ASSERT_ERROR(launch(k, 1, 2048, v, 4), CUPLUG_ERR_LAUNCH_CONFIG, want);
+  cuplug_launch_args big = {.struct_size = sizeof big, .kernel = k, .grid = {1, 1, 1},
+                            .block = {32, 1, 1}, .args = v, .num_args = 4,
+                            .shared_mem = 1u << 30};
+  snprintf(want, sizeof want,
+           "kernel %s: 1073741824 bytes of dynamic shared memory; the device allows 232448", name);
+  T_ASSERT_ERROR(t_api()->launch(&big), CUPLUG_ERR_LAUNCH_CONFIG, want);
+
+  cuplug_kernel_args ka = {.struct_size = sizeof ka, .library = lib, .name = "nope",
+                           .signature = "void()"};
+  T_ASSERT_ERROR(t_api()->kernel_get(&ka), CUPLUG_ERR_KERNEL_NOT_FOUND,
+                 "no kernel named 'nope' in the library");
+  dev_free(d);
+  t_api()->library_unload(lib);
+}
+END_TEST
+
+START_TEST(load_refuses_ltoir) {
+  const t_case *c = find_case(cases, num_cases, "saxpy_kernel");
+  cuplug_module m = {sizeof m, "input.ll", c->ir, c->ir_size};
+  const cuplug_module *mods[] = {&m};
+  cuplug_compile_args a;
+  t_case_args(c, s, mods, &a);
+  a.output = CUPLUG_OUTPUT_LTOIR;
+  T_ASSERT_OK(t_api()->compile(&a));
+  cuplug_load_args la = {.struct_size = sizeof la, .session = s, .artifact = a.artifact};
+  T_ASSERT_ERROR(t_api()->load(&la), CUPLUG_ERR_LOAD,
+                 "load: the artifact holds ltoir, which the driver cannot load: link it to a "
+                 "cubin first (output CUPLUG_OUTPUT_CUBIN, or link())");
+  ck_assert_ptr_null(la.library);
+  t_api()->artifact_destroy(a.artifact);
+}
+END_TEST
+
+/* ---- a cooperative kernel: grid-wide synchronisation through a declared
+ * CUDA C++ function, which links libcudadevrt and launches cooperatively */
+
+static const char grid_sync_cu[] =
+    "#include <cooperative_groups.h>\n"
+    "extern \"C\" __device__ int grid_sync(int *ret) {\n"
+    "  cooperative_groups::this_grid().sync();\n"
+    "  *ret = 0;\n"
+    "  return 0;\n"
+    "}\n";
+
+/* Each thread writes its index, the grid synchronises, then each thread
+ * reads its mirror's: wrong without a grid-wide barrier. */
+static const char mirror_ir[] =
+    "define i32 @mirror(i8** %ret, i32* %buf, i32* %out, i32 %n) {\n"
+    "entry:\n"
+    "  %slot = alloca i32\n"
+    "  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+    "  %b = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()\n"
+    "  %w = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()\n"
+    "  %bw = mul i32 %b, %w\n"
+    "  %i = add i32 %bw, %t\n"
+    "  %p = getelementptr i32, i32* %buf, i32 %i\n"
+    "  store volatile i32 %i, i32* %p\n"
+    "  %st = call i32 @grid_sync(i32* %slot)\n"
+    "  %last = sub i32 %n, 1\n"
+    "  %j = sub i32 %last, %i\n"
+    "  %q = getelementptr i32, i32* %buf, i32 %j\n"
+    "  %v = load volatile i32, i32* %q\n"
+    "  %o = getelementptr i32, i32* %out, i32 %i\n"
+    "  store i32 %v, i32* %o\n"
+    "  ret i32 0\n"
+    "}\n"
+    "declare i32 @grid_sync(i32*)\n"
+    "declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+    "declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()\n"
+    "declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()\n";
+
+START_TEST(cooperative_grid_sync) {
+  cuplug_code cu = {.struct_size = sizeof cu, .name = "grid_sync.cu", .data = grid_sync_cu,
+                    .size = strlen(grid_sync_cu)};
+  const cuplug_code *code[] = {&cu};
+  cuplug_declare_device_args d = {.struct_size = sizeof d, .registry = t_api()->session_registry(s),
+                                  .name = "grid_sync", .signature = "int32()", .link = code,
+                                  .num_link = 1, .use_cooperative = 1};
+  cuplug_error *e = t_api()->declare_device(&d);
+  if (e && t_api()->error_code(e) == CUPLUG_ERR_DUPLICATE) t_api()->error_destroy(e); /* rerun */
+  else T_ASSERT_OK(e);
+  cuplug_library *lib;
+  cuplug_kernel *k =
+      ir_kernel(mirror_ir, "mirror", "void(CPointer(int32), CPointer(int32), int32)", 0, &lib);
+  enum { BLOCKS = 8, THREADS = 128, N = BLOCKS * THREADS };
+  uint64_t buf = dev_alloc(N * 4), out = dev_alloc(N * 4);
+  int32_t n = N;
+  cuplug_value v[] = {{CUPLUG_TYPE_POINTER, &buf}, {CUPLUG_TYPE_POINTER, &out}, {CUPLUG_TYPE_INT32, &n}};
+  T_ASSERT_OK(launch(k, BLOCKS, THREADS, v, 3));
+  int32_t host[N];
+  to_host(host, out, sizeof host);
+  for (int i = 0; i < N; i++) ck_assert_int_eq(host[i], N - 1 - i);
+  dev_free(buf);
+  dev_free(out);
+  t_api()->library_unload(lib);
+}
+END_TEST
+
+int main(void) {
+  if (!t_have_nvvm()) {
+    printf("skipped: libNVVM not found (set CUDA_HOME)\n");
+    return T_SKIP;
+  }
+  if (!t_have_gpu()) {
+    printf("skipped: no CUDA device\n");
+    return T_SKIP;
+  }
+  num_cases = t_cases(&cases);
+  s = t_session();
+  srand(12345);
+  Suite *suite = suite_create("gpu");
+  TCase *tc = tcase_create("gpu");
+  tcase_set_timeout(tc, 300);
+  tcase_add_loop_test(tc, device_function_values, 0, (int)NUM_DEV);
+  tcase_add_test(tc, saxpy_values);
+  tcase_add_test(tc, atomic_values);
+  tcase_add_test(tc, reduce_values);
+  tcase_add_test(tc, debug_kernel_reports_exception);
+  tcase_add_test(tc, launch_errors);
+  tcase_add_test(tc, load_refuses_ltoir);
+  tcase_add_test(tc, cooperative_grid_sync);
+  tcase_add_test(tc, fault_then_fresh_context);
+  suite_add_tcase(suite, tc);
+  int rc = t_run_suite(suite);
+  t_api()->session_destroy(s);
+  t_cases_free(cases, num_cases);
+  return rc;
+}

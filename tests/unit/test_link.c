@@ -1,0 +1,411 @@
+/* test_link.c - external code, without a GPU: telling code kinds,
+ * declare_device, NVRTC, compile_all, cubin output and link(), up to the
+ * cubin and its symbols; and the GPU calls' errors where there is no GPU. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "code.h"
+#include "support.h"
+
+static cuplug_session *session;
+
+static void setup(void) { session = t_session(); }
+static void teardown(void) { t_api()->session_destroy(session); }
+
+static const char ext_mul_cu[] =
+    "extern \"C\" __device__ int ext_mul(int* ret, int a, int b) { *ret = a * b; return 0; }\n";
+
+/* A Numba-ABI kernel that calls ext_mul and stores the result. */
+static const char calling_kernel[] =
+    "define i32 @k(i8** %ret, i32* %out, i32 %a, i32 %b) {\n"
+    "entry:\n"
+    "  %slot = alloca i32\n"
+    "  %st = call i32 @ext_mul(i32* %slot, i32 %a, i32 %b)\n"
+    "  %v = load i32, i32* %slot\n"
+    "  store i32 %v, i32* %out\n"
+    "  ret i32 0\n"
+    "}\n"
+    "declare i32 @ext_mul(i32*, i32, i32)\n";
+#define CALLING_SIG "void(CPointer(int32), int32, int32)"
+
+static cuplug_code bytes(const char *name, const char *text) {
+  return (cuplug_code){.struct_size = sizeof(cuplug_code), .name = name, .data = text,
+                       .size = strlen(text)};
+}
+
+static cuplug_error *declare(const char *name, const char *sig, const cuplug_code *code,
+                             bool cooperative) {
+  const cuplug_code *codes[] = {code};
+  cuplug_declare_device_args d = {.struct_size = sizeof d,
+                                  .registry = t_api()->session_registry(session),
+                                  .name = name,
+                                  .signature = sig,
+                                  .link = code ? codes : NULL,
+                                  .num_link = code ? 1 : 0,
+                                  .use_cooperative = cooperative};
+  return t_api()->declare_device(&d);
+}
+
+static cuplug_compile_args kernel_args(const cuplug_module *const *mods, cuplug_output output) {
+  return (cuplug_compile_args){.struct_size = sizeof(cuplug_compile_args), .session = session,
+                               .modules = mods, .num_modules = 1, .entry = "k",
+                               .signature = CALLING_SIG, .kind = CUPLUG_KERNEL,
+                               .output = output, .cc_major = 9};
+}
+
+static cuplug_artifact_info info_of(const cuplug_artifact *a) {
+  cuplug_artifact_info i = {.struct_size = sizeof i};
+  T_ASSERT_OK(t_api()->artifact_info(a, &i));
+  return i;
+}
+
+static cuplug_part part_of(const cuplug_artifact *a, size_t index) {
+  cuplug_part p = {.struct_size = sizeof p};
+  T_ASSERT_OK(t_api()->artifact_part(a, index, &p));
+  return p;
+}
+
+/* ---- code kinds ---- */
+
+START_TEST(kinds_from_suffixes) {
+  static const struct {
+    const char *name;
+    cuplug_code_kind kind;
+  } cases[] = {{"a.cu", CUPLUG_CODE_CU},       {"a.ptx", CUPLUG_CODE_PTX},
+               {"a.ltoir", CUPLUG_CODE_LTOIR}, {"a.cubin", CUPLUG_CODE_CUBIN},
+               {"a.fatbin", CUPLUG_CODE_FATBIN}, {"a.o", CUPLUG_CODE_OBJECT},
+               {"lib/a.a", CUPLUG_CODE_ARCHIVE}, {"a.txt", CUPLUG_CODE_AUTO}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    ck_assert_int_eq(cuplug__code_sniff(cases[i].name, NULL, 0), cases[i].kind);
+}
+END_TEST
+
+START_TEST(kinds_from_contents) {
+  unsigned char cubin[20] = {0x7f, 'E', 'L', 'F'}, object[20] = {0x7f, 'E', 'L', 'F'};
+  cubin[18] = 190; /* EM_CUDA */
+  object[18] = 62; /* EM_X86_64 */
+  ck_assert_int_eq(cuplug__code_sniff(NULL, "\xed\x43\x4e\x7f....", 8), CUPLUG_CODE_LTOIR);
+  ck_assert_int_eq(cuplug__code_sniff(NULL, "\x50\xed\x55\xba....", 8), CUPLUG_CODE_FATBIN);
+  ck_assert_int_eq(cuplug__code_sniff(NULL, "!<arch>\nx", 9), CUPLUG_CODE_ARCHIVE);
+  ck_assert_int_eq(cuplug__code_sniff(NULL, cubin, sizeof cubin), CUPLUG_CODE_CUBIN);
+  ck_assert_int_eq(cuplug__code_sniff(NULL, object, sizeof object), CUPLUG_CODE_OBJECT);
+  static const char ptx[] = "//\n.version 9.0\n.target sm_90\n";
+  ck_assert_int_eq(cuplug__code_sniff(NULL, ptx, strlen(ptx)), CUPLUG_CODE_PTX);
+  ck_assert_int_eq(cuplug__code_sniff(NULL, ext_mul_cu, strlen(ext_mul_cu)), CUPLUG_CODE_CU);
+  ck_assert_int_eq(cuplug__code_sniff(NULL, "hello", 5), CUPLUG_CODE_AUTO);
+  /* the suffix wins over the contents */
+  ck_assert_int_eq(cuplug__code_sniff("x.cu", ptx, strlen(ptx)), CUPLUG_CODE_CU);
+}
+END_TEST
+
+START_TEST(code_errors) {
+  cuplug__code out;
+  cuplug_code unknown = bytes("blob.bin", "hello");
+  T_ASSERT_ERROR(cuplug__code_import(&unknown, 0, &out), CUPLUG_ERR_CODE_KIND,
+                 "cannot tell what kind of code blob.bin is: give its kind, or a name ending in "
+                 ".cu, .ptx, .ltoir, .cubin, .fatbin, .o or .a");
+  cuplug_code missing = {.struct_size = sizeof missing, .path = "/nonexistent/x.cu"};
+  T_ASSERT_ERROR(cuplug__code_import(&missing, 0, &out), CUPLUG_ERR_IO,
+                 "cannot read /nonexistent/x.cu: No such file or directory");
+  cuplug_code nothing = {.struct_size = sizeof nothing};
+  T_ASSERT_ERROR(cuplug__code_import(&nothing, 3, &out), CUPLUG_ERR_INVALID_ARGUMENT,
+                 "code3 has neither a path nor data");
+  cuplug_code empty = {.struct_size = sizeof empty, .name = "e.cu", .data = "", .size = 0};
+  T_ASSERT_ERROR(cuplug__code_import(&empty, 0, &out), CUPLUG_ERR_IO, "e.cu is empty");
+  cuplug_code bad_kind = bytes("k.cu", ext_mul_cu);
+  bad_kind.kind = 42;
+  T_ASSERT_ERROR(cuplug__code_import(&bad_kind, 0, &out), CUPLUG_ERR_CODE_KIND,
+                 "k.cu: code kind 42 is not one");
+  cuplug_code old = bytes("k.cu", ext_mul_cu);
+  old.struct_size = 8;
+  T_ASSERT_ERROR(cuplug__code_import(&old, 1, &out), CUPLUG_ERR_INVALID_ARGUMENT,
+                 "code 1 has struct_size 8; set it to sizeof(cuplug_code)");
+}
+END_TEST
+
+/* ---- declare_device ---- */
+
+START_TEST(declare_device_rules) {
+  cuplug_code cu = bytes("ext_mul.cu", ext_mul_cu);
+  T_ASSERT_OK(declare("ext_mul", "int32(int32, int32)", &cu, false));
+  T_ASSERT_ERROR(declare("ext_mul", "float32(float32)", NULL, false), CUPLUG_ERR_DUPLICATE,
+                 "ext_mul is already declared, as int32(int32, int32)");
+  T_ASSERT_ERROR(declare("f", "int32(int32,,)", NULL, false), CUPLUG_ERR_SIGNATURE_SYNTAX,
+                 "signature syntax error at position 12 of 'int32(int32,,)': expected a type, "
+                 "found ','");
+  cuplug_code missing = {.struct_size = sizeof missing, .path = "/nonexistent/g.cu"};
+  T_ASSERT_ERROR(declare("g", "int32()", &missing, false), CUPLUG_ERR_IO,
+                 "cannot read /nonexistent/g.cu: No such file or directory");
+  /* a failed declaration leaves the name free */
+  T_ASSERT_OK(declare("g", "int32()", NULL, false));
+  cuplug_declare_device_args d = {.struct_size = sizeof d, .registry = NULL, .name = "h",
+                                  .signature = "void()"};
+  T_ASSERT_ERROR(t_api()->declare_device(&d), CUPLUG_ERR_INVALID_ARGUMENT,
+                 "declare_device: registry is NULL");
+  d.registry = t_api()->session_registry(session);
+  d.abi = 9;
+  T_ASSERT_ERROR(t_api()->declare_device(&d), CUPLUG_ERR_OPTION_ABI,
+                 "Unsupported ABI: 9 (numba or c)");
+}
+END_TEST
+
+/* A registry shared by sessions outlives the caller's handle. */
+START_TEST(registry_shared_and_counted) {
+  cuplug_registry *r;
+  T_ASSERT_OK(t_api()->registry_create(NULL, &r));
+  cuplug_session_options o = {.struct_size = sizeof o, .registry = r};
+  cuplug_session *a, *b;
+  T_ASSERT_OK(t_api()->session_create(&o, &a));
+  T_ASSERT_OK(t_api()->session_create(&o, &b));
+  t_api()->registry_destroy(r); /* the sessions still hold it */
+  ck_assert_ptr_eq(t_api()->session_registry(a), r);
+  cuplug_declare_device_args d = {.struct_size = sizeof d, .registry = t_api()->session_registry(a),
+                                  .name = "shared", .signature = "void()"};
+  T_ASSERT_OK(t_api()->declare_device(&d));
+  d.registry = t_api()->session_registry(b);
+  T_ASSERT_ERROR(t_api()->declare_device(&d), CUPLUG_ERR_DUPLICATE,
+                 "shared is already declared, as void()");
+  t_api()->session_destroy(a);
+  t_api()->session_destroy(b);
+  cuplug_registry_options bad = {.struct_size = sizeof bad, .flags = 1};
+  T_ASSERT_ERROR(t_api()->registry_create(&bad, &r), CUPLUG_ERR_INVALID_ARGUMENT,
+                 "registry_create: unknown flags 0x1");
+}
+END_TEST
+
+/* ---- compiling with external code ---- */
+
+START_TEST(cubin_links_declared_code) {
+  cuplug_code cu = bytes("ext_mul.cu", ext_mul_cu);
+  T_ASSERT_OK(declare("ext_mul", "int32(int32, int32)", &cu, false));
+  cuplug_module m = {sizeof m, "k.ll", calling_kernel, strlen(calling_kernel)};
+  const cuplug_module *mods[] = {&m};
+  cuplug_compile_args a = kernel_args(mods, CUPLUG_OUTPUT_CUBIN);
+  a.flags = CUPLUG_COMPILE_LINKED_PTX;
+  T_ASSERT_OK(t_api()->compile(&a));
+  cuplug_artifact_info i = info_of(a.artifact);
+  ck_assert_int_eq(i.output, CUPLUG_OUTPUT_CUBIN);
+  ck_assert_uint_eq(i.num_parts, 2);
+  ck_assert(t_elf_has_symbol(i.data, i.size, "k"));
+  const cuplug_type *sig;
+  T_ASSERT_OK(t_api()->type_parse(CALLING_SIG, &sig));
+  ck_assert_ptr_eq(i.signature, sig);
+  /* with LTO, ext_mul is inlined into the kernel: the linked PTX multiplies */
+  cuplug_part ptx = part_of(a.artifact, 1);
+  ck_assert_int_eq(ptx.kind, CUPLUG_CODE_PTX);
+  T_ASSERT_CONTAINS(ptx.data, ".visible .entry k(");
+  T_ASSERT_CONTAINS(ptx.data, "mul.lo.s32");
+  ck_assert_ptr_null(strstr(ptx.data, "ext_mul"));
+  t_api()->artifact_destroy(a.artifact);
+}
+END_TEST
+
+START_TEST(only_called_declarations_are_linked) {
+  cuplug_code cu = bytes("ext_mul.cu", ext_mul_cu);
+  cuplug_code broken = bytes("broken.cu", "this is not C++\n");
+  broken.kind = CUPLUG_CODE_CU;
+  T_ASSERT_OK(declare("ext_mul", "int32(int32, int32)", &cu, false));
+  T_ASSERT_OK(declare("unused", "int32(int32)", &broken, false));
+  cuplug_module m = {sizeof m, "k.ll", calling_kernel, strlen(calling_kernel)};
+  const cuplug_module *mods[] = {&m};
+  cuplug_compile_args a = kernel_args(mods, CUPLUG_OUTPUT_CUBIN);
+  T_ASSERT_OK(t_api()->compile(&a)); /* broken.cu was never compiled */
+  t_api()->artifact_destroy(a.artifact);
+}
+END_TEST
+
+START_TEST(compile_all_lists_the_pieces) {
+  cuplug_code cu = bytes("ext_mul.cu", ext_mul_cu);
+  T_ASSERT_OK(declare("ext_mul", "int32(int32, int32)", &cu, false));
+  static const char extra_ptx[] = "//\n.version 9.0\n.target sm_90\n.address_size 64\n";
+  cuplug_code extra = bytes("extra.ptx", extra_ptx);
+  const cuplug_code *link[] = {&extra};
+  cuplug_module m = {sizeof m, "k.ll", calling_kernel, strlen(calling_kernel)};
+  const cuplug_module *mods[] = {&m};
+  cuplug_compile_args a = kernel_args(mods, CUPLUG_OUTPUT_DEFAULT);
+  a.link = link;
+  a.num_link = 1;
+  T_ASSERT_OK(t_api()->compile_all(&a));
+  cuplug_artifact_info i = info_of(a.artifact);
+  ck_assert_int_eq(i.output, CUPLUG_OUTPUT_LTOIR); /* compile_all's default */
+  ck_assert_uint_eq(i.num_parts, 3);
+  cuplug_part own = part_of(a.artifact, 0), mul = part_of(a.artifact, 1),
+              ptx = part_of(a.artifact, 2);
+  ck_assert_int_eq(own.kind, CUPLUG_CODE_LTOIR);
+  ck_assert_str_eq(own.name, "k");
+  ck_assert_int_eq(mul.kind, CUPLUG_CODE_LTOIR); /* NVRTC's, with -dlto */
+  ck_assert_str_eq(mul.name, "ext_mul.cu");
+  ck_assert_mem_eq(mul.data, "\xed\x43\x4e\x7f", 4);
+  ck_assert_int_eq(ptx.kind, CUPLUG_CODE_PTX); /* as given */
+  ck_assert_str_eq(ptx.data, extra_ptx);
+  T_ASSERT_ERROR(t_api()->artifact_part(a.artifact, 3, &own), CUPLUG_ERR_INVALID_ARGUMENT,
+                 "artifact_part: index 3, but the artifact holds 3 parts");
+  t_api()->artifact_destroy(a.artifact);
+
+  /* PTX output: the .cu comes as PTX too */
+  a = kernel_args(mods, CUPLUG_OUTPUT_PTX);
+  T_ASSERT_OK(t_api()->compile_all(&a));
+  ck_assert_int_eq(part_of(a.artifact, 1).kind, CUPLUG_CODE_PTX);
+  T_ASSERT_CONTAINS(part_of(a.artifact, 1).data, ".visible .func  (.param .b32 func_retval0) ext_mul(");
+  t_api()->artifact_destroy(a.artifact);
+  a = kernel_args(mods, CUPLUG_OUTPUT_CUBIN);
+  T_ASSERT_ERROR(t_api()->compile_all(&a), CUPLUG_ERR_OPTION_OUTPUT,
+                 "Unsupported output type: 3 (ptx or ltoir)");
+}
+END_TEST
+
+START_TEST(nvrtc_error_has_its_log) {
+  cuplug_code bad = bytes("bad.cu", "extern \"C\" __device__ int ext_mul(int *r, int a, int b) "
+                                    "{ *r = a * b return 0; }\n");
+  T_ASSERT_OK(declare("ext_mul", "int32(int32, int32)", &bad, false));
+  cuplug_module m = {sizeof m, "k.ll", calling_kernel, strlen(calling_kernel)};
+  const cuplug_module *mods[] = {&m};
+  cuplug_compile_args a = kernel_args(mods, CUPLUG_OUTPUT_CUBIN);
+  cuplug_error *e = t_api()->compile(&a);
+  ck_assert_int_eq(t_api()->error_code(e), CUPLUG_ERR_NVRTC);
+  ck_assert_str_eq(t_api()->error_message(e),
+                   "NVRTC failed to compile bad.cu: bad.cu(1): error: expected a \";\"");
+  T_ASSERT_CONTAINS(t_api()->error_log(e), "1 error detected in the compilation of \"bad.cu\".");
+  t_api()->error_destroy(e);
+  ck_assert_ptr_null(a.artifact);
+}
+END_TEST
+
+START_TEST(undefined_symbol_is_a_link_error) {
+  cuplug_module m = {sizeof m, "k.ll", calling_kernel, strlen(calling_kernel)};
+  const cuplug_module *mods[] = {&m};
+  cuplug_compile_args a = kernel_args(mods, CUPLUG_OUTPUT_CUBIN);
+  cuplug_error *e = t_api()->compile(&a); /* ext_mul declared nowhere */
+  ck_assert_int_eq(t_api()->error_code(e), CUPLUG_ERR_LINK);
+  T_ASSERT_CONTAINS(t_api()->error_message(e), "nvJitLink failed to link: ");
+  T_ASSERT_CONTAINS(t_api()->error_log(e), "ext_mul");
+  t_api()->error_destroy(e);
+}
+END_TEST
+
+START_TEST(declaration_must_match) {
+  T_ASSERT_OK(declare("ext_mul", "int32(float32, int32)", NULL, false));
+  cuplug_module m = {sizeof m, "k.ll", calling_kernel, strlen(calling_kernel)};
+  const cuplug_module *mods[] = {&m};
+  cuplug_compile_args a = kernel_args(mods, CUPLUG_OUTPUT_PTX);
+  T_ASSERT_ERROR(t_api()->compile(&a), CUPLUG_ERR_DECLARATION_MISMATCH,
+                 "the IR's declaration of @ext_mul does not match signature 'int32(float32, "
+                 "int32)' under the Numba ABI: parameter 1 (argument 0, float32) is i32, "
+                 "expected float (found i32 (ptr, i32, i32), expected i32 (i32*, float, i32))");
+}
+END_TEST
+
+START_TEST(cooperative_code_links_cudadevrt) {
+  static const char sync_cu[] =
+      "#include <cooperative_groups.h>\n"
+      "extern \"C\" __device__ int ext_mul(int *r, int a, int b) {\n"
+      "  cooperative_groups::this_grid().sync(); *r = a * b; return 0; }\n";
+  cuplug_code cu = bytes("sync.cu", sync_cu);
+  T_ASSERT_OK(declare("ext_mul", "int32(int32, int32)", &cu, true));
+  cuplug_module m = {sizeof m, "k.ll", calling_kernel, strlen(calling_kernel)};
+  const cuplug_module *mods[] = {&m};
+  cuplug_compile_args a = kernel_args(mods, CUPLUG_OUTPUT_CUBIN);
+  T_ASSERT_OK(t_api()->compile(&a));
+  ck_assert_uint_eq(info_of(a.artifact).use_cooperative, 1);
+  t_api()->artifact_destroy(a.artifact);
+}
+END_TEST
+
+/* ---- link() ---- */
+
+START_TEST(link_artifacts_and_code) {
+  cuplug_module m = {sizeof m, "k.ll", calling_kernel, strlen(calling_kernel)};
+  const cuplug_module *mods[] = {&m};
+  cuplug_compile_args a = kernel_args(mods, CUPLUG_OUTPUT_LTOIR);
+  T_ASSERT_OK(t_api()->compile(&a));
+  cuplug_code cu = bytes("ext_mul.cu", ext_mul_cu);
+  const cuplug_code *code[] = {&cu};
+  const cuplug_artifact *arts[] = {a.artifact};
+  cuplug_link_args l = {.struct_size = sizeof l, .session = session, .code = code, .num_code = 1,
+                        .artifacts = arts, .num_artifacts = 1, .want_ptx = 1};
+  T_ASSERT_OK(t_api()->link(&l));
+  cuplug_artifact_info i = info_of(l.artifact);
+  ck_assert_int_eq(i.output, CUPLUG_OUTPUT_CUBIN);
+  ck_assert_uint_eq(i.cc_major, 9); /* the artifact's */
+  ck_assert_int_eq(i.kind, CUPLUG_KERNEL);
+  ck_assert_str_eq(i.symbol, "k"); /* its one kernel, for loading */
+  ck_assert(t_elf_has_symbol(i.data, i.size, "k"));
+  T_ASSERT_CONTAINS(part_of(l.artifact, 1).data, ".visible .entry k(");
+  t_api()->artifact_destroy(l.artifact);
+
+  /* LTO-IR cannot be linked without LTO */
+  l.no_lto = 1;
+  l.want_ptx = 0;
+  cuplug_error *e = t_api()->link(&l);
+  ck_assert_int_eq(t_api()->error_code(e), CUPLUG_ERR_LINK);
+  ck_assert_ptr_null(l.artifact);
+  t_api()->error_destroy(e);
+  l.want_ptx = 1;
+  T_ASSERT_ERROR(t_api()->link(&l), CUPLUG_ERR_LINK,
+                 "nvJitLink gives the linked PTX only with link-time optimisation");
+  cuplug_link_args empty = {.struct_size = sizeof empty, .session = session};
+  T_ASSERT_ERROR(t_api()->link(&empty), CUPLUG_ERR_INVALID_ARGUMENT, "link: nothing to link");
+  t_api()->artifact_destroy(a.artifact);
+}
+END_TEST
+
+START_TEST(link_ptx_without_lto) {
+  cuplug_module m = {sizeof m, "k.ll", calling_kernel, strlen(calling_kernel)};
+  const cuplug_module *mods[] = {&m};
+  cuplug_compile_args a = kernel_args(mods, CUPLUG_OUTPUT_CUBIN);
+  a.no_lto = 1; /* own code and the .cu as PTX */
+  cuplug_code cu = bytes("ext_mul.cu", ext_mul_cu);
+  const cuplug_code *code[] = {&cu};
+  a.link = code;
+  a.num_link = 1;
+  a.max_registers = 32;
+  T_ASSERT_OK(t_api()->compile(&a));
+  cuplug_artifact_info i = info_of(a.artifact);
+  ck_assert(t_elf_has_symbol(i.data, i.size, "k"));
+  ck_assert(t_elf_has_symbol(i.data, i.size, "ext_mul")); /* a function of its own, no LTO */
+  t_api()->artifact_destroy(a.artifact);
+}
+END_TEST
+
+/* ---- the GPU calls, on a machine without one ---- */
+
+START_TEST(gpu_calls_without_a_gpu) {
+  if (t_have_gpu()) return; /* the GPU suite covers them there */
+  uint64_t p = 1;
+  cuplug_error *e = t_api()->mem_alloc(session, 64, &p);
+  ck_assert_int_eq(t_api()->error_code(e), CUPLUG_ERR_NO_DEVICE);
+  T_ASSERT_CONTAINS(t_api()->error_message(e), "no CUDA device: ");
+  t_api()->error_destroy(e);
+  static const char image[] = "not a cubin";
+  cuplug_load_args l = {.struct_size = sizeof l, .session = session, .image = image,
+                        .size = sizeof image};
+  e = t_api()->load(&l);
+  ck_assert_int_eq(t_api()->error_code(e), CUPLUG_ERR_NO_DEVICE);
+  ck_assert_ptr_null(l.library);
+  t_api()->error_destroy(e);
+}
+END_TEST
+
+Suite *suite_link(void) {
+  Suite *s = suite_create("link");
+  TCase *tc = tcase_create("link");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, kinds_from_suffixes);
+  tcase_add_test(tc, kinds_from_contents);
+  tcase_add_test(tc, code_errors);
+  tcase_add_test(tc, declare_device_rules);
+  tcase_add_test(tc, registry_shared_and_counted);
+  tcase_add_test(tc, cubin_links_declared_code);
+  tcase_add_test(tc, only_called_declarations_are_linked);
+  tcase_add_test(tc, compile_all_lists_the_pieces);
+  tcase_add_test(tc, nvrtc_error_has_its_log);
+  tcase_add_test(tc, undefined_symbol_is_a_link_error);
+  tcase_add_test(tc, declaration_must_match);
+  tcase_add_test(tc, cooperative_code_links_cudadevrt);
+  tcase_add_test(tc, link_artifacts_and_code);
+  tcase_add_test(tc, link_ptx_without_lto);
+  tcase_add_test(tc, gpu_calls_without_a_gpu);
+  suite_add_tcase(s, tc);
+  return s;
+}
