@@ -13,7 +13,7 @@
 #include "error.h"
 #include "gpu.h"
 #include "info.h"
-#include "link.h"
+#include "linker.h"
 #include "registry.h"
 #include "session.h"
 #include "types.h"

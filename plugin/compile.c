@@ -32,7 +32,7 @@
 #include "buf.h"
 #include "code.h"
 #include "error.h"
-#include "link.h"
+#include "linker.h"
 #include "lowering.h"
 #include "nvvm.h"
 #include "session.h"

@@ -66,8 +66,8 @@ static cuplug_error *driver_error(const cuplug__driver_api *cu, int rc, const ch
   cuplug__driver_describe(cu, rc, why, sizeof why);
   if (sticky(rc))
     return cuplug__error(CUPLUG_ERR_KERNEL_FAULT,
-                         "%s: a kernel faulted: %s; the context is lost: device_reset() gives "
-                         "a fresh one",
+                         "%s: a kernel faulted: %s; the context is lost: device_reset() asks "
+                         "the driver for a fresh one",
                          what, why);
   if (rc == CU_OUT_OF_MEMORY)
     return cuplug__error(CUPLUG_ERR_OUT_OF_MEMORY, "%s: %s", what, why);
@@ -228,6 +228,16 @@ cuplug_error *cuplug__kernel_get(cuplug_kernel_args *a) {
   int rc = cu->library_get_kernel(&handle, l->lib, name);
   if (rc == CU_NOT_FOUND)
     return cuplug__error(CUPLUG_ERR_KERNEL_NOT_FOUND, "no kernel named '%s' in the library", name);
+  if (rc == CU_NO_BINARY_FOR_GPU) {
+    cuplug__gpu *g = &l->session->gpu;
+    int major = 0, minor = 0;
+    cu->device_get_attribute(&major, CUPLUG__CU_DEVICE_ATTRIBUTE_CC_MAJOR, g->dev);
+    cu->device_get_attribute(&minor, CUPLUG__CU_DEVICE_ATTRIBUTE_CC_MINOR, g->dev);
+    return cuplug__error(CUPLUG_ERR_LOAD,
+                         "kernel %s: the library has no code for this device (cc %d.%d): "
+                         "compile for it (cc %d.%d, or CUPLUG_COMPILE_CURRENT_DEVICE)",
+                         name, major, minor, major, minor);
+  }
   if (rc) return driver_error(cu, rc, "cuLibraryGetKernel");
   cuplug_kernel *k = calloc(1, sizeof *k);
   if (!k || !(k->name = cuplug__strdup(name))) {
@@ -492,11 +502,10 @@ cuplug_error *cuplug__device_reset(cuplug_session *s) {
   cuplug__gpu *g = &s->gpu;
   pthread_mutex_lock(&g->lock);
   cuplug_error *e = NULL;
-  if (!g->ready) {
-    e = NULL; /* nothing used yet: nothing to reset */
-  } else {
+  if (g->ready) {
     /* Reset the primary context, then take its handle afresh (retain
      * once more, release the extra reference): the handle may change. */
+    cu->ctx_set_current(NULL);
     int rc = cu->primary_ctx_reset(g->dev);
     if (!rc && g->own_primary) {
       cuplug__cu_ctx fresh;
@@ -507,7 +516,19 @@ cuplug_error *cuplug__device_reset(cuplug_session *s) {
         rc = cu->ctx_set_current(fresh);
       }
     }
-    if (rc) e = driver_error(cu, rc, "cuDevicePrimaryCtxReset");
+    if (sticky(rc)) {
+      /* CUDA's rule for these errors: the process must be relaunched.
+       * Drivers that keep to it refuse every new context. */
+      char why[256];
+      cuplug__driver_describe(cu, rc, why, sizeof why);
+      e = cuplug__error(CUPLUG_ERR_KERNEL_FAULT,
+                        "device_reset: the CUDA driver keeps this process from the device "
+                        "after the fault (%s): GPU work needs a new process; compiling and "
+                        "linking go on",
+                        why);
+    } else if (rc) {
+      e = driver_error(cu, rc, "cuDevicePrimaryCtxReset");
+    }
   }
   pthread_mutex_unlock(&g->lock);
   return e;

@@ -139,6 +139,35 @@ void t_case_args(const t_case *c, cuplug_session *s, const cuplug_module **mods,
   }
 }
 
+void t_case_declare(const t_case *c, cuplug_session *s) {
+  const json *decls = json_get(c->json, "declare_device");
+  for (size_t i = 0; decls && decls->kind == JSON_ARRAY && i < decls->count; i++) {
+    const json *d = decls->items[i];
+    const json *links = json_get(d, "link");
+    cuplug_code codes[8];
+    const cuplug_code *ptrs[8];
+    char paths[8][8448];
+    size_t n = 0;
+    for (size_t k = 0; links && k < links->count && n < 8; k++, n++) {
+      snprintf(paths[n], sizeof paths[n], "%.8000s/%s", c->dir, links->items[k]->string);
+      codes[n] = (cuplug_code){.struct_size = sizeof codes[n], .path = paths[n]};
+      ptrs[n] = &codes[n];
+    }
+    const char *abi = json_string(d, "abi");
+    cuplug_declare_device_args a = {.struct_size = sizeof a,
+                                    .registry = t_api()->session_registry(s),
+                                    .name = json_string(d, "name"),
+                                    .signature = json_string(d, "signature"),
+                                    .abi = abi && !strcmp(abi, "c") ? CUPLUG_ABI_C : CUPLUG_ABI_NUMBA,
+                                    .link = ptrs,
+                                    .num_link = n};
+    cuplug_error *e = t_api()->declare_device(&a);
+    if (e && t_api()->error_code(e) != CUPLUG_ERR_DUPLICATE)
+      die("%s: declare_device %s: %s", c->name, a.name, t_api()->error_message(e));
+    t_api()->error_destroy(e);
+  }
+}
+
 bool t_elf_has_symbol(const void *elf, size_t size, const char *name) {
   const unsigned char *b = elf;
   if (size < sizeof(Elf64_Ehdr) || memcmp(b, ELFMAG, SELFMAG) != 0) return false;

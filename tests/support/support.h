@@ -76,6 +76,11 @@ void t_cases_free(t_case *cases, int n);
 void t_case_args(const t_case *c, cuplug_session *s, const cuplug_module **mods,
                  cuplug_compile_args *a);
 
+/* Declares a case's external functions (case.json's declare_device, with
+ * their link files) in the session's registry; an already declared name
+ * is left as it is. */
+void t_case_declare(const t_case *c, cuplug_session *s);
+
 /* Does the ELF image (a cubin) define a symbol named `name`? */
 bool t_elf_has_symbol(const void *elf, size_t size, const char *name);
 

@@ -628,9 +628,12 @@ typedef struct cuplug_api {
                                   size_t bytes);
   /* Waits for all work of the session's context. */
   cuplug_error *(*synchronize)(cuplug_session *session);
-  /* After CUPLUG_ERR_KERNEL_FAULT: replaces the session's lost context with
-   * a fresh one.  Device memory of the old context is gone; libraries
-   * stay loaded. */
+  /* After CUPLUG_ERR_KERNEL_FAULT: resets the device's primary context and
+   * takes a fresh one.  Device memory of the old context is gone;
+   * libraries stay loaded.  CUDA's rule for faults is that the process
+   * must be relaunched, and drivers that keep to it (580 does) refuse the
+   * fresh context: then CUPLUG_ERR_KERNEL_FAULT says so, and everything
+   * but the GPU (compiling, linking) goes on. */
   cuplug_error *(*device_reset)(cuplug_session *session);
 } cuplug_api;
 

@@ -1,5 +1,5 @@
-/* link.c - linking code into a cubin with nvJitLink. */
-#include "link.h"
+/* linker.c - linking code into a cubin with nvJitLink. */
+#include "linker.h"
 
 #include <stdio.h>
 #include <stdlib.h>

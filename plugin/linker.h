@@ -1,6 +1,6 @@
-/* link.h - linking code into a cubin with nvJitLink. */
-#ifndef CUPLUG_LINK_H
-#define CUPLUG_LINK_H
+/* linker.h - linking code into a cubin with nvJitLink. */
+#ifndef CUPLUG_LINKER_H
+#define CUPLUG_LINKER_H
 
 #include <stdbool.h>
 
