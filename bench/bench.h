@@ -1,0 +1,72 @@
+/* bench.h - what the benchmarks share: timing, medians, the raw driver. */
+#ifndef CUPLUG_BENCH_H
+#define CUPLUG_BENCH_H
+
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "cuplug/cuplug.h"
+
+static inline double bench_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static inline int bench_cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static inline double bench_median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, bench_cmp);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The raw Driver API, loaded straight from libcuda: the anchor. */
+typedef struct bench_cuda {
+  int (*init)(unsigned);
+  int (*ctx_get_current)(void **);
+  int (*library_load_data)(void **, const void *, void *, void **, unsigned, void *, void **,
+                           unsigned);
+  int (*library_get_kernel)(void **, void *, const char *);
+  int (*launch_kernel)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                       unsigned, void *, void **, void **);
+  int (*ctx_synchronize)(void);
+  int (*event_create)(void **, unsigned);
+  int (*event_record)(void *, void *);
+  int (*event_synchronize)(void *);
+  int (*event_elapsed)(float *, void *, void *);
+} bench_cuda;
+
+static inline int bench_cuda_load(bench_cuda *cu) {
+  void *h = dlopen("libcuda.so.1", RTLD_NOW);
+  if (!h) return -1;
+  cu->init = (int (*)(unsigned))dlsym(h, "cuInit");
+  cu->ctx_get_current = (int (*)(void **))dlsym(h, "cuCtxGetCurrent");
+  cu->library_load_data = (int (*)(void **, const void *, void *, void **, unsigned, void *,
+                                   void **, unsigned))dlsym(h, "cuLibraryLoadData");
+  cu->library_get_kernel = (int (*)(void **, void *, const char *))dlsym(h, "cuLibraryGetKernel");
+  cu->launch_kernel = (int (*)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                               unsigned, void *, void **, void **))dlsym(h, "cuLaunchKernel");
+  cu->ctx_synchronize = (int (*)(void))dlsym(h, "cuCtxSynchronize");
+  cu->event_create = (int (*)(void **, unsigned))dlsym(h, "cuEventCreate");
+  cu->event_record = (int (*)(void *, void *))dlsym(h, "cuEventRecord");
+  cu->event_synchronize = (int (*)(void *))dlsym(h, "cuEventSynchronize");
+  cu->event_elapsed = (int (*)(float *, void *, void *))dlsym(h, "cuEventElapsedTime_v2");
+  if (!cu->event_elapsed) cu->event_elapsed = (int (*)(float *, void *, void *))dlsym(h, "cuEventElapsedTime");
+  return cu->init && cu->launch_kernel && cu->event_elapsed ? cu->init(0) : -1;
+}
+
+/* Exits with a message when a cuplug call fails. */
+static inline void bench_check(const cuplug_api *api, cuplug_error *e, const char *what) {
+  if (!e) return;
+  fprintf(stderr, "%s: %s: %s\n%s\n", what, api->status_name(api->error_code(e)),
+          api->error_message(e), api->error_log(e));
+  exit(1);
+}
+
+#endif
