@@ -100,7 +100,8 @@ static void lib_open(cuplug__toolkit *tk, cuplug__lib *l, const char *what,
     cuplug__buf_init(&msg);
     cuplug__buf_printf(&msg, "%s (%s) not found in %s", what, files[0],
                        tried.data ? tried.data : "");
-    if (!tk->cuda_home) cuplug__buf_puts(&msg, "; set CUDA_HOME to the CUDA toolkit");
+    if (!tk->cuda_home && search_homes)
+      cuplug__buf_puts(&msg, "; set CUDA_HOME to the CUDA toolkit");
     l->error = cuplug__buf_take(&msg, NULL);
   }
   cuplug__buf_free(&tried);
