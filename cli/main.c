@@ -3,6 +3,8 @@
  *   cuplug compile FILE.ll... --entry SYMBOL --sig SIG [options] [-o OUT]
  *   cuplug link FILE... -o OUT.cubin [options]
  *   cuplug case DIR [--output ptx|ltoir|cubin] [--check] [-o OUT]
+ *   cuplug resolve KEY 'ARGTYPES'
+ *   cuplug list [PREFIX]
  *   cuplug info
  *
  * A host of the plugin like any other: everything goes through the table
@@ -37,6 +39,13 @@ static const char usage_text[] =
     "      Compile a conformance case folder (DIR/case.json, DIR/input.ll, and the\n"
     "      files its declare_device entries link).  --check compares the result's\n"
     "      PTX signature with DIR/expected.ptx.\n"
+    "  resolve KEY 'ARGTYPES'\n"
+    "      How a call of KEY with arguments of these types types, as a host front\n"
+    "      end asks: prints 'SIGNATURE SYMBOL ABI'.  ARGTYPES is a comma-separated\n"
+    "      list, e.g. 'float32[:], int64, float32' or '(Literal[int](2))'.\n"
+    "  list [PREFIX]\n"
+    "      The registered keys (cuplug's CUDA library: cuda.*, math.*) starting\n"
+    "      with PREFIX, one signature (or a generic template's description) a line.\n"
     "  info\n"
     "      Print the versions found (cuplug, ABI, libNVVM, NVVM IR, NVRTC,\n"
     "      nvJitLink, driver) and whether a GPU is present.\n"
@@ -579,6 +588,83 @@ static int cmd_info(void) {
   return 0;
 }
 
+/* Parses "a, b" or "(a, b)" into types (through a signature). */
+static cuplug_error *parse_argtypes(const char *text, const cuplug_type *const **args,
+                                    size_t *n) {
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  size_t len = strlen(text);
+  while (len && (text[len - 1] == ' ')) len--;
+  while (*text == ' ') text++, len--;
+  /* a list in parentheses: the outer pair goes */
+  bool wrapped = len >= 2 && text[0] == '(' && text[len - 1] == ')';
+  if (wrapped) {
+    int depth = 0;
+    for (size_t i = 0; i < len; i++) {
+      depth += text[i] == '(' ? 1 : text[i] == ')' ? -1 : 0;
+      if (depth == 0 && i < len - 1) wrapped = false; /* "(...)...(...)" */
+    }
+  }
+  cuplug__buf_printf(&b, "void(%.*s)", (int)(wrapped ? len - 2 : len), wrapped ? text + 1 : text);
+  const cuplug_type *sig = NULL;
+  cuplug_error *e = api->type_parse(b.data, &sig);
+  cuplug__buf_free(&b);
+  if (e) return e;
+  cuplug_type_info info = {.struct_size = sizeof info, .type = sig};
+  e = api->type_info(&info);
+  if (e) return e;
+  *args = info.args;
+  *n = info.num_args;
+  return NULL;
+}
+
+static int cmd_resolve(int argc, char **argv) {
+  if (argc != 4) return usage_error("%s", "resolve takes a KEY and its 'ARGTYPES'");
+  const cuplug_type *const *args;
+  size_t n;
+  cuplug_error *e = parse_argtypes(argv[3], &args, &n);
+  if (e) return report(e);
+  cuplug_registry *r;
+  e = api->registry_create(NULL, &r);
+  if (e) return report(e);
+  cuplug_resolve_args a = {.struct_size = sizeof a, .registry = r, .key = argv[2],
+                           .argtypes = args, .nargs = n};
+  e = api->resolve_call(&a);
+  if (!e) {
+    cuplug_type_info info = {.struct_size = sizeof info, .type = a.signature};
+    e = api->type_info(&info);
+    if (!e) printf("%s %s %s\n", info.name, a.symbol, a.abi == CUPLUG_ABI_C ? "c" : "numba");
+  }
+  api->registry_destroy(r);
+  return e ? report(e) : 0;
+}
+
+static int print_listing(void *user, const cuplug_listing *l) {
+  (void)user;
+  const char *what = l->description;
+  if (l->signature) {
+    cuplug_type_info info = {.struct_size = sizeof info, .type = l->signature};
+    cuplug_error *e = api->type_info(&info);
+    if (e) {
+      api->error_destroy(e);
+      return 1;
+    }
+    what = info.name;
+  }
+  printf("%-30s %s\n", l->key, what);
+  return 0;
+}
+
+static int cmd_list(int argc, char **argv) {
+  if (argc > 3) return usage_error("%s", "list takes at most one PREFIX");
+  cuplug_registry *r;
+  cuplug_error *e = api->registry_create(NULL, &r);
+  if (e) return report(e);
+  e = api->registry_list(r, argc == 3 ? argv[2] : NULL, print_listing, NULL);
+  api->registry_destroy(r);
+  return e ? report(e) : 0;
+}
+
 int main(int argc, char **argv) {
   api = cuplug_get_api(CUPLUG_ABI_MAJOR, CUPLUG_ABI_MINOR);
   if (!api) {
@@ -599,6 +685,8 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "compile")) return cmd_compile(argc, argv);
   if (!strcmp(cmd, "case")) return cmd_case(argc, argv);
   if (!strcmp(cmd, "link")) return cmd_link(argc, argv);
+  if (!strcmp(cmd, "resolve")) return cmd_resolve(argc, argv);
+  if (!strcmp(cmd, "list")) return cmd_list(argc, argv);
   if (!strcmp(cmd, "info")) return cmd_info();
   if (!strcmp(cmd, "help")) {
     fputs(usage_text, stdout);

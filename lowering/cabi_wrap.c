@@ -75,8 +75,32 @@ static cuplug_error *rename_global(ir_rewrite *rw, const char *from, const char 
   return NULL;
 }
 
-cuplug_error *cuplug__cabi_wrap(ir_rewrite *rw, const cuplug__cabi_options *o) {
+/* Every definition with external linkage becomes linkonce_odr; `inline`,
+ * when not NULL, names one to mark alwaysinline too. */
+static cuplug_error *make_linkonce(ir_rewrite *rw, const char *inline_symbol) {
   const char *text = rw->m.text;
+  for (size_t i = 0; i < rw->m.num_items; i++) {
+    const ir_item *it = &rw->m.items[i];
+    if (it->kind != IR_ITEM_DEFINE) continue;
+    ir_function fn;
+    CUPLUG_TRY(ir_function_parse(&rw->m, it, &fn));
+    if (fn.linkage.start == fn.linkage.end)
+      ir_edit_insert(&rw->edits, it->start + strlen("define"), " linkonce_odr");
+    else if (ir_tok_is(text, (ir_tok){.start = (uint32_t)fn.linkage.start,
+                                      .len = (uint32_t)(fn.linkage.end - fn.linkage.start),
+                                      .kind = IR_WORD},
+                       "external"))
+      ir_edit_replace(&rw->edits, fn.linkage.start, fn.linkage.end, "linkonce_odr");
+    if (inline_symbol && strcmp(it->name, inline_symbol) == 0)
+      cuplug__fn_attrs_edit(rw, &fn, "alwaysinline", &no_inline);
+    ir_function_free(&fn);
+  }
+  return NULL;
+}
+
+cuplug_error *cuplug__linkonce_definitions(ir_rewrite *rw) { return make_linkonce(rw, NULL); }
+
+cuplug_error *cuplug__cabi_wrap(ir_rewrite *rw, const cuplug__cabi_options *o) {
   char *inner = NULL;
   if (strcmp(o->name, o->entry) == 0) {
     /* The export takes the entry's own name: the Numba-ABI function moves
@@ -91,25 +115,10 @@ cuplug_error *cuplug__cabi_wrap(ir_rewrite *rw, const cuplug__cabi_options *o) {
       return e;
     }
   }
-  for (size_t i = 0; i < rw->m.num_items; i++) {
-    const ir_item *it = &rw->m.items[i];
-    if (it->kind != IR_ITEM_DEFINE) continue;
-    ir_function fn;
-    cuplug_error *e = ir_function_parse(&rw->m, it, &fn);
-    if (e) {
-      free(inner);
-      return e;
-    }
-    if (fn.linkage.start == fn.linkage.end)
-      ir_edit_insert(&rw->edits, it->start + strlen("define"), " linkonce_odr");
-    else if (ir_tok_is(text, (ir_tok){.start = (uint32_t)fn.linkage.start,
-                                      .len = (uint32_t)(fn.linkage.end - fn.linkage.start),
-                                      .kind = IR_WORD},
-                       "external"))
-      ir_edit_replace(&rw->edits, fn.linkage.start, fn.linkage.end, "linkonce_odr");
-    if (o->forceinline && strcmp(it->name, o->entry) == 0)
-      cuplug__fn_attrs_edit(rw, &fn, "alwaysinline", &no_inline);
-    ir_function_free(&fn);
+  cuplug_error *e = make_linkonce(rw, o->forceinline ? o->entry : NULL);
+  if (e) {
+    free(inner);
+    return e;
   }
   if (o->has_entry)
     put_wrapper(&rw->tail, o->sig, inner ? inner : o->entry, o->name, o->forceinline);

@@ -52,6 +52,10 @@ typedef struct cuplug__cabi_options {
  * entry's own name, the entry moves aside to "<entry>.numba". */
 cuplug_error *cuplug__cabi_wrap(ir_rewrite *rw, const cuplug__cabi_options *o);
 
+/* Gives every definition with external linkage linkonce_odr linkage (for
+ * the IR of a registered implementation). */
+cuplug_error *cuplug__linkonce_definitions(ir_rewrite *rw);
+
 /* Marks `symbol` alwaysinline (forceinline with the Numba ABI). */
 cuplug_error *cuplug__force_inline(ir_rewrite *rw, const char *symbol);
 

@@ -41,6 +41,11 @@
 #define MIN_KERNEL SIZE_TO(cuplug_kernel_args, kernel)
 #define MIN_LAUNCH SIZE_TO(cuplug_launch_args, num_args)
 #define MIN_PART sizeof(size_t)
+/* since 1.2 */
+#define MIN_TEMPLATE SIZE_TO(cuplug_template_args, typer)
+#define MIN_LOWERING SIZE_TO(cuplug_lowering_args, user_data)
+#define MIN_RESOLVE SIZE_TO(cuplug_resolve_args, abi)
+#define MIN_CONST_ARRAY SIZE_TO(cuplug_const_array_args, abi)
 
 static cuplug_error *import_args(void *local, size_t local_size, const void *caller,
                                  size_t min_size, const char *what) {
@@ -119,6 +124,7 @@ static cuplug_error *type_info(cuplug_type_info *args) {
   a.num_args = t->nargs;
   a.args = t->args;
   a.size = cuplug__type_size(t);
+  a.literal_value = t->value;
   export_args(args, &a, sizeof a);
   return NULL;
 }
@@ -255,10 +261,10 @@ static cuplug_error *registry_create(const cuplug_registry_options *options,
   if (options)
     CUPLUG_TRY(import_args(&o, sizeof o, options, MIN_REGISTRY_OPTIONS,
                            "cuplug_registry_options"));
-  if (o.flags)
+  if (o.flags & ~CUPLUG_REGISTRY_NO_BUILTINS)
     return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "registry_create: unknown flags 0x%x",
-                         o.flags);
-  return cuplug__registry_create(out);
+                         o.flags & ~CUPLUG_REGISTRY_NO_BUILTINS);
+  return cuplug__registry_create(o.flags, out);
 }
 
 static void registry_destroy(cuplug_registry *r) { cuplug__registry_release(r); }
@@ -320,6 +326,36 @@ static cuplug_error *launch(cuplug_launch_args *args) {
   return cuplug__launch(&a);
 }
 
+/* ---- since 1.2: typing and lowering ---- */
+
+static cuplug_error *register_template(cuplug_template_args *args) {
+  cuplug_template_args a;
+  CUPLUG_TRY(import_args(&a, sizeof a, args, MIN_TEMPLATE, "cuplug_template_args"));
+  return cuplug__register_template(&a);
+}
+
+static cuplug_error *register_lowering(cuplug_lowering_args *args) {
+  cuplug_lowering_args a;
+  CUPLUG_TRY(import_args(&a, sizeof a, args, MIN_LOWERING, "cuplug_lowering_args"));
+  return cuplug__register_lowering(&a);
+}
+
+static cuplug_error *resolve_call(cuplug_resolve_args *args) {
+  cuplug_resolve_args a;
+  CUPLUG_TRY(import_args(&a, sizeof a, args, MIN_RESOLVE, "cuplug_resolve_args"));
+  CUPLUG_TRY(cuplug__resolve_call(&a));
+  export_args(args, &a, sizeof a);
+  return NULL;
+}
+
+static cuplug_error *const_array(cuplug_const_array_args *args) {
+  cuplug_const_array_args a;
+  CUPLUG_TRY(import_args(&a, sizeof a, args, MIN_CONST_ARRAY, "cuplug_const_array_args"));
+  CUPLUG_TRY(cuplug__const_array(&a));
+  export_args(args, &a, sizeof a);
+  return NULL;
+}
+
 static const cuplug_api api_v1 = {
     .struct_size = sizeof(cuplug_api),
     .abi_major = CUPLUG_ABI_MAJOR,
@@ -362,6 +398,15 @@ static const cuplug_api api_v1 = {
     .memcpy_to_host = cuplug__memcpy_to_host,
     .synchronize = cuplug__synchronize,
     .device_reset = cuplug__device_reset,
+    /* since 1.2 */
+    .type_tuple = cuplug__type_tuple,
+    .type_int_literal = cuplug__type_int_literal,
+    .type_number_class = cuplug__type_number_class,
+    .register_template = register_template,
+    .register_lowering = register_lowering,
+    .resolve_call = resolve_call,
+    .registry_list = cuplug__registry_list,
+    .const_array = const_array,
 };
 
 CUPLUG_EXPORT const cuplug_api *cuplug_get_api(uint32_t major, uint32_t minor) {

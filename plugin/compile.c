@@ -11,6 +11,10 @@
  *   lower             for each module, one parse and two passes:
  *     wrap              C-ABI wrapper, or kernel fix-up (+ exception store)
  *     legalise          make the module acceptable to libNVVM
+ *                     and, for each registered symbol the modules call whose
+ *                     implementation is NVVM IR (the host's, a callback's or
+ *                     a built-in's), that IR as one more module, so that
+ *                     libNVVM can inline it
  *   run_nvvm          PTX or LTO-IR (libdevice added when the IR calls it)
  *   link_code         cubin output and compile_all: the declared functions
  *                     the IR calls and the extra code, .cu through NVRTC,
@@ -52,10 +56,10 @@ typedef struct job {
   bool uses_libdevice;
   bool all;          /* compile_all: list the code, do not link it */
   bool lto;          /* cubin output: link LTO-IR (not debug, not no_lto) */
-  const cuplug__decl **used; /* declared functions the IR calls */
+  cuplug__impl **used; /* registered implementations the IR calls */
   size_t num_used;
-  cuplug__text *mods; /* the current text of each module */
-  size_t num_mods;
+  cuplug__text *mods; /* the current text of each module: the host's, then implementations' */
+  size_t num_mods, cap_mods;
   size_t entry_module;
   /* validation, on its own thread */
   cuplug__text *inputs; /* the caller's modules, as given */
@@ -63,7 +67,7 @@ typedef struct job {
   size_t valid_entry_module;
   cuplug_error *validation;
   char **copies; /* NUL-terminated copies of the caller's modules */
-  char **owned;  /* texts the passes wrote, one slot per module */
+  char **owned;  /* texts the passes wrote, one slot per module (cap_mods) */
   char **names; /* names the job made up for unnamed modules */
   cuplug_artifact *art;
 } job;
@@ -231,7 +235,7 @@ static cuplug_error *read_modules(job *j) {
   cuplug_compile_args *a = j->a;
   if (!a->num_modules || !a->modules)
     return cuplug__error(CUPLUG_ERR_IR_EMPTY, "compile: no IR modules given");
-  j->num_mods = a->num_modules;
+  j->num_mods = j->cap_mods = a->num_modules;
   j->mods = calloc(a->num_modules, sizeof *j->mods);
   j->owned = calloc(a->num_modules, sizeof *j->owned);
   j->copies = calloc(a->num_modules, sizeof *j->copies);
@@ -344,20 +348,42 @@ static cuplug_error *wrap(job *j, size_t i, ir_rewrite *rw) {
   return NULL;
 }
 
-/* Which registered functions does the module declare (and so call)? */
+/* Adds an implementation's IR to the modules the compile lowers. */
+static cuplug_error *add_module(job *j, cuplug__impl *impl) {
+  const char *text;
+  CUPLUG_TRY(cuplug__impl_ir(impl, &text));
+  if (j->num_mods == j->cap_mods) {
+    size_t cap = j->cap_mods * 2;
+    cuplug__text *m = realloc(j->mods, cap * sizeof *m);
+    if (m) j->mods = m;
+    char **o = realloc(j->owned, cap * sizeof *o);
+    if (o) j->owned = o;
+    if (!m || !o) return cuplug__error_oom();
+    memset(j->owned + j->cap_mods, 0, (cap - j->cap_mods) * sizeof *o);
+    j->cap_mods = cap;
+  }
+  j->mods[j->num_mods++] = (cuplug__text){impl->symbol, text, strlen(text)};
+  return NULL;
+}
+
+/* Which registered functions does the module declare (and so call)?  Each
+ * is noted once; an NVVM IR implementation joins the modules. */
 static cuplug_error *note_declared(job *j, const ir_module *m) {
   for (size_t i = 0; i < m->num_items; i++) {
     const ir_item *it = &m->items[i];
     if (it->kind != IR_ITEM_DECLARE) continue;
-    const cuplug__decl *d = cuplug__registry_find(j->s->registry, it->name, strlen(it->name));
+    cuplug__impl *d = cuplug__registry_symbol(j->s->registry, it->name, strlen(it->name));
     if (!d) continue;
     bool seen = false;
     for (size_t k = 0; k < j->num_used && !seen; k++) seen = j->used[k] == d;
     if (seen) continue;
-    const cuplug__decl **v = realloc(j->used, (j->num_used + 1) * sizeof *v);
+    cuplug__impl **v = realloc(j->used, (j->num_used + 1) * sizeof *v);
     if (!v) return cuplug__error_oom();
     j->used = v;
     j->used[j->num_used++] = d;
+    if (d->kind == CUPLUG_IMPL_IR || d->kind == CUPLUG_IMPL_CALLBACK ||
+        d->kind == CUPLUG_IMPL_BUILTIN)
+      CUPLUG_TRY(add_module(j, d));
   }
   return NULL;
 }
@@ -368,10 +394,14 @@ static cuplug_error *lower(job *j) {
                       j->entry_abi == CUPLUG_ABI_NUMBA && a->abi_name
                   ? a->abi_name
                   : a->entry;
+  /* num_mods grows as implementations join */
   for (size_t i = 0; i < j->num_mods; i++) {
     ir_rewrite rw;
     CUPLUG_TRY(ir_rewrite_begin(&rw, j->mods[i].name, j->mods[i].text, j->mods[i].size));
-    cuplug_error *e = wrap(j, i, &rw);
+    /* an implementation's definitions become linkonce_odr: artifacts that
+     * both inline it still link together */
+    cuplug_error *e =
+        i < j->a->num_modules ? wrap(j, i, &rw) : cuplug__linkonce_definitions(&rw);
     if (!e) e = cuplug__legalize(&rw, j->irv, &j->uses_libdevice);
     if (!e) e = note_declared(j, &rw.m);
     if (e) {
@@ -462,6 +492,7 @@ static cuplug_error *link_code(job *j) {
                                       art->parts[0].data, art->parts[0].size, &list[0]);
   if (!e) n = 1;
   bool cooperative = false;
+  /* declared functions' code and CUDA C++ implementations */
   for (size_t d = 0; !e && d < j->num_used; d++) {
     cooperative |= j->used[d]->cooperative;
     for (size_t c = 0; !e && c < j->used[d]->num_code; c++)
@@ -542,7 +573,7 @@ static cuplug_error *run(cuplug_compile_args *a, bool all) {
     cuplug__error_destroy(e);
     e = v;
   }
-  for (size_t i = 0; j.owned && i < j.num_mods; i++) free(j.owned[i]);
+  for (size_t i = 0; j.owned && i < j.cap_mods; i++) free(j.owned[i]);
   for (size_t i = 0; j.copies && i < a->num_modules; i++) free(j.copies[i]);
   for (size_t i = 0; j.names && i < a->num_modules; i++) free(j.names[i]);
   free(j.copies);

@@ -15,7 +15,7 @@ cuplug_error *cuplug__session_create(const cuplug_session_options *o, cuplug_ses
     s->registry = o->registry;
     cuplug__registry_retain(s->registry);
   } else if (!e) {
-    e = cuplug__registry_create(&s->registry);
+    e = cuplug__registry_create(0, &s->registry);
   }
   if (e) {
     cuplug__toolkit_release(&s->toolkit);

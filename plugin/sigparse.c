@@ -3,6 +3,8 @@
  *   signature := type '(' [type {',' type}] ')'
  *   type      := base {'*' | '[' dims ']'}
  *   base      := NAME | 'CPointer' '(' type ')' | 'array' '(' type ',' Nd ',' L ')'
+ *              | 'UniTuple' '(' type ('x' | ',') N ')' | 'Tuple' '(' [type {',' type}] ')'
+ *              | 'Literal' '[' 'int' ']' '(' ['-'] N ')' | 'class' '(' type ')'
  *   dims      := dim {',' dim}          dim := ':' | '::1'
  *
  * Errors name the offending text and its position (0-based byte offset). */
@@ -189,6 +191,66 @@ static cuplug_error *parse_array_call(parser *p, const cuplug_type **out) {
   return cuplug__type_array(dtype, ndim, layout, out);
 }
 
+/* A decimal integer, optionally negative; `what` names it in messages. */
+static cuplug_error *parse_integer(parser *p, const char *what, int64_t *out) {
+  skip_space(p);
+  const char *s = p->text + p->pos;
+  size_t n = s[0] == '-' ? 1 : 0;
+  if (!isdigit((unsigned char)s[n])) return syntax_error(p, what);
+  uint64_t v = 0;
+  for (; isdigit((unsigned char)s[n]); n++) {
+    unsigned d = (unsigned)(s[n] - '0');
+    if (v > (UINT64_C(9223372036854775808) - d) / 10)
+      return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                           "integer at position %zu of '%s' does not fit in int64", p->pos,
+                           p->text);
+    v = v * 10 + d;
+  }
+  if (s[0] != '-' && v > INT64_MAX)
+    return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                         "integer at position %zu of '%s' does not fit in int64", p->pos,
+                         p->text);
+  p->pos += n;
+  *out = s[0] == '-' ? (int64_t)(0 - v) : (int64_t)v;
+  return NULL;
+}
+
+/* UniTuple(T x N), UniTuple(T, N) or Tuple(T1, T2, ...). */
+static cuplug_error *parse_tuple(parser *p, bool uniform, const cuplug_type **out) {
+  const cuplug_type *elems[256];
+  size_t n = 0;
+  CUPLUG_TRY(expect(p, '(', uniform ? "'(' after 'UniTuple'" : "'(' after 'Tuple'"));
+  if (uniform) {
+    CUPLUG_TRY(parse_type(p, &elems[0]));
+    char c = peek(p);
+    if (c == 'x' && !isalnum((unsigned char)p->text[p->pos + 1]))
+      p->pos++;
+    else if (c == ',')
+      p->pos++;
+    else
+      return syntax_error(p, "'x' or ',' and the tuple's length");
+    int64_t count;
+    size_t at = (skip_space(p), p->pos);
+    CUPLUG_TRY(parse_integer(p, "the tuple's length", &count));
+    if (count < 1 || count > 256)
+      return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                           "tuple length %lld at position %zu of '%s': 1 to 256",
+                           (long long)count, at, p->text);
+    for (n = 1; n < (size_t)count; n++) elems[n] = elems[0];
+  } else if (peek(p) != ')') {
+    for (;;) {
+      if (n == sizeof elems / sizeof elems[0])
+        return cuplug__error(CUPLUG_ERR_INVALID_TYPE, "a tuple in '%s' has more than %zu elements",
+                             p->text, sizeof elems / sizeof elems[0]);
+      CUPLUG_TRY(parse_type(p, &elems[n++]));
+      if (peek(p) != ',') break;
+      p->pos++;
+    }
+  }
+  CUPLUG_TRY(expect(p, ')', uniform ? "')' closing UniTuple(...)" : "',' or ')' in Tuple(...)"));
+  return cuplug__type_tuple(elems, n, out);
+}
+
 static cuplug_error *parse_base(parser *p, const cuplug_type **out) {
   skip_space(p);
   size_t start = p->pos;
@@ -212,6 +274,34 @@ static cuplug_error *parse_base(parser *p, const cuplug_type **out) {
     return e;
   }
   if (word_is(s, n, "array") && peek(p) == '(') return parse_array_call(p, out);
+  if (word_is(s, n, "UniTuple") || word_is(s, n, "Tuple"))
+    return parse_tuple(p, word_is(s, n, "UniTuple"), out);
+  if (word_is(s, n, "Literal")) {
+    CUPLUG_TRY(expect(p, '[', "'[' after 'Literal'"));
+    skip_space(p);
+    if (strncmp(p->text + p->pos, "int", 3) != 0 || ident_length(p->text + p->pos) != 3)
+      return syntax_error(p, "'int' (the only literals are integers)");
+    p->pos += 3;
+    CUPLUG_TRY(expect(p, ']', "']' after 'Literal[int'"));
+    CUPLUG_TRY(expect(p, '(', "'(' and the literal's value"));
+    int64_t v;
+    CUPLUG_TRY(parse_integer(p, "an integer", &v));
+    CUPLUG_TRY(expect(p, ')', "')' closing Literal[int](...)"));
+    return cuplug__type_int_literal(v, out);
+  }
+  if (word_is(s, n, "class")) {
+    const cuplug_type *dtype;
+    CUPLUG_TRY(expect(p, '(', "'(' after 'class'"));
+    size_t at = (skip_space(p), p->pos);
+    CUPLUG_TRY(parse_type(p, &dtype));
+    CUPLUG_TRY(expect(p, ')', "')' closing class(...)"));
+    if (!cuplug__type_is_scalar_value(dtype))
+      return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                           "invalid type at position %zu of '%s': a number class is of bool, "
+                           "an integer, a float or a complex, not %s",
+                           at, p->text, dtype->name);
+    return cuplug__type_number_class(dtype, out);
+  }
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     if (word_is(s, n, names[i].name)) {
       *out = cuplug__type_scalar(names[i].kind);

@@ -6,7 +6,12 @@
  * parent, nitems, itemsize, data, shape[N], strides[N].  Under the Numba ABI
  * the return value goes through a pointer (the return slot); under the C
  * ABI it is returned by value.  Arguments are the same under both ABIs, as
- * in numba-cuda's C-ABI wrapper. */
+ * in numba-cuda's C-ABI wrapper.
+ *
+ * Tuples are numba's too: a UniTuple is an [N x T] array in memory, any
+ * other tuple a struct, and as an argument a tuple is flattened into its
+ * elements.  An integer literal is an i64; a number class (a dtype given as
+ * an argument) has no value and takes no parameter. */
 #include "types.h"
 
 #include <pthread.h>
@@ -17,7 +22,8 @@
 #include "error.h"
 
 static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;
-static cuplug_type *interned; /* derived types, newest first */
+#define INTERN_BUCKETS 4096
+static cuplug_type *interned[INTERN_BUCKETS]; /* derived types, chained by hash */
 
 static const struct {
   cuplug_type_kind kind;
@@ -35,7 +41,7 @@ static const struct {
     {CUPLUG_TYPE_UINT16, "uint16", "i16", 2},
     {CUPLUG_TYPE_UINT32, "uint32", "i32", 4},
     {CUPLUG_TYPE_UINT64, "uint64", "i64", 8},
-    {CUPLUG_TYPE_FLOAT16, "float16", "half", 2},
+    {CUPLUG_TYPE_FLOAT16, "float16", "i16", 2}, /* numba-cuda: an i16 */
     {CUPLUG_TYPE_FLOAT32, "float32", "float", 4},
     {CUPLUG_TYPE_FLOAT64, "float64", "double", 8},
     {CUPLUG_TYPE_COMPLEX64, "complex64", "{float, float}", 8},
@@ -84,6 +90,24 @@ static char *fmt(const char *f, ...) {
   return cuplug__buf_take(&b, NULL);
 }
 
+static bool is_uniform(const cuplug_type *t) {
+  for (size_t i = 1; i < t->nargs; i++)
+    if (t->args[i] != t->args[0]) return false;
+  return t->nargs > 0;
+}
+
+/* A tuple in memory: [N x T] when uniform, else {T1, T2, ...}. */
+static char *tuple_ir(const cuplug_type *t) {
+  if (is_uniform(t)) return fmt("[%zu x %s]", t->nargs, data_ir(t->args[0]));
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  cuplug__buf_putc(&b, '{');
+  for (size_t i = 0; i < t->nargs; i++)
+    cuplug__buf_printf(&b, "%s%s", i ? ", " : "", data_ir(t->args[i]));
+  cuplug__buf_putc(&b, '}');
+  return cuplug__buf_take(&b, NULL);
+}
+
 /* Argument parts of a value type (the same under both ABIs). */
 static bool lower_argument(const cuplug_type *t, cuplug__lowered *l) {
   switch (t->kind) {
@@ -118,6 +142,26 @@ static bool lower_argument(const cuplug_type *t, cuplug__lowered *l) {
                      data_ir(t->element), t->ndim, t->ndim);
       return lowered_set(l, ir, n, p);
     }
+    case CUPLUG_TYPE_TUPLE: {
+      size_t n = 0;
+      for (size_t i = 0; i < t->nargs; i++) n += t->args[i]->lowered[0][0].num_parts;
+      char **p = parts_alloc(n);
+      if (n && !p) return false;
+      size_t k = 0;
+      for (size_t i = 0; i < t->nargs; i++) {
+        const cuplug__lowered *e = &t->args[i]->lowered[0][0];
+        for (size_t j = 0; j < e->num_parts; j++) p[k++] = cuplug__strdup(e->parts[j]);
+      }
+      return lowered_set(l, tuple_ir(t), n, p);
+    }
+    case CUPLUG_TYPE_INT_LITERAL: {
+      char **p = parts_alloc(1);
+      if (!p) return false;
+      p[0] = cuplug__strdup("i64");
+      return lowered_set(l, cuplug__strdup("i64"), 1, p);
+    }
+    case CUPLUG_TYPE_NUMBER_CLASS:
+      return lowered_set(l, cuplug__strdup("{}"), 0, NULL);
     case CUPLUG_TYPE_SIGNATURE:
     case CUPLUG_TYPE_INVALID:
       return false;
@@ -230,12 +274,21 @@ bool cuplug__type_is_integer(const cuplug_type *t) {
   return t->kind >= CUPLUG_TYPE_INT8 && t->kind <= CUPLUG_TYPE_UINT64;
 }
 
+bool cuplug__type_is_signed(const cuplug_type *t) {
+  return (t->kind >= CUPLUG_TYPE_INT8 && t->kind <= CUPLUG_TYPE_INT64) ||
+         t->kind == CUPLUG_TYPE_INT_LITERAL;
+}
+
+bool cuplug__type_is_float(const cuplug_type *t) {
+  return t->kind >= CUPLUG_TYPE_FLOAT16 && t->kind <= CUPLUG_TYPE_FLOAT64;
+}
+
 bool cuplug__type_is_scalar_value(const cuplug_type *t) {
   return t->kind >= CUPLUG_TYPE_BOOL && t->kind <= CUPLUG_TYPE_COMPLEX128;
 }
 
 uint32_t cuplug__type_size(const cuplug_type *t) {
-  if (t->kind == CUPLUG_TYPE_POINTER) return 8;
+  if (t->kind == CUPLUG_TYPE_POINTER || t->kind == CUPLUG_TYPE_INT_LITERAL) return 8;
   if (t->kind >= CUPLUG_TYPE_VOID && t->kind <= CUPLUG_TYPE_COMPLEX128)
     return scalar_info[t->kind - 1].size;
   return 0;
@@ -245,7 +298,8 @@ uint32_t cuplug__type_size(const cuplug_type *t) {
 
 static bool same(const cuplug_type *a, const cuplug_type *b) {
   if (a->kind != b->kind || a->element != b->element || a->ndim != b->ndim ||
-      a->layout != b->layout || a->restype != b->restype || a->nargs != b->nargs)
+      a->layout != b->layout || a->restype != b->restype || a->nargs != b->nargs ||
+      a->value != b->value)
     return false;
   for (size_t i = 0; i < a->nargs; i++)
     if (a->args[i] != b->args[i]) return false;
@@ -254,10 +308,24 @@ static bool same(const cuplug_type *a, const cuplug_type *b) {
 
 /* Returns the interned twin of *proto, creating it from proto (whose args
  * array is copied) when it is new. */
+static size_t bucket_of(const cuplug_type *t) {
+  uint64_t h = 1469598103934665603ull;
+  uint64_t words[6] = {(uint64_t)t->kind, (uint64_t)(uintptr_t)t->element,
+                       (uint64_t)t->ndim << 8 | (uint64_t)t->layout,
+                       (uint64_t)(uintptr_t)t->restype, (uint64_t)t->nargs, (uint64_t)t->value};
+  for (size_t i = 0; i < 6 + t->nargs; i++) {
+    uint64_t w = i < 6 ? words[i] : (uint64_t)(uintptr_t)t->args[i - 6];
+    h = (h ^ w) * 1099511628211ull;
+    h ^= h >> 29;
+  }
+  return (size_t)(h % INTERN_BUCKETS);
+}
+
 static cuplug_error *intern(const cuplug_type *proto, char *(*name)(const cuplug_type *),
                             const cuplug_type **out) {
+  size_t bucket = bucket_of(proto);
   pthread_mutex_lock(&intern_lock);
-  for (cuplug_type *t = interned; t; t = t->next) {
+  for (cuplug_type *t = interned[bucket]; t; t = t->next) {
     if (same(t, proto)) {
       pthread_mutex_unlock(&intern_lock);
       *out = t;
@@ -276,8 +344,8 @@ static cuplug_error *intern(const cuplug_type *proto, char *(*name)(const cuplug
   }
   t->name = name(t);
   if (!t->name || !lower_all(t)) goto oom_free;
-  t->next = interned;
-  interned = t;
+  t->next = interned[bucket];
+  interned[bucket] = t;
   pthread_mutex_unlock(&intern_lock);
   *out = t;
   return NULL;
@@ -316,6 +384,23 @@ static char *signature_name(const cuplug_type *t) {
   return cuplug__buf_take(&b, NULL);
 }
 
+static char *tuple_name(const cuplug_type *t) {
+  if (is_uniform(t)) return fmt("UniTuple(%s x %zu)", t->args[0]->name, t->nargs);
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  cuplug__buf_puts(&b, "Tuple(");
+  for (size_t i = 0; i < t->nargs; i++)
+    cuplug__buf_printf(&b, "%s%s", i ? ", " : "", t->args[i]->name);
+  cuplug__buf_putc(&b, ')');
+  return cuplug__buf_take(&b, NULL);
+}
+
+static char *literal_name(const cuplug_type *t) {
+  return fmt("Literal[int](%lld)", (long long)t->value);
+}
+
+static char *class_name(const cuplug_type *t) { return fmt("class(%s)", t->element->name); }
+
 static bool is_value_type(const cuplug_type *t) {
   return t && t->kind != CUPLUG_TYPE_INVALID && t->kind != CUPLUG_TYPE_SIGNATURE;
 }
@@ -324,8 +409,7 @@ cuplug_error *cuplug__type_pointer(const cuplug_type *pointee,
                                    const cuplug_type **out) {
   if (!pointee || !out)
     return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_pointer: NULL argument");
-  if (!is_value_type(pointee) || pointee->kind == CUPLUG_TYPE_VOID ||
-      pointee->kind == CUPLUG_TYPE_ARRAY)
+  if (!cuplug__type_is_scalar_value(pointee) && pointee->kind != CUPLUG_TYPE_POINTER)
     return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
                          "CPointer(%s): a pointer must point at a scalar or a pointer",
                          pointee->name);
@@ -362,7 +446,7 @@ cuplug_error *cuplug__type_signature(const cuplug_type *restype,
                                      size_t nargs, const cuplug_type **out) {
   if (!restype || !out || (nargs && !args))
     return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_signature: NULL argument");
-  if (!is_value_type(restype))
+  if (!is_value_type(restype) || restype->kind == CUPLUG_TYPE_NUMBER_CLASS)
     return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
                          "a signature cannot return %s", restype->name);
   for (size_t i = 0; i < nargs; i++) {
@@ -379,12 +463,49 @@ cuplug_error *cuplug__type_signature(const cuplug_type *restype,
   return intern(&proto, signature_name, out);
 }
 
+cuplug_error *cuplug__type_tuple(const cuplug_type *const *elements, size_t n,
+                                 const cuplug_type **out) {
+  if (!out || (n && !elements))
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_tuple: NULL argument");
+  for (size_t i = 0; i < n; i++) {
+    if (!elements[i])
+      return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_tuple: element %zu is NULL", i);
+    if (!is_value_type(elements[i]) || elements[i]->kind == CUPLUG_TYPE_VOID ||
+        elements[i]->kind == CUPLUG_TYPE_NUMBER_CLASS)
+      return cuplug__error(CUPLUG_ERR_INVALID_TYPE, "element %zu of a tuple cannot be %s", i,
+                           elements[i]->name);
+  }
+  cuplug_type proto = {.kind = CUPLUG_TYPE_TUPLE, .nargs = n,
+                       .args = (const cuplug_type **)elements};
+  return intern(&proto, tuple_name, out);
+}
+
+cuplug_error *cuplug__type_int_literal(int64_t value, const cuplug_type **out) {
+  if (!out) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_int_literal: out is NULL");
+  cuplug_type proto = {.kind = CUPLUG_TYPE_INT_LITERAL, .value = value};
+  return intern(&proto, literal_name, out);
+}
+
+cuplug_error *cuplug__type_number_class(const cuplug_type *dtype, const cuplug_type **out) {
+  if (!dtype || !out)
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_number_class: NULL argument");
+  if (!cuplug__type_is_scalar_value(dtype))
+    return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                         "class(%s): a number class is of bool, an integer, a float or a "
+                         "complex",
+                         dtype->name);
+  cuplug_type proto = {.kind = CUPLUG_TYPE_NUMBER_CLASS, .element = dtype};
+  return intern(&proto, class_name, out);
+}
+
 __attribute__((destructor)) void cuplug__types_shutdown(void) {
   pthread_mutex_lock(&intern_lock);
-  while (interned) {
-    cuplug_type *t = interned;
-    interned = t->next;
-    type_free(t);
+  for (size_t b = 0; b < INTERN_BUCKETS; b++) {
+    while (interned[b]) {
+      cuplug_type *t = interned[b];
+      interned[b] = t->next;
+      type_free(t);
+    }
   }
   pthread_mutex_unlock(&intern_lock);
   for (size_t i = 0; i < NUM_SCALARS; i++)

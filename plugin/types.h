@@ -22,7 +22,8 @@ struct cuplug_type {
   cuplug_layout layout;
   const cuplug_type *restype;
   size_t nargs;
-  const cuplug_type **args;
+  const cuplug_type **args; /* a signature's arguments, a tuple's elements */
+  int64_t value;             /* an INT_LITERAL's */
   char *name;
   /* [abi - 1][position]: numba/c x argument/return, computed at creation. */
   cuplug__lowered lowered[2][2];
@@ -37,6 +38,10 @@ cuplug_error *cuplug__type_array(const cuplug_type *dtype, uint32_t ndim,
 cuplug_error *cuplug__type_signature(const cuplug_type *restype,
                                      const cuplug_type *const *args,
                                      size_t nargs, const cuplug_type **out);
+cuplug_error *cuplug__type_tuple(const cuplug_type *const *elements, size_t n,
+                                 const cuplug_type **out);
+cuplug_error *cuplug__type_int_literal(int64_t value, const cuplug_type **out);
+cuplug_error *cuplug__type_number_class(const cuplug_type *dtype, const cuplug_type **out);
 cuplug_error *cuplug__type_parse(const char *text, const cuplug_type **out);
 /* Parses a signature and insists that it is one. */
 cuplug_error *cuplug__signature_parse(const char *text, const cuplug_type **out);
@@ -48,6 +53,8 @@ static inline const cuplug__lowered *cuplug__type_lowered(const cuplug_type *t,
 }
 
 bool cuplug__type_is_integer(const cuplug_type *t);
+bool cuplug__type_is_signed(const cuplug_type *t); /* int8..int64, and literals */
+bool cuplug__type_is_float(const cuplug_type *t);  /* float16..float64 */
 bool cuplug__type_is_scalar_value(const cuplug_type *t); /* bool, int, float, complex */
 /* Bytes of a scalar or pointer value, 0 otherwise. */
 uint32_t cuplug__type_size(const cuplug_type *t);

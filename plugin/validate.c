@@ -223,10 +223,13 @@ static cuplug_error *check_declarations(LLVMContextRef ctx, LLVMModuleRef m,
     if (!LLVMIsDeclaration(f)) continue;
     size_t len;
     const char *name = LLVMGetValueName2(f, &len);
-    const cuplug__decl *d = cuplug__registry_find(registry, name, len);
-    if (!d) continue;
+    const cuplug__impl *d = cuplug__registry_symbol(registry, name, len);
+    if (!d || !d->sig) continue;
     char what[1024];
-    snprintf(what, sizeof what, "the IR's declaration of @%.*s", (int)len, name);
+    if (strlen(d->key) == len && strncmp(d->key, name, len) == 0)
+      snprintf(what, sizeof what, "the IR's declaration of @%.*s", (int)len, name);
+    else
+      snprintf(what, sizeof what, "the IR's declaration of @%.*s (%s)", (int)len, name, d->key);
     CUPLUG_TRY(check_type(ctx, f, what, d->sig, d->abi, CUPLUG_ERR_DECLARATION_MISMATCH));
   }
   return NULL;
@@ -273,6 +276,42 @@ cuplug_error *cuplug__validate(const cuplug__text *modules, size_t num_modules,
   for (size_t i = 0; mods && i < num_modules; i++)
     if (mods[i]) LLVMDisposeModule(mods[i]);
   free(mods);
+  LLVMContextDispose(ctx);
+  return e;
+}
+
+cuplug_error *cuplug__validate_lowering(const cuplug__text *module, const char *key,
+                                        const char *symbol, const cuplug_type *sig,
+                                        cuplug_abi abi) {
+  pthread_once(&llvm_once, llvm_setup);
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMContextSetDiagnosticHandler(ctx, ignore_diagnostic, NULL);
+  LLVMModuleRef m = NULL;
+  cuplug_error *e = parse(ctx, module, &m);
+  if (e) {
+    cuplug_error *l = cuplug__error_log(CUPLUG_ERR_LOWERING, e->log,
+                                        "the lowering of %s for %s: %s", key, sig->name,
+                                        e->message);
+    cuplug__error_destroy(e);
+    e = l;
+  }
+  LLVMValueRef fn = m ? LLVMGetNamedFunction(m, symbol) : NULL;
+  if (!e && (!fn || LLVMIsDeclaration(fn))) {
+    cuplug__buf b;
+    cuplug__buf_init(&b);
+    list_defined(&b, &m, 1);
+    e = cuplug__error(CUPLUG_ERR_LOWERING,
+                      "the lowering of %s for %s does not define the symbol @%s it promises; "
+                      "its IR defines %s",
+                      key, sig->name, symbol, b.data ? b.data : "");
+    cuplug__buf_free(&b);
+  }
+  if (!e) {
+    char what[1024];
+    snprintf(what, sizeof what, "the lowering of %s: @%s", key, symbol);
+    e = check_type(ctx, fn, what, sig, abi, CUPLUG_ERR_LOWERING);
+  }
+  if (m) LLVMDisposeModule(m);
   LLVMContextDispose(ctx);
   return e;
 }

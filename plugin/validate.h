@@ -22,4 +22,10 @@ cuplug_error *cuplug__validate(const cuplug__text *modules, size_t num_modules,
                                const char *entry, const cuplug_type *sig, cuplug_abi abi,
                                cuplug_registry *registry, size_t *entry_module);
 
+/* Checks a lowering's IR: it parses, and defines `symbol` with the type of
+ * `sig` under `abi`.  Errors are CUPLUG_ERR_LOWERING, naming `key`. */
+cuplug_error *cuplug__validate_lowering(const cuplug__text *module, const char *key,
+                                        const char *symbol, const cuplug_type *sig,
+                                        cuplug_abi abi);
+
 #endif

@@ -235,3 +235,122 @@ bool t_nvjitlink(const void *ltoir, size_t size, unsigned cc, void **cubin,
   destroy(&l);
   return ok;
 }
+
+/* ---- calling a registered function from a kernel ---- */
+
+static const char *ir_of(const cuplug_type *t) {
+  cuplug_type_lower_args l = {.struct_size = sizeof l, .type = t, .abi = CUPLUG_ABI_C,
+                              .position = CUPLUG_POSITION_RETURN};
+  T_ASSERT_OK(t_api()->type_lower(&l));
+  return l.ir_type;
+}
+
+static const char *name_of(const cuplug_type *t) {
+  cuplug_type_info i = {.struct_size = sizeof i, .type = t};
+  T_ASSERT_OK(t_api()->type_info(&i));
+  return i.name;
+}
+
+/* Appends to a growing string. */
+__attribute__((format(printf, 4, 5))) static void put(char **s, size_t *len, size_t *cap,
+                                                      const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (*len + (size_t)n + 1 > *cap) {
+    *cap = (*len + (size_t)n + 1) * 2;
+    *s = realloc(*s, *cap);
+    if (!*s) die("out of memory");
+  }
+  va_start(ap, fmt);
+  vsnprintf(*s + *len, *cap - *len, fmt, ap);
+  va_end(ap);
+  *len += (size_t)n;
+}
+
+char *t_elementwise_kernel(const cuplug_type *sig, const char *symbol, char *kernel_sig,
+                           size_t kernel_sig_size) {
+  cuplug_type_info si = {.struct_size = sizeof si, .type = sig};
+  T_ASSERT_OK(t_api()->type_info(&si));
+  bool has_out = name_of(si.restype)[0] != 'v'; /* not "void" */
+  size_t cap = 0, len = 0;
+  char *ir = NULL;
+#define PUT(...) put(&ir, &len, &cap, __VA_ARGS__)
+  int k = snprintf(kernel_sig, kernel_sig_size, "void(");
+  PUT("define void @k(");
+  bool first = true;
+  if (has_out) {
+    PUT("%s* %%out", ir_of(si.restype));
+    k += snprintf(kernel_sig + k, kernel_sig_size - (size_t)k, "CPointer(%s)", name_of(si.restype));
+    first = false;
+  }
+  for (size_t a = 0; a < si.num_args; a++) {
+    PUT("%s%s* %%in%zu", first ? "" : ", ", ir_of(si.args[a]), a);
+    k += snprintf(kernel_sig + k, kernel_sig_size - (size_t)k, "%sCPointer(%s)", first ? "" : ", ",
+                  name_of(si.args[a]));
+    first = false;
+  }
+  snprintf(kernel_sig + k, kernel_sig_size - (size_t)k, ")");
+  PUT(") {\nentry:\n"
+      "  %%tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+      "  %%ntid = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()\n"
+      "  %%ctaid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()\n"
+      "  %%base = mul i32 %%ntid, %%ctaid\n"
+      "  %%i32 = add i32 %%base, %%tid\n"
+      "  %%i = sext i32 %%i32 to i64\n");
+  for (size_t a = 0; a < si.num_args; a++) {
+    const char *t = ir_of(si.args[a]);
+    PUT("  %%p%zu = getelementptr %s, %s* %%in%zu, i64 %%i\n  %%a%zu = load %s, %s* %%p%zu\n", a, t,
+        t, a, a, t, t, a);
+  }
+  PUT("  %scall %s @%s(", has_out ? "%r = " : "", ir_of(si.restype), symbol);
+  for (size_t a = 0; a < si.num_args; a++) PUT("%s%s %%a%zu", a ? ", " : "", ir_of(si.args[a]), a);
+  PUT(")\n");
+  if (has_out)
+    PUT("  %%po = getelementptr %s, %s* %%out, i64 %%i\n  store %s %%r, %s* %%po\n",
+        ir_of(si.restype), ir_of(si.restype), ir_of(si.restype), ir_of(si.restype));
+  PUT("  ret void\n}\n\ndeclare %s @%s(", ir_of(si.restype), symbol);
+  for (size_t a = 0; a < si.num_args; a++) PUT("%s%s", a ? ", " : "", ir_of(si.args[a]));
+  PUT(")\ndeclare i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+      "declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()\n"
+      "declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()\n");
+#undef PUT
+  return ir;
+}
+
+const cuplug_type *t_argtypes(const char *list, const cuplug_type *const **args, size_t *n) {
+  char buf[1024];
+  snprintf(buf, sizeof buf, "void(%s)", list);
+  const cuplug_type *sig;
+  T_ASSERT_OK(t_api()->type_parse(buf, &sig));
+  cuplug_type_info i = {.struct_size = sizeof i, .type = sig};
+  T_ASSERT_OK(t_api()->type_info(&i));
+  *args = i.args;
+  *n = i.num_args;
+  return sig;
+}
+
+cuplug_artifact *t_compile_call(cuplug_session *s, const char *key, const char *argtypes,
+                                cuplug_output output, int32_t opt, cuplug_resolve_args *how) {
+  const cuplug_type *const *args;
+  size_t n;
+  t_argtypes(argtypes, &args, &n);
+  cuplug_resolve_args r = {.struct_size = sizeof r, .registry = t_api()->session_registry(s),
+                           .key = key, .argtypes = args, .nargs = n};
+  T_ASSERT_OK(t_api()->resolve_call(&r));
+  if (how) *how = r;
+  char ksig[1024];
+  char *ir = t_elementwise_kernel(r.signature, r.symbol, ksig, sizeof ksig);
+  cuplug_module m = {.struct_size = sizeof m, .name = key, .text = ir, .size = strlen(ir)};
+  const cuplug_module *mods[] = {&m};
+  cuplug_compile_args a = {.struct_size = sizeof a, .session = s, .modules = mods,
+                           .num_modules = 1, .entry = "k", .signature = ksig,
+                           .entry_abi = CUPLUG_ABI_C, .kind = CUPLUG_KERNEL, .output = output,
+                           .cc_major = 9, .cc_minor = 0, .opt = opt};
+  cuplug_error *e = t_api()->compile(&a);
+  if (e) fprintf(stderr, "%s(%s):\n%s\n", key, argtypes, ir);
+  free(ir);
+  T_ASSERT_OK(e);
+  return a.artifact;
+}

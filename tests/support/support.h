@@ -94,4 +94,19 @@ int t_run_suite(Suite *s);
 bool t_nvjitlink(const void *ltoir, size_t size, unsigned cc, void **cubin,
                  size_t *cubin_size, char **log);
 
+/* The NVVM IR of a kernel `k` (entry ABI C) whose thread i calls `symbol`
+ * (C ABI, signature sig, scalar arguments and result) with in0[i], in1[i],
+ * ... and stores the result in out[i]:
+ *   void k(CPointer(R) out, CPointer(A0) in0, ...)   (no out for void)
+ * The kernel's signature goes to kernel_sig.  Free the result. */
+char *t_elementwise_kernel(const cuplug_type *sig, const char *symbol, char *kernel_sig,
+                           size_t kernel_sig_size);
+/* Types from "int32, float32[:]" (through a signature); returns that. */
+const cuplug_type *t_argtypes(const char *list, const cuplug_type *const **args, size_t *n);
+/* Resolves key(argtypes) in the session's registry and compiles the
+ * elementwise kernel of it for cc 9.0; the resolution goes to *how when
+ * not NULL.  Fails the test on error. */
+cuplug_artifact *t_compile_call(cuplug_session *s, const char *key, const char *argtypes,
+                                cuplug_output output, int32_t opt, cuplug_resolve_args *how);
+
 #endif

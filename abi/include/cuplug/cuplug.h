@@ -48,7 +48,7 @@ extern "C" {
 #endif
 
 #define CUPLUG_ABI_MAJOR 1
-#define CUPLUG_ABI_MINOR 1
+#define CUPLUG_ABI_MINOR 2
 
 /* True when the table `api` is long enough to hold `member`. */
 #define CUPLUG_API_HAS(api, member)                                            \
@@ -118,6 +118,14 @@ typedef enum cuplug_status {
   CUPLUG_ERR_KERNEL_EXCEPTION = 74, /* a debug kernel raised (code, thread, block) */
   CUPLUG_ERR_KERNEL_FAULT = 75,   /* the kernel faulted; the context is lost */
 
+  /* since 1.2: typing and lowering */
+  CUPLUG_ERR_UNKNOWN_KEY = 80,    /* nothing is registered under the key */
+  CUPLUG_ERR_NO_MATCH = 81,       /* no signature of the key takes these argument types */
+  CUPLUG_ERR_AMBIGUOUS = 82,      /* several signatures match equally well */
+  CUPLUG_ERR_NO_LOWERING = 83,    /* a signature with no implementation */
+  CUPLUG_ERR_CALLBACK = 84,       /* a host callback failed or returned nonsense */
+  CUPLUG_ERR_LOWERING = 85,       /* a lowering's IR does not parse, or lacks its symbol */
+
   /* Warnings: never returned by a call, only held by an artifact. */
   CUPLUG_WARN_DEBUG_WITH_OPT = 1000 /* debug together with opt > 0 */
 } cuplug_status;
@@ -130,7 +138,7 @@ typedef struct cuplug_error cuplug_error;       /* error or warning */
 typedef struct cuplug_type cuplug_type;         /* interned, immutable */
 typedef struct cuplug_session cuplug_session;   /* toolkit + defaults */
 typedef struct cuplug_artifact cuplug_artifact; /* a compile's result */
-typedef struct cuplug_registry cuplug_registry; /* since 1.1: declared functions */
+typedef struct cuplug_registry cuplug_registry; /* since 1.1: typing and lowering */
 typedef struct cuplug_library cuplug_library;   /* since 1.1: a loaded cubin */
 typedef struct cuplug_kernel cuplug_kernel;     /* since 1.1: a kernel of a library */
 
@@ -157,7 +165,11 @@ typedef enum cuplug_type_kind {
   CUPLUG_TYPE_COMPLEX128 = 15,
   CUPLUG_TYPE_POINTER = 16,  /* "CPointer(T)" or "T*" */
   CUPLUG_TYPE_ARRAY = 17,    /* "T[:]", "T[:, ::1]", ... */
-  CUPLUG_TYPE_SIGNATURE = 18 /* "R(A, B)" */
+  CUPLUG_TYPE_SIGNATURE = 18, /* "R(A, B)" */
+  /* since 1.2 */
+  CUPLUG_TYPE_TUPLE = 19,       /* "UniTuple(int64 x 2)", "Tuple(int64, float32)" */
+  CUPLUG_TYPE_INT_LITERAL = 20, /* "Literal[int](2)": an int64 whose value typing sees */
+  CUPLUG_TYPE_NUMBER_CLASS = 21 /* "class(float32)": a dtype passed as an argument */
 } cuplug_type_kind;
 
 typedef enum cuplug_layout {
@@ -265,9 +277,11 @@ typedef struct cuplug_type_info {
   uint32_t ndim;                /* out: arrays */
   cuplug_layout layout;         /* out: arrays */
   const cuplug_type *restype;   /* out: signatures */
-  size_t num_args;              /* out: signatures */
-  const cuplug_type *const *args; /* out: signatures */
+  size_t num_args;              /* out: signatures' arguments, tuples' elements */
+  const cuplug_type *const *args; /* out */
   uint32_t size;                /* out: bytes of a scalar or pointer, 0 otherwise */
+  /* since 1.2 */
+  int64_t literal_value;        /* out: an INT_LITERAL's value */
 } cuplug_type_info;
 
 typedef struct cuplug_session_options {
@@ -391,8 +405,11 @@ typedef struct cuplug_part {
 /* since 1.1: registries */
 typedef struct cuplug_registry_options {
   size_t struct_size;
-  uint32_t flags; /* none yet: must be 0 */
+  uint32_t flags; /* CUPLUG_REGISTRY_* */
 } cuplug_registry_options;
+
+/* since 1.2: bits of cuplug_registry_options.flags */
+#define CUPLUG_REGISTRY_NO_BUILTINS 0x1u /* an empty registry: no cuda.* and math.* */
 
 /* since 1.1: numba-cuda's declare_device_function.  Calling `name` with the
  * signature's argument types gives its return type; the IR calls the
@@ -487,6 +504,132 @@ typedef struct cuplug_launch_args {
   void *stream;        /* a CUstream; NULL: the default stream */
   uint32_t cooperative; /* 1: cuLaunchCooperativeKernel (also when the kernel needs it) */
 } cuplug_launch_args;
+
+/* ------------------------------------------------------------------------ */
+/* since 1.2: typing templates and lowering implementations                  */
+/*                                                                           */
+/* A host front end meets a call f(a, b) in its source.  It asks             */
+/* resolve_call how the key "f" types with the argument types of a and b,   */
+/* gets a signature, a symbol and an ABI back, converts its arguments to the */
+/* signature's argument types and emits a call to the symbol (declared in    */
+/* its IR with the signature under the ABI).  A compile whose IR calls the   */
+/* symbol adds the implementation: NVVM IR goes to libNVVM with the host's   */
+/* modules (and is inlined), CUDA C++ is compiled by NVRTC and linked.       */
+/* ------------------------------------------------------------------------ */
+
+/* What a host callback returns. */
+typedef enum cuplug_callback_status {
+  CUPLUG_CALLBACK_OK = 0,
+  CUPLUG_CALLBACK_NO_MATCH = 1, /* typing: the template does not take these types */
+  CUPLUG_CALLBACK_FAILED = 2    /* the callback failed; its message says why */
+} cuplug_callback_status;
+
+/* A generic typing template.  Given the argument types of a call, it
+ * returns CUPLUG_CALLBACK_OK with *signature set to a signature with as
+ * many arguments (the types the arguments are converted to, and the return
+ * type), or NO_MATCH.  On FAILED it may write a NUL-terminated reason into
+ * message (message_size bytes).  It may run on many threads at once and
+ * must not register into the registry that calls it. */
+typedef cuplug_callback_status (*cuplug_typer_fn)(void *user_data, const char *key,
+                                                  const cuplug_type *const *argtypes,
+                                                  size_t nargs,
+                                                  const cuplug_type **signature,
+                                                  char *message, size_t message_size);
+
+/* A lowering callback: NVVM IR text (the NVVM dialect, as compile() takes)
+ * that defines `symbol` with `signature` under `abi`.  It sets *ir and
+ * *ir_size; cuplug copies the text as soon as the callback returns, so a
+ * static string, or a buffer the host keeps until its next call on the same
+ * thread, will do.  It is called once per symbol, the first time a compile
+ * needs it; on many threads at once for different symbols. */
+typedef cuplug_callback_status (*cuplug_lowerer_fn)(void *user_data, const char *key,
+                                                    const cuplug_type *signature,
+                                                    const char *symbol, cuplug_abi abi,
+                                                    const char **ir, size_t *ir_size,
+                                                    char *message, size_t message_size);
+
+/* A typing template for a key: one concrete signature, or a generic typer.
+ * A key may have many templates; resolve_call consults them all. */
+typedef struct cuplug_template_args {
+  size_t struct_size;
+  cuplug_registry *registry;
+  const char *key; /* "math.sin", "mylib.clamp": any text without spaces */
+  /* exactly one of the three */
+  const char *signature;             /* concrete: "float32(float32)" */
+  const cuplug_type *signature_type; /* concrete, as a handle */
+  cuplug_typer_fn typer;             /* generic */
+  /* options */
+  void *user_data;         /* handed to typer */
+  const char *description; /* generic: what it takes, for list ("T(T, T) for T in ...") */
+} cuplug_template_args;
+
+typedef enum cuplug_lowering_kind {
+  CUPLUG_LOWER_IR = 1,      /* NVVM IR text that defines the symbol */
+  CUPLUG_LOWER_CUDA = 2,    /* CUDA C++ that defines it (extern "C" __device__) */
+  CUPLUG_LOWER_CALLBACK = 3 /* a cuplug_lowerer_fn that returns NVVM IR */
+} cuplug_lowering_kind;
+
+/* How a key is lowered for one signature (or for all it types to). */
+typedef struct cuplug_lowering_args {
+  size_t struct_size;
+  cuplug_registry *registry;
+  const char *key;
+  /* The signature it implements: one of the two, or neither for a
+   * callback that lowers every signature the key's templates give. */
+  const char *signature;
+  const cuplug_type *signature_type;
+  cuplug_lowering_kind kind;
+  /* The symbol the code defines.  Required for IR and CUDA; for a callback,
+   * NULL lets cuplug name one per signature ("__cuplug_<key>_<hash>"). */
+  const char *symbol;
+  const char *source;   /* IR or CUDA: the text, copied (IR is parsed now) */
+  size_t source_size;   /* 0: strlen(source) */
+  cuplug_lowerer_fn lowerer; /* CALLBACK */
+  void *user_data;           /* handed to lowerer */
+  /* options */
+  cuplug_abi abi; /* how the symbol is called.  0: c (R f(args...)) */
+} cuplug_lowering_args;
+
+/* How a call types, and what to call. */
+typedef struct cuplug_resolve_args {
+  size_t struct_size;
+  cuplug_registry *registry;
+  const char *key;
+  const cuplug_type *const *argtypes; /* may be NULL when nargs is 0 */
+  size_t nargs;
+  const cuplug_type *signature; /* out: convert the arguments to its types */
+  const char *symbol;           /* out: lives as long as the registry */
+  cuplug_abi abi;               /* out: C or NUMBA */
+} cuplug_resolve_args;
+
+/* One entry of registry_list.  Strings live as long as the registry. */
+typedef struct cuplug_listing {
+  size_t struct_size;
+  const char *key;
+  const cuplug_type *signature; /* a concrete template's; NULL for a generic one */
+  const char *description;      /* a generic template's, else "" */
+  const char *symbol;           /* a concrete signature's implementation, or "" */
+  uint32_t builtin;             /* 1: part of cuplug's CUDA library */
+} cuplug_listing;
+
+/* Called for each template by registry_list; a non-zero return stops the walk. */
+typedef int (*cuplug_list_fn)(void *user_data, const cuplug_listing *entry);
+
+/* numba-cuda's cuda.const.array_like: bytes that become an array in
+ * constant memory.  The result is a function with no arguments that returns
+ * the array (C layout), under the C ABI. */
+typedef struct cuplug_const_array_args {
+  size_t struct_size;
+  cuplug_registry *registry;
+  const cuplug_type *dtype; /* bool, an integer, a float or a complex */
+  uint32_t ndim;            /* 1..8 */
+  const int64_t *shape;     /* ndim extents */
+  const void *data;         /* the elements, C order; copied */
+  size_t size;              /* bytes: the product of shape times the dtype's size */
+  const cuplug_type *signature; /* out: "float32[:, ::1]()" */
+  const char *symbol;           /* out */
+  cuplug_abi abi;               /* out: C */
+} cuplug_const_array_args;
 
 /* One NVVM IR module as it went to libNVVM. */
 typedef struct cuplug_ir_view {
@@ -635,6 +778,42 @@ typedef struct cuplug_api {
    * fresh context: then CUPLUG_ERR_KERNEL_FAULT says so, and everything
    * but the GPU (compiling, linking) goes on. */
   cuplug_error *(*device_reset)(cuplug_session *session);
+
+  /* ---- since 1.2: more types (see CUPLUG_TYPE_TUPLE...) ---- */
+
+  /* Tuple(elements...): UniTuple when all are the same.  n may be 0. */
+  cuplug_error *(*type_tuple)(const cuplug_type *const *elements, size_t n,
+                              const cuplug_type **out);
+  cuplug_error *(*type_int_literal)(int64_t value, const cuplug_type **out);
+  /* class(dtype), the type of a dtype given as an argument */
+  cuplug_error *(*type_number_class)(const cuplug_type *dtype, const cuplug_type **out);
+
+  /* ---- since 1.2: typing templates and lowerings ----
+   * Every registry but a CUPLUG_REGISTRY_NO_BUILTINS one starts with
+   * cuplug's CUDA library (cuda.*, math.*; see README).  Registering and
+   * resolving may run on many threads at once. */
+
+  /* CUPLUG_ERR_DUPLICATE when the key already has this concrete signature. */
+  cuplug_error *(*register_template)(cuplug_template_args *args);
+  /* CUPLUG_ERR_DUPLICATE when the key already has a lowering for the
+   * signature, or the symbol is taken; CUPLUG_ERR_LOWERING when IR does not
+   * parse or does not define the symbol. */
+  cuplug_error *(*register_lowering)(cuplug_lowering_args *args);
+  /* Types a call numba's way: among the key's concrete signatures with as
+   * many arguments, an exact match wins, else the one needing the fewest
+   * conversions (promotions such as int32 to int64 and float32 to float64,
+   * then safe ones such as int32 to float64; never unsafe ones); generic
+   * templates answer for themselves.  Errors: CUPLUG_ERR_UNKNOWN_KEY,
+   * CUPLUG_ERR_NO_MATCH and CUPLUG_ERR_AMBIGUOUS (listing the candidates),
+   * CUPLUG_ERR_NO_LOWERING, CUPLUG_ERR_CALLBACK.  A few built-ins
+   * (cuda.shared.array, cuda.local.array) give a new symbol at each call:
+   * resolve once per call site. */
+  cuplug_error *(*resolve_call)(cuplug_resolve_args *args);
+  /* Calls visit for every template whose key starts with prefix (NULL or
+   * "": all), in key order; built-ins included. */
+  cuplug_error *(*registry_list)(cuplug_registry *registry, const char *prefix,
+                                 cuplug_list_fn visit, void *user_data);
+  cuplug_error *(*const_array)(cuplug_const_array_args *args);
 } cuplug_api;
 
 /* The one exported symbol.  Returns the plugin's table when `major` is the

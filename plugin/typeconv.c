@@ -1,0 +1,96 @@
+/* typeconv.c - how one type converts to another, numba's way.
+ *
+ * numba ranks a conversion as exact, a promotion (a wider type of the same
+ * kind: int32 to int64, float32 to float64), safe (no value is lost: int32
+ * to float64, uint8 to int16) or unsafe (int64 to float64, float64 to
+ * int32).  Its rules give a few direct conversions between numbers; the
+ * rest follow by chaining, a chain being as bad as its worst step.  The
+ * table below holds numba's direct rules; the closure is computed once. */
+#include "typeconv.h"
+
+#include <pthread.h>
+
+#define FIRST CUPLUG_TYPE_BOOL
+#define LAST CUPLUG_TYPE_COMPLEX128
+#define N (LAST - FIRST + 1)
+
+static const struct {
+  cuplug_type_kind from, to;
+  cuplug__conversion how;
+} rules[] = {
+    {CUPLUG_TYPE_BOOL, CUPLUG_TYPE_INT8, CUPLUG_CONV_SAFE},
+    {CUPLUG_TYPE_BOOL, CUPLUG_TYPE_UINT8, CUPLUG_CONV_SAFE},
+    {CUPLUG_TYPE_INT8, CUPLUG_TYPE_INT16, CUPLUG_CONV_PROMOTE},
+    {CUPLUG_TYPE_UINT8, CUPLUG_TYPE_UINT16, CUPLUG_CONV_PROMOTE},
+    {CUPLUG_TYPE_INT16, CUPLUG_TYPE_INT32, CUPLUG_CONV_PROMOTE},
+    {CUPLUG_TYPE_UINT16, CUPLUG_TYPE_UINT32, CUPLUG_CONV_PROMOTE},
+    {CUPLUG_TYPE_INT32, CUPLUG_TYPE_INT64, CUPLUG_CONV_PROMOTE},
+    {CUPLUG_TYPE_UINT32, CUPLUG_TYPE_UINT64, CUPLUG_CONV_PROMOTE},
+    {CUPLUG_TYPE_UINT8, CUPLUG_TYPE_INT16, CUPLUG_CONV_SAFE},
+    {CUPLUG_TYPE_UINT16, CUPLUG_TYPE_INT32, CUPLUG_CONV_SAFE},
+    {CUPLUG_TYPE_UINT32, CUPLUG_TYPE_INT64, CUPLUG_CONV_SAFE},
+    {CUPLUG_TYPE_INT16, CUPLUG_TYPE_FLOAT32, CUPLUG_CONV_SAFE},
+    {CUPLUG_TYPE_INT32, CUPLUG_TYPE_FLOAT64, CUPLUG_CONV_SAFE},
+    {CUPLUG_TYPE_INT64, CUPLUG_TYPE_FLOAT64, CUPLUG_CONV_UNSAFE},
+    {CUPLUG_TYPE_UINT64, CUPLUG_TYPE_FLOAT64, CUPLUG_CONV_UNSAFE},
+    {CUPLUG_TYPE_FLOAT16, CUPLUG_TYPE_FLOAT32, CUPLUG_CONV_PROMOTE},
+    {CUPLUG_TYPE_FLOAT32, CUPLUG_TYPE_FLOAT64, CUPLUG_CONV_PROMOTE},
+    {CUPLUG_TYPE_FLOAT32, CUPLUG_TYPE_COMPLEX64, CUPLUG_CONV_SAFE},
+    {CUPLUG_TYPE_FLOAT64, CUPLUG_TYPE_COMPLEX128, CUPLUG_CONV_SAFE},
+    {CUPLUG_TYPE_COMPLEX64, CUPLUG_TYPE_COMPLEX128, CUPLUG_CONV_PROMOTE},
+};
+
+static cuplug__conversion table[N][N];
+static pthread_once_t table_once = PTHREAD_ONCE_INIT;
+
+static void table_init(void) {
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) table[i][j] = i == j ? CUPLUG_CONV_EXACT : CUPLUG_CONV_UNSAFE;
+  /* Every number converts to every other, unsafely at worst; the rules
+   * say which conversions are better than that. */
+  for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++)
+    table[rules[r].from - FIRST][rules[r].to - FIRST] = rules[r].how;
+  /* the best chain: a path is as bad as its worst step */
+  for (int k = 0; k < N; k++)
+    for (int i = 0; i < N; i++)
+      for (int j = 0; j < N; j++) {
+        cuplug__conversion via = table[i][k] > table[k][j] ? table[i][k] : table[k][j];
+        if (via < table[i][j]) table[i][j] = via;
+      }
+}
+
+static cuplug__conversion worst(cuplug__conversion a, cuplug__conversion b) {
+  return a > b ? a : b;
+}
+
+cuplug__conversion cuplug__convert(const cuplug_type *from, const cuplug_type *to) {
+  if (from == to) return CUPLUG_CONV_EXACT;
+  if (from->kind == CUPLUG_TYPE_INT_LITERAL) {
+    /* a literal converts as its int64 would, and is never exact */
+    const cuplug_type *i64 = cuplug__type_scalar(CUPLUG_TYPE_INT64);
+    return i64 ? worst(cuplug__convert(i64, to), CUPLUG_CONV_PROMOTE) : CUPLUG_CONV_NONE;
+  }
+  if (from->kind >= FIRST && from->kind <= LAST && to->kind >= FIRST && to->kind <= LAST) {
+    pthread_once(&table_once, table_init);
+    return table[from->kind - FIRST][to->kind - FIRST];
+  }
+  if (from->kind == CUPLUG_TYPE_ARRAY && to->kind == CUPLUG_TYPE_ARRAY) {
+    /* a contiguous array is also an array of any layout */
+    if (from->element == to->element && from->ndim == to->ndim &&
+        to->layout == CUPLUG_LAYOUT_ANY)
+      return CUPLUG_CONV_SAFE;
+    return CUPLUG_CONV_NONE;
+  }
+  if (from->kind == CUPLUG_TYPE_TUPLE && to->kind == CUPLUG_TYPE_TUPLE &&
+      from->nargs == to->nargs) {
+    cuplug__conversion c = CUPLUG_CONV_EXACT;
+    for (size_t i = 0; i < from->nargs; i++) c = worst(c, cuplug__convert(from->args[i], to->args[i]));
+    return c;
+  }
+  return CUPLUG_CONV_NONE;
+}
+
+const char *cuplug__conversion_name(cuplug__conversion c) {
+  static const char *const names[] = {"exact", "promote", "safe", "unsafe", "none"};
+  return c <= CUPLUG_CONV_NONE ? names[c] : "?";
+}
