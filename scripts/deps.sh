@@ -9,7 +9,8 @@ packages=(
   check libsubunit-dev           # unit tests (linked statically, so they run on the GPU host)
   libffi-dev                     # host callbacks
   python3-dev python3-pytest python3-numpy
-  luajit libluajit-5.1-dev
+  luajit libluajit-5.1-dev       # samples/luajit
+  libtsan2                       # the registry's threaded test, under ThreadSanitizer
 )
 
 missing=()
