@@ -373,6 +373,12 @@ static cuplug_error *note_declared(job *j, const ir_module *m) {
     const ir_item *it = &m->items[i];
     if (it->kind != IR_ITEM_DECLARE) continue;
     cuplug__impl *d = cuplug__registry_symbol(j->s->registry, it->name, strlen(it->name));
+    if (!d && strncmp(it->name, "__cuplug_", 9) == 0)
+      return cuplug__error(CUPLUG_ERR_NO_LOWERING,
+                           "%s: the IR calls @%s, a symbol resolve_call gives, but the "
+                           "session's registry never resolved it: resolve the call in this "
+                           "process, with this session's registry",
+                           m->name, it->name);
     if (!d) continue;
     bool seen = false;
     for (size_t k = 0; k < j->num_used && !seen; k++) seen = j->used[k] == d;

@@ -1,11 +1,11 @@
 /* registry.c - typing templates, lowering implementations, resolve_call.
  *
  * Every registry but an empty one (CUPLUG_REGISTRY_NO_BUILTINS) sits on
- * the built-in registry, made once per process and never changed after:
- * lookups consult the registry's own keys, then the built-ins'.  What a
- * resolve instantiates (a generic implementation's symbol for one
- * signature) goes into the registry it was asked of, so that a compile
- * with that registry finds it.
+ * the built-in registry, made once per process: lookups consult the
+ * registry's own keys, then the built-ins'.  What a resolve instantiates (a
+ * generic implementation's symbol for one signature) goes into the registry
+ * that holds the implementation: a built-in's into the built-in registry,
+ * where every registry of the process finds it, and its IR is written once.
  *
  * Locking: one reader-writer lock per registry.  Registrations write;
  * resolves and compiles read, and take the write lock only to add an
@@ -91,7 +91,7 @@ __attribute__((destructor)) static void builtins_unload(void) {
 }
 
 cuplug_error *cuplug__registry_create(uint32_t flags, cuplug_registry **out) {
-  const cuplug_registry *base = NULL;
+  cuplug_registry *base = NULL;
   if (!(flags & CUPLUG_REGISTRY_NO_BUILTINS)) {
     pthread_once(&builtin_once, builtins_init);
     if (builtin_failure)
@@ -136,10 +136,12 @@ static bool has_signature(const cuplug__key *k, const cuplug_type *sig) {
 }
 
 cuplug__impl *cuplug__registry_symbol(cuplug_registry *r, const char *symbol, size_t len) {
-  if (!r) return NULL;
-  pthread_rwlock_rdlock(&r->lock);
-  cuplug__impl *m = cuplug__map_get(&r->symbols, symbol, len);
-  pthread_rwlock_unlock(&r->lock);
+  cuplug__impl *m = NULL;
+  for (; r && !m; r = r->base) {
+    pthread_rwlock_rdlock(&r->lock);
+    m = cuplug__map_get(&r->symbols, symbol, len);
+    pthread_rwlock_unlock(&r->lock);
+  }
   return m;
 }
 
@@ -349,8 +351,18 @@ cuplug_error *cuplug__register_template(cuplug_template_args *a) {
 
 /* ---- register_lowering ---- */
 
-/* "the symbol X" when the text defines it, for IR (a quick look: LLVM
- * reads it properly at registration). */
+/* Does the text hold `name` as a whole identifier? */
+static bool mentions_name(const char *text, size_t n, const char *name) {
+  size_t len = strlen(name);
+  for (const char *p = text; (p = memmem(p, n - (size_t)(p - text), name, len)); p++) {
+    bool start = p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+    bool end = (size_t)(p - text) + len == n ||
+               !(isalnum((unsigned char)p[len]) || p[len] == '_');
+    if (start && end) return true;
+  }
+  return false;
+}
+
 cuplug_error *cuplug__register_lowering(cuplug_lowering_args *a) {
   if (!a->registry)
     return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "register_lowering: registry is NULL");
@@ -423,7 +435,7 @@ cuplug_error *cuplug__register_lowering(cuplug_lowering_args *a) {
               : cuplug__code_make(CUPLUG_CODE_CU, name.data, a->source, n, &m->code[0]);
       cuplug__buf_free(&name);
       if (!e) m->num_code = 1;
-      if (!e && !memmem(a->source, n, m->symbol, strlen(m->symbol)))
+      if (!e && !mentions_name(a->source, n, m->symbol))
         e = cuplug__error(CUPLUG_ERR_LOWERING,
                           "lowering of %s: its CUDA C++ does not mention the symbol %s it "
                           "should define",
@@ -463,16 +475,19 @@ cuplug_error *cuplug__register_lowering(cuplug_lowering_args *a) {
 
 /* How a candidate signature fits the call: numba counts conversions of
  * each kind and prefers fewer unsafe, then fewer safe, then fewer
- * promotions. */
+ * promotions; cuplug then prefers the nearer conversions (typeconv.c). */
 typedef struct candidate {
   const cuplug_type *sig;
   int unsafe, safe, promote;
+  unsigned distance;
+  bool base; /* the built-ins' template gave it */
 } candidate;
 
 static int compare(const candidate *a, const candidate *b) {
   if (a->unsafe != b->unsafe) return a->unsafe - b->unsafe;
   if (a->safe != b->safe) return a->safe - b->safe;
-  return a->promote - b->promote;
+  if (a->promote != b->promote) return a->promote - b->promote;
+  return (a->distance > b->distance) - (a->distance < b->distance);
 }
 
 /* Rates sig against the argument types; false when it does not fit.
@@ -480,10 +495,13 @@ static int compare(const candidate *a, const candidate *b) {
  * conversion between numbers. */
 static bool rate(const cuplug_type *sig, const cuplug_type *const *args, size_t n,
                  bool unsafe_ok, candidate *c) {
-  *c = (candidate){sig, 0, 0, 0};
+  *c = (candidate){sig, 0, 0, 0, 0, false};
   if (sig->nargs != n) return false;
   for (size_t i = 0; i < n; i++) {
-    switch (cuplug__convert(args[i], sig->args[i])) {
+    unsigned d;
+    cuplug__conversion conv = cuplug__convert(args[i], sig->args[i], &d);
+    c->distance += d;
+    switch (conv) {
       case CUPLUG_CONV_EXACT: break;
       case CUPLUG_CONV_PROMOTE: c->promote++; break;
       case CUPLUG_CONV_SAFE: c->safe++; break;
@@ -522,7 +540,7 @@ static void note_tried(search *s, const char *what) {
   cuplug__buf_printf(&s->tried, "%s%s", s->num_tried++ ? ", " : "", what);
 }
 
-static cuplug_error *consult(search *s, const cuplug__key *k) {
+static cuplug_error *consult(search *s, const cuplug__key *k, bool base) {
   for (size_t i = 0; k && i < k->num_templates; i++) {
     const cuplug__template *t = &k->templates[i];
     const cuplug_type *sig = t->sig;
@@ -554,7 +572,10 @@ static cuplug_error *consult(search *s, const cuplug__key *k) {
     else
       note_tried(s, t->description && *t->description ? t->description : "a generic template");
     candidate c;
-    if (sig && rate(sig, s->args, s->nargs, !t->sig, &c)) consider(s, &c);
+    if (sig && rate(sig, s->args, s->nargs, !t->sig, &c)) {
+      c.base = base;
+      consider(s, &c);
+    }
   }
   return NULL;
 }
@@ -648,15 +669,15 @@ cuplug_error *cuplug__resolve_call(cuplug_resolve_args *a) {
   if (!own && !base)
     e = cuplug__error(CUPLUG_ERR_UNKNOWN_KEY, "nothing is registered under the key '%s'",
                       a->key);
-  if (!e) e = consult(&s, own);
-  if (!e) e = consult(&s, base);
+  if (!e) e = consult(&s, own, false);
+  if (!e) e = consult(&s, base, true);
   const cuplug__impl *m = NULL, *g = NULL;
   if (!e && s.found && !s.tied) {
-    /* the registry's own lowering first, then the built-in one */
-    m = impl_for(own, s.best.sig);
-    if (!m) m = impl_for(base, s.best.sig);
-    if (!m) g = impl_for(own, NULL);
-    if (!m && !g) g = impl_for(base, NULL);
+    /* a signature is lowered by the registry whose template gave it: the
+     * built-in lowering is not for signatures a host added to its key */
+    const cuplug__key *k = s.best.base ? base : own;
+    m = impl_for(k, s.best.sig);
+    if (!m) g = impl_for(k, NULL);
   }
   pthread_rwlock_unlock(&r->lock);
 
@@ -680,7 +701,7 @@ cuplug_error *cuplug__resolve_call(cuplug_resolve_args *a) {
     e = cuplug__error(CUPLUG_ERR_NO_LOWERING, "%s types as %s, but has no lowering for it",
                       a->key, s.best.sig->name);
   } else if (!e && g) {
-    e = instantiate(r, g, g->key, s.best.sig, &m);
+    e = instantiate(s.best.base ? r->base : r, g, g->key, s.best.sig, &m);
   }
   cuplug__buf_free(&s.tried);
   if (e) return e;

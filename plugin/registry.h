@@ -71,7 +71,10 @@ struct cuplug_registry {
   cuplug__map symbols;   /* symbol -> cuplug__impl */
   cuplug__impl **instances; /* owned instances of generic implementations */
   size_t num_instances;
-  const cuplug_registry *base; /* the built-ins, or NULL */
+  /* The built-ins, or NULL.  Their templates and lowerings never change;
+   * the instances of built-in lowerings live there, for every registry of
+   * the process to find. */
+  cuplug_registry *base;
   atomic_ulong serial;         /* numbers the symbols of unique built-ins */
 };
 

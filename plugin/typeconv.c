@@ -5,7 +5,12 @@
  * to float64, uint8 to int16) or unsafe (int64 to float64, float64 to
  * int32).  Its rules give a few direct conversions between numbers; the
  * rest follow by chaining, a chain being as bad as its worst step.  The
- * table below holds numba's direct rules; the closure is computed once. */
+ * table below holds numba's direct rules; the closure is computed once.
+ *
+ * Each conversion also has a distance, for choosing between conversions of
+ * the same rank: a step costs 1, or 8 when it leaves its kind (integer to
+ * float), so that uint8 goes to int64 rather than float32 and float16 to
+ * float32 rather than float64. */
 #include "typeconv.h"
 
 #include <pthread.h>
@@ -41,21 +46,46 @@ static const struct {
 };
 
 static cuplug__conversion table[N][N];
+static unsigned distance[N][N];
+
+/* bool, integer, float or complex */
+static int category(int kind) {
+  kind += FIRST;
+  if (kind == CUPLUG_TYPE_BOOL) return 0;
+  if (kind <= CUPLUG_TYPE_UINT64) return 1;
+  if (kind <= CUPLUG_TYPE_FLOAT64) return 2;
+  return 3;
+}
+
+/* Is (c, d) a better conversion than (table, distance) at [i][j]? */
+static bool better(cuplug__conversion c, unsigned d, int i, int j) {
+  return c < table[i][j] || (c == table[i][j] && d < distance[i][j]);
+}
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 
 static void table_init(void) {
-  for (int i = 0; i < N; i++)
-    for (int j = 0; j < N; j++) table[i][j] = i == j ? CUPLUG_CONV_EXACT : CUPLUG_CONV_UNSAFE;
   /* Every number converts to every other, unsafely at worst; the rules
    * say which conversions are better than that. */
-  for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++)
-    table[rules[r].from - FIRST][rules[r].to - FIRST] = rules[r].how;
-  /* the best chain: a path is as bad as its worst step */
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) {
+      table[i][j] = i == j ? CUPLUG_CONV_EXACT : CUPLUG_CONV_UNSAFE;
+      distance[i][j] = i == j ? 0 : 100;
+    }
+  for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
+    int i = rules[r].from - FIRST, j = rules[r].to - FIRST;
+    table[i][j] = rules[r].how;
+    distance[i][j] = category(i) == category(j) ? 1 : 8;
+  }
+  /* the best chain: as bad as its worst step, as long as its steps */
   for (int k = 0; k < N; k++)
     for (int i = 0; i < N; i++)
       for (int j = 0; j < N; j++) {
         cuplug__conversion via = table[i][k] > table[k][j] ? table[i][k] : table[k][j];
-        if (via < table[i][j]) table[i][j] = via;
+        unsigned d = distance[i][k] + distance[k][j];
+        if (better(via, d, i, j)) {
+          table[i][j] = via;
+          distance[i][j] = d;
+        }
       }
 }
 
@@ -63,28 +93,42 @@ static cuplug__conversion worst(cuplug__conversion a, cuplug__conversion b) {
   return a > b ? a : b;
 }
 
-cuplug__conversion cuplug__convert(const cuplug_type *from, const cuplug_type *to) {
+cuplug__conversion cuplug__convert(const cuplug_type *from, const cuplug_type *to,
+                                   unsigned *dist) {
+  unsigned ignored;
+  if (!dist) dist = &ignored;
+  *dist = 0;
   if (from == to) return CUPLUG_CONV_EXACT;
   if (from->kind == CUPLUG_TYPE_INT_LITERAL) {
     /* a literal converts as its int64 would, and is never exact */
     const cuplug_type *i64 = cuplug__type_scalar(CUPLUG_TYPE_INT64);
-    return i64 ? worst(cuplug__convert(i64, to), CUPLUG_CONV_PROMOTE) : CUPLUG_CONV_NONE;
+    if (!i64) return CUPLUG_CONV_NONE;
+    cuplug__conversion c = worst(cuplug__convert(i64, to, dist), CUPLUG_CONV_PROMOTE);
+    ++*dist;
+    return c;
   }
   if (from->kind >= FIRST && from->kind <= LAST && to->kind >= FIRST && to->kind <= LAST) {
     pthread_once(&table_once, table_init);
+    *dist = distance[from->kind - FIRST][to->kind - FIRST];
     return table[from->kind - FIRST][to->kind - FIRST];
   }
   if (from->kind == CUPLUG_TYPE_ARRAY && to->kind == CUPLUG_TYPE_ARRAY) {
     /* a contiguous array is also an array of any layout */
     if (from->element == to->element && from->ndim == to->ndim &&
-        to->layout == CUPLUG_LAYOUT_ANY)
+        to->layout == CUPLUG_LAYOUT_ANY) {
+      *dist = 1;
       return CUPLUG_CONV_SAFE;
+    }
     return CUPLUG_CONV_NONE;
   }
   if (from->kind == CUPLUG_TYPE_TUPLE && to->kind == CUPLUG_TYPE_TUPLE &&
       from->nargs == to->nargs) {
     cuplug__conversion c = CUPLUG_CONV_EXACT;
-    for (size_t i = 0; i < from->nargs; i++) c = worst(c, cuplug__convert(from->args[i], to->args[i]));
+    for (size_t i = 0; i < from->nargs; i++) {
+      unsigned d;
+      c = worst(c, cuplug__convert(from->args[i], to->args[i], &d));
+      *dist += d;
+    }
     return c;
   }
   return CUPLUG_CONV_NONE;

@@ -13,7 +13,10 @@ typedef enum cuplug__conversion {
   CUPLUG_CONV_NONE = 4
 } cuplug__conversion;
 
-cuplug__conversion cuplug__convert(const cuplug_type *from, const cuplug_type *to);
+/* How `from` converts to `to`; *distance (may be NULL) ranks conversions
+ * of one kind: smaller is nearer. */
+cuplug__conversion cuplug__convert(const cuplug_type *from, const cuplug_type *to,
+                                   unsigned *distance);
 const char *cuplug__conversion_name(cuplug__conversion c);
 
 #endif

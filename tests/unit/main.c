@@ -11,6 +11,8 @@ Suite *suite_legalize(void);
 Suite *suite_options(void);
 Suite *suite_compile(void);
 Suite *suite_link(void);
+Suite *suite_registry(void);
+Suite *suite_builtins(void);
 
 static const struct {
   const char *name;
@@ -20,7 +22,8 @@ static const struct {
     {"types", suite_types, false},       {"irtext", suite_irtext, false},
     {"lowering", suite_lowering, false}, {"legalize", suite_legalize, false},
     {"options", suite_options, true},    {"compile", suite_compile, true},
-    {"link", suite_link, true},
+    {"link", suite_link, true},          {"registry", suite_registry, true},
+    {"builtins", suite_builtins, true},
 };
 
 int main(int argc, char **argv) {
