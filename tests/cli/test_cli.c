@@ -115,7 +115,8 @@ START_TEST(help_documents_every_flag) {
       "compile FILE.ll", "case DIR", "info", "--entry", "--sig", "--entry-abi", "--kernel",
       "--abi ", "--abi-name", "--output", "--cc", "--opt", "--debug", "--lineinfo",
       "--fastmath", "--forceinline", "--launch-bounds", "--max-registers", "--emit-ir",
-      "-o OUT", "--check"};
+      "-o OUT", "--check", "link FILE", "resolve KEY", "list [PREFIX]", "--declare-device ",
+      "--declare-device-c", "--link FILE", "--include DIR", "--no-lto", "--ptx OUT.ptx"};
   for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) T_ASSERT_CONTAINS(r.out, flags[i]);
   result_free(&r);
 }
@@ -315,6 +316,199 @@ START_TEST(emit_ir_writes_what_libnvvm_compiled) {
 }
 END_TEST
 
+
+/* ---- external code: --declare-device, --link, cubin output, link ---- */
+
+static const char ext_mul_cu[] =
+    "extern \"C\" __device__ int ext_mul(int* ret, int a, int b) { *ret = a * b; return 0; }\n";
+static const char calls_ext_mul[] =
+    "define i32 @k(i8** %ret, i32* %out, i32 %a, i32 %b) {\n"
+    "entry:\n"
+    "  %slot = alloca i32\n"
+    "  %st = call i32 @ext_mul(i32* %slot, i32 %a, i32 %b)\n"
+    "  %v = load i32, i32* %slot\n"
+    "  store i32 %v, i32* %out\n"
+    "  ret i32 0\n"
+    "}\n"
+    "declare i32 @ext_mul(i32*, i32, i32)\n";
+
+/* tmp/<name>, written with text when text is not NULL */
+static const char *scratch(const char *name, const char *text) {
+  static char paths[8][300];
+  static int next;
+  char *p = paths[next++ % 8];
+  snprintf(p, sizeof paths[0], "%s/%s", tmp, name);
+  if (text) write_text(p, text);
+  return p;
+}
+
+static void assert_cubin_with(const char *path, const char *symbol) {
+  size_t n;
+  char *bytes = t_read(path, &n);
+  ck_assert_uint_gt(n, 4);
+  ck_assert_mem_eq(bytes, "\x7f" "ELF", 4);
+  ck_assert_msg(t_elf_has_symbol(bytes, n, symbol), "%s holds no symbol %s", path, symbol);
+  free(bytes);
+}
+
+START_TEST(compile_declared_function_to_cubin) {
+  const char *cu = scratch("ext.cu", ext_mul_cu), *ll = scratch("k.ll", calls_ext_mul);
+  const char *cubin = scratch("k.cubin", NULL);
+  result r = run((const char *[]){"compile", ll, "--entry", "k", "--sig",
+                                  "void(CPointer(int32), int32, int32)", "--kernel",
+                                  "--declare-device", "ext_mul=int32(int32, int32)", "--link", cu,
+                                  "--output", "cubin", "--cc", "9.0", "-o", cubin, NULL});
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  assert_cubin_with(cubin, "k");
+  result_free(&r);
+  /* without its code the link fails, with nvJitLink's log */
+  r = run((const char *[]){"compile", ll, "--entry", "k", "--sig",
+                           "void(CPointer(int32), int32, int32)", "--kernel", "--declare-device",
+                           "ext_mul=int32(int32, int32)", "--output", "cubin", "--cc", "9.0", "-o",
+                           cubin, NULL});
+  ck_assert_int_eq(r.status, 1);
+  T_ASSERT_CONTAINS(r.err, "cuplug: error: CUPLUG_ERR_LINK: ");
+  T_ASSERT_CONTAINS(r.err, "Unresolved extern function 'ext_mul'");
+  result_free(&r);
+  /* a declaration the IR contradicts */
+  r = run((const char *[]){"compile", ll, "--entry", "k", "--sig",
+                           "void(CPointer(int32), int32, int32)", "--kernel", "--declare-device-c",
+                           "ext_mul=int32(int32, int32)", NULL});
+  ck_assert_int_eq(r.status, 1);
+  T_ASSERT_CONTAINS(r.err, "cuplug: error: CUPLUG_ERR_DECLARATION_MISMATCH: the IR's declaration "
+                           "of @ext_mul does not match signature 'int32(int32, int32)' under the "
+                           "C ABI");
+  result_free(&r);
+  r = run((const char *[]){"compile", ll, "--entry", "k", "--sig", "void()", "--declare-device",
+                           "ext_mul", NULL});
+  ck_assert_int_eq(r.status, 2);
+  T_ASSERT_CONTAINS(r.err, "cuplug: --declare-device is 'NAME=SIGNATURE', such as "
+                           "'ext_mul=int32(int32, int32)'\n");
+  result_free(&r);
+}
+END_TEST
+
+START_TEST(link_command) {
+  const char *cu = scratch("ext.cu", ext_mul_cu), *ll = scratch("k.ll", calls_ext_mul);
+  const char *ltoir = scratch("k.ltoir", NULL), *cubin = scratch("linked.cubin", NULL);
+  const char *ptx = scratch("linked.ptx", NULL);
+  result r = run((const char *[]){"compile", ll, "--entry", "k", "--sig",
+                                  "void(CPointer(int32), int32, int32)", "--kernel", "--output",
+                                  "ltoir", "--cc", "9.0", "-o", ltoir, NULL});
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  result_free(&r);
+  r = run((const char *[]){"link", ltoir, cu, "--cc", "9.0", "-o", cubin, "--ptx", ptx, NULL});
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  assert_cubin_with(cubin, "k");
+  char *text = t_read(ptx, NULL);
+  T_ASSERT_CONTAINS(text, "mul.lo.s32"); /* ext_mul, inlined by LTO */
+  free(text);
+  result_free(&r);
+  r = run((const char *[]){"link", ltoir, "--cc", "9.0", "-o", cubin, NULL});
+  ck_assert_int_eq(r.status, 1);
+  T_ASSERT_CONTAINS(r.err, "CUPLUG_ERR_LINK");
+  result_free(&r);
+  r = run((const char *[]){"link", ltoir, NULL});
+  ck_assert_int_eq(r.status, 2);
+  T_ASSERT_CONTAINS(r.err, "cuplug: link needs -o OUT.cubin\n");
+  result_free(&r);
+  r = run((const char *[]){"link", scratch("what.xyz", "hello"), "-o", cubin, NULL});
+  ck_assert_int_eq(r.status, 1);
+  T_ASSERT_CONTAINS(r.err, "CUPLUG_ERR_CODE_KIND");
+  result_free(&r);
+}
+END_TEST
+
+/* A corpus case whose device function calls declared CUDA C++. */
+START_TEST(case_to_cubin) {
+  char dir[8448];
+  snprintf(dir, sizeof dir, "%s/conformance/numba/dev_ext_i32", t_test_dir());
+  const char *cubin = scratch("case.cubin", NULL);
+  result r = run((const char *[]){"case", dir, "--output", "cubin", "-o", cubin, NULL});
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  size_t n;
+  char *bytes = t_read(cubin, &n);
+  ck_assert_mem_eq(bytes, "\x7f" "ELF", 4);
+  free(bytes);
+  result_free(&r);
+}
+END_TEST
+
+/* ---- the registry: resolve and list ---- */
+
+START_TEST(resolve_prints_signature_symbol_abi) {
+  result r = run((const char *[]){"resolve", "math.sin", "float32", NULL});
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  /* SIGNATURE SYMBOL ABI; the symbol hashes key and signature */
+  ck_assert_int_eq(strncmp(r.out, "float32(float32) __cuplug_math_sin_", 35), 0);
+  ck_assert_str_eq(r.out + strlen(r.out) - 3, " c\n");
+  ck_assert_uint_eq(strlen(r.out), 35 + 16 + 3);
+  result_free(&r);
+  r = run((const char *[]){"resolve", "cuda.atomic.add", "(float32[::1], int32, float64)", NULL});
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  T_ASSERT_CONTAINS(r.out, "float32(float32[::1], int64, float32) __cuplug_cuda_atomic_add_");
+  result_free(&r);
+  r = run((const char *[]){"resolve", "cuda.grid", "Literal[int](2)", NULL});
+  T_ASSERT_CONTAINS(r.out, "UniTuple(int64 x 2)(int32) __cuplug_cuda_grid_");
+  result_free(&r);
+  r = run((const char *[]){"resolve", "cuda.syncthreads", "", NULL});
+  T_ASSERT_CONTAINS(r.out, "void() __cuplug_cuda_syncthreads_");
+  result_free(&r);
+}
+END_TEST
+
+START_TEST(resolve_errors) {
+  result r = run((const char *[]){"resolve", "math.sin", "float32[:]", NULL});
+  ck_assert_int_eq(r.status, 1);
+  ck_assert_str_eq(r.err, "cuplug: error: CUPLUG_ERR_NO_MATCH: no signature of math.sin takes "
+                          "(float32[:]); it has: float64(int64), float64(uint64), "
+                          "float32(float32), float64(float64), float16(float16)\n");
+  result_free(&r);
+  r = run((const char *[]){"resolve", "math.nope", "float32", NULL});
+  ck_assert_int_eq(r.status, 1);
+  ck_assert_str_eq(r.err, "cuplug: error: CUPLUG_ERR_UNKNOWN_KEY: nothing is registered under "
+                          "the key 'math.nope'\n");
+  result_free(&r);
+  r = run((const char *[]){"resolve", "math.sin", "flaot32", NULL});
+  ck_assert_int_eq(r.status, 1);
+  T_ASSERT_CONTAINS(r.err, "CUPLUG_ERR_UNKNOWN_TYPE: unknown type 'flaot32'");
+  result_free(&r);
+  r = run((const char *[]){"resolve", "math.sin", NULL});
+  ck_assert_int_eq(r.status, 2);
+  T_ASSERT_CONTAINS(r.err, "cuplug: resolve takes a KEY and its 'ARGTYPES'\n");
+  result_free(&r);
+}
+END_TEST
+
+START_TEST(list_keys_with_a_prefix) {
+  result r = run((const char *[]){"list", "math.floor", NULL});
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  ck_assert_str_eq(r.out,
+                   "math.floor                     float64(int64)\n"
+                   "math.floor                     float64(uint64)\n"
+                   "math.floor                     float32(float32)\n"
+                   "math.floor                     float64(float64)\n"
+                   "math.floor                     float16(float16)\n");
+  result_free(&r);
+  r = run((const char *[]){"list", "cuda.atomic.a", NULL});
+  ck_assert_str_eq(r.out,
+                   "cuda.atomic.add                T(T[...] ary, index, value) or T(CPointer(T), "
+                   "value) for T in int32, uint32, int64, uint64, float32, float64\n"
+                   "cuda.atomic.and_               T(T[...] ary, index, value) or T(CPointer(T), "
+                   "value) for T in int32, uint32, int64, uint64\n");
+  result_free(&r);
+  r = run((const char *[]){"list", NULL});
+  ck_assert_int_eq(r.status, 0);
+  T_ASSERT_CONTAINS(r.out, "cuda.threadIdx.x               int32()\n");
+  T_ASSERT_CONTAINS(r.out, "math.sqrt                      float32(float32)\n");
+  result_free(&r);
+  r = run((const char *[]){"list", "nothing.here", NULL});
+  ck_assert_int_eq(r.status, 0);
+  ck_assert_str_eq(r.out, "");
+  result_free(&r);
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s path/to/cuplug\n", argv[0]);
@@ -339,6 +533,12 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, case_check_compares_with_expected_ptx);
   tcase_add_test(tc, case_errors);
   tcase_add_test(tc, emit_ir_writes_what_libnvvm_compiled);
+  tcase_add_test(tc, compile_declared_function_to_cubin);
+  tcase_add_test(tc, link_command);
+  tcase_add_test(tc, case_to_cubin);
+  tcase_add_test(tc, resolve_prints_signature_symbol_abi);
+  tcase_add_test(tc, resolve_errors);
+  tcase_add_test(tc, list_keys_with_a_prefix);
   suite_add_tcase(s, tc);
   return t_run_suite(s);
 }
