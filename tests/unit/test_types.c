@@ -837,6 +837,89 @@ START_TEST(concurrent_interning) {
 }
 END_TEST
 
+/* ---- since 1.2: tuples, integer literals, number classes ---- */
+
+START_TEST(tuples) {
+  const cuplug_type *u = parse("UniTuple(int64 x 2)");
+  ck_assert_ptr_eq(parse("UniTuple(int64, 2)"), u);
+  ck_assert_ptr_eq(parse("Tuple(int64, int64)"), u); /* a uniform tuple is a UniTuple */
+  ck_assert_str_eq(info(u).name, "UniTuple(int64 x 2)");
+  ck_assert_int_eq(info(u).kind, CUPLUG_TYPE_TUPLE);
+  ck_assert_uint_eq(info(u).num_args, 2);
+  ck_assert_ptr_eq(info(u).args[1], scalar(CUPLUG_TYPE_INT64));
+  ck_assert_str_eq(info(parse("Tuple(float32, int32)")).name, "Tuple(float32, int32)");
+  ck_assert_str_eq(info(parse("Tuple()")).name, "Tuple()");
+  ck_assert_str_eq(info(parse("UniTuple(UniTuple(int8 x 2) x 3)")).name,
+                   "UniTuple(UniTuple(int8 x 2) x 3)");
+  const cuplug_type *elems[] = {scalar(CUPLUG_TYPE_FLOAT32), scalar(CUPLUG_TYPE_INT32)};
+  const cuplug_type *t;
+  T_ASSERT_OK(t_api()->type_tuple(elems, 2, &t));
+  ck_assert_ptr_eq(t, parse("Tuple(float32, int32)"));
+  /* numba's data model: [N x T] for a UniTuple, a struct otherwise; flattened as arguments */
+  const cuplug_abi C = CUPLUG_ABI_C;
+  ASSERT_LOWERED("UniTuple(int64 x 2)", C, CUPLUG_POSITION_ARGUMENT, "[2 x i64]", 2, "i64 | i64");
+  ASSERT_LOWERED("Tuple(float32, int32)", C, CUPLUG_POSITION_RETURN, "{float, i32}", 0, "");
+  ASSERT_LOWERED("Tuple(float32[:], int8)", C, CUPLUG_POSITION_ARGUMENT,
+                 "{{i8*, i8*, i64, i64, float*, [1 x i64], [1 x i64]}, i8}", 8,
+                 "i8* | i8* | i64 | i64 | float* | i64 | i64 | i8");
+  ASSERT_PARSE_ERROR("UniTuple(int64 x 0)", CUPLUG_ERR_INVALID_TYPE,
+                     "tuple length 0 at position 17 of 'UniTuple(int64 x 0)': 1 to 256");
+  ASSERT_PARSE_ERROR("UniTuple(int64 y 2)", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 15 of 'UniTuple(int64 y 2)': expected "
+                     "'x' or ',' and the tuple's length, found 'y'");
+  ASSERT_PARSE_ERROR("Tuple(int32, void)", CUPLUG_ERR_INVALID_TYPE,
+                     "element 1 of a tuple cannot be void");
+  ASSERT_PARSE_ERROR("CPointer(UniTuple(int8 x 2))", CUPLUG_ERR_INVALID_TYPE,
+                     "invalid type at position 0 of 'CPointer(UniTuple(int8 x 2))': a pointer "
+                     "must point at a scalar or a pointer, not UniTuple(int8 x 2)");
+}
+END_TEST
+
+START_TEST(integer_literals) {
+  const cuplug_type *t = parse("Literal[int](2)");
+  ck_assert_int_eq(info(t).kind, CUPLUG_TYPE_INT_LITERAL);
+  ck_assert_int_eq(info(t).literal_value, 2);
+  ck_assert_str_eq(info(parse("Literal[int](-9223372036854775808)")).name,
+                   "Literal[int](-9223372036854775808)");
+  const cuplug_type *b;
+  T_ASSERT_OK(t_api()->type_int_literal(2, &b));
+  ck_assert_ptr_eq(b, t);
+  ck_assert_ptr_ne(parse("Literal[int](3)"), t);
+  ASSERT_LOWERED("Literal[int](7)", CUPLUG_ABI_C, CUPLUG_POSITION_ARGUMENT, "i64", 1, "i64");
+  ASSERT_PARSE_ERROR("Literal[float](1.5)", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 8 of 'Literal[float](1.5)': expected "
+                     "'int' (the only literals are integers), found 'float'");
+  ASSERT_PARSE_ERROR("Literal[int](9223372036854775808)", CUPLUG_ERR_INVALID_TYPE,
+                     "integer at position 13 of 'Literal[int](9223372036854775808)' does not "
+                     "fit in int64");
+  ASSERT_PARSE_ERROR("Literal[int](x)", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 13 of 'Literal[int](x)': expected an "
+                     "integer, found 'x'");
+}
+END_TEST
+
+START_TEST(number_classes) {
+  const cuplug_type *t = parse("class(float32)");
+  ck_assert_int_eq(info(t).kind, CUPLUG_TYPE_NUMBER_CLASS);
+  ck_assert_ptr_eq(info(t).element, scalar(CUPLUG_TYPE_FLOAT32));
+  const cuplug_type *b;
+  T_ASSERT_OK(t_api()->type_number_class(scalar(CUPLUG_TYPE_FLOAT32), &b));
+  ck_assert_ptr_eq(b, t);
+  /* it has no value: no parameter */
+  ASSERT_LOWERED("class(int8)", CUPLUG_ABI_C, CUPLUG_POSITION_ARGUMENT, "{}", 0, "");
+  ck_assert_str_eq(info(parse("float32[::1](Literal[int](4), class(float32))")).name,
+                   "float32[::1](Literal[int](4), class(float32))");
+  ASSERT_PARSE_ERROR("class(float32[:])", CUPLUG_ERR_INVALID_TYPE,
+                     "invalid type at position 6 of 'class(float32[:])': a number class is of "
+                     "bool, an integer, a float or a complex, not float32[:]");
+  ASSERT_PARSE_ERROR("class(int32)()", CUPLUG_ERR_INVALID_TYPE,
+                     "a signature cannot return class(int32)");
+  T_ASSERT_ERROR(t_api()->type_number_class(parse("CPointer(int8)"), &b), CUPLUG_ERR_INVALID_TYPE,
+                 "class(CPointer(int8)): a number class is of bool, an integer, a float or a "
+                 "complex");
+}
+END_TEST
+
 Suite *suite_types(void) {
   Suite *s = suite_create("types");
   TCase *names = tcase_create("names");
@@ -856,6 +939,9 @@ Suite *suite_types(void) {
   tcase_add_test(names, array_syntax_errors);
   tcase_add_test(names, array_dtype_errors);
   tcase_add_test(names, canonical_names_round_trip);
+  tcase_add_test(names, tuples);
+  tcase_add_test(names, integer_literals);
+  tcase_add_test(names, number_classes);
   suite_add_tcase(s, names);
 
   TCase *sigs = tcase_create("signatures");
