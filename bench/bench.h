@@ -3,6 +3,7 @@
 #define CUPLUG_BENCH_H
 
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +60,57 @@ static inline int bench_cuda_load(bench_cuda *cu) {
   cu->event_elapsed = (int (*)(float *, void *, void *))dlsym(h, "cuEventElapsedTime_v2");
   if (!cu->event_elapsed) cu->event_elapsed = (int (*)(float *, void *, void *))dlsym(h, "cuEventElapsedTime");
   return cu->init && cu->launch_kernel && cu->event_elapsed ? cu->init(0) : -1;
+}
+
+/* Bare libNVVM, loaded straight from the toolkit: the compile anchor. */
+typedef struct bench_nvvm {
+  int (*create)(void **);
+  int (*destroy)(void **);
+  int (*add)(void *, const char *, size_t, const char *);
+  int (*lazy_add)(void *, const char *, size_t, const char *);
+  int (*compile)(void *, int, const char **);
+  int (*size)(void *, size_t *);
+  int (*result)(void *, char *);
+} bench_nvvm;
+
+static inline bool bench_nvvm_load(bench_nvvm *v) {
+  const char *names[] = {"/usr/local/cuda/nvvm/lib64/libnvvm.so", "/usr/local/cuda/lib64/libnvvm.so",
+                         "/usr/local/cuda/lib/libnvvm.so", "libnvvm.so.4", NULL};
+  void *h = NULL;
+  for (int i = 0; names[i] && !h; i++) h = dlopen(names[i], RTLD_NOW);
+  if (!h) return false;
+  v->create = (int (*)(void **))dlsym(h, "nvvmCreateProgram");
+  v->destroy = (int (*)(void **))dlsym(h, "nvvmDestroyProgram");
+  v->add = (int (*)(void *, const char *, size_t, const char *))dlsym(h, "nvvmAddModuleToProgram");
+  v->lazy_add =
+      (int (*)(void *, const char *, size_t, const char *))dlsym(h, "nvvmLazyAddModuleToProgram");
+  v->compile = (int (*)(void *, int, const char **))dlsym(h, "nvvmCompileProgram");
+  v->size = (int (*)(void *, size_t *))dlsym(h, "nvvmGetCompiledResultSize");
+  v->result = (int (*)(void *, char *))dlsym(h, "nvvmGetCompiledResult");
+  return v->create && v->destroy && v->add && v->compile && v->size && v->result;
+}
+
+/* Compiles the modules with bare libNVVM (-arch, -opt=3, and -gen-lto for
+ * LTO-IR) and reads the result; returns it (free it), or NULL. */
+static inline char *bench_nvvm_compile(const bench_nvvm *v, const char *const *ir,
+                                       const size_t *n, size_t num_modules, const char *arch,
+                                       bool lto) {
+  void *prog;
+  const char *opts[] = {arch, "-opt=3", "-gen-lto"};
+  if (v->create(&prog)) return NULL;
+  bool ok = true;
+  for (size_t i = 0; i < num_modules && ok; i++) ok = v->add(prog, ir[i], n[i], "m") == 0;
+  ok = ok && v->compile(prog, lto ? 3 : 2, opts) == 0;
+  size_t size = 0;
+  if (ok) ok = v->size(prog, &size) == 0;
+  char *out = ok ? malloc(size + 1) : NULL;
+  if (out && v->result(prog, out) != 0) {
+    free(out);
+    out = NULL;
+  }
+  if (out) out[size] = '\0';
+  v->destroy(&prog);
+  return out;
 }
 
 /* Exits with a message when a cuplug call fails. */

@@ -22,33 +22,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "cuplug/cuplug.h"
+#include "bench.h"
 #include "json.h"
-
-typedef struct nvvm {
-  int (*create)(void **);
-  int (*destroy)(void **);
-  int (*add)(void *, const char *, size_t, const char *);
-  int (*compile)(void *, int, const char **);
-  int (*size)(void *, size_t *);
-  int (*result)(void *, char *);
-} nvvm;
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static char *slurp(const char *path, size_t *n) {
   FILE *f = fopen(path, "rb");
@@ -67,45 +42,20 @@ static char *slurp(const char *path, size_t *n) {
   return b;
 }
 
-static bool load_nvvm(nvvm *v) {
-  const char *names[] = {"/usr/local/cuda/nvvm/lib64/libnvvm.so", "/usr/local/cuda/lib64/libnvvm.so",
-                         "/usr/local/cuda/lib/libnvvm.so", "libnvvm.so.4", NULL};
-  void *h = NULL;
-  for (int i = 0; names[i] && !h; i++) h = dlopen(names[i], RTLD_NOW);
-  if (!h) return false;
-  v->create = (int (*)(void **))dlsym(h, "nvvmCreateProgram");
-  v->destroy = (int (*)(void **))dlsym(h, "nvvmDestroyProgram");
-  v->add = (int (*)(void *, const char *, size_t, const char *))dlsym(h, "nvvmAddModuleToProgram");
-  v->compile = (int (*)(void *, int, const char **))dlsym(h, "nvvmCompileProgram");
-  v->size = (int (*)(void *, size_t *))dlsym(h, "nvvmGetCompiledResultSize");
-  v->result = (int (*)(void *, char *))dlsym(h, "nvvmGetCompiledResult");
-  return v->create && v->destroy && v->add && v->compile && v->size && v->result;
-}
-
 /* Bare libNVVM: the floor cuplug is measured against. */
-static bool bare(const nvvm *v, const char *const *ir, const size_t *n, size_t num_modules,
+static bool bare(const bench_nvvm *v, const char *const *ir, const size_t *n, size_t num_modules,
                  const char *arch, bool lto) {
-  void *prog;
-  const char *opts[] = {arch, "-opt=3", "-gen-lto"};
-  if (v->create(&prog)) return false;
-  bool ok = true;
-  for (size_t i = 0; i < num_modules && ok; i++) ok = v->add(prog, ir[i], n[i], "m") == 0;
-  ok = ok && v->compile(prog, lto ? 3 : 2, opts) == 0;
-  size_t size = 0;
-  if (ok) ok = v->size(prog, &size) == 0;
-  char *out = ok ? malloc(size) : NULL;
-  if (out) ok = v->result(prog, out) == 0;
+  char *out = bench_nvvm_compile(v, ir, n, num_modules, arch, lto);
   free(out);
-  v->destroy(&prog);
-  return ok;
+  return out != NULL;
 }
 
 int main(int argc, char **argv) {
   const char *dir = argc > 1 ? argv[1] : "tests/conformance/numba";
   int reps = argc > 2 ? atoi(argv[2]) : 15;
   const cuplug_api *api = cuplug_get_api(CUPLUG_ABI_MAJOR, CUPLUG_ABI_MINOR);
-  nvvm v;
-  if (!api || !load_nvvm(&v)) {
+  bench_nvvm v;
+  if (!api || !bench_nvvm_load(&v)) {
     fprintf(stderr, "compile_bench: needs libcuplug and libNVVM\n");
     return 1;
   }
@@ -177,21 +127,21 @@ int main(int argc, char **argv) {
       bare(&v, input_ir, input_n, 1, arch, lto);
       bare(&v, final_ir, final_n, nf, arch, lto);
       for (int r = 0; r < reps; r++) {
-        double t0 = now();
+        double t0 = bench_now();
         bare(&v, input_ir, input_n, 1, arch, lto);
-        double t1 = now();
+        double t1 = bench_now();
         bare(&v, final_ir, final_n, nf, arch, lto);
-        double t2 = now();
+        double t2 = bench_now();
         cuplug_compile_args b = a;
         api->compile(&b);
-        double t3 = now();
+        double t3 = bench_now();
         api->artifact_destroy(b.artifact);
         tb[r] = t1 - t0;
         tf[r] = t2 - t1;
         tc[r] = t3 - t2;
       }
       api->artifact_destroy(a.artifact);
-      double mb = median(tb, reps), mf = median(tf, reps), mc = median(tc, reps);
+      double mb = bench_median(tb, reps), mf = bench_median(tf, reps), mc = bench_median(tc, reps);
       printf("%-14.14s %6s %9.3f %9.3f %9.3f %12.3f %12.3f\n", names[d]->d_name,
              lto ? "ltoir" : "ptx", mb * 1e3, mf * 1e3, mc * 1e3, mc / mb, mc / mf);
       logsum[lto] += log(mc / mb);

@@ -12,9 +12,10 @@
  *     wrap              C-ABI wrapper, or kernel fix-up (+ exception store)
  *     legalise          make the module acceptable to libNVVM
  *                     and, for each registered symbol the modules call whose
- *                     implementation is NVVM IR (the host's, a callback's or
- *                     a built-in's), that IR as one more module, so that
- *                     libNVVM can inline it
+ *                     implementation is NVVM IR, that IR as one more module
+ *                     (the host's and callbacks' one each, the built-ins'
+ *                     all in one: each module costs libNVVM a link), so
+ *                     that libNVVM can inline it
  *   run_nvvm          PTX or LTO-IR (libdevice added when the IR calls it)
  *   link_code         cubin output and compile_all: the declared functions
  *                     the IR calls and the extra code, .cu through NVRTC,
@@ -58,6 +59,9 @@ typedef struct job {
   bool lto;          /* cubin output: link LTO-IR (not debug, not no_lto) */
   cuplug__impl **used; /* registered implementations the IR calls */
   size_t num_used;
+  cuplug__buf builtins;  /* the IR of the built-ins called, merged */
+  char **builtin_decls;  /* the functions `builtins` declares */
+  size_t num_builtin_decls;
   cuplug__text *mods; /* the current text of each module: the host's, then implementations' */
   size_t num_mods, cap_mods;
   size_t entry_module;
@@ -348,10 +352,8 @@ static cuplug_error *wrap(job *j, size_t i, ir_rewrite *rw) {
   return NULL;
 }
 
-/* Adds an implementation's IR to the modules the compile lowers. */
-static cuplug_error *add_module(job *j, cuplug__impl *impl) {
-  const char *text;
-  CUPLUG_TRY(cuplug__impl_ir(impl, &text));
+/* Adds a module to those the compile lowers; `owned` texts are the job's. */
+static cuplug_error *add_module(job *j, const char *name, char *text, bool owned) {
   if (j->num_mods == j->cap_mods) {
     size_t cap = j->cap_mods * 2;
     cuplug__text *m = realloc(j->mods, cap * sizeof *m);
@@ -362,8 +364,38 @@ static cuplug_error *add_module(job *j, cuplug__impl *impl) {
     memset(j->owned + j->cap_mods, 0, (cap - j->cap_mods) * sizeof *o);
     j->cap_mods = cap;
   }
-  j->mods[j->num_mods++] = (cuplug__text){impl->symbol, text, strlen(text)};
+  if (owned) j->owned[j->num_mods] = text;
+  j->mods[j->num_mods++] = (cuplug__text){name, text, strlen(text)};
   return NULL;
+}
+
+/* Appends a built-in's IR to the merged module, each function declared
+ * once.  Built-ins are cuplug's own text: definitions, globals and one
+ * `declare` a line, with no metadata or attribute groups to renumber. */
+static cuplug_error *merge_builtin(job *j, const char *text) {
+  for (const char *line = text; *line;) {
+    size_t n = strcspn(line, "\n");
+    bool keep = true;
+    if (strncmp(line, "declare ", 8) == 0) {
+      const char *at = memchr(line, '@', n);
+      size_t len = at ? strcspn(at, "(") : 0;
+      for (size_t k = 0; at && k < j->num_builtin_decls && keep; k++)
+        keep = !(strlen(j->builtin_decls[k]) == len && memcmp(j->builtin_decls[k], at, len) == 0);
+      if (keep && at) {
+        char **v = realloc(j->builtin_decls, (j->num_builtin_decls + 1) * sizeof *v);
+        if (!v) return cuplug__error_oom();
+        j->builtin_decls = v;
+        if (!(v[j->num_builtin_decls] = cuplug__strndup(at, len))) return cuplug__error_oom();
+        j->num_builtin_decls++;
+      }
+    }
+    if (keep) {
+      cuplug__buf_append(&j->builtins, line, n);
+      cuplug__buf_putc(&j->builtins, '\n');
+    }
+    line += n + (line[n] == '\n');
+  }
+  return j->builtins.oom ? cuplug__error_oom() : NULL;
 }
 
 /* Which registered functions does the module declare (and so call)?  Each
@@ -388,8 +420,14 @@ static cuplug_error *note_declared(job *j, const ir_module *m) {
     j->used = v;
     j->used[j->num_used++] = d;
     if (d->kind == CUPLUG_IMPL_IR || d->kind == CUPLUG_IMPL_CALLBACK ||
-        d->kind == CUPLUG_IMPL_BUILTIN)
-      CUPLUG_TRY(add_module(j, d));
+        d->kind == CUPLUG_IMPL_BUILTIN) {
+      const char *text;
+      CUPLUG_TRY(cuplug__impl_ir(d, &text));
+      if (d->kind == CUPLUG_IMPL_BUILTIN)
+        CUPLUG_TRY(merge_builtin(j, text));
+      else
+        CUPLUG_TRY(add_module(j, d->symbol, (char *)text, false));
+    }
   }
   return NULL;
 }
@@ -400,8 +438,18 @@ static cuplug_error *lower(job *j) {
                       j->entry_abi == CUPLUG_ABI_NUMBA && a->abi_name
                   ? a->abi_name
                   : a->entry;
-  /* num_mods grows as implementations join */
-  for (size_t i = 0; i < j->num_mods; i++) {
+  /* num_mods grows as implementations join; the built-ins' module last */
+  for (size_t i = 0;; i++) {
+    if (i == j->num_mods && j->builtins.len) {
+      char *text = cuplug__buf_take(&j->builtins, NULL);
+      if (!text) return cuplug__error_oom();
+      cuplug_error *e = add_module(j, "cuplug.builtins", text, true);
+      if (e) {
+        free(text);
+        return e;
+      }
+    }
+    if (i == j->num_mods) break;
     ir_rewrite rw;
     CUPLUG_TRY(ir_rewrite_begin(&rw, j->mods[i].name, j->mods[i].text, j->mods[i].size));
     /* an implementation's definitions become linkonce_odr: artifacts that
@@ -417,7 +465,7 @@ static cuplug_error *lower(job *j) {
     char *out;
     size_t n;
     CUPLUG_TRY(ir_rewrite_finish(&rw, &out, &n));
-    free(j->owned[i]);
+    free(j->owned[i]); /* the text it was made from, when the job owned it */
     j->owned[i] = out;
     j->mods[i].text = out;
     j->mods[i].size = n;
@@ -588,6 +636,9 @@ static cuplug_error *run(cuplug_compile_args *a, bool all) {
   free(j.mods);
   free(j.inputs);
   free(j.used);
+  cuplug__buf_free(&j.builtins);
+  for (size_t i = 0; i < j.num_builtin_decls; i++) free(j.builtin_decls[i]);
+  free(j.builtin_decls);
   if (e) {
     cuplug__artifact_destroy(j.art);
     return e;

@@ -14,6 +14,7 @@
 #include "registry.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -522,8 +523,6 @@ typedef struct search {
   candidate best;
   const cuplug_type *tied; /* a different signature as good as best */
   bool found;
-  cuplug__buf tried; /* the candidates' names, for messages */
-  size_t num_tried;
 } search;
 
 static void consider(search *s, const candidate *c) {
@@ -536,8 +535,19 @@ static void consider(search *s, const candidate *c) {
   }
 }
 
-static void note_tried(search *s, const char *what) {
-  cuplug__buf_printf(&s->tried, "%s%s", s->num_tried++ ? ", " : "", what);
+/* The candidates of a call that did not resolve: every template of the
+ * key, for the message (written only then, so a resolve pays nothing). */
+static void put_candidates(cuplug__buf *b, const cuplug__key *const *keys, size_t n) {
+  size_t shown = 0;
+  for (size_t k = 0; k < n; k++)
+    for (size_t i = 0; keys[k] && i < keys[k]->num_templates; i++) {
+      const cuplug__template *t = &keys[k]->templates[i];
+      const char *what = t->sig ? t->sig->name
+                         : t->description && *t->description ? t->description
+                                                             : "a generic template";
+      cuplug__buf_printf(b, "%s%s", shown++ ? ", " : "", what);
+    }
+  if (!shown) cuplug__buf_puts(b, "none");
 }
 
 static cuplug_error *consult(search *s, const cuplug__key *k, bool base) {
@@ -567,10 +577,6 @@ static cuplug_error *consult(search *s, const cuplug__key *k, bool base) {
                              s->key, sig->name, s->nargs);
       }
     }
-    if (t->sig)
-      note_tried(s, t->sig->name);
-    else
-      note_tried(s, t->description && *t->description ? t->description : "a generic template");
     candidate c;
     if (sig && rate(sig, s->args, s->nargs, !t->sig, &c)) {
       c.base = base;
@@ -590,18 +596,26 @@ static void put_args(cuplug__buf *b, const cuplug_type *const *args, size_t n) {
 /* "__cuplug_cuda_atomic_add_5d1c0e2a9b3f4471": the key made a C name,
  * and a hash of the key and signature.  The same in every registry, so
  * that code compiled with one links with code compiled with another. */
-static char *symbol_for(const char *key, const cuplug_type *sig, unsigned long serial) {
+static size_t format_symbol(char *out, size_t cap, const char *key, const cuplug_type *sig,
+                            unsigned long serial) {
   uint64_t h = 1469598103934665603ull;
   for (const char *p = key; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
   h = (h ^ '|') * 1099511628211ull;
   for (const char *p = sig->name; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
-  cuplug__buf b;
-  cuplug__buf_init(&b);
-  cuplug__buf_puts(&b, "__cuplug_");
-  for (const char *p = key; *p; p++) cuplug__buf_putc(&b, isalnum((unsigned char)*p) ? *p : '_');
-  cuplug__buf_printf(&b, "_%016llx", (unsigned long long)h);
-  if (serial) cuplug__buf_printf(&b, "_%lu", serial);
-  return cuplug__buf_take(&b, NULL);
+  size_t n = strlen("__cuplug_") + strlen(key);
+  if (n + 40 > cap) return n + 40; /* room for the hash and a serial */
+  char *p = stpcpy(out, "__cuplug_");
+  for (const char *k = key; *k; k++) *p++ = isalnum((unsigned char)*k) ? *k : '_';
+  p += sprintf(p, "_%016llx", (unsigned long long)h);
+  if (serial) p += sprintf(p, "_%lu", serial);
+  return (size_t)(p - out);
+}
+
+static char *symbol_for(const char *key, const cuplug_type *sig, unsigned long serial) {
+  size_t need = format_symbol(NULL, 0, key, sig, serial);
+  char *s = malloc(need);
+  if (s) format_symbol(s, need, key, sig, serial);
+  return s;
 }
 
 /* The symbol of the generic implementation `g` for sig: an instance made
@@ -610,6 +624,17 @@ static cuplug_error *instantiate(cuplug_registry *r, const cuplug__impl *g, cons
                                  const cuplug_type *sig, const cuplug__impl **out) {
   bool unique = g->builtin && g->builtin->unique;
   unsigned long serial = unique ? atomic_fetch_add(&r->serial, 1) + 1 : 0;
+  /* the common case: an earlier resolve made it (no allocation) */
+  char local[192];
+  if (format_symbol(local, sizeof local, key, sig, serial) < sizeof local && !unique) {
+    pthread_rwlock_rdlock(&r->lock);
+    cuplug__impl *m = cuplug__map_get(&r->symbols, local, strlen(local));
+    pthread_rwlock_unlock(&r->lock);
+    if (m && m->sig == sig && strcmp(m->key, key) == 0) {
+      *out = m;
+      return NULL;
+    }
+  }
   char *symbol = symbol_for(key, sig, serial);
   if (!symbol) return cuplug__error_oom();
   pthread_rwlock_wrlock(&r->lock);
@@ -662,7 +687,6 @@ cuplug_error *cuplug__resolve_call(cuplug_resolve_args *a) {
                            a->argtypes[i] ? a->argtypes[i]->name : "NULL");
 
   search s = {.key = a->key, .args = a->argtypes, .nargs = a->nargs};
-  cuplug__buf_init(&s.tried);
   pthread_rwlock_rdlock(&r->lock);
   const cuplug__key *own = own_key(r, a->key), *base = base_key(r, a->key);
   cuplug_error *e = NULL;
@@ -671,6 +695,12 @@ cuplug_error *cuplug__resolve_call(cuplug_resolve_args *a) {
                       a->key);
   if (!e) e = consult(&s, own, false);
   if (!e) e = consult(&s, base, true);
+  cuplug__buf candidates; /* for a message, while the templates cannot move */
+  cuplug__buf_init(&candidates);
+  if (!e && (!s.found || s.tied)) {
+    const cuplug__key *keys[] = {own, base};
+    put_candidates(&candidates, keys, 2);
+  }
   const cuplug__impl *m = NULL, *g = NULL;
   if (!e && s.found && !s.tied) {
     /* a signature is lowered by the registry whose template gave it: the
@@ -686,7 +716,7 @@ cuplug_error *cuplug__resolve_call(cuplug_resolve_args *a) {
     cuplug__buf_init(&b);
     put_args(&b, a->argtypes, a->nargs);
     e = cuplug__error(CUPLUG_ERR_NO_MATCH, "no signature of %s takes %s; it has: %s", a->key,
-                      b.data ? b.data : "()", s.tried.data ? s.tried.data : "none");
+                      b.data ? b.data : "()", candidates.data ? candidates.data : "none");
     cuplug__buf_free(&b);
   } else if (!e && s.tied) {
     cuplug__buf b;
@@ -695,7 +725,7 @@ cuplug_error *cuplug__resolve_call(cuplug_resolve_args *a) {
     e = cuplug__error(CUPLUG_ERR_AMBIGUOUS,
                       "ambiguous call %s%s: %s and %s match equally well (candidates: %s)",
                       a->key, b.data ? b.data : "()", s.best.sig->name, s.tied->name,
-                      s.tried.data ? s.tried.data : "");
+                      candidates.data ? candidates.data : "");
     cuplug__buf_free(&b);
   } else if (!e && !m && !g) {
     e = cuplug__error(CUPLUG_ERR_NO_LOWERING, "%s types as %s, but has no lowering for it",
@@ -703,7 +733,7 @@ cuplug_error *cuplug__resolve_call(cuplug_resolve_args *a) {
   } else if (!e && g) {
     e = instantiate(s.best.base ? r->base : r, g, g->key, s.best.sig, &m);
   }
-  cuplug__buf_free(&s.tried);
+  cuplug__buf_free(&candidates);
   if (e) return e;
   a->signature = s.best.sig;
   a->symbol = m->symbol;
