@@ -1,7 +1,7 @@
 -- extern.lua - a CUDA C++ function called from a kernel a LuaJIT host writes.
 --
--- The LuaJIT twin of samples/extern: through the FFI binding (cuplug.lua,
--- made from the public header), it declares ext_lerp (lerp.cu) as
+-- The LuaJIT twin of samples/extern: through the FFI binding
+-- (host_shims/luajit/cuplug.lua, made from the public header), it declares ext_lerp (lerp.cu) as
 -- numba-cuda's declare_device does, resolves math.sqrt(float32) in the
 -- registry, writes a kernel calling both as NVVM IR, compiles it to a cubin
 -- (the .cu by NVRTC, all linked with LTO) and, on a GPU, launches it and
@@ -13,7 +13,8 @@
 -- (the header, failing that, to this repository's).  --gpu-only exits with
 -- 77 (skipped) without a GPU.
 local dir = arg[0]:match("^(.*)/[^/]*$") or "."
-package.path = dir .. "/?.lua;" .. package.path
+-- the binding lives with the other host adapters, in host_shims/luajit
+package.path = dir .. "/../../host_shims/luajit/?.lua;" .. package.path
 local ffi = require("ffi")
 local cuplug = require("cuplug")
 local check, new, array = cuplug.check, cuplug.new, cuplug.array
