@@ -119,10 +119,10 @@ static cuplug_error *lower_array(const cuplug__builtin *b, const cuplug_type *si
   unsigned align = alignment(array->element);
   bool dynamic = b->op == SHARED && count == 0;
   if (b->op == SHARED && dynamic)
-    cuplug__buf_printf(out, "@%s.mem = external addrspace(3) global [0 x %s], align %u\n\n", symbol,
+    cuplug__buf_printf(out, "@%s_mem = external addrspace(3) global [0 x %s], align %u\n\n", symbol,
                        et, align);
   else if (b->op == SHARED)
-    cuplug__buf_printf(out, "@%s.mem = internal addrspace(3) global [%lld x %s] undef, align %u\n\n",
+    cuplug__buf_printf(out, "@%s_mem = internal addrspace(3) global [%lld x %s] undef, align %u\n\n",
                        symbol, (long long)count, et, align);
   cuplug__bi_begin(out, sig, symbol);
   if (b->op == LOCAL) {
@@ -132,7 +132,7 @@ static cuplug_error *lower_array(const cuplug__builtin *b, const cuplug_type *si
                        (long long)count, et, align, (long long)count, et, (long long)count, et);
   } else {
     cuplug__buf_printf(out,
-                       "  %%mem = addrspacecast [%lld x %s] addrspace(3)* @%s.mem to [%lld x %s]*\n"
+                       "  %%mem = addrspacecast [%lld x %s] addrspace(3)* @%s_mem to [%lld x %s]*\n"
                        "  %%ptr = getelementptr [%lld x %s], [%lld x %s]* %%mem, i64 0, i64 0\n",
                        (long long)count, et, symbol, (long long)count, et, (long long)count, et,
                        (long long)count, et);
@@ -153,7 +153,7 @@ void cuplug__const_array_ir(cuplug__buf *b, const char *symbol, const cuplug_typ
   const char *et = cuplug__bi_ir(array->element);
   unsigned size_align = cuplug__type_size(array->element), align = 1;
   while (align < size_align) align *= 2;
-  cuplug__buf_printf(b, "@%s.data = internal addrspace(4) constant [%zu x i8] ", symbol, size);
+  cuplug__buf_printf(b, "@%s_data = internal addrspace(4) constant [%zu x i8] ", symbol, size);
   if (!size) {
     cuplug__buf_puts(b, "zeroinitializer");
   } else {
@@ -169,7 +169,7 @@ void cuplug__const_array_ir(cuplug__buf *b, const char *symbol, const cuplug_typ
   }
   cuplug__bi_begin(b, sig, symbol);
   cuplug__buf_printf(b,
-                     "  %%mem = addrspacecast [%zu x i8] addrspace(4)* @%s.data to [%zu x i8]*\n"
+                     "  %%mem = addrspacecast [%zu x i8] addrspace(4)* @%s_data to [%zu x i8]*\n"
                      "  %%bytes = getelementptr [%zu x i8], [%zu x i8]* %%mem, i64 0, i64 0\n"
                      "  %%ptr = bitcast i8* %%bytes to %s*\n",
                      size, symbol, size, size, size, et);

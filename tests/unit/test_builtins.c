@@ -400,6 +400,38 @@ START_TEST(tuple_returning_math) {
 }
 END_TEST
 
+/* Shape 0: the launch's dynamic shared memory, its length read at run
+ * time.  Linked to a cubin: ptxas takes the extern array's name. */
+START_TEST(dynamic_shared_array_links) {
+  cuplug_resolve_args r;
+  T_ASSERT_OK(resolve("cuda.shared.array", "Literal[int](0), class(float32)", &r));
+  const char *st = "{i8*, i8*, i64, i64, float*, [1 x i64], [1 x i64]}";
+  char ir[4096];
+  snprintf(ir, sizeof ir,
+           "define void @k(i64* %%out, float %%v) {\n"
+           "  %%a = call %s @%s(i64 0)\n"
+           "  %%n = extractvalue %s %%a, 2\n"
+           "  %%p = extractvalue %s %%a, 4\n"
+           "  store volatile float %%v, float* %%p\n"
+           "  store i64 %%n, i64* %%out\n"
+           "  ret void\n}\n"
+           "declare %s @%s(i64)\n",
+           st, r.symbol, st, st, st, r.symbol);
+  char *ptx = compile_ir(ir, "void(CPointer(int64), float32)", 0);
+  T_ASSERT_CONTAINS(ptx, ".extern .shared .align 4 .b8 __cuplug_cuda_shared_array_");
+  T_ASSERT_CONTAINS(ptx, "%dynamic_smem_size");
+  free(ptx);
+  cuplug_module m = {.struct_size = sizeof m, .text = ir, .size = strlen(ir)};
+  const cuplug_module *mods[] = {&m};
+  cuplug_compile_args c = {.struct_size = sizeof c, .session = session, .modules = mods,
+                           .num_modules = 1, .entry = "k", .signature = "void(CPointer(int64), float32)",
+                           .entry_abi = CUPLUG_ABI_C, .kind = CUPLUG_KERNEL, .cc_major = 9,
+                           .output = CUPLUG_OUTPUT_CUBIN};
+  T_ASSERT_OK(t_api()->compile(&c));
+  t_api()->artifact_destroy(c.artifact);
+}
+END_TEST
+
 Suite *suite_builtins(void) {
   Suite *s = suite_create("builtins");
   TCase *tc = tcase_create("builtins");
@@ -411,6 +443,7 @@ Suite *suite_builtins(void) {
   tcase_add_test(tc, atomic_on_an_array_element);
   tcase_add_test(tc, grid_returns_a_tuple);
   tcase_add_test(tc, shared_arrays_are_distinct);
+  tcase_add_test(tc, dynamic_shared_array_links);
   tcase_add_test(tc, local_array_in_the_callers_frame);
   tcase_add_test(tc, const_array_in_constant_memory);
   tcase_add_test(tc, tuple_returning_math);
