@@ -32,6 +32,7 @@ static void impl_free(cuplug__impl *m) {
   for (size_t i = 0; i < m->num_code; i++) cuplug__code_free(&m->code[i]);
   free(m->code);
   free(atomic_load_explicit(&m->ir, memory_order_relaxed));
+  free(atomic_load_explicit(&m->declaration, memory_order_relaxed));
   free(m);
 }
 
@@ -672,6 +673,32 @@ static cuplug_error *instantiate(cuplug_registry *r, const cuplug__impl *g, cons
   return e;
 }
 
+/* Sets *slot to text made once: the first caller's text wins, the rest
+ * free theirs.  Returns what is in the slot (NULL when text was). */
+static const char *publish(_Atomic(char *) *slot, char *text) {
+  char *expected = NULL;
+  if (!text) return atomic_load_explicit(slot, memory_order_acquire);
+  if (!atomic_compare_exchange_strong_explicit(slot, &expected, text, memory_order_acq_rel,
+                                               memory_order_acquire)) {
+    free(text);
+    return expected;
+  }
+  return text;
+}
+
+/* "declare float @sym(float)": the signature's function type under the
+ * implementation's ABI, with the symbol put in. */
+static const char *declaration_of(cuplug__impl *m) {
+  const char *d = atomic_load_explicit(&m->declaration, memory_order_acquire);
+  if (d) return d;
+  const char *ft = cuplug__type_lowered(m->sig, m->abi, CUPLUG_POSITION_ARGUMENT)->ir_type;
+  const char *params = strstr(ft, " (");
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  cuplug__buf_printf(&b, "declare %.*s @%s%s", (int)(params - ft), ft, m->symbol, params + 1);
+  return publish(&m->declaration, cuplug__buf_take(&b, NULL));
+}
+
 cuplug_error *cuplug__resolve_call(cuplug_resolve_args *a) {
   cuplug_registry *r = a->registry;
   if (!r) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "resolve_call: registry is NULL");
@@ -735,6 +762,8 @@ cuplug_error *cuplug__resolve_call(cuplug_resolve_args *a) {
   }
   cuplug__buf_free(&candidates);
   if (e) return e;
+  a->declaration = declaration_of((cuplug__impl *)m);
+  if (!a->declaration) return cuplug__error_oom();
   a->signature = s.best.sig;
   a->symbol = m->symbol;
   a->abi = m->abi;
@@ -783,16 +812,9 @@ cuplug_error *cuplug__impl_ir(cuplug__impl *m, const char **text) {
     return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "%s: %s has no IR", m->key, m->symbol);
   }
   if (b.oom) return cuplug__error_oom();
-  ir = cuplug__buf_take(&b, NULL);
-  char *expected = NULL;
   /* another thread may have been quicker: its text is as good */
-  if (!atomic_compare_exchange_strong_explicit(&m->ir, &expected, ir, memory_order_acq_rel,
-                                               memory_order_acquire)) {
-    free(ir);
-    ir = expected;
-  }
-  *text = ir;
-  return NULL;
+  *text = publish(&m->ir, cuplug__buf_take(&b, NULL));
+  return *text ? NULL : cuplug__error_oom();
 }
 
 /* ---- list ---- */
@@ -895,8 +917,11 @@ cuplug_error *cuplug__const_array(cuplug_const_array_args *a) {
   pthread_rwlock_unlock(&r->lock);
   impl_free(m);
   if (e) return e;
+  cuplug__impl *made = k->impls[k->num_impls - 1];
+  a->declaration = declaration_of(made);
+  if (!a->declaration) return cuplug__error_oom();
   a->signature = sig;
-  a->symbol = k->impls[k->num_impls - 1]->symbol;
+  a->symbol = made->symbol;
   a->abi = CUPLUG_ABI_C;
   return NULL;
 }

@@ -41,6 +41,7 @@ typedef struct cuplug__impl {
   size_t num_code;
   bool cooperative;
   _Atomic(char *) ir; /* IR: the text; instances: once written */
+  _Atomic(char *) declaration; /* "declare R @symbol(...)", once asked for */
   cuplug_lowerer_fn lowerer;
   void *user_data;
   const cuplug__builtin *builtin;

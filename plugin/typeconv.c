@@ -7,6 +7,11 @@
  * rest follow by chaining, a chain being as bad as its worst step.  The
  * table below holds numba's direct rules; the closure is computed once.
  *
+ * An integer literal is better than its int64: it converts to any integer
+ * type that holds its value as a promotion, and to a float that holds it
+ * exactly as a safe conversion, so that f(int32) takes 2 and pow(float32,
+ * float32) takes (x, 2).
+ *
  * Each conversion also has a distance, for choosing between conversions of
  * the same rank: a step costs 1, or 8 when it leaves its kind (integer to
  * float), so that uint8 goes to int64 rather than float32 and float16 to
@@ -34,10 +39,12 @@ static const struct {
     {CUPLUG_TYPE_UINT8, CUPLUG_TYPE_INT16, CUPLUG_CONV_SAFE},
     {CUPLUG_TYPE_UINT16, CUPLUG_TYPE_INT32, CUPLUG_CONV_SAFE},
     {CUPLUG_TYPE_UINT32, CUPLUG_TYPE_INT64, CUPLUG_CONV_SAFE},
+    {CUPLUG_TYPE_INT8, CUPLUG_TYPE_FLOAT16, CUPLUG_CONV_SAFE},
     {CUPLUG_TYPE_INT16, CUPLUG_TYPE_FLOAT32, CUPLUG_CONV_SAFE},
     {CUPLUG_TYPE_INT32, CUPLUG_TYPE_FLOAT64, CUPLUG_CONV_SAFE},
-    {CUPLUG_TYPE_INT64, CUPLUG_TYPE_FLOAT64, CUPLUG_CONV_UNSAFE},
-    {CUPLUG_TYPE_UINT64, CUPLUG_TYPE_FLOAT64, CUPLUG_CONV_UNSAFE},
+    /* numba calls these safe too, so that float64 + int64 types as float64 */
+    {CUPLUG_TYPE_INT64, CUPLUG_TYPE_FLOAT64, CUPLUG_CONV_SAFE},
+    {CUPLUG_TYPE_UINT64, CUPLUG_TYPE_FLOAT64, CUPLUG_CONV_SAFE},
     {CUPLUG_TYPE_FLOAT16, CUPLUG_TYPE_FLOAT32, CUPLUG_CONV_PROMOTE},
     {CUPLUG_TYPE_FLOAT32, CUPLUG_TYPE_FLOAT64, CUPLUG_CONV_PROMOTE},
     {CUPLUG_TYPE_FLOAT32, CUPLUG_TYPE_COMPLEX64, CUPLUG_CONV_SAFE},
@@ -93,6 +100,16 @@ static cuplug__conversion worst(cuplug__conversion a, cuplug__conversion b) {
   return a > b ? a : b;
 }
 
+/* Does the float type hold the integer exactly?  Its odd part must fit the
+ * significand (and a float16 tops out at 65504). */
+static bool exact_in_float(int64_t v, cuplug_type_kind kind) {
+  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+  if (kind == CUPLUG_TYPE_FLOAT16 && u > 65504) return false;
+  while (u && !(u & 1)) u >>= 1;
+  int bits = kind == CUPLUG_TYPE_FLOAT16 ? 11 : kind == CUPLUG_TYPE_FLOAT32 ? 24 : 53;
+  return u < (UINT64_C(1) << bits);
+}
+
 cuplug__conversion cuplug__convert(const cuplug_type *from, const cuplug_type *to,
                                    unsigned *dist) {
   unsigned ignored;
@@ -100,11 +117,28 @@ cuplug__conversion cuplug__convert(const cuplug_type *from, const cuplug_type *t
   *dist = 0;
   if (from == to) return CUPLUG_CONV_EXACT;
   if (from->kind == CUPLUG_TYPE_INT_LITERAL) {
-    /* a literal converts as its int64 would, and is never exact */
+    int64_t v = from->value;
+    if (cuplug__type_is_integer(to)) {
+      unsigned bits = cuplug__type_size(to) * 8;
+      bool is_signed = cuplug__type_is_signed(to);
+      bool fits = bits == 64 ? (is_signed || v >= 0)
+                  : is_signed ? v >= -(INT64_C(1) << (bits - 1)) && v < (INT64_C(1) << (bits - 1))
+                              : v >= 0 && v < (INT64_C(1) << bits);
+      if (fits) {
+        *dist = bits / 8; /* the narrowest type that holds it is the nearest */
+        return CUPLUG_CONV_PROMOTE;
+      }
+    } else if (cuplug__type_is_float(to)) {
+      if (exact_in_float(v, to->kind)) {
+        *dist = 16 + cuplug__type_size(to);
+        return CUPLUG_CONV_SAFE;
+      }
+    }
+    /* otherwise as its int64 would, and never exact */
     const cuplug_type *i64 = cuplug__type_scalar(CUPLUG_TYPE_INT64);
     if (!i64) return CUPLUG_CONV_NONE;
     cuplug__conversion c = worst(cuplug__convert(i64, to, dist), CUPLUG_CONV_PROMOTE);
-    ++*dist;
+    *dist += 32;
     return c;
   }
   if (from->kind >= FIRST && from->kind <= LAST && to->kind >= FIRST && to->kind <= LAST) {

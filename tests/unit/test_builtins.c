@@ -145,6 +145,8 @@ START_TEST(call_lowers_to_its_instruction) {
       t_compile_call(session, calls[i].key, calls[i].args, CUPLUG_OUTPUT_PTX, 0, &how);
   ck_assert_str_eq(name_of(how.signature), calls[i].signature);
   ck_assert_int_eq(how.abi, CUPLUG_ABI_C);
+  ck_assert_int_eq(strncmp(how.declaration, "declare ", 8), 0);
+  T_ASSERT_CONTAINS(how.declaration, how.symbol);
   char *ptx = ptx_of(a);
   T_ASSERT_CONTAINS(ptx, calls[i].ptx);
   ck_assert_msg(!strstr(ptx, "__cuplug_"), "%s(%s) was not inlined:\n%s", calls[i].key,
@@ -203,7 +205,12 @@ START_TEST(builtin_typing) {
       {"math.floor", "float32", "float32(float32)"}, /* a float on CUDA, as numba-cuda */
       {"math.frexp", "float64", "Tuple(float64, int32)(float64)"},
       {"math.modf", "float32", "UniTuple(float32 x 2)(float32)"},
-      {"math.copysign", "int64, int64", NULL}, /* only float signatures */
+      {"math.copysign", "int64, int64", "float64(float64, float64)"}, /* int64 -> float64 */
+      {"math.copysign", "complex64, float32", NULL},
+      {"math.pow", "float32, Literal[int](2)", "float32(float32, int32)"}, /* powi */
+      {"math.pow", "float32, float64", "float64(float64, float64)"},
+      {"cuda.syncwarp", "Literal[int](-1)", "void(int32)"},
+      {"cuda.syncwarp", "int64", NULL}, /* int64 -> int32 loses values */
       {"cuda.popc", "int8", "int8(int8)"},
       {"cuda.ffs", "int64", "uint32(int64)"},
   };

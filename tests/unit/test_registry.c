@@ -99,22 +99,38 @@ START_TEST(exact_then_promotion_then_safe) {
   /* uint8 converts safely to each: the one that stays an integer wins */
   ck_assert_str_eq(resolved(reg, "t.f", "uint8"), "int64(int64)");
   ck_assert_str_eq(resolved(reg, "t.f", "bool"), "int64(int64)");
-  /* a literal converts as its int64 */
+  /* numba calls int64 -> float64 safe (float64 + int64 is a float64) */
+  ck_assert_str_eq(resolved(reg, "t.f", "uint64"), "float64(float64)");
+  /* a literal prefers an integer that holds it */
   ck_assert_str_eq(resolved(reg, "t.f", "Literal[int](3)"), "int64(int64)");
+  T_ASSERT_OK(add_template(reg, "t.small", "void(int32)"));
+  T_ASSERT_OK(add_template(reg, "t.small", "void(float32)"));
+  cuplug_resolve_args big;
+  T_ASSERT_ERROR(resolve(reg, "t.small", "Literal[int](-7)", &big), CUPLUG_ERR_NO_LOWERING,
+                 "t.small types as void(int32), but has no lowering for it");
+  /* 2**40 fits no int32; float32 holds it exactly (a power of two) */
+  T_ASSERT_ERROR(resolve(reg, "t.small", "Literal[int](1099511627776)", &big),
+                 CUPLUG_ERR_NO_LOWERING,
+                 "t.small types as void(float32), but has no lowering for it");
   cuplug_resolve_args a;
   T_ASSERT_OK(resolve(reg, "t.f", "float32", &a));
   ck_assert_str_eq(a.symbol, "f_f32");
   ck_assert_int_eq(a.abi, CUPLUG_ABI_C);
+  ck_assert_str_eq(a.declaration, "declare float @f_f32(float)");
 }
 END_TEST
 
 START_TEST(no_match_names_the_candidates) {
   register_f();
   cuplug_resolve_args a;
-  /* uint64 converts to int64 and float64 only unsafely */
-  T_ASSERT_ERROR(resolve(reg, "t.f", "uint64", &a), CUPLUG_ERR_NO_MATCH,
-                 "no signature of t.f takes (uint64); it has: float32(float32), "
+  /* a complex converts to no real type */
+  T_ASSERT_ERROR(resolve(reg, "t.f", "complex64", &a), CUPLUG_ERR_NO_MATCH,
+                 "no signature of t.f takes (complex64); it has: float32(float32), "
                  "float64(float64), int64(int64)");
+  /* float64 -> float32 and int64 -> int32 lose values: unsafe, never taken */
+  T_ASSERT_OK(add_template(reg, "t.narrow", "float32(float32, int32)"));
+  T_ASSERT_ERROR(resolve(reg, "t.narrow", "float64, int32", &a), CUPLUG_ERR_NO_MATCH, NULL);
+  T_ASSERT_ERROR(resolve(reg, "t.narrow", "float32, int64", &a), CUPLUG_ERR_NO_MATCH, NULL);
   T_ASSERT_ERROR(resolve(reg, "t.f", "float32, float32", &a), CUPLUG_ERR_NO_MATCH,
                  "no signature of t.f takes (float32, float32); it has: float32(float32), "
                  "float64(float64), int64(int64)");

@@ -168,7 +168,8 @@ typedef enum cuplug_type_kind {
   CUPLUG_TYPE_SIGNATURE = 18, /* "R(A, B)" */
   /* since 1.2 */
   CUPLUG_TYPE_TUPLE = 19,       /* "UniTuple(int64 x 2)", "Tuple(int64, float32)" */
-  CUPLUG_TYPE_INT_LITERAL = 20, /* "Literal[int](2)": an int64 whose value typing sees */
+  CUPLUG_TYPE_INT_LITERAL = 20, /* "Literal[int](2)": an int64 whose value typing sees;
+                                   passed as an i64, or as the type a signature converts it to */
   CUPLUG_TYPE_NUMBER_CLASS = 21 /* "class(float32)": a dtype passed as an argument */
 } cuplug_type_kind;
 
@@ -414,7 +415,8 @@ typedef struct cuplug_registry_options {
 /* since 1.1: numba-cuda's declare_device_function.  Calling `name` with the
  * signature's argument types gives its return type; the IR calls the
  * external symbol `name` under `abi`; a compile whose IR calls it links
- * `link`. */
+ * `link`.  (Since 1.2 this is a key `name` with one concrete template and a
+ * lowering that calls the symbol: resolve_call answers for it too.) */
 typedef struct cuplug_declare_device_args {
   size_t struct_size;
   cuplug_registry *registry;
@@ -600,6 +602,9 @@ typedef struct cuplug_resolve_args {
   const cuplug_type *signature; /* out: convert the arguments to its types */
   const char *symbol;           /* out: lives as long as the registry */
   cuplug_abi abi;               /* out: C or NUMBA */
+  /* out: the IR's declaration of the symbol under the ABI, ready to paste,
+   * as "declare float @__cuplug_math_sin_a151b990d066dd28(float)". */
+  const char *declaration;
 } cuplug_resolve_args;
 
 /* One entry of registry_list.  Strings live as long as the registry. */
@@ -629,6 +634,7 @@ typedef struct cuplug_const_array_args {
   const cuplug_type *signature; /* out: "float32[:, ::1]()" */
   const char *symbol;           /* out */
   cuplug_abi abi;               /* out: C */
+  const char *declaration;      /* out: as resolve_call's */
 } cuplug_const_array_args;
 
 /* One NVVM IR module as it went to libNVVM. */
@@ -801,18 +807,27 @@ typedef struct cuplug_api {
   cuplug_error *(*register_lowering)(cuplug_lowering_args *args);
   /* Types a call numba's way: among the key's concrete signatures with as
    * many arguments, an exact match wins, else the one needing the fewest
-   * conversions (promotions such as int32 to int64 and float32 to float64,
-   * then safe ones such as int32 to float64; never unsafe ones); generic
-   * templates answer for themselves.  Errors: CUPLUG_ERR_UNKNOWN_KEY,
+   * safe conversions (int32 to float64, int64 to float64, uint8 to
+   * int16), then the fewest promotions (int32 to int64, float32 to
+   * float64), then the nearest (float16 to float32 over float64, uint8 to
+   * int64 over float32); a conversion numba calls unsafe (float64 to
+   * float32, int64 to int32, int32 to float32) never matches.  An integer
+   * literal converts to any integer type that holds its value, and to a
+   * float that holds it exactly.  Generic templates answer for themselves.  The symbol
+   * is the registry's, or the built-ins' (shared by the process); a
+   * compile with a registry that did not resolve it fails with
+   * CUPLUG_ERR_NO_LOWERING.  Errors: CUPLUG_ERR_UNKNOWN_KEY,
    * CUPLUG_ERR_NO_MATCH and CUPLUG_ERR_AMBIGUOUS (listing the candidates),
-   * CUPLUG_ERR_NO_LOWERING, CUPLUG_ERR_CALLBACK.  A few built-ins
-   * (cuda.shared.array, cuda.local.array) give a new symbol at each call:
-   * resolve once per call site. */
+   * CUPLUG_ERR_NO_LOWERING, CUPLUG_ERR_CALLBACK.  cuda.shared.array gives a
+   * new array, and symbol, at each call: resolve it once per call site. */
   cuplug_error *(*resolve_call)(cuplug_resolve_args *args);
   /* Calls visit for every template whose key starts with prefix (NULL or
-   * "": all), in key order; built-ins included. */
+   * "": all), in key order; built-ins included.  visit runs under the
+   * registry's read lock: it may resolve, not register. */
   cuplug_error *(*registry_list)(cuplug_registry *registry, const char *prefix,
                                  cuplug_list_fn visit, void *user_data);
+  /* numba-cuda's cuda.const.array_like: see cuplug_const_array_args.  Each
+   * call makes a new symbol. */
   cuplug_error *(*const_array)(cuplug_const_array_args *args);
 } cuplug_api;
 
