@@ -203,6 +203,47 @@ START_TEST(errors_are_objects) {
 }
 END_TEST
 
+
+#if CUPLUG_ABI_MINOR >= 2
+/* 1.2: the registry through the table, and a type_info of 1.1's size
+ * (without literal_value) filled only that far. */
+START_TEST(registry_through_the_table) {
+  ck_assert(CUPLUG_API_HAS(api, const_array));
+  cuplug_registry *r;
+  ck_assert_ptr_null(api->registry_create(NULL, &r));
+  const cuplug_type *f32 = api->type_scalar(CUPLUG_TYPE_FLOAT32);
+  cuplug_resolve_args a = {.struct_size = sizeof a, .registry = r, .key = "math.sqrt",
+                           .argtypes = &f32, .nargs = 1};
+  ck_assert_ptr_null(api->resolve_call(&a));
+  cuplug_type_info si = {.struct_size = sizeof si, .type = a.signature};
+  ck_assert_ptr_null(api->type_info(&si));
+  ck_assert_str_eq(si.name, "float32(float32)");
+  ck_assert_int_eq(strncmp(a.declaration, "declare float @__cuplug_math_sqrt_", 34), 0);
+  ck_assert_int_eq(a.abi, CUPLUG_ABI_C);
+  cuplug_error *e = api->resolve_call(&(cuplug_resolve_args){
+      .struct_size = sizeof a, .registry = r, .key = "math.nothing", .argtypes = &f32, .nargs = 1});
+  ck_assert_int_eq(api->error_code(e), CUPLUG_ERR_UNKNOWN_KEY);
+  ck_assert_str_eq(api->status_name(api->error_code(e)), "CUPLUG_ERR_UNKNOWN_KEY");
+  api->error_destroy(e);
+  api->registry_destroy(r);
+
+  const cuplug_type *lit;
+  ck_assert_ptr_null(api->type_parse("Literal[int](5)", &lit));
+  union {
+    cuplug_type_info info;
+    unsigned char bytes[sizeof(cuplug_type_info)];
+  } u;
+  memset(&u, 0xAB, sizeof u);
+  u.info.struct_size = offsetof(cuplug_type_info, literal_value); /* 1.1's size */
+  u.info.type = lit;
+  ck_assert_ptr_null(api->type_info(&u.info));
+  ck_assert_int_eq(u.info.kind, CUPLUG_TYPE_INT_LITERAL);
+  for (size_t i = offsetof(cuplug_type_info, literal_value); i < sizeof u; i++)
+    ck_assert_uint_eq(u.bytes[i], 0xAB); /* untouched */
+}
+END_TEST
+#endif
+
 /* Is libNVVM there?  Asked of the plugin itself, outside any test. */
 static bool have_nvvm(void) {
   void *h = dlopen(plugin_path, RTLD_NOW | RTLD_LOCAL);
@@ -231,6 +272,9 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, longer_struct_with_unknown_field_refused);
   tcase_add_test(tc, shorter_info_filled_to_its_size);
   tcase_add_test(tc, errors_are_objects);
+#if CUPLUG_ABI_MINOR >= 2
+  tcase_add_test(tc, registry_through_the_table);
+#endif
   suite_add_tcase(s, tc);
   TCase *compiles = tcase_create("compiles");
   tcase_add_checked_fixture(compiles, setup, teardown);
