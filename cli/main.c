@@ -431,16 +431,21 @@ done:
 static int cmd_compile(int argc, char **argv) {
   cli_request r = {0};
   for (int i = 2; i < argc; i++) {
-    if (argv[i][0] == '-' && argv[i][1]) {
-      int rc = parse_option(argc, argv, &i, &r);
-      if (rc) return rc;
-    } else if (r.num_files < CLI_MAX_FILES) {
+    int rc = 0;
+    if (argv[i][0] == '-' && argv[i][1])
+      rc = parse_option(argc, argv, &i, &r);
+    else if (r.num_files < CLI_MAX_FILES)
       r.files[r.num_files++] = argv[i];
-    } else {
-      return usage_error("too many IR files (at most %s)", "64");
+    else
+      rc = usage_error("too many IR files (at most %s)", "64");
+    if (rc) {
+      cli_request_free(&r);
+      return rc;
     }
   }
-  return run_compile(&r, false);
+  int rc = run_compile(&r, false);
+  cli_request_free(&r);
+  return rc;
 }
 
 static int cmd_case(int argc, char **argv) {

@@ -800,7 +800,7 @@ static int edit_cmp(const void *a, const void *b) {
 cuplug_error *ir_edits_apply(ir_edits *e, const char *text, size_t len,
                              cuplug__buf *out) {
   if (e->oom) return cuplug__error_oom();
-  qsort(e->v, e->n, sizeof *e->v, edit_cmp);
+  if (e->n) qsort(e->v, e->n, sizeof *e->v, edit_cmp); /* qsort takes no NULL */
   size_t pos = 0;
   if (!cuplug__buf_reserve(out, len + 256)) return cuplug__error_oom();
   for (size_t i = 0; i < e->n; i++) {
