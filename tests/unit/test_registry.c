@@ -440,11 +440,13 @@ static cuplug_callback_status failing_lowerer(void *user, const char *key, const
                                               size_t msize) {
   (void)user, (void)key, (void)sig, (void)abi, (void)ir, (void)size;
   (void)symbol;
-  if (lowerer_calls++ == 0) {
+  int call = lowerer_calls++;
+  if (call == 0) {
     snprintf(message, msize, "no code for you");
     return CUPLUG_CALLBACK_FAILED;
   }
-  *ir = "define i32 @not_it(i32 %a) {\n  ret i32 %a\n}\n";
+  *ir = call == 1 ? "define i32 @not_it(i32 %a) {\n  ret i32 %a\n}\n"
+                  : "define i32 @broken(i32 %a) {\n  ret i32 %b\n}\n";
   *size = strlen(*ir);
   return CUPLUG_CALLBACK_OK;
 }
@@ -481,6 +483,13 @@ START_TEST(lowering_callback_failures) {
   T_ASSERT_CONTAINS(t_api()->error_message(e), "the lowering of t.pair for int32(int32, int32) "
                                                "does not define the symbol @__cuplug_t_pair_");
   T_ASSERT_CONTAINS(t_api()->error_message(e), "its IR defines @not_it");
+  t_api()->error_destroy(e);
+  /* and then IR that does not parse, with LLVM's word in the log */
+  e = compile_pair();
+  ck_assert_int_eq(t_api()->error_code(e), CUPLUG_ERR_LOWERING);
+  T_ASSERT_CONTAINS(t_api()->error_message(e),
+                    "the lowering of t.pair for int32(int32, int32): IR does not parse:");
+  T_ASSERT_CONTAINS(t_api()->error_log(e), "use of undefined value '%b'");
   t_api()->error_destroy(e);
 }
 END_TEST
