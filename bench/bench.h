@@ -121,4 +121,25 @@ static inline void bench_check(const cuplug_api *api, cuplug_error *e, const cha
   exit(1);
 }
 
+/* The median time (ms, CUDA events) of `rounds` launches (at most 128),
+ * after `warmup` untimed ones. */
+static inline double bench_launch_ms(const cuplug_api *api, const bench_cuda *cu,
+                                     cuplug_launch_args *la, int warmup, int rounds) {
+  void *start, *stop;
+  cu->event_create(&start, 0);
+  cu->event_create(&stop, 0);
+  double t[128];
+  if (rounds > 128) rounds = 128;
+  for (int r = -warmup; r < rounds; r++) {
+    cu->event_record(start, NULL);
+    bench_check(api, api->launch(la), "launch");
+    cu->event_record(stop, NULL);
+    cu->event_synchronize(stop);
+    float ms;
+    cu->event_elapsed(&ms, start, stop);
+    if (r >= 0) t[r] = ms;
+  }
+  return bench_median(t, rounds);
+}
+
 #endif

@@ -24,12 +24,6 @@
 
 static const cuplug_api *api;
 
-static const char *sig_name(const cuplug_type *t) {
-  cuplug_type_info i = {.struct_size = sizeof i, .type = t};
-  bench_check(api, api->type_info(&i), "type_info");
-  return i.name;
-}
-
 static const char *resolve(cuplug_registry *r, const char *key, const char *argtypes) {
   char text[256];
   snprintf(text, sizeof text, "void(%s)", argtypes);
@@ -40,7 +34,6 @@ static const char *resolve(cuplug_registry *r, const char *key, const char *argt
   cuplug_resolve_args a = {.struct_size = sizeof a, .registry = r, .key = key,
                            .argtypes = i.args, .nargs = i.num_args};
   bench_check(api, api->resolve_call(&a), key);
-  (void)sig_name;
   return a.symbol;
 }
 
@@ -150,21 +143,9 @@ static double kernel_ms(cuplug_session *s, const bench_cuda *cu, cuplug_artifact
                          {CUPLUG_TYPE_POINTER, &acc}};
   cuplug_launch_args la = {.struct_size = sizeof la, .kernel = k.kernel, .grid = {n / 256},
                            .block = {256}, .args = args, .num_args = 3};
-  void *start, *stop;
-  cu->event_create(&start, 0);
-  cu->event_create(&stop, 0);
-  double t[51];
-  for (int r = 0; r < 51; r++) {
-    cu->event_record(start, NULL);
-    bench_check(api, api->launch(&la), "launch");
-    cu->event_record(stop, NULL);
-    cu->event_synchronize(stop);
-    float ms;
-    cu->event_elapsed(&ms, start, stop);
-    t[r] = ms;
-  }
+  double ms = bench_launch_ms(api, cu, &la, 0, 51);
   api->library_unload(l.library);
-  return bench_median(t, 51);
+  return ms;
 }
 
 int main(int argc, char **argv) {

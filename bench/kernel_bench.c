@@ -32,22 +32,7 @@ static char *slurp(const char *path, size_t *n) {
 static const cuplug_api *api;
 static bench_cuda cu;
 
-static double time_launch(cuplug_launch_args *la) {
-  void *start, *stop;
-  cu.event_create(&start, 0);
-  cu.event_create(&stop, 0);
-  double t[ROUNDS];
-  for (int r = -3; r < ROUNDS; r++) {
-    cu.event_record(start, NULL);
-    bench_check(api, api->launch(la), "launch");
-    cu.event_record(stop, NULL);
-    cu.event_synchronize(stop);
-    float ms;
-    cu.event_elapsed(&ms, start, stop);
-    if (r >= 0) t[r] = ms;
-  }
-  return bench_median(t, ROUNDS);
-}
+static double time_launch(cuplug_launch_args *la) { return bench_launch_ms(api, &cu, la, 3, ROUNDS); }
 
 int main(int argc, char **argv) {
   if (argc != 3) {

@@ -64,23 +64,11 @@ static double time_kernel(const cuplug_api *api, bench_cuda *cu, cuplug_session 
   cuplug_value v[] = {{CUPLUG_TYPE_POINTER, &out}};
   cuplug_launch_args la = {.struct_size = sizeof la, .kernel = k.kernel, .grid = {BLOCKS, 1, 1},
                            .block = {THREADS, 1, 1}, .args = v, .num_args = 1};
-  void *start, *stop;
-  cu->event_create(&start, 0);
-  cu->event_create(&stop, 0);
-  double t[ROUNDS];
-  for (int r = -2; r < ROUNDS; r++) {
-    cu->event_record(start, NULL);
-    bench_check(api, api->launch(&la), "launch");
-    cu->event_record(stop, NULL);
-    cu->event_synchronize(stop);
-    float ms;
-    cu->event_elapsed(&ms, start, stop);
-    if (r >= 0) t[r] = ms;
-  }
+  double ms = bench_launch_ms(api, cu, &la, 2, ROUNDS);
   bench_check(api, api->memcpy_to_host(s, result, out, 4), "memcpy_to_host");
   api->library_unload(l.library);
   api->artifact_destroy(a.artifact);
-  return bench_median(t, ROUNDS);
+  return ms;
 }
 
 int main(void) {

@@ -82,8 +82,6 @@ void cuplug__bi_int(cuplug__buf *b, const char *dst, const char *src, const cupl
   cuplug__buf_printf(b, "  %%%s = %s i%u %%%s to i%u\n", dst, op, have, src, bits);
 }
 
-const cuplug_type *cuplug__bi_scalar(cuplug_type_kind kind) { return cuplug__type_scalar(kind); }
-
 cuplug_error *cuplug__bi_sig(const cuplug_type **sig, const cuplug_type *restype, size_t n, ...) {
   const cuplug_type *args[16];
   va_list ap;

@@ -69,7 +69,6 @@ void cuplug__const_array_ir(cuplug__buf *b, const char *symbol, const cuplug_typ
                             const int64_t *shape, const void *data, size_t size);
 
 /* Typing helpers shared by the families. */
-const cuplug_type *cuplug__bi_scalar(cuplug_type_kind kind);
 /* *sig = restype(args...): n argument types follow. */
 cuplug_error *cuplug__bi_sig(const cuplug_type **sig, const cuplug_type *restype, size_t n, ...);
 

@@ -76,7 +76,7 @@ static cuplug_error *type_atomic(const cuplug__builtin *b, const cuplug_type *co
   if (array && op != CAS1) {
     /* the index: an integer for a 1-d array, a tuple of ndim integers */
     if (n < 2) return NULL;
-    const cuplug_type *i64 = cuplug__bi_scalar(CUPLUG_TYPE_INT64);
+    const cuplug_type *i64 = cuplug__type_scalar(CUPLUG_TYPE_INT64);
     if (target->ndim == 1 && is_int(args[1])) {
       index = i64;
     } else if (args[1]->kind == CUPLUG_TYPE_TUPLE && args[1]->nargs == target->ndim) {

@@ -18,8 +18,6 @@ static bool is_int(const cuplug_type *t) {
   return cuplug__type_is_integer(t) || t->kind == CUPLUG_TYPE_INT_LITERAL;
 }
 
-static const cuplug_type *scalar(cuplug_type_kind k) { return cuplug__bi_scalar(k); }
-
 /* ---- special registers ---- */
 
 static cuplug_error *lower_sreg(const cuplug__builtin *b, const cuplug_type *sig,
@@ -55,12 +53,12 @@ static cuplug_error *type_grid(const cuplug__builtin *b, const cuplug_type *cons
   if (n != 1 || args[0]->kind != CUPLUG_TYPE_INT_LITERAL || args[0]->value < 1 ||
       args[0]->value > 3)
     return NULL;
-  const cuplug_type *i64 = scalar(CUPLUG_TYPE_INT64), *restype = i64;
+  const cuplug_type *i64 = cuplug__type_scalar(CUPLUG_TYPE_INT64), *restype = i64;
   if (args[0]->value > 1) {
     const cuplug_type *elems[3] = {i64, i64, i64};
     CUPLUG_TRY(cuplug__type_tuple(elems, (size_t)args[0]->value, &restype));
   }
-  return cuplug__bi_sig(sig, restype, 1, scalar(CUPLUG_TYPE_INT32));
+  return cuplug__bi_sig(sig, restype, 1, cuplug__type_scalar(CUPLUG_TYPE_INT32));
 }
 
 /* grid: ntid * ctaid + tid per dimension; gridsize: ntid * nctaid. */
@@ -122,7 +120,7 @@ static cuplug_error *type_sync_predicate(const cuplug__builtin *b,
   (void)b;
   *sig = NULL;
   if (n != 1 || !is_int(args[0])) return NULL;
-  const cuplug_type *i32 = scalar(CUPLUG_TYPE_INT32);
+  const cuplug_type *i32 = cuplug__type_scalar(CUPLUG_TYPE_INT32);
   return cuplug__bi_sig(sig, i32, 1, i32);
 }
 
@@ -202,7 +200,7 @@ static cuplug_error *type_vote(const cuplug__builtin *b, const cuplug_type *cons
   if (n != 2 || !is_int(args[0])) return NULL;
   bool number = args[1]->kind == CUPLUG_TYPE_FLOAT32 || args[1]->kind == CUPLUG_TYPE_FLOAT64;
   if (!is_int(args[1]) && args[1]->kind != CUPLUG_TYPE_BOOL && !number) return NULL;
-  const cuplug_type *restype = scalar(b->op == 3 ? CUPLUG_TYPE_INT32 : CUPLUG_TYPE_BOOL);
+  const cuplug_type *restype = cuplug__type_scalar(b->op == 3 ? CUPLUG_TYPE_INT32 : CUPLUG_TYPE_BOOL);
   return cuplug__bi_sig(sig, restype, 2, args[0], args[1]);
 }
 

@@ -77,6 +77,23 @@ static void export_args(void *caller, const void *local, size_t local_size) {
          n - sizeof(size_t));
 }
 
+/* A table entry that imports its argument struct and hands it on... */
+#define IMPORTING(name, type, min, impl)                                      \
+  static cuplug_error *name(type *args) {                                    \
+    type a;                                                                  \
+    CUPLUG_TRY(import_args(&a, sizeof a, args, min, #type));                 \
+    return impl(&a);                                                         \
+  }
+/* ...and one whose struct also has out fields to copy back. */
+#define IMPORTING_EXPORTING(name, type, min, impl)                            \
+  static cuplug_error *name(type *args) {                                    \
+    type a;                                                                  \
+    CUPLUG_TRY(import_args(&a, sizeof a, args, min, #type));                 \
+    CUPLUG_TRY(impl(&a));                                                    \
+    export_args(args, &a, sizeof a);                                         \
+    return NULL;                                                             \
+  }
+
 /* ---- errors ---- */
 
 static cuplug_status error_code(const cuplug_error *e) { return e ? e->code : CUPLUG_OK; }
@@ -271,11 +288,7 @@ static void registry_destroy(cuplug_registry *r) { cuplug__registry_release(r); 
 
 static cuplug_registry *session_registry(cuplug_session *s) { return s ? s->registry : NULL; }
 
-static cuplug_error *declare_device(cuplug_declare_device_args *args) {
-  cuplug_declare_device_args a;
-  CUPLUG_TRY(import_args(&a, sizeof a, args, MIN_DECLARE, "cuplug_declare_device_args"));
-  return cuplug__declare_device(&a);
-}
+IMPORTING(declare_device, cuplug_declare_device_args, MIN_DECLARE, cuplug__declare_device)
 
 /* ---- since 1.1: external code ---- */
 
@@ -328,33 +341,10 @@ static cuplug_error *launch(cuplug_launch_args *args) {
 
 /* ---- since 1.2: typing and lowering ---- */
 
-static cuplug_error *register_template(cuplug_template_args *args) {
-  cuplug_template_args a;
-  CUPLUG_TRY(import_args(&a, sizeof a, args, MIN_TEMPLATE, "cuplug_template_args"));
-  return cuplug__register_template(&a);
-}
-
-static cuplug_error *register_lowering(cuplug_lowering_args *args) {
-  cuplug_lowering_args a;
-  CUPLUG_TRY(import_args(&a, sizeof a, args, MIN_LOWERING, "cuplug_lowering_args"));
-  return cuplug__register_lowering(&a);
-}
-
-static cuplug_error *resolve_call(cuplug_resolve_args *args) {
-  cuplug_resolve_args a;
-  CUPLUG_TRY(import_args(&a, sizeof a, args, MIN_RESOLVE, "cuplug_resolve_args"));
-  CUPLUG_TRY(cuplug__resolve_call(&a));
-  export_args(args, &a, sizeof a);
-  return NULL;
-}
-
-static cuplug_error *const_array(cuplug_const_array_args *args) {
-  cuplug_const_array_args a;
-  CUPLUG_TRY(import_args(&a, sizeof a, args, MIN_CONST_ARRAY, "cuplug_const_array_args"));
-  CUPLUG_TRY(cuplug__const_array(&a));
-  export_args(args, &a, sizeof a);
-  return NULL;
-}
+IMPORTING(register_template, cuplug_template_args, MIN_TEMPLATE, cuplug__register_template)
+IMPORTING(register_lowering, cuplug_lowering_args, MIN_LOWERING, cuplug__register_lowering)
+IMPORTING_EXPORTING(resolve_call, cuplug_resolve_args, MIN_RESOLVE, cuplug__resolve_call)
+IMPORTING_EXPORTING(const_array, cuplug_const_array_args, MIN_CONST_ARRAY, cuplug__const_array)
 
 static const cuplug_api api_v1 = {
     .struct_size = sizeof(cuplug_api),

@@ -849,8 +849,8 @@ cuplug_error *cuplug__registry_list(cuplug_registry *r, const char *prefix,
   for (size_t i = 0; i < k && !stop; i++) {
     for (size_t t = 0; t < keys[i]->num_templates && !stop; t++) {
       const cuplug__template *tp = &keys[i]->templates[t];
+      /* a template's signature is lowered by its own layer (see resolve) */
       const cuplug__impl *m = tp->sig ? impl_for(keys[i], tp->sig) : NULL;
-      if (!m && tp->sig) m = impl_for(own_key(r, keys[i]->name), tp->sig);
       cuplug_listing l = {sizeof l, keys[i]->name, tp->sig,
                           tp->sig ? "" : (tp->description ? tp->description : ""),
                           m && m->symbol ? m->symbol : "", keys[i]->builtin};

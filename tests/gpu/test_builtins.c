@@ -29,24 +29,8 @@ static cuplug_session *s;
 
 /* ---- device memory ---- */
 
-static uint64_t dev_alloc(size_t bytes) {
-  uint64_t p = 0;
-  T_ASSERT_OK(t_api()->mem_alloc(s, bytes, &p));
-  return p;
-}
-
-static uint64_t dev_copy(const void *host, size_t bytes) {
-  uint64_t p = dev_alloc(bytes);
-  T_ASSERT_OK(t_api()->memcpy_to_device(s, p, host, bytes));
-  return p;
-}
-
-static void to_host(void *host, uint64_t dev, size_t bytes) {
-  T_ASSERT_OK(t_api()->memcpy_to_host(s, host, dev, bytes));
-}
-
 static void dev_free_n(const uint64_t *p, size_t n) {
-  for (size_t i = 0; i < n; i++) T_ASSERT_OK(t_api()->mem_free(s, p[i]));
+  for (size_t i = 0; i < n; i++) t_dev_free(s, p[i]);
 }
 #define DEV_FREE(...) dev_free_n((uint64_t[]){__VA_ARGS__}, sizeof((uint64_t[]){__VA_ARGS__}) / 8)
 
@@ -241,26 +225,6 @@ static void sort_vals(val *v, size_t n, cuplug_type_kind k) {
 
 /* ---- types and resolution ---- */
 
-static const cuplug_type *parse(const char *text) {
-  const cuplug_type *t;
-  T_ASSERT_OK(t_api()->type_parse(text, &t));
-  return t;
-}
-
-static cuplug_type_info info_of(const cuplug_type *t) {
-  cuplug_type_info i = {.struct_size = sizeof i, .type = t};
-  T_ASSERT_OK(t_api()->type_info(&i));
-  return i;
-}
-
-/* A value type's NVVM IR type ("float", "[2 x i64]", an array's struct). */
-static const char *ir_type(const cuplug_type *t) {
-  cuplug_type_lower_args l = {.struct_size = sizeof l, .type = t, .abi = CUPLUG_ABI_C,
-                              .position = CUPLUG_POSITION_RETURN};
-  T_ASSERT_OK(t_api()->type_lower(&l));
-  return l.ir_type;
-}
-
 /* key(argtypes) in the session's registry: a C-ABI symbol to call. */
 static cuplug_resolve_args resolve(const char *key, const char *argtypes) {
   const cuplug_type *const *args;
@@ -274,7 +238,7 @@ static cuplug_resolve_args resolve(const char *key, const char *argtypes) {
 }
 
 static const char *restype_ir(const cuplug_resolve_args *r) {
-  return ir_type(info_of(r->signature).restype);
+  return t_ir_type(t_type_info(r->signature).restype);
 }
 
 /* ---- writing IR ---- */
@@ -499,8 +463,8 @@ enum { EW_N = 1024, EW_BLOCK = 128 }; /* full warps: 32 of them in 8 blocks */
 
 static void run_elementwise(const ew_case *c) {
   cuplug_resolve_args r = resolve(c->key, c->args);
-  cuplug_type_info si = info_of(r.signature);
-  cuplug_type_kind rk = info_of(si.restype).kind, ak[3] = {0};
+  cuplug_type_info si = t_type_info(r.signature);
+  cuplug_type_kind rk = t_type_info(si.restype).kind, ak[3] = {0};
   ck_assert_uint_le(si.num_args, 3);
   char ksig[1024];
   char *ir = t_elementwise_kernel(r.signature, r.symbol, ksig, sizeof ksig);
@@ -512,23 +476,23 @@ static void run_elementwise(const ew_case *c) {
   uint64_t dev[4];
   cuplug_value v[4];
   size_t out_bytes = EW_N * ksize(rk);
-  dev[0] = dev_alloc(out_bytes);
+  dev[0] = t_dev_alloc(s, out_bytes);
   v[0] = PTR(dev[0]);
   for (size_t a = 0; a < si.num_args; a++) {
-    ak[a] = info_of(si.args[a]).kind;
+    ak[a] = t_type_info(si.args[a]).kind;
     void *host = calloc(EW_N, ksize(ak[a]));
     in[a] = calloc(EW_N, sizeof(val));
     for (size_t i = 0; i < EW_N; i++) {
       put(host, ak[a], i, generate(c->gen[a], ak[a], i));
       in[a][i] = get(host, ak[a], i); /* as the device sees it */
     }
-    dev[a + 1] = dev_copy(host, EW_N * ksize(ak[a]));
+    dev[a + 1] = t_dev_copy(s, host, EW_N * ksize(ak[a]));
     v[a + 1] = PTR(dev[a + 1]);
     free(host);
   }
   launch(k, EW_N / EW_BLOCK, 1, EW_BLOCK, 1, v, si.num_args + 1, 0);
   void *got = malloc(out_bytes);
-  to_host(got, dev[0], out_bytes);
+  t_to_host(s, got, dev[0], out_bytes);
   for (size_t i = 0; i < EW_N; i++) {
     val have = get(got, rk, i), want = c->ref(in, i);
     if (agrees(rk, c->check, have, want)) continue;
@@ -767,25 +731,25 @@ START_TEST(tuple_values) {
   const char *key = cases[_i][0], *arg = cases[_i][1];
   bool frexp_ = !strcmp(key, "math.frexp");
   cuplug_resolve_args r = resolve(key, arg);
-  cuplug_type_info si = info_of(r.signature), ri = info_of(si.restype);
+  cuplug_type_info si = t_type_info(r.signature), ri = t_type_info(si.restype);
   ck_assert_uint_eq(ri.num_args, 2);
-  cuplug_type_kind k0 = info_of(ri.args[0]).kind, k1 = info_of(ri.args[1]).kind,
-                   ka = info_of(si.args[0]).kind;
-  const char *dict[] = {"E0", ir_type(ri.args[0]), "E1", ir_type(ri.args[1]),
-                        "A", ir_type(si.args[0]), "R", ir_type(si.restype), "F", r.symbol, NULL};
+  cuplug_type_kind k0 = t_type_info(ri.args[0]).kind, k1 = t_type_info(ri.args[1]).kind,
+                   ka = t_type_info(si.args[0]).kind;
+  const char *dict[] = {"E0", t_ir_type(ri.args[0]), "E1", t_ir_type(ri.args[1]),
+                        "A", t_ir_type(si.args[0]), "R", t_ir_type(si.restype), "F", r.symbol, NULL};
   char ksig[256];
   snprintf(ksig, sizeof ksig, "void(CPointer(%s), CPointer(%s), CPointer(%s))",
-           info_of(ri.args[0]).name, info_of(ri.args[1]).name, arg);
+           t_type_info(ri.args[0]).name, t_type_info(ri.args[1]).name, arg);
   kern k = build_template(tuple_ir, dict, &r, 1, ksig);
 
   seed(key, arg);
   char in[EW_N * 8], out0[EW_N * 8], out1[EW_N * 8];
   for (size_t i = 0; i < EW_N; i++) put(in, ka, i, generate(G_FINITE, ka, i));
-  uint64_t din = dev_copy(in, sizeof in), d0 = dev_alloc(sizeof out0), d1 = dev_alloc(sizeof out1);
+  uint64_t din = t_dev_copy(s, in, sizeof in), d0 = t_dev_alloc(s, sizeof out0), d1 = t_dev_alloc(s, sizeof out1);
   cuplug_value v[] = {PTR(d0), PTR(d1), PTR(din)};
   launch(k, EW_N / EW_BLOCK, 1, EW_BLOCK, 1, v, 3, 0);
-  to_host(out0, d0, sizeof out0);
-  to_host(out1, d1, sizeof out1);
+  t_to_host(s, out0, d0, sizeof out0);
+  t_to_host(s, out1, d1, sizeof out1);
   for (size_t i = 0; i < EW_N; i++) {
     double x = get(in, ka, i).f, second = 0;
     int e = 0;
@@ -861,7 +825,7 @@ static val num(cuplug_type_kind k, double x) { return kfloat(k) ? F(x) : U((uint
 
 START_TEST(atomic_pointer_values) {
   const at_case *c = &atomic_cases[_i];
-  cuplug_type_kind k = info_of(parse(c->dtype)).kind;
+  cuplug_type_kind k = t_type_info(t_type(c->dtype)).kind;
   unsigned bits = 8 * (unsigned)ksize(k);
   bool cas = c->op == AT_CAS;
   char args[128], ksig[256], what[160], p[32];
@@ -871,7 +835,7 @@ START_TEST(atomic_pointer_values) {
   snprintf(ksig, sizeof ksig, "void(%s, %s, %s%s%s)", p, p, p, cas ? ", " : "", cas ? p : "");
   snprintf(what, sizeof what, "%s(%s)", c->key, args);
   cuplug_resolve_args r = resolve(c->key, args);
-  const char *dict[] = {"T", ir_type(parse(c->dtype)), "F", r.symbol, NULL};
+  const char *dict[] = {"T", t_ir_type(t_type(c->dtype)), "F", r.symbol, NULL};
   kern kn = build_template(cas ? cas_ir : atomic_ir, dict, &r, 1, ksig);
 
   /* initial value and per-thread operands */
@@ -901,14 +865,14 @@ START_TEST(atomic_pointer_values) {
   char *host = calloc(AT_N, sz), *olds = calloc(AT_N, sz), target[8];
   put(target, k, 0, init);
   for (size_t i = 0; i < AT_N; i++) put(host, k, i, vals[i]);
-  uint64_t dt = dev_copy(target, sz), dv = dev_copy(host, AT_N * sz), dold = dev_alloc(AT_N * sz);
+  uint64_t dt = t_dev_copy(s, target, sz), dv = t_dev_copy(s, host, AT_N * sz), dold = t_dev_alloc(s, AT_N * sz);
   memset(host, 0, AT_N * sz); /* cas compares with 0 */
-  uint64_t dcmp = dev_copy(host, AT_N * sz);
+  uint64_t dcmp = t_dev_copy(s, host, AT_N * sz);
   cuplug_value v4[] = {PTR(dt), PTR(dcmp), PTR(dv), PTR(dold)},
                v3[] = {PTR(dt), PTR(dv), PTR(dold)};
   launch(kn, AT_N / AT_BLOCK, 1, AT_BLOCK, 1, cas ? v4 : v3, cas ? 4 : 3, 0);
-  to_host(target, dt, sz);
-  to_host(olds, dold, AT_N * sz);
+  t_to_host(s, target, dt, sz);
+  t_to_host(s, olds, dold, AT_N * sz);
   val final = get(target, k, 0), *got = calloc(AT_N + 1, sizeof(val));
   for (size_t i = 0; i < AT_N; i++) got[i] = get(olds, k, i);
 
@@ -1059,14 +1023,14 @@ START_TEST(atomic_array_values) {
     cell[i] = (int64_t)(i * 13 % M);
     idx[i] = i % 2 ? cell[i] - M : cell[i];
   }
-  uint64_t dacc = dev_copy(acc, sizeof acc), didx = dev_copy(idx, sizeof idx),
-           dold = dev_alloc(sizeof fold);
+  uint64_t dacc = t_dev_copy(s, acc, sizeof acc), didx = t_dev_copy(s, idx, sizeof idx),
+           dold = t_dev_alloc(s, sizeof fold);
   cuplug_array a1 = {.data = dacc, .dtype = CUPLUG_TYPE_FLOAT32, .ndim = 1, .shape = {M},
                      .strides = {4}};
   cuplug_value v1[] = {{CUPLUG_TYPE_ARRAY, &a1}, PTR(didx), PTR(dold)};
   launch(k1, N / 128, 1, 128, 1, v1, 3, 0);
-  to_host(acc, dacc, sizeof acc);
-  to_host(fold, dold, sizeof fold);
+  t_to_host(s, acc, dacc, sizeof acc);
+  t_to_host(s, fold, dold, sizeof fold);
   float want1[M] = {0};
   for (size_t i = 0; i < N; i++) want1[cell[i]] += 1;
   for (size_t c = 0; c < M; c++)
@@ -1090,14 +1054,14 @@ START_TEST(atomic_array_values) {
     rows[i] = i % 2 ? row - R : row;
     cols[i] = i % 3 == 0 ? col - C : col;
   }
-  uint64_t dg = dev_copy(grid, sizeof grid), drows = dev_copy(rows, sizeof rows),
-           dcols = dev_copy(cols, sizeof cols), diold = dev_alloc(sizeof iold);
+  uint64_t dg = t_dev_copy(s, grid, sizeof grid), drows = t_dev_copy(s, rows, sizeof rows),
+           dcols = t_dev_copy(s, cols, sizeof cols), diold = t_dev_alloc(s, sizeof iold);
   cuplug_array a2 = {.data = dg, .dtype = CUPLUG_TYPE_INT32, .ndim = 2, .shape = {R, C},
                      .strides = {PITCH * 4, 4}};
   cuplug_value v2[] = {{CUPLUG_TYPE_ARRAY, &a2}, PTR(drows), PTR(dcols), PTR(diold)};
   launch(k2, N / 128, 1, 128, 1, v2, 4, 0);
-  to_host(grid, dg, sizeof grid);
-  to_host(iold, diold, sizeof iold);
+  t_to_host(s, grid, dg, sizeof grid);
+  t_to_host(s, iold, diold, sizeof iold);
   int32_t want2[R * PITCH];
   for (size_t e = 0; e < R * PITCH; e++) want2[e] = e % PITCH == C ? -777 : 0;
   for (size_t i = 0; i < N; i++) want2[cell[i] / C * PITCH + cell[i] % C]++;
@@ -1154,10 +1118,10 @@ START_TEST(grid_values) {
                         "S2", r[3].symbol, NULL};
   kern k = build_template(grid_ir, dict, r, 4, "void(CPointer(int64))");
   int64_t *out = calloc(N * 6, 8);
-  uint64_t d = dev_alloc(N * 6 * 8);
+  uint64_t d = t_dev_alloc(s, N * 6 * 8);
   cuplug_value v[] = {PTR(d)};
   launch(k, GX, GY, BX, BY, v, 1, 0);
-  to_host(out, d, N * 6 * 8);
+  t_to_host(s, out, d, N * 6 * 8);
   static const char *const what[] = {"grid(1)", "grid(2)[0]", "grid(2)[1]", "gridsize(1)",
                                      "gridsize(2)[0]", "gridsize(2)[1]"};
   for (int by = 0; by < GY; by++)
@@ -1246,13 +1210,13 @@ START_TEST(shared_static_values) {
   float in[N], out0[N], out1[N];
   int64_t meta[4];
   for (size_t i = 0; i < N; i++) in[i] = (float)i * 0.25f - 7.0f;
-  uint64_t din = dev_copy(in, sizeof in), d0 = dev_alloc(sizeof out0), d1 = dev_alloc(sizeof out1),
-           dm = dev_alloc(sizeof meta);
+  uint64_t din = t_dev_copy(s, in, sizeof in), d0 = t_dev_alloc(s, sizeof out0), d1 = t_dev_alloc(s, sizeof out1),
+           dm = t_dev_alloc(s, sizeof meta);
   cuplug_value v[] = {PTR(din), PTR(d0), PTR(d1), PTR(dm)};
   launch(k, G, 1, B, 1, v, 4, 0);
-  to_host(out0, d0, sizeof out0);
-  to_host(out1, d1, sizeof out1);
-  to_host(meta, dm, sizeof meta);
+  t_to_host(s, out0, d0, sizeof out0);
+  t_to_host(s, out1, d1, sizeof out1);
+  t_to_host(s, meta, dm, sizeof meta);
   for (size_t i = 0; i < N; i++) {
     size_t j = i - i % B + (B - 1 - i % B);
     ck_assert_msg(out0[i] == in[j] && out1[i] == in[j] * 2.0f + 1.0f,
@@ -1276,18 +1240,18 @@ START_TEST(shared_dynamic_values) {
                               resolve("cuda.syncthreads", "")};
   float in[N], out0[N];
   for (size_t i = 0; i < N; i++) in[i] = (float)i * 0.25f - 7.0f;
-  uint64_t din = dev_copy(in, sizeof in);
+  uint64_t din = t_dev_copy(s, in, sizeof in);
   const char *dd[] = {"R", restype_ir(&rd[0]), "D", rd[0].symbol, "SYNC", rd[1].symbol, NULL};
   kern kd = build_template(dynamic_ir, dd, rd, 2,
                            "void(CPointer(float32), CPointer(float32), CPointer(int64))");
   static const uint32_t bytes[] = {B * 4, 4096};
   for (size_t q = 0; q < 2; q++) {
     int64_t len[N * 2];
-    uint64_t dout = dev_alloc(sizeof out0), dlen = dev_alloc(sizeof len);
+    uint64_t dout = t_dev_alloc(s, sizeof out0), dlen = t_dev_alloc(s, sizeof len);
     cuplug_value vd[] = {PTR(din), PTR(dout), PTR(dlen)};
     launch(kd, G, 1, B, 1, vd, 3, bytes[q]);
-    to_host(out0, dout, sizeof out0);
-    to_host(len, dlen, sizeof len);
+    t_to_host(s, out0, dout, sizeof out0);
+    t_to_host(s, len, dlen, sizeof len);
     for (size_t i = 0; i < N; i++) {
       size_t j = i - i % B + (B - 1 - i % B);
       ck_assert_msg(out0[i] == in[j], "dynamic shared, %u bytes, thread %zu: got %g, expected %g",
@@ -1366,13 +1330,13 @@ START_TEST(local_and_const_values) {
   int64_t len[N];
   seed("cuda.local.array", "");
   for (size_t i = 0; i < N; i++) in[i] = (int32_t)(next64() % 2001) - 1000;
-  uint64_t din = dev_copy(in, sizeof in), d0 = dev_alloc(sizeof out0), d1 = dev_alloc(sizeof out1),
-           dlen = dev_alloc(sizeof len);
+  uint64_t din = t_dev_copy(s, in, sizeof in), d0 = t_dev_alloc(s, sizeof out0), d1 = t_dev_alloc(s, sizeof out1),
+           dlen = t_dev_alloc(s, sizeof len);
   cuplug_value v[] = {PTR(din), PTR(d0), PTR(d1), PTR(dlen)};
   launch(kl, N / 128, 1, 128, 1, v, 4, 0);
-  to_host(out0, d0, sizeof out0);
-  to_host(out1, d1, sizeof out1);
-  to_host(len, dlen, sizeof len);
+  t_to_host(s, out0, d0, sizeof out0);
+  t_to_host(s, out1, d1, sizeof out1);
+  t_to_host(s, len, dlen, sizeof len);
   for (size_t i = 0; i < N; i++) {
     ck_assert_msg(out0[i] == in[i] * (int32_t)(i % 4 + 1),
                   "local array, thread %zu: l[%zu] is %d, expected %d", i, i % 4, out0[i],
@@ -1407,12 +1371,12 @@ START_TEST(local_and_const_values) {
                       "R2", restype_ir(&rc[1]), "C2", rc[1].symbol, NULL};
   kern kc = build_template(const_ir, dc, rc, 2, "void(CPointer(float64), CPointer(int32))");
   double f[N];
-  uint64_t df = dev_alloc(sizeof f);
-  d1 = dev_alloc(sizeof out1);
+  uint64_t df = t_dev_alloc(s, sizeof f);
+  d1 = t_dev_alloc(s, sizeof out1);
   cuplug_value vc[] = {PTR(df), PTR(d1)};
   launch(kc, N / 128, 1, 128, 1, vc, 2, 0);
-  to_host(f, df, sizeof f);
-  to_host(out1, d1, sizeof out1);
+  t_to_host(s, f, df, sizeof f);
+  t_to_host(s, out1, d1, sizeof out1);
   for (size_t i = 0; i < N; i++) {
     ck_assert_msg(f[i] == c1[i % 16], "const float64[16], thread %zu: got %.17g, expected %.17g",
                   i, f[i], c1[i % 16]);
@@ -1465,10 +1429,10 @@ START_TEST(timer_values) {
                              resolve("cuda.nanosleep", "uint32")};
   const char *dict[] = {"CLK", r[0].symbol, "GT", r[1].symbol, "SLEEP", r[2].symbol, NULL};
   kern k = build_template(timer_ir, dict, r, 3, "void(CPointer(uint64))");
-  uint64_t out[7] = {0}, d = dev_copy(out, sizeof out);
+  uint64_t out[7] = {0}, d = t_dev_copy(s, out, sizeof out);
   cuplug_value v[] = {PTR(d)};
   launch(k, 1, 1, 1, 1, v, 1, 0);
-  to_host(out, d, sizeof out);
+  t_to_host(s, out, d, sizeof out);
   ck_assert_msg(out[0] <= out[1] && out[1] < out[2],
                 "clock64: %llu, %llu, then %llu after nanosleep(1000)", (unsigned long long)out[0],
                 (unsigned long long)out[1], (unsigned long long)out[2]);

@@ -17,24 +17,6 @@ static cuplug_session *s;
 
 /* ---- helpers ---- */
 
-static uint64_t dev_alloc(size_t bytes) {
-  uint64_t p = 0;
-  T_ASSERT_OK(t_api()->mem_alloc(s, bytes, &p));
-  return p;
-}
-
-static uint64_t dev_copy(const void *host, size_t bytes) {
-  uint64_t p = dev_alloc(bytes);
-  T_ASSERT_OK(t_api()->memcpy_to_device(s, p, host, bytes));
-  return p;
-}
-
-static void to_host(void *host, uint64_t dev, size_t bytes) {
-  T_ASSERT_OK(t_api()->memcpy_to_host(s, host, dev, bytes));
-}
-
-static void dev_free(uint64_t p) { T_ASSERT_OK(t_api()->mem_free(s, p)); }
-
 /* A 1-d C-contiguous array argument. */
 static cuplug_array array1(uint64_t data, cuplug_type_kind dtype, int64_t n, int64_t itemsize) {
   cuplug_array a = {.data = data, .dtype = dtype, .ndim = 1};
@@ -207,9 +189,9 @@ START_TEST(device_function_values) {
       store(host[a], d->args[a], (size_t)i, in[a][i]);
       in[a][i] = load_value(host[a], d->args[a], (size_t)i); /* as the device sees it */
     }
-    dev[a] = dev_copy(host[a], N * csize[d->args[a]]);
+    dev[a] = t_dev_copy(s, host[a], N * csize[d->args[a]]);
   }
-  uint64_t out = dev_alloc(N * csize[d->ret]);
+  uint64_t out = t_dev_alloc(s, N * csize[d->ret]);
 
   char sig[256] = "void(CPointer(uint8)";
   for (int a = 0; a < d->nargs; a++) strcat(sig, ", CPointer(uint8)");
@@ -223,7 +205,7 @@ START_TEST(device_function_values) {
   T_ASSERT_OK(launch(kern, (N + 127) / 128, 128, v, (size_t)d->nargs + 2));
 
   void *got = malloc(N * csize[d->ret]);
-  to_host(got, out, N * csize[d->ret]);
+  t_to_host(s, got, out, N * csize[d->ret]);
   for (int i = 0; i < N; i++) {
     double args[3] = {in[0][i], d->nargs > 1 ? in[1][i] : 0, d->nargs > 2 ? in[2][i] : 0};
     double want = d->ref(args, d->base[0] ? (const float *)host[0] : NULL);
@@ -234,10 +216,10 @@ START_TEST(device_function_values) {
   }
   free(got);
   for (int a = 0; a < d->nargs; a++) {
-    dev_free(dev[a]);
+    t_dev_free(s, dev[a]);
     free(host[a]);
   }
-  dev_free(out);
+  t_dev_free(s, out);
   t_api()->library_unload(lib);
   t_api()->artifact_destroy(la.artifact);
   t_api()->artifact_destroy(fn);
@@ -264,18 +246,18 @@ static void run_saxpy(void) {
     x[i] = (float)(rand() % 1000) / 7.0f;
     y[i] = (float)(rand() % 1000) / 3.0f;
   }
-  uint64_t dx = dev_copy(x, N * 4), dy = dev_copy(y, N * 4), dr = dev_alloc(N * 4);
+  uint64_t dx = t_dev_copy(s, x, N * 4), dy = t_dev_copy(s, y, N * 4), dr = t_dev_alloc(s, N * 4);
   cuplug_array ar = array1(dr, CUPLUG_TYPE_FLOAT32, N, 4), ax = array1(dx, CUPLUG_TYPE_FLOAT32, N, 4),
                ay = array1(dy, CUPLUG_TYPE_FLOAT32, N, 4);
   float a = 2.5f;
   cuplug_value v[] = {{CUPLUG_TYPE_ARRAY, &ar}, {CUPLUG_TYPE_ARRAY, &ax}, {CUPLUG_TYPE_ARRAY, &ay},
                       {CUPLUG_TYPE_FLOAT32, &a}};
   T_ASSERT_OK(launch(k, (N + 255) / 256, 256, v, 4));
-  to_host(r, dr, N * 4);
+  t_to_host(s, r, dr, N * 4);
   for (int i = 0; i < N; i++) ck_assert_float_eq(r[i], fmaf(a, x[i], y[i]));
-  dev_free(dx);
-  dev_free(dy);
-  dev_free(dr);
+  t_dev_free(s, dx);
+  t_dev_free(s, dy);
+  t_dev_free(s, dr);
   free(x);
   free(y);
   free(r);
@@ -296,19 +278,19 @@ START_TEST(atomic_values) {
     sum += x[i];
   }
   int32_t cnt[2] = {0, -1};
-  uint64_t dacc = dev_copy(&acc, 4), dcnt = dev_copy(cnt, 8), dx = dev_copy(x, sizeof x);
+  uint64_t dacc = t_dev_copy(s, &acc, 4), dcnt = t_dev_copy(s, cnt, 8), dx = t_dev_copy(s, x, sizeof x);
   cuplug_array aacc = array1(dacc, CUPLUG_TYPE_FLOAT32, 1, 4), acnt = array1(dcnt, CUPLUG_TYPE_INT32, 2, 4),
                ax = array1(dx, CUPLUG_TYPE_FLOAT32, N, 4);
   cuplug_value v[] = {{CUPLUG_TYPE_ARRAY, &aacc}, {CUPLUG_TYPE_ARRAY, &acnt}, {CUPLUG_TYPE_ARRAY, &ax}};
   T_ASSERT_OK(launch(k, N / 128, 128, v, 3));
-  to_host(&acc, dacc, 4);
-  to_host(cnt, dcnt, 8);
+  t_to_host(s, &acc, dacc, 4);
+  t_to_host(s, cnt, dcnt, 8);
   ck_assert_float_eq(acc, (float)sum); /* small integers: every order sums exactly */
   ck_assert_int_eq(cnt[0], N);
   ck_assert_int_eq(cnt[1], N - 1);
-  dev_free(dacc);
-  dev_free(dcnt);
-  dev_free(dx);
+  t_dev_free(s, dacc);
+  t_dev_free(s, dcnt);
+  t_dev_free(s, dx);
   t_api()->library_unload(lib);
 }
 END_TEST
@@ -319,18 +301,18 @@ START_TEST(reduce_values) {
   cuplug_kernel *k = case_kernel("k_reduce", 0, &lib);
   float *x = malloc(N * 4), out[BLOCKS];
   for (int i = 0; i < N; i++) x[i] = (float)(i % 9) - 4.0f;
-  uint64_t dx = dev_copy(x, N * 4), dout = dev_alloc(sizeof out);
+  uint64_t dx = t_dev_copy(s, x, N * 4), dout = t_dev_alloc(s, sizeof out);
   cuplug_array aout = array1(dout, CUPLUG_TYPE_FLOAT32, BLOCKS, 4), ax = array1(dx, CUPLUG_TYPE_FLOAT32, N, 4);
   cuplug_value v[] = {{CUPLUG_TYPE_ARRAY, &aout}, {CUPLUG_TYPE_ARRAY, &ax}};
   T_ASSERT_OK(launch(k, BLOCKS, 256, v, 2));
-  to_host(out, dout, sizeof out);
+  t_to_host(s, out, dout, sizeof out);
   for (int b = 0; b < BLOCKS; b++) {
     float want = 0;
     for (int i = b * 256; i < (b + 1) * 256 && i < N; i++) want += x[i];
     ck_assert_float_eq(out[b], want); /* small integers again: exact */
   }
-  dev_free(dx);
-  dev_free(dout);
+  t_dev_free(s, dx);
+  t_dev_free(s, dout);
   free(x);
   t_api()->library_unload(lib);
 }
@@ -384,13 +366,13 @@ static cuplug_kernel *ir_kernel(const char *ir, const char *entry, const char *s
 START_TEST(debug_kernel_reports_exception) {
   cuplug_library *lib;
   cuplug_kernel *k = ir_kernel(raising_ir, "raiser", "void(CPointer(int32))", 1, &lib);
-  uint64_t out = dev_alloc(4);
+  uint64_t out = t_dev_alloc(s, 4);
   cuplug_value v[] = {{CUPLUG_TYPE_POINTER, &out}};
   T_ASSERT_ERROR(launch(k, 2, 8, v, 1), CUPLUG_ERR_KERNEL_EXCEPTION,
                  "kernel raiser raised exception 7: tid=[0, 0, 3] ctaid=[0, 0, 1]");
   /* the store is cleared for the next launch: one block only raises nothing */
   T_ASSERT_OK(launch(k, 1, 8, v, 1));
-  dev_free(out);
+  t_dev_free(s, out);
   t_api()->library_unload(lib);
 }
 END_TEST
@@ -438,7 +420,7 @@ START_TEST(launch_errors) {
   cuplug_library *lib;
   cuplug_kernel *k = case_kernel("saxpy_kernel", 0, &lib);
   const char *name = json_string(find_case(cases, num_cases, "saxpy_kernel")->json, "entry");
-  uint64_t d = dev_alloc(64);
+  uint64_t d = t_dev_alloc(s, 64);
   cuplug_array arr = array1(d, CUPLUG_TYPE_FLOAT32, 16, 4);
   float a = 1;
   cuplug_value v[] = {{CUPLUG_TYPE_ARRAY, &arr}, {CUPLUG_TYPE_ARRAY, &arr}, {CUPLUG_TYPE_ARRAY, &arr},
@@ -476,7 +458,7 @@ START_TEST(launch_errors) {
                            .signature = "void()"};
   T_ASSERT_ERROR(t_api()->kernel_get(&ka), CUPLUG_ERR_KERNEL_NOT_FOUND,
                  "no kernel named 'nope' in the library");
-  dev_free(d);
+  t_dev_free(s, d);
   t_api()->library_unload(lib);
 }
 END_TEST
@@ -550,15 +532,15 @@ START_TEST(cooperative_grid_sync) {
   cuplug_kernel *k =
       ir_kernel(mirror_ir, "mirror", "void(CPointer(int32), CPointer(int32), int32)", 0, &lib);
   enum { BLOCKS = 8, THREADS = 128, N = BLOCKS * THREADS };
-  uint64_t buf = dev_alloc(N * 4), out = dev_alloc(N * 4);
+  uint64_t buf = t_dev_alloc(s, N * 4), out = t_dev_alloc(s, N * 4);
   int32_t n = N;
   cuplug_value v[] = {{CUPLUG_TYPE_POINTER, &buf}, {CUPLUG_TYPE_POINTER, &out}, {CUPLUG_TYPE_INT32, &n}};
   T_ASSERT_OK(launch(k, BLOCKS, THREADS, v, 3));
   int32_t host[N];
-  to_host(host, out, sizeof host);
+  t_to_host(s, host, out, sizeof host);
   for (int i = 0; i < N; i++) ck_assert_int_eq(host[i], N - 1 - i);
-  dev_free(buf);
-  dev_free(out);
+  t_dev_free(s, buf);
+  t_dev_free(s, out);
   t_api()->library_unload(lib);
 }
 END_TEST

@@ -238,18 +238,52 @@ bool t_nvjitlink(const void *ltoir, size_t size, unsigned cc, void **cubin,
 
 /* ---- calling a registered function from a kernel ---- */
 
-static const char *ir_of(const cuplug_type *t) {
+const cuplug_type *t_type(const char *text) {
+  const cuplug_type *t = NULL;
+  T_ASSERT_OK(t_api()->type_parse(text, &t));
+  return t;
+}
+
+cuplug_type_info t_type_info(const cuplug_type *t) {
+  cuplug_type_info i = {.struct_size = sizeof i, .type = t};
+  T_ASSERT_OK(t_api()->type_info(&i));
+  return i;
+}
+
+const char *t_type_name(const cuplug_type *t) { return t_type_info(t).name; }
+
+const char *t_ir_type(const cuplug_type *t) {
   cuplug_type_lower_args l = {.struct_size = sizeof l, .type = t, .abi = CUPLUG_ABI_C,
                               .position = CUPLUG_POSITION_RETURN};
   T_ASSERT_OK(t_api()->type_lower(&l));
   return l.ir_type;
 }
 
-static const char *name_of(const cuplug_type *t) {
-  cuplug_type_info i = {.struct_size = sizeof i, .type = t};
-  T_ASSERT_OK(t_api()->type_info(&i));
-  return i.name;
+char *t_artifact_text(const cuplug_artifact *a) {
+  cuplug_artifact_info i = {.struct_size = sizeof i};
+  T_ASSERT_OK(t_api()->artifact_info(a, &i));
+  char *copy = strdup(i.data);
+  ck_assert_ptr_nonnull(copy);
+  return copy;
 }
+
+uint64_t t_dev_alloc(cuplug_session *s, size_t bytes) {
+  uint64_t p = 0;
+  T_ASSERT_OK(t_api()->mem_alloc(s, bytes, &p));
+  return p;
+}
+
+uint64_t t_dev_copy(cuplug_session *s, const void *host, size_t bytes) {
+  uint64_t p = t_dev_alloc(s, bytes);
+  T_ASSERT_OK(t_api()->memcpy_to_device(s, p, host, bytes));
+  return p;
+}
+
+void t_to_host(cuplug_session *s, void *host, uint64_t dev, size_t bytes) {
+  T_ASSERT_OK(t_api()->memcpy_to_host(s, host, dev, bytes));
+}
+
+void t_dev_free(cuplug_session *s, uint64_t dev) { T_ASSERT_OK(t_api()->mem_free(s, dev)); }
 
 /* Appends to a growing string. */
 __attribute__((format(printf, 4, 5))) static void put(char **s, size_t *len, size_t *cap,
@@ -273,7 +307,7 @@ char *t_elementwise_kernel(const cuplug_type *sig, const char *symbol, char *ker
                            size_t kernel_sig_size) {
   cuplug_type_info si = {.struct_size = sizeof si, .type = sig};
   T_ASSERT_OK(t_api()->type_info(&si));
-  bool has_out = name_of(si.restype)[0] != 'v'; /* not "void" */
+  bool has_out = t_type_name(si.restype)[0] != 'v'; /* not "void" */
   size_t cap = 0, len = 0;
   char *ir = NULL;
 #define PUT(...) put(&ir, &len, &cap, __VA_ARGS__)
@@ -281,14 +315,14 @@ char *t_elementwise_kernel(const cuplug_type *sig, const char *symbol, char *ker
   PUT("define void @k(");
   bool first = true;
   if (has_out) {
-    PUT("%s* %%out", ir_of(si.restype));
-    k += snprintf(kernel_sig + k, kernel_sig_size - (size_t)k, "CPointer(%s)", name_of(si.restype));
+    PUT("%s* %%out", t_ir_type(si.restype));
+    k += snprintf(kernel_sig + k, kernel_sig_size - (size_t)k, "CPointer(%s)", t_type_name(si.restype));
     first = false;
   }
   for (size_t a = 0; a < si.num_args; a++) {
-    PUT("%s%s* %%in%zu", first ? "" : ", ", ir_of(si.args[a]), a);
+    PUT("%s%s* %%in%zu", first ? "" : ", ", t_ir_type(si.args[a]), a);
     k += snprintf(kernel_sig + k, kernel_sig_size - (size_t)k, "%sCPointer(%s)", first ? "" : ", ",
-                  name_of(si.args[a]));
+                  t_type_name(si.args[a]));
     first = false;
   }
   snprintf(kernel_sig + k, kernel_sig_size - (size_t)k, ")");
@@ -300,18 +334,18 @@ char *t_elementwise_kernel(const cuplug_type *sig, const char *symbol, char *ker
       "  %%i32 = add i32 %%base, %%tid\n"
       "  %%i = sext i32 %%i32 to i64\n");
   for (size_t a = 0; a < si.num_args; a++) {
-    const char *t = ir_of(si.args[a]);
+    const char *t = t_ir_type(si.args[a]);
     PUT("  %%p%zu = getelementptr %s, %s* %%in%zu, i64 %%i\n  %%a%zu = load %s, %s* %%p%zu\n", a, t,
         t, a, a, t, t, a);
   }
-  PUT("  %scall %s @%s(", has_out ? "%r = " : "", ir_of(si.restype), symbol);
-  for (size_t a = 0; a < si.num_args; a++) PUT("%s%s %%a%zu", a ? ", " : "", ir_of(si.args[a]), a);
+  PUT("  %scall %s @%s(", has_out ? "%r = " : "", t_ir_type(si.restype), symbol);
+  for (size_t a = 0; a < si.num_args; a++) PUT("%s%s %%a%zu", a ? ", " : "", t_ir_type(si.args[a]), a);
   PUT(")\n");
   if (has_out)
     PUT("  %%po = getelementptr %s, %s* %%out, i64 %%i\n  store %s %%r, %s* %%po\n",
-        ir_of(si.restype), ir_of(si.restype), ir_of(si.restype), ir_of(si.restype));
-  PUT("  ret void\n}\n\ndeclare %s @%s(", ir_of(si.restype), symbol);
-  for (size_t a = 0; a < si.num_args; a++) PUT("%s%s", a ? ", " : "", ir_of(si.args[a]));
+        t_ir_type(si.restype), t_ir_type(si.restype), t_ir_type(si.restype), t_ir_type(si.restype));
+  PUT("  ret void\n}\n\ndeclare %s @%s(", t_ir_type(si.restype), symbol);
+  for (size_t a = 0; a < si.num_args; a++) PUT("%s%s", a ? ", " : "", t_ir_type(si.args[a]));
   PUT(")\ndeclare i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
       "declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()\n"
       "declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()\n");
@@ -331,8 +365,9 @@ const cuplug_type *t_argtypes(const char *list, const cuplug_type *const **args,
   return sig;
 }
 
-cuplug_artifact *t_compile_call(cuplug_session *s, const char *key, const char *argtypes,
-                                cuplug_output output, int32_t opt, cuplug_resolve_args *how) {
+cuplug_error *t_try_compile_call(cuplug_session *s, const char *key, const char *argtypes,
+                                 cuplug_output output, int32_t opt, uint32_t flags,
+                                 cuplug_resolve_args *how, cuplug_artifact **artifact) {
   const cuplug_type *const *args;
   size_t n;
   t_argtypes(argtypes, &args, &n);
@@ -347,10 +382,16 @@ cuplug_artifact *t_compile_call(cuplug_session *s, const char *key, const char *
   cuplug_compile_args a = {.struct_size = sizeof a, .session = s, .modules = mods,
                            .num_modules = 1, .entry = "k", .signature = ksig,
                            .entry_abi = CUPLUG_ABI_C, .kind = CUPLUG_KERNEL, .output = output,
-                           .cc_major = 9, .cc_minor = 0, .opt = opt};
+                           .cc_major = 9, .cc_minor = 0, .opt = opt, .flags = flags};
   cuplug_error *e = t_api()->compile(&a);
-  if (e) fprintf(stderr, "%s(%s):\n%s\n", key, argtypes, ir);
   free(ir);
-  T_ASSERT_OK(e);
-  return a.artifact;
+  *artifact = a.artifact;
+  return e;
+}
+
+cuplug_artifact *t_compile_call(cuplug_session *s, const char *key, const char *argtypes,
+                                cuplug_output output, int32_t opt, cuplug_resolve_args *how) {
+  cuplug_artifact *a;
+  T_ASSERT_OK(t_try_compile_call(s, key, argtypes, output, opt, 0, how, &a));
+  return a;
 }

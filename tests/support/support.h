@@ -5,6 +5,7 @@
 #include <check.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cuplug/cuplug.h"
 #include "json.h"
@@ -103,10 +104,29 @@ char *t_elementwise_kernel(const cuplug_type *sig, const char *symbol, char *ker
                            size_t kernel_sig_size);
 /* Types from "int32, float32[:]" (through a signature); returns that. */
 const cuplug_type *t_argtypes(const char *list, const cuplug_type *const **args, size_t *n);
-/* Resolves key(argtypes) in the session's registry and compiles the
- * elementwise kernel of it for cc 9.0; the resolution goes to *how when
- * not NULL.  Fails the test on error. */
+/* Resolves key(argtypes) in the session's registry (failing the test if
+ * it does not resolve) and compiles the elementwise kernel of it for cc
+ * 9.0 with `flags`; the resolution goes to *how when not NULL.  Returns the
+ * compile's error; *artifact is its result. */
+cuplug_error *t_try_compile_call(cuplug_session *s, const char *key, const char *argtypes,
+                                 cuplug_output output, int32_t opt, uint32_t flags,
+                                 cuplug_resolve_args *how, cuplug_artifact **artifact);
+/* The same, failing the test on error. */
 cuplug_artifact *t_compile_call(cuplug_session *s, const char *key, const char *argtypes,
                                 cuplug_output output, int32_t opt, cuplug_resolve_args *how);
+
+/* Types: parsed, described, named, and as NVVM IR (a value's C-ABI type). */
+const cuplug_type *t_type(const char *text);
+cuplug_type_info t_type_info(const cuplug_type *t);
+const char *t_type_name(const cuplug_type *t);
+const char *t_ir_type(const cuplug_type *t);
+/* A copy of an artifact's text (PTX): free it. */
+char *t_artifact_text(const cuplug_artifact *a);
+
+/* Device memory through the plugin; each fails the test on error. */
+uint64_t t_dev_alloc(cuplug_session *s, size_t bytes);
+uint64_t t_dev_copy(cuplug_session *s, const void *host, size_t bytes);
+void t_to_host(cuplug_session *s, void *host, uint64_t dev, size_t bytes);
+void t_dev_free(cuplug_session *s, uint64_t dev);
 
 #endif

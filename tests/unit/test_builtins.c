@@ -12,18 +12,6 @@ static cuplug_session *session;
 static void setup(void) { session = t_session(); }
 static void teardown(void) { t_api()->session_destroy(session); }
 
-static const char *name_of(const cuplug_type *t) {
-  cuplug_type_info i = {.struct_size = sizeof i, .type = t};
-  T_ASSERT_OK(t_api()->type_info(&i));
-  return i.name;
-}
-
-static char *ptx_of(cuplug_artifact *a) {
-  cuplug_artifact_info i = {.struct_size = sizeof i};
-  T_ASSERT_OK(t_api()->artifact_info(a, &i));
-  return strdup(i.data);
-}
-
 static cuplug_error *resolve(const char *key, const char *argtypes, cuplug_resolve_args *out) {
   const cuplug_type *const *args;
   size_t n;
@@ -143,11 +131,11 @@ START_TEST(call_lowers_to_its_instruction) {
   cuplug_resolve_args how;
   cuplug_artifact *a =
       t_compile_call(session, calls[i].key, calls[i].args, CUPLUG_OUTPUT_PTX, 0, &how);
-  ck_assert_str_eq(name_of(how.signature), calls[i].signature);
+  ck_assert_str_eq(t_type_name(how.signature), calls[i].signature);
   ck_assert_int_eq(how.abi, CUPLUG_ABI_C);
   ck_assert_int_eq(strncmp(how.declaration, "declare ", 8), 0);
   T_ASSERT_CONTAINS(how.declaration, how.symbol);
-  char *ptx = ptx_of(a);
+  char *ptx = t_artifact_text(a);
   T_ASSERT_CONTAINS(ptx, calls[i].ptx);
   ck_assert_msg(!strstr(ptx, "__cuplug_"), "%s(%s) was not inlined:\n%s", calls[i].key,
                 calls[i].args, ptx);
@@ -160,7 +148,7 @@ END_TEST
 START_TEST(inlined_at_opt_0) {
   cuplug_artifact *a = t_compile_call(session, "math.sqrt", "float32", CUPLUG_OUTPUT_PTX,
                                       CUPLUG_OPT_NONE, NULL);
-  char *ptx = ptx_of(a);
+  char *ptx = t_artifact_text(a);
   T_ASSERT_CONTAINS(ptx, "sqrt.rn.f32");
   ck_assert_ptr_null(strstr(ptx, ".func"));
   free(ptx);
@@ -219,8 +207,8 @@ START_TEST(builtin_typing) {
     cuplug_error *e = resolve(cases[i].key, cases[i].args, &a);
     if (cases[i].signature) {
       T_ASSERT_OK(e);
-      ck_assert_msg(strcmp(name_of(a.signature), cases[i].signature) == 0, "%s(%s): %s, not %s",
-                    cases[i].key, cases[i].args, name_of(a.signature), cases[i].signature);
+      ck_assert_msg(strcmp(t_type_name(a.signature), cases[i].signature) == 0, "%s(%s): %s, not %s",
+                    cases[i].key, cases[i].args, t_type_name(a.signature), cases[i].signature);
     } else {
       ck_assert_msg(e && t_api()->error_code(e) == CUPLUG_ERR_NO_MATCH,
                     "%s(%s) should not type", cases[i].key, cases[i].args);
@@ -249,7 +237,7 @@ static char *compile_ir(const char *ir, const char *sig, int32_t opt) {
     fprintf(stderr, "---- %s\n%s\n", v.name, v.text);
   }
   T_ASSERT_OK(e);
-  char *ptx = ptx_of(c.artifact);
+  char *ptx = t_artifact_text(c.artifact);
   t_api()->artifact_destroy(c.artifact);
   return ptx;
 }

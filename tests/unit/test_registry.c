@@ -23,18 +23,6 @@ static void teardown(void) {
   t_api()->registry_destroy(reg);
 }
 
-static const cuplug_type *ty(const char *text) {
-  const cuplug_type *t;
-  T_ASSERT_OK(t_api()->type_parse(text, &t));
-  return t;
-}
-
-static const char *name_of(const cuplug_type *t) {
-  cuplug_type_info i = {.struct_size = sizeof i, .type = t};
-  T_ASSERT_OK(t_api()->type_info(&i));
-  return i.name;
-}
-
 static cuplug_error *add_template(cuplug_registry *r, const char *key, const char *sig) {
   cuplug_template_args a = {.struct_size = sizeof a, .registry = r, .key = key, .signature = sig};
   return t_api()->register_template(&a);
@@ -61,7 +49,7 @@ static cuplug_error *resolve(cuplug_registry *r, const char *key, const char *ar
 static const char *resolved(cuplug_registry *r, const char *key, const char *argtypes) {
   cuplug_resolve_args a;
   T_ASSERT_OK(resolve(r, key, argtypes, &a));
-  return name_of(a.signature);
+  return t_type_name(a.signature);
 }
 
 static const char twice_f32[] =
@@ -174,7 +162,7 @@ START_TEST(resolve_argument_checks) {
   cuplug_resolve_args a = {.struct_size = sizeof a, .registry = reg, .key = "t.f", .nargs = 1};
   T_ASSERT_ERROR(t_api()->resolve_call(&a), CUPLUG_ERR_INVALID_ARGUMENT,
                  "resolve_call t.f: nargs is 1 but argtypes is NULL");
-  const cuplug_type *bad[] = {ty("void")};
+  const cuplug_type *bad[] = {t_type("void")};
   a.argtypes = bad;
   T_ASSERT_ERROR(t_api()->resolve_call(&a), CUPLUG_ERR_INVALID_ARGUMENT,
                  "resolve_call t.f: argument type 0 is void");
@@ -288,18 +276,12 @@ END_TEST
 
 /* ---- compiling with lowerings ---- */
 
-static char *ptx_of(cuplug_artifact *a) {
-  cuplug_artifact_info i = {.struct_size = sizeof i};
-  T_ASSERT_OK(t_api()->artifact_info(a, &i));
-  return strdup(i.data);
-}
-
 START_TEST(ir_lowering_is_linked_and_inlined) {
   register_f();
   cuplug_resolve_args how;
   cuplug_artifact *a = t_compile_call(session, "t.f", "float64", CUPLUG_OUTPUT_PTX, 0, &how);
   ck_assert_str_eq(how.symbol, "f_f64");
-  char *ptx = ptx_of(a);
+  char *ptx = t_artifact_text(a);
   T_ASSERT_CONTAINS(ptx, "add.f64"); /* x * 2.0, as x + x */
   ck_assert_ptr_null(strstr(ptx, "f_f64"));  /* inlined, and gone */
   ck_assert_ptr_null(strstr(ptx, "f_f32"));  /* never called: never linked */
@@ -311,31 +293,18 @@ END_TEST
 /* The implementation's module joins the compile only when the IR calls it. */
 START_TEST(only_called_lowerings_join) {
   register_f();
-  const cuplug_type *const *args;
-  size_t n;
-  t_argtypes("int64", &args, &n);
-  cuplug_resolve_args r = {.struct_size = sizeof r, .registry = reg, .key = "t.f",
-                           .argtypes = args, .nargs = n};
-  T_ASSERT_OK(t_api()->resolve_call(&r));
-  char ksig[256];
-  char *ir = t_elementwise_kernel(r.signature, r.symbol, ksig, sizeof ksig);
-  cuplug_module m = {.struct_size = sizeof m, .text = ir, .size = strlen(ir)};
-  const cuplug_module *mods[] = {&m};
-  cuplug_compile_args c = {.struct_size = sizeof c, .session = session, .modules = mods,
-                           .num_modules = 1, .entry = "k", .signature = ksig,
-                           .entry_abi = CUPLUG_ABI_C, .kind = CUPLUG_KERNEL, .cc_major = 9,
-                           .flags = CUPLUG_COMPILE_KEEP_IR};
-  T_ASSERT_OK(t_api()->compile(&c));
+  cuplug_artifact *art;
+  T_ASSERT_OK(t_try_compile_call(session, "t.f", "int64", CUPLUG_OUTPUT_PTX, 0,
+                                 CUPLUG_COMPILE_KEEP_IR, NULL, &art));
   cuplug_artifact_info info = {.struct_size = sizeof info};
-  T_ASSERT_OK(t_api()->artifact_info(c.artifact, &info));
+  T_ASSERT_OK(t_api()->artifact_info(art, &info));
   ck_assert_uint_eq(info.num_ir_modules, 2);
   cuplug_ir_view v = {.struct_size = sizeof v};
-  T_ASSERT_OK(t_api()->artifact_ir(c.artifact, 1, &v));
+  T_ASSERT_OK(t_api()->artifact_ir(art, 1, &v));
   ck_assert_str_eq(v.name, "f_i64");
   /* linkonce_odr: two artifacts that both inline it still link */
   T_ASSERT_CONTAINS(v.text, "define linkonce_odr i64 @f_i64(i64 %x)");
-  t_api()->artifact_destroy(c.artifact);
-  free(ir);
+  t_api()->artifact_destroy(art);
 }
 END_TEST
 
@@ -352,7 +321,7 @@ static cuplug_callback_status pair_typer(void *user, const char *key,
     return CUPLUG_CALLBACK_FAILED;
   }
   if (n == 4) { /* a wrong answer: a signature of another arity */
-    *sig = ty("float32(float32)");
+    *sig = t_type("float32(float32)");
     return CUPLUG_CALLBACK_OK;
   }
   if (n != 2 || args[0] != args[1]) return CUPLUG_CALLBACK_NO_MATCH;
@@ -404,7 +373,7 @@ START_TEST(generic_typer_and_lowering_callbacks) {
   register_pair(pair_lowerer);
   cuplug_resolve_args a, b;
   T_ASSERT_OK(resolve(reg, "t.pair", "int32, int32", &a));
-  ck_assert_str_eq(name_of(a.signature), "int32(int32, int32)");
+  ck_assert_str_eq(t_type_name(a.signature), "int32(int32, int32)");
   T_ASSERT_OK(resolve(reg, "t.pair", "float64, float64", &b));
   ck_assert_str_ne(a.symbol, b.symbol);
   /* the same call resolves to the same symbol: it is named from key and signature */
@@ -425,7 +394,7 @@ START_TEST(generic_typer_and_lowering_callbacks) {
   for (int round = 0; round < 2; round++) {
     cuplug_artifact *art = t_compile_call(session, "t.pair", "float32, float32",
                                           CUPLUG_OUTPUT_PTX, 0, NULL);
-    char *ptx = ptx_of(art);
+    char *ptx = t_artifact_text(art);
     T_ASSERT_CONTAINS(ptx, "sub.f32");
     free(ptx);
     t_api()->artifact_destroy(art);
@@ -453,22 +422,10 @@ static cuplug_callback_status failing_lowerer(void *user, const char *key, const
 
 /* A compile that needs a lowering the callback cannot give fails, naming the key. */
 static cuplug_error *compile_pair(void) {
-  const cuplug_type *const *args;
-  size_t n;
-  t_argtypes("int32, int32", &args, &n);
-  cuplug_resolve_args r = {.struct_size = sizeof r, .registry = reg, .key = "t.pair",
-                           .argtypes = args, .nargs = n};
-  T_ASSERT_OK(t_api()->resolve_call(&r));
-  char ksig[256];
-  char *ir = t_elementwise_kernel(r.signature, r.symbol, ksig, sizeof ksig);
-  cuplug_module m = {.struct_size = sizeof m, .text = ir, .size = strlen(ir)};
-  const cuplug_module *mods[] = {&m};
-  cuplug_compile_args c = {.struct_size = sizeof c, .session = session, .modules = mods,
-                           .num_modules = 1, .entry = "k", .signature = ksig,
-                           .entry_abi = CUPLUG_ABI_C, .kind = CUPLUG_KERNEL, .cc_major = 9};
-  cuplug_error *e = t_api()->compile(&c);
-  ck_assert_ptr_null(c.artifact);
-  free(ir);
+  cuplug_artifact *a;
+  cuplug_error *e = t_try_compile_call(session, "t.pair", "int32, int32", CUPLUG_OUTPUT_PTX, 0,
+                                       0, NULL, &a);
+  ck_assert_ptr_null(a);
   return e;
 }
 
@@ -510,7 +467,7 @@ START_TEST(cuda_lowering_links) {
   t_api()->artifact_destroy(a);
   /* PTX output leaves it external, as declared functions are */
   a = t_compile_call(session, "t.cube", "float32", CUPLUG_OUTPUT_PTX, 0, NULL);
-  char *ptx = ptx_of(a);
+  char *ptx = t_artifact_text(a);
   T_ASSERT_CONTAINS(ptx, ".extern .func  (.param .b32 func_retval0) t_cube");
   free(ptx);
   t_api()->artifact_destroy(a);
@@ -528,7 +485,7 @@ static int collect(void *user, const cuplug_listing *l) {
   listing *out = user;
   if (out->n < 64)
     snprintf(out->lines[out->n], sizeof out->lines[0], "%s %s %s %u", l->key,
-             l->signature ? name_of(l->signature) : l->description,
+             l->signature ? t_type_name(l->signature) : l->description,
              *l->symbol ? l->symbol : "-", l->builtin);
   out->n++;
   return out->stop_after && out->n == out->stop_after;
@@ -574,10 +531,10 @@ START_TEST(const_array_rules) {
   float data[6] = {1, 2, 3, 4, 5, 6};
   int64_t shape[2] = {2, 3};
   cuplug_const_array_args c = {.struct_size = sizeof c, .registry = reg,
-                               .dtype = ty("float32"), .ndim = 2, .shape = shape,
+                               .dtype = t_type("float32"), .ndim = 2, .shape = shape,
                                .data = data, .size = sizeof data};
   T_ASSERT_OK(t_api()->const_array(&c));
-  ck_assert_str_eq(name_of(c.signature), "float32[:, ::1]()");
+  ck_assert_str_eq(t_type_name(c.signature), "float32[:, ::1]()");
   ck_assert_int_eq(c.abi, CUPLUG_ABI_C);
   cuplug_const_array_args d = c;
   T_ASSERT_OK(t_api()->const_array(&d));
@@ -585,7 +542,7 @@ START_TEST(const_array_rules) {
   c.size = 20;
   T_ASSERT_ERROR(t_api()->const_array(&c), CUPLUG_ERR_INVALID_ARGUMENT,
                  "const_array: the shape holds 24 bytes of float32, but 20 were given");
-  c.dtype = ty("float32[:]");
+  c.dtype = t_type("float32[:]");
   T_ASSERT_ERROR(t_api()->const_array(&c), CUPLUG_ERR_INVALID_TYPE,
                  "const_array: the dtype must be bool, an integer, a float or a complex, not "
                  "float32[:]");
