@@ -1,4 +1,4 @@
-/* cabi_wrap.c - the C-ABI wrapper of a Numba-ABI device function.
+/* cabi_wrap.c - the C-ABI function of a Numba-ABI device function.
  *
  * As numba-cuda's cabi_wrap_function: `R name(args)` allocates the return
  * slot, zeroes it, calls the Numba-ABI function, ignores its status (the C
@@ -9,7 +9,20 @@
  *
  * numba-cuda puts the wrapper in a module of its own; cuplug appends it to
  * the module that defines the entry.  The PTX is the same, and libNVVM is
- * spared linking a second module, which costs a third of a small compile. */
+ * spared linking a second module, which costs a third of a small compile.
+ *
+ * When nothing else calls the entry (the pipeline looks at every module),
+ * cuplug goes one step further and makes the entry itself the C-ABI
+ * function: the return slot becomes an alloca in its entry block, each
+ * `ret i32 <status>` loads the slot and returns its value, and the function
+ * takes the export's name.  That is the wrapper with the call inlined, as
+ * libNVVM would inline it, but libNVVM is handed one function rather than
+ * two, and each function costs it a pass pipeline: a small device
+ * function's LTO-IR compile takes about 0.87x the time (add_f32: 0.43 ms
+ * against 0.50 ms), within a few percent of the bare Numba-ABI function.
+ * The PTX is the same.  A function with debug info keeps the wrapper
+ * (its subprogram's type describes the Numba ABI), as does one whose
+ * return slot is unnamed or not of the signature's type. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,13 +88,15 @@ static cuplug_error *rename_global(ir_rewrite *rw, const char *from, const char 
   return NULL;
 }
 
-/* Every definition with external linkage becomes linkonce_odr; `inline`,
- * when not NULL, names one to mark alwaysinline too. */
-static cuplug_error *make_linkonce(ir_rewrite *rw, const char *inline_symbol) {
+/* Every definition with external linkage but `keep` (may be NULL) becomes
+ * linkonce_odr; `inline_symbol`, when not NULL, names one to mark
+ * alwaysinline too. */
+static cuplug_error *make_linkonce(ir_rewrite *rw, const char *inline_symbol,
+                                   const char *keep) {
   const char *text = rw->m.text;
   for (size_t i = 0; i < rw->m.num_items; i++) {
     const ir_item *it = &rw->m.items[i];
-    if (it->kind != IR_ITEM_DEFINE) continue;
+    if (it->kind != IR_ITEM_DEFINE || (keep && strcmp(it->name, keep) == 0)) continue;
     ir_function fn;
     CUPLUG_TRY(ir_function_parse(&rw->m, it, &fn));
     if (fn.linkage.start == fn.linkage.end)
@@ -98,9 +113,145 @@ static cuplug_error *make_linkonce(ir_rewrite *rw, const char *inline_symbol) {
   return NULL;
 }
 
-cuplug_error *cuplug__linkonce_definitions(ir_rewrite *rw) { return make_linkonce(rw, NULL); }
+cuplug_error *cuplug__linkonce_definitions(ir_rewrite *rw) {
+  return make_linkonce(rw, NULL, NULL);
+}
+
+/* ---- in place ---- */
+
+/* Is text [p, p + n) `want`, blanks aside? */
+static bool same_type_text(const char *p, size_t n, const char *want) {
+  size_t i = 0;
+  for (;; want++) {
+    while (i < n && (p[i] == ' ' || p[i] == '\t')) i++;
+    while (*want == ' ') want++;
+    if (i == n || !*want) return i == n && !*want;
+    if (p[i++] != *want) return false;
+  }
+}
+
+static bool is_ret(const ir_module *m, const ir_stmt *s) {
+  return ir_tok_is(m->text, s->toks[0], "ret");
+}
+
+/* Can the entry become the C-ABI function?  Its return slot must be a
+ * named parameter of the signature's slot type, each return must return a
+ * status, and it must carry no debug info. */
+static bool can_rewrite(const ir_rewrite *rw, const ir_function *fn, const cuplug_type *sig) {
+  const ir_module *m = &rw->m;
+  const char *text = m->text;
+  const char *slot = cuplug__type_lowered(sig->restype, CUPLUG_ABI_NUMBA,
+                                          CUPLUG_POSITION_RETURN)->ir_type;
+  const char *cret = cuplug__type_lowered(sig->restype, CUPLUG_ABI_C,
+                                          CUPLUG_POSITION_RETURN)->ir_type;
+  if (fn->varargs || fn->num_params == 0 || fn->params[0].name.kind != IR_LOCAL ||
+      ir_tok_numbered(text, fn->params[0].name, NULL))
+    return false;
+  if (!same_type_text(text + fn->ret_type.start, fn->ret_type.end - fn->ret_type.start, "i32"))
+    return false;
+  /* the slot is `T*`, and T is what the C function returns */
+  ir_span st = fn->params[0].type;
+  if (st.end - st.start < 2 || text[st.end - 1] != '*' ||
+      !same_type_text(text + st.start, st.end - 1 - st.start, slot) ||
+      (sig->restype->kind != CUPLUG_TYPE_VOID && strcmp(slot, cret) != 0))
+    return false;
+  const ir_tok *toks;
+  size_t n = ir_slice(m, fn->fn_attrs.start, fn->fn_attrs.end, &toks);
+  for (size_t i = 0; i < n; i++)
+    if (ir_tok_is(text, toks[i], "!dbg")) return false;
+  /* the names it adds are its own */
+  if (memmem(text + fn->body_open, fn->body_close - fn->body_open, "cuplug.ret", 10))
+    return false;
+  ir_stmt s;
+  size_t cursor = 0;
+  while (ir_next_stmt(m, fn, &cursor, &s))
+    if (is_ret(m, &s) && s.n < 3) return false;
+  return true;
+}
+
+/* Rewrites the entry into `R name(args)`, as above. */
+static cuplug_error *rewrite_entry(ir_rewrite *rw, const ir_function *fn,
+                                   const cuplug__cabi_options *o) {
+  const ir_module *m = &rw->m;
+  const char *text = m->text;
+  const cuplug_type *sig = o->sig;
+  bool is_void = sig->restype->kind == CUPLUG_TYPE_VOID;
+  const char *slot = cuplug__type_lowered(sig->restype, CUPLUG_ABI_NUMBA,
+                                          CUPLUG_POSITION_RETURN)->ir_type;
+  ir_tok slot_name = fn->params[0].name;
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+
+  /* the header: external, `R @name(args)` */
+  if (fn->linkage.end > fn->linkage.start) {
+    size_t end = fn->linkage.end;
+    while (text[end] == ' ' || text[end] == '\t') end++;
+    ir_edit_delete(&rw->edits, fn->linkage.start, end);
+  }
+  ir_edit_replace(&rw->edits, fn->ret_attrs.start, fn->ret_type.end,
+                  is_void ? "void"
+                          : cuplug__type_lowered(sig->restype, CUPLUG_ABI_C,
+                                                 CUPLUG_POSITION_RETURN)->ir_type);
+  if (strcmp(o->name, o->entry) != 0) {
+    ir_put_name(&b, '@', o->name);
+    if (b.oom) return cuplug__error_oom();
+    ir_edit_replace(&rw->edits, fn->name.start, fn->name.start + fn->name.len, b.data);
+    cuplug__buf_clear(&b);
+  }
+  if (fn->num_params > 1)
+    ir_edit_delete(&rw->edits, fn->params[0].all.start, fn->params[1].all.start);
+  else
+    ir_edit_delete(&rw->edits, fn->params[0].all.start, fn->params[0].all.end);
+  if (o->forceinline) cuplug__fn_attrs_edit(rw, fn, "alwaysinline", &no_inline);
+
+  /* the slot, zeroed, first thing in the entry block (after its label) */
+  ir_stmt s;
+  size_t cursor = 0;
+  ir_next_stmt(m, fn, &cursor, &s);
+  bool label = s.n == 2 && ir_tok_punct(text, s.toks[1], ':');
+  if (label) cuplug__buf_puts(&b, "\n  ");
+  cuplug__buf_append(&b, text + slot_name.start, slot_name.len);
+  cuplug__buf_printf(&b, " = alloca %s\n  store %s zeroinitializer, %s* ", slot, slot, slot);
+  cuplug__buf_append(&b, text + slot_name.start, slot_name.len);
+  if (!label) cuplug__buf_puts(&b, "\n  ");
+  if (b.oom) return cuplug__error_oom();
+  ir_edit_insert(&rw->edits, label ? s.end : s.start, b.data);
+
+  /* ret i32 <status>[, !dbg !N]  ->  load the slot, return its value */
+  size_t k = 0;
+  for (cursor = 0; ir_next_stmt(m, fn, &cursor, &s);) {
+    if (!is_ret(m, &s)) continue;
+    size_t md = ir_operand_start(text, s.toks, s.n, 2, 1);
+    size_t suffix = md < s.n ? s.toks[md - 1].start : s.end; /* ", !dbg !N" */
+    cuplug__buf_clear(&b);
+    if (is_void) {
+      cuplug__buf_puts(&b, "ret void");
+    } else {
+      cuplug__buf_printf(&b, "%%\"cuplug.ret.%zu\" = load %s, %s* ", k, slot, slot);
+      cuplug__buf_append(&b, text + slot_name.start, slot_name.len);
+      cuplug__buf_append(&b, text + suffix, s.end - suffix);
+      cuplug__buf_printf(&b, "\n  ret %s %%\"cuplug.ret.%zu\"", slot, k++);
+    }
+    cuplug__buf_append(&b, text + suffix, s.end - suffix);
+    if (b.oom) return cuplug__error_oom();
+    ir_edit_replace(&rw->edits, s.start, s.end, b.data);
+  }
+  cuplug__buf_free(&b);
+  return NULL;
+}
 
 cuplug_error *cuplug__cabi_wrap(ir_rewrite *rw, const cuplug__cabi_options *o) {
+  if (o->has_entry && o->sole_caller) {
+    ir_function fn;
+    bool found;
+    CUPLUG_TRY(cuplug__find_define(&rw->m, o->entry, &fn, &found));
+    cuplug_error *e = NULL;
+    bool rewrite = found && can_rewrite(rw, &fn, o->sig);
+    if (rewrite) e = rewrite_entry(rw, &fn, o);
+    if (!e && rewrite) e = make_linkonce(rw, NULL, o->entry);
+    if (found) ir_function_free(&fn);
+    if (e || rewrite) return e;
+  }
   char *inner = NULL;
   if (strcmp(o->name, o->entry) == 0) {
     /* The export takes the entry's own name: the Numba-ABI function moves
@@ -115,7 +266,7 @@ cuplug_error *cuplug__cabi_wrap(ir_rewrite *rw, const cuplug__cabi_options *o) {
       return e;
     }
   }
-  cuplug_error *e = make_linkonce(rw, o->forceinline ? o->entry : NULL);
+  cuplug_error *e = make_linkonce(rw, o->forceinline ? o->entry : NULL, NULL);
   if (e) {
     free(inner);
     return e;

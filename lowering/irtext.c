@@ -463,22 +463,40 @@ const ir_item *ir_module_find(const ir_module *m, ir_item_kind kind,
   return NULL;
 }
 
-bool ir_text_defines(const char *text, size_t len, const char *symbol) {
-  size_t sl = strlen(symbol);
-  const char *end = text + len;
-  for (const char *p = text; sl && (p = memmem(p, (size_t)(end - p), symbol, sl)); p++) {
+/* The next reference to @symbol (written @symbol or @"symbol") at or after
+ * p, or NULL; *at is its '@'. */
+static const char *next_reference(const char *text, const char *end, const char *p,
+                                  const char *symbol, size_t sl, const char **at) {
+  for (; sl && (p = memmem(p, (size_t)(end - p), symbol, sl)); p++) {
     const char *q = p;
     bool quoted = q > text && q[-1] == '"';
     if (quoted) q--;
     if (q == text || q[-1] != '@') continue;
     char after = p + sl < end ? p[sl] : '\0';
     if (quoted ? after != '"' : has(after, C_IDENT)) continue;
-    const char *ls = q - 1;
+    *at = q - 1;
+    return p;
+  }
+  return NULL;
+}
+
+bool ir_text_defines(const char *text, size_t len, const char *symbol) {
+  size_t sl = strlen(symbol);
+  const char *end = text + len, *at;
+  for (const char *p = text; (p = next_reference(text, end, p, symbol, sl, &at)); p++) {
+    const char *ls = at;
     while (ls > text && ls[-1] != '\n') ls--;
-    while (ls < q && (*ls == ' ' || *ls == '\t')) ls++;
+    while (ls < at && (*ls == ' ' || *ls == '\t')) ls++;
     if ((size_t)(end - ls) > 6 && memcmp(ls, "define", 6) == 0) return true;
   }
   return false;
+}
+
+size_t ir_text_references(const char *text, size_t len, const char *symbol) {
+  size_t sl = strlen(symbol), n = 0;
+  const char *end = text + len, *at;
+  for (const char *p = text; (p = next_reference(text, end, p, symbol, sl, &at)); p++) n++;
+  return n;
 }
 
 size_t ir_line_of(const ir_module *m, size_t offset) {
@@ -745,6 +763,23 @@ bool ir_next_stmt(const ir_module *m, const ir_function *fn, size_t *cursor, ir_
   s->line_end = le < fn->body_close ? le + 1 : le;
   *cursor = k - fn->body_first;
   return true;
+}
+
+size_t ir_operand_start(const char *text, const ir_tok *toks, size_t n, size_t first,
+                        size_t which) {
+  int depth = 0;
+  size_t k = 0;
+  if (which == 0) return first;
+  for (size_t i = first; i < n; i++) {
+    ir_tok t = toks[i];
+    if (t.kind == IR_PUNCT && t.len == 1) {
+      char c = text[t.start];
+      if (c == '(' || c == '[' || c == '{' || c == '<') depth++;
+      if (c == ')' || c == ']' || c == '}' || c == '>') depth--;
+      if (c == ',' && depth == 0 && ++k == which) return i + 1;
+    }
+  }
+  return n;
 }
 
 /* ---- edits ---- */

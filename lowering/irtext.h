@@ -129,6 +129,9 @@ const ir_item *ir_module_find(const ir_module *m, ir_item_kind kind,
  * "define" and name @symbol?  (False negatives are possible for names
  * written with escapes; callers fall back to a full parse.) */
 bool ir_text_defines(const char *text, size_t len, const char *symbol);
+/* How many times the text names @symbol, its definition included, by the
+ * same quick look (comments count: it errs towards more). */
+size_t ir_text_references(const char *text, size_t len, const char *symbol);
 
 /* 1-based line number of a byte offset, for messages. */
 size_t ir_line_of(const ir_module *m, size_t offset);
@@ -177,6 +180,12 @@ typedef struct ir_stmt {
 
 /* Iterates over a body: *cursor starts at 0; returns false at the end. */
 bool ir_next_stmt(const ir_module *m, const ir_function *fn, size_t *cursor, ir_stmt *s);
+
+/* Splits a statement's tokens at their top-level commas, counting from
+ * token `first`: the index of the token that starts operand `which`
+ * (0-based; operand 0 starts at `first`), or n when there are fewer. */
+size_t ir_operand_start(const char *text, const ir_tok *toks, size_t n, size_t first,
+                        size_t which);
 
 /* ---- edits ---- */
 

@@ -81,25 +81,6 @@ static void renumber(fixup *f, const ir_tok *toks, size_t n, bool labels_too) {
   }
 }
 
-/* Splits the tokens of a statement at its top-level commas; returns the
- * index of the token that starts operand `which` (0-based), or n. */
-static size_t operand_start(const char *text, const ir_tok *toks, size_t n,
-                            size_t first, size_t which) {
-  int depth = 0;
-  size_t k = 0;
-  if (which == 0) return first;
-  for (size_t i = first; i < n; i++) {
-    ir_tok t = toks[i];
-    if (t.kind == IR_PUNCT && t.len == 1) {
-      char c = text[t.start];
-      if (c == '(' || c == '[' || c == '{' || c == '<') depth++;
-      if (c == ')' || c == ']' || c == '}' || c == '>') depth--;
-      if (c == ',' && depth == 0 && ++k == which) return i + 1;
-    }
-  }
-  return n;
-}
-
 static cuplug_error *unsupported(const fixup *f, size_t at, const char *what) {
   return cuplug__error(CUPLUG_ERR_IR_UNSUPPORTED, "%s:%zu: kernel @%s: %s",
                        f->rw->m.name, ir_line_of(&f->rw->m, at), f->entry, what);
@@ -114,7 +95,7 @@ static cuplug_error *fix_ret(fixup *f, const ir_stmt *s) {
     if (n == 2 && ir_tok_is(f->text, toks[1], "void")) return NULL;
     return unsupported(f, s->start, "a return without a status value");
   }
-  size_t md = operand_start(f->text, toks, n, val, 1); /* ", !dbg ..." */
+  size_t md = ir_operand_start(f->text, toks, n, val, 1); /* ", !dbg ..." */
   size_t val_end = md < n ? toks[md - 1].start : s->end;
   size_t md_text = val_end; /* from the comma on */
   cuplug__buf b;
@@ -159,8 +140,8 @@ static cuplug_error *fix_body(fixup *f) {
     if (ir_tok_is(f->text, s->toks[0], "store")) {
       /* store <ty> <val>, <ty>* <ptr>[, align N]: the pointer operand is the
        * last token of the second operand */
-      size_t ptr = operand_start(f->text, s->toks, s->n, 1, 1);
-      size_t ptr_end = operand_start(f->text, s->toks, s->n, ptr, 1);
+      size_t ptr = ir_operand_start(f->text, s->toks, s->n, 1, 1);
+      size_t ptr_end = ir_operand_start(f->text, s->toks, s->n, ptr, 1);
       size_t last = (ptr_end < s->n ? ptr_end - 1 : s->n) - 1;
       if (ptr < s->n && last < s->n && is_slot(f, s->toks[last])) {
         ir_edit_delete(&f->rw->edits, s->line_start, s->line_end);
@@ -230,7 +211,7 @@ static cuplug_error *fix_debug_type(fixup *f) {
   n = ir_slice(m, tl->start, tl->end, &toks);
   size_t open = 0;
   while (open < n && !ir_tok_punct(f->text, toks[open], '{')) open++;
-  size_t second = operand_start(f->text, toks, n, open + 1, 1);
+  size_t second = ir_operand_start(f->text, toks, n, open + 1, 1);
   size_t close = n ? n - 1 : 0;
   long new_list = ir_rewrite_meta_id(rw), new_type = ir_rewrite_meta_id(rw);
   cuplug__buf_printf(&rw->tail, "!%ld = !{", new_list);

@@ -43,13 +43,17 @@ typedef struct cuplug__cabi_options {
   const char *name;       /* the C-ABI function to define */
   bool forceinline;       /* alwaysinline on both */
   bool has_entry;         /* this module defines the entry: the wrapper goes here */
+  bool sole_caller;       /* no module calls the entry: it may become the C-ABI
+                             function itself, rather than be wrapped */
 } cuplug__cabi_options;
 
 /* Gives every definition with external linkage linkonce_odr linkage, as
  * numba-cuda does to the libraries it links, and, in the module that
  * defines the entry, appends `R name(args)`, which calls the Numba-ABI
  * function and returns the value of its return slot.  When `name` is the
- * entry's own name, the entry moves aside to "<entry>.numba". */
+ * entry's own name, the entry moves aside to "<entry>.numba".  With
+ * sole_caller, the entry itself becomes `R name(args)` where it can (see
+ * cabi_wrap.c). */
 cuplug_error *cuplug__cabi_wrap(ir_rewrite *rw, const cuplug__cabi_options *o);
 
 /* Gives every definition with external linkage linkonce_odr linkage (for

@@ -13,6 +13,11 @@ void cuplug__buf_free(cuplug__buf *b) {
   cuplug__buf_init(b);
 }
 
+void cuplug__buf_clear(cuplug__buf *b) {
+  b->len = 0;
+  if (b->data) b->data[0] = '\0';
+}
+
 bool cuplug__buf_reserve(cuplug__buf *b, size_t extra) {
   if (b->oom) return false;
   size_t need = b->len + extra + 1;

@@ -18,6 +18,8 @@ typedef struct cuplug__buf {
 
 void cuplug__buf_init(cuplug__buf *b);
 void cuplug__buf_free(cuplug__buf *b);
+/* Empties the buffer, keeping its memory (and its oom). */
+void cuplug__buf_clear(cuplug__buf *b);
 bool cuplug__buf_reserve(cuplug__buf *b, size_t extra);
 void cuplug__buf_append(cuplug__buf *b, const char *s, size_t n);
 void cuplug__buf_puts(cuplug__buf *b, const char *s);

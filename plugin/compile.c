@@ -345,7 +345,16 @@ static cuplug_error *wrap(job *j, size_t i, ir_rewrite *rw) {
     return cuplug__kernel_fixup(rw, a->entry, &ko);
   }
   if (j->abi == CUPLUG_ABI_C && j->entry_abi == CUPLUG_ABI_NUMBA) {
-    cuplug__cabi_options co = {j->sig, a->entry, j->symbol, a->forceinline != 0, has_entry};
+    /* Does anything call the entry?  Only its definition names it. */
+    size_t refs = 0;
+    for (size_t k = 0; has_entry && k < a->num_modules; k++)
+      refs += ir_text_references(j->inputs[k].text, j->inputs[k].size, a->entry);
+    cuplug__cabi_options co = {.sig = j->sig,
+                               .entry = a->entry,
+                               .name = j->symbol,
+                               .forceinline = a->forceinline != 0,
+                               .has_entry = has_entry,
+                               .sole_caller = refs == 1};
     return cuplug__cabi_wrap(rw, &co);
   }
   if (a->forceinline && has_entry) return cuplug__force_inline(rw, a->entry);

@@ -319,10 +319,9 @@ START_TEST(forceinline_ltoir_keeps_ir) {
   T_ASSERT_OK(t_api()->artifact_ir(j.args.artifact, 0, &v));
   ck_assert_str_eq(v.name, "add_i32");
   ck_assert_uint_eq(v.size, strlen(v.text));
-  T_ASSERT_CONTAINS(v.text, "define linkonce_odr i32 @\"" ADD_I32 "\"(i64* %\".ret\", i32 %\"x\", "
-                            "i32 %\"y\") alwaysinline\n");
-  T_ASSERT_CONTAINS(v.text, "define i64 @\"add_i32\"(i32 %\"arg.0\", i32 %\"arg.1\") alwaysinline {\n");
-  T_ASSERT_CONTAINS(v.text, "  %status = call i32 @\"" ADD_I32 "\"(i64* %ret, i32 %\"arg.0\", i32 %\"arg.1\")\n");
+  /* the entry, made the C-ABI function in place */
+  T_ASSERT_CONTAINS(v.text, "define i64 @\"add_i32\"(i32 %\"x\", i32 %\"y\") alwaysinline\n");
+  ck_assert_ptr_null(strstr(v.text, ADD_I32));
   T_ASSERT_ERROR(t_api()->artifact_ir(j.args.artifact, 1, &v), CUPLUG_ERR_INVALID_ARGUMENT,
                  "artifact_ir: index 1, but the artifact keeps 1 IR modules");
   t_api()->artifact_destroy(j.args.artifact);
@@ -427,7 +426,8 @@ START_TEST(entry_in_second_module) {
   T_ASSERT_CONTAINS(v.text, "define linkonce_odr i32 @helper(");
   T_ASSERT_OK(t_api()->artifact_ir(j.args.artifact, 1, &v));
   ck_assert_str_eq(v.name, "caller.ll");
-  T_ASSERT_CONTAINS(v.text, "define i64 @\"tri\"(i32 %\"arg.0\") {\n");
+  /* nothing else calls @triple: it becomes @tri itself */
+  T_ASSERT_CONTAINS(v.text, "define i64 @\"tri\"(i32 %x) {\nentry:\n  %ret = alloca i64\n");
   t_api()->artifact_destroy(j.args.artifact);
 }
 END_TEST
@@ -446,7 +446,30 @@ START_TEST(c_abi_export_takes_entry_name) {
   ck_assert_ptr_null(strstr((const char *)info.data, "add.numba")); /* inlined, not visible */
   cuplug_ir_view v = {.struct_size = sizeof v};
   T_ASSERT_OK(t_api()->artifact_ir(j.args.artifact, 0, &v));
+  /* made the C-ABI function in place, under its own name */
+  T_ASSERT_CONTAINS(v.text, "define i64 @add(i32 %x, i32 %y) {\nentry:\n  %ret = alloca i64\n");
+  t_api()->artifact_destroy(j.args.artifact);
+
+  /* with a caller, the Numba-ABI function moves aside and is wrapped */
+  static const char called[] =
+      "define i32 @add(i64* %ret, i32 %x, i32 %y) {\n"
+      "entry:\n"
+      "  %a = sext i32 %x to i64\n"
+      "  store i64 %a, i64* %ret\n"
+      "  ret i32 0\n"
+      "}\n"
+      "define i32 @twice(i64* %ret, i32 %x) {\n"
+      "entry:\n"
+      "  %s = call i32 @add(i64* %ret, i32 %x, i32 %x)\n"
+      "  ret i32 0\n"
+      "}\n";
+  text_job_init(&j, "add.ll", called, "add", "int64(int32, int32)");
+  j.args.flags = CUPLUG_COMPILE_KEEP_IR;
+  info = compile_ok(&j.args);
+  T_ASSERT_CONTAINS((const char *)info.data, "\n.visible .func  (.param .b64 func_retval0) add(\n");
+  T_ASSERT_OK(t_api()->artifact_ir(j.args.artifact, 0, &v));
   T_ASSERT_CONTAINS(v.text, "define linkonce_odr i32 @\"add.numba\"(i64* %ret, i32 %x, i32 %y) {\n");
+  T_ASSERT_CONTAINS(v.text, "  %s = call i32 @\"add.numba\"(i64* %ret, i32 %x, i32 %x)\n");
   T_ASSERT_CONTAINS(v.text, "define i64 @\"add\"(i32 %\"arg.0\", i32 %\"arg.1\") {\n");
   t_api()->artifact_destroy(j.args.artifact);
 }

@@ -949,6 +949,23 @@ START_TEST(text_defines_respects_len) {
 }
 END_TEST
 
+START_TEST(text_references) {
+  static const char text[] =
+      "declare void @f()\n"
+      "define void @g() {\n  call void @f()\n  call void @\"f\"()\n  call void @fg()\n}\n"
+      "@t = global [1 x void ()*] [void ()* @f]\n"
+      "; a comment names f, @f.x and @\"f.y\", and then @f, which counts: the look errs\n"
+      "; towards more\n";
+  ck_assert_uint_eq(ir_text_references(text, strlen(text), "f"), 5);
+  ck_assert_uint_eq(ir_text_references(text, strlen(text), "g"), 1);
+  ck_assert_uint_eq(ir_text_references(text, strlen(text), "fg"), 1);
+  ck_assert_uint_eq(ir_text_references(text, strlen(text), "f.x"), 1);
+  ck_assert_uint_eq(ir_text_references(text, strlen(text), "h"), 0);
+  ck_assert_uint_eq(ir_text_references(text, strlen(text), ""), 0);
+  ck_assert_uint_eq(ir_text_references(text, 19, "f"), 1); /* the declare only */
+}
+END_TEST
+
 Suite *suite_irtext(void) {
   Suite *s = suite_create("irtext");
   TCase *lex = tcase_create("lexer");
@@ -998,6 +1015,7 @@ Suite *suite_irtext(void) {
   tcase_add_test(ed, rewrite_overlap_is_reported);
   tcase_add_test(ed, text_defines);
   tcase_add_test(ed, text_defines_respects_len);
+  tcase_add_test(ed, text_references);
   suite_add_tcase(s, ed);
   return s;
 }

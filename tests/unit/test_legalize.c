@@ -415,7 +415,11 @@ START_TEST(cabi_wrap_forceinline_then_legalize) {
         "  ret i32 0\n"
         "}\n"
         "attributes #0 = { noinline uwtable(sync) nofree }\n");
-  cuplug__cabi_options o = {sig, "e", "f", true, true};
+  cuplug__cabi_options o = {.sig = sig,
+                            .entry = "e",
+                            .name = "f",
+                            .forceinline = true,
+                            .has_entry = true};
   T_ASSERT_OK(cuplug__cabi_wrap(&rw, &o));
   T_ASSERT_OK(cuplug__legalize(&rw, IRV, &uses));
   char *out = finish(&rw);
@@ -459,7 +463,11 @@ START_TEST(cabi_wrap_range_return_attribute_then_legalize) {
         "define internal range(i32 0, 10) i32 @\"h\"(i32 %\"v\") {\n"
         "  ret i32 %\"v\"\n"
         "}\n");
-  cuplug__cabi_options o = {sig, "e", "f", false, true};
+  cuplug__cabi_options o = {.sig = sig,
+                            .entry = "e",
+                            .name = "f",
+                            .forceinline = false,
+                            .has_entry = true};
   cuplug_error *e = cuplug__cabi_wrap(&rw, &o);
   if (e) ir_rewrite_abort(&rw);
   T_ASSERT_OK(e);

@@ -58,7 +58,11 @@ static cuplug_error *fixup_error(const char *text, const cuplug__kernel_options 
 
 /* The wrapper `f` of entry `e` for a signature, appended to a one-line module. */
 static char *wrapper_for(const char *signature) {
-  cuplug__cabi_options o = {sig(signature), "e", "f", false, true};
+  cuplug__cabi_options o = {.sig = sig(signature),
+                            .entry = "e",
+                            .name = "f",
+                            .forceinline = false,
+                            .has_entry = true};
   return wrap("; ModuleID = \"m\"\n", &o);
 }
 
@@ -110,7 +114,11 @@ static const char ADD_MODULE[] =
     "declare i32 @\"ext\"(i32)\n";
 
 START_TEST(cabi_wrap_int64_golden) {
-  cuplug__cabi_options o = {sig("int64(int32, int32)"), "add", "add_i32", false, true};
+  cuplug__cabi_options o = {.sig = sig("int64(int32, int32)"),
+                            .entry = "add",
+                            .name = "add_i32",
+                            .forceinline = false,
+                            .has_entry = true};
   char *out = wrap(ADD_MODULE, &o);
   ck_assert_str_eq(out,
                    "; ModuleID = \"add$1\"\n"
@@ -147,6 +155,140 @@ START_TEST(cabi_wrap_int64_golden) {
                    "  ret i64 %value\n"
                    "}\n");
   free(out);
+}
+END_TEST
+
+/* ---- cuplug__cabi_wrap, in place: the entry becomes the C-ABI function ---- */
+
+static char *in_place(const char *text, const char *signature, const char *name,
+                      bool forceinline) {
+  cuplug__cabi_options o = {.sig = sig(signature), .entry = "e", .name = name,
+                            .forceinline = forceinline, .has_entry = true, .sole_caller = true};
+  return wrap(text, &o);
+}
+
+START_TEST(cabi_in_place_golden) {
+  cuplug__cabi_options o = {.sig = sig("int64(int32, int32)"), .entry = "add", .name = "add_i32",
+                            .has_entry = true, .sole_caller = true};
+  char *out = wrap(ADD_MODULE, &o);
+  ck_assert_str_eq(out,
+                   "; ModuleID = \"add$1\"\n"
+                   "target triple = \"nvptx64-nvidia-cuda\"\n"
+                   "\n"
+                   "@\"_ZN08NumbaEnv3addEii\" = common global i8* null\n"
+                   "define i64 @\"add_i32\"(i32 %\"x\", i32 %\"y\")\n"
+                   "{\n"
+                   "entry:\n"
+                   "  %\".ret\" = alloca i64\n"
+                   "  store i64 zeroinitializer, i64* %\".ret\"\n"
+                   "  %\".5\" = sext i32 %\"x\" to i64\n"
+                   "  %\".6\" = call i64 @\"twice\"(i64 %\".5\")\n"
+                   "  %\".7\" = sext i32 %\"y\" to i64\n"
+                   "  %\".8\" = add nsw i64 %\".6\", %\".7\"\n"
+                   "  store i64 %\".8\", i64* %\".ret\"\n"
+                   "  %\"cuplug.ret.0\" = load i64, i64* %\".ret\"\n"
+                   "  ret i64 %\"cuplug.ret.0\"\n"
+                   "}\n"
+                   "define linkonce_odr i64 @\"twice\"(i64 %\"v\") {\n"
+                   "  %\".2\" = call i64 @\"keep\"(i64 %\"v\")\n"
+                   "  %\".3\" = add i64 %\".2\", %\".2\"\n"
+                   "  ret i64 %\".3\"\n"
+                   "}\n"
+                   "define internal i64 @\"keep\"(i64 %\"v\") {\n"
+                   "  ret i64 %\"v\"\n"
+                   "}\n"
+                   "declare i32 @\"ext\"(i32)\n");
+  free(out);
+}
+END_TEST
+
+START_TEST(cabi_in_place_returns_and_blocks) {
+  /* an unlabelled entry block; several returns, with metadata; linkage and
+   * the name kept when the export takes the entry's name */
+  char *out = in_place("define linkonce_odr i32 @e(float* %.ret, float %x) {\n"
+                       "  %c = fcmp olt float %x, 0.0\n"
+                       "  br i1 %c, label %neg, label %pos\n"
+                       "neg:\n"
+                       "  store float 0.0, float* %.ret\n"
+                       "  ret i32 1, !range !0\n"
+                       "pos:\n"
+                       "  store float %x, float* %.ret\n"
+                       "  ret i32 0\n"
+                       "}\n"
+                       "!0 = !{i32 0, i32 2}\n",
+                       "float32(float32)", "e", false);
+  ck_assert_str_eq(out,
+                   "define float @e(float %x) {\n"
+                   "  %.ret = alloca float\n"
+                   "  store float zeroinitializer, float* %.ret\n"
+                   "  %c = fcmp olt float %x, 0.0\n"
+                   "  br i1 %c, label %neg, label %pos\n"
+                   "neg:\n"
+                   "  store float 0.0, float* %.ret\n"
+                   "  %\"cuplug.ret.0\" = load float, float* %.ret, !range !0\n"
+                   "  ret float %\"cuplug.ret.0\", !range !0\n"
+                   "pos:\n"
+                   "  store float %x, float* %.ret\n"
+                   "  %\"cuplug.ret.1\" = load float, float* %.ret\n"
+                   "  ret float %\"cuplug.ret.1\"\n"
+                   "}\n"
+                   "!0 = !{i32 0, i32 2}\n");
+  free(out);
+}
+END_TEST
+
+START_TEST(cabi_in_place_void_complex_forceinline) {
+  char *out = in_place("define i32 @e(i8** %r) {\nentry:\n  ret i32 0\n}\n", "void()", "f", false);
+  ck_assert_str_eq(out,
+                   "define void @\"f\"() {\n"
+                   "entry:\n"
+                   "  %r = alloca i8*\n"
+                   "  store i8* zeroinitializer, i8** %r\n"
+                   "  ret void\n"
+                   "}\n");
+  free(out);
+  out = in_place("define i32 @e({float, float}* %r, float %a.0, float %a.1) noinline {\n"
+                 "entry:\n"
+                 "  ret i32 0\n"
+                 "}\n",
+                 "complex64(complex64)", "f", true);
+  ck_assert_str_eq(out,
+                   "define {float, float} @\"f\"(float %a.0, float %a.1) alwaysinline  {\n"
+                   "entry:\n"
+                   "  %r = alloca {float, float}\n"
+                   "  store {float, float} zeroinitializer, {float, float}* %r\n"
+                   "  %\"cuplug.ret.0\" = load {float, float}, {float, float}* %r\n"
+                   "  ret {float, float} %\"cuplug.ret.0\"\n"
+                   "}\n");
+  free(out);
+}
+END_TEST
+
+/* Where the entry cannot become the C-ABI function, it is wrapped. */
+START_TEST(cabi_in_place_falls_back_to_the_wrapper) {
+  static const char *const cases[] = {
+      /* an unnamed return slot */
+      "define i32 @e(i32*, i32 %x) {\nentry:\n  ret i32 0\n}\n",
+      /* debug info: the subprogram's type is the Numba ABI's */
+      "define i32 @e(i32* %r, i32 %x) !dbg !0 {\nentry:\n  ret i32 0\n}\n",
+      /* a slot of another type than the signature's */
+      "define i32 @e(i64* %r, i32 %x) {\nentry:\n  ret i32 0\n}\n",
+      /* not a status return */
+      "define i64 @e(i32* %r, i32 %x) {\nentry:\n  ret i64 0\n}\n",
+      /* a return without a value */
+      "define i32 @e(i32* %r, i32 %x) {\nentry:\n  ret void\n}\n",
+      /* names of the kind it would add */
+      "define i32 @e(i32* %r, i32 %x) {\nentry:\n  %\"cuplug.ret.0\" = add i32 %x, 1\n"
+      "  ret i32 0\n}\n",
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *out = in_place(cases[i], "int32(int32)", "f", false);
+    ck_assert_msg(strstr(out, "; C-ABI wrapper written by cuplug\n"
+                              "define i32 @\"f\"(i32 %\"arg.0\")"),
+                  "case %zu is not wrapped:\n%s", i, out);
+    ck_assert_msg(strstr(out, "define linkonce_odr i"), "case %zu: the entry stays:\n%s", i, out);
+    free(out);
+  }
 }
 END_TEST
 
@@ -230,7 +372,11 @@ START_TEST(cabi_wrap_array_argument_flattened) {
 END_TEST
 
 START_TEST(cabi_wrap_without_entry_only_relinks) {
-  cuplug__cabi_options o = {sig("int64(int64)"), "add", "add_c", false, false};
+  cuplug__cabi_options o = {.sig = sig("int64(int64)"),
+                            .entry = "add",
+                            .name = "add_c",
+                            .forceinline = false,
+                            .has_entry = false};
   char *out = wrap("define i64 @\"twice\"(i64 %\"v\") {\n"
                    "  ret i64 %\"v\"\n"
                    "}\n"
@@ -250,7 +396,11 @@ START_TEST(cabi_wrap_without_entry_only_relinks) {
 END_TEST
 
 START_TEST(cabi_wrap_name_of_entry_moves_entry_aside) {
-  cuplug__cabi_options o = {sig("int64(int32)"), "add", "add", false, true};
+  cuplug__cabi_options o = {.sig = sig("int64(int32)"),
+                            .entry = "add",
+                            .name = "add",
+                            .forceinline = false,
+                            .has_entry = true};
   char *out = wrap("define i32 @\"add\"(i64* %\".ret\", i32 %\"x\") {\n"
                    "entry:\n"
                    "  store i64 0, i64* %\".ret\"\n"
@@ -288,7 +438,11 @@ START_TEST(cabi_wrap_name_of_entry_moves_entry_aside) {
 END_TEST
 
 START_TEST(cabi_wrap_forceinline_inline_attributes) {
-  cuplug__cabi_options o = {sig("int32(int32)"), "e", "f", true, true};
+  cuplug__cabi_options o = {.sig = sig("int32(int32)"),
+                            .entry = "e",
+                            .name = "f",
+                            .forceinline = true,
+                            .has_entry = true};
   char *out = wrap("define i32 @\"e\"(i32* %\".ret\", i32 %\"x\") noinline optnone {\n"
                    "  ret i32 0\n"
                    "}\n",
@@ -312,7 +466,11 @@ START_TEST(cabi_wrap_forceinline_inline_attributes) {
 END_TEST
 
 START_TEST(cabi_wrap_forceinline_copies_shared_group) {
-  cuplug__cabi_options o = {sig("int32(int32)"), "e", "f", true, true};
+  cuplug__cabi_options o = {.sig = sig("int32(int32)"),
+                            .entry = "e",
+                            .name = "f",
+                            .forceinline = true,
+                            .has_entry = true};
   char *out = wrap("define i32 @\"e\"(i32* %\".ret\", i32 %\"x\") #0 {\n"
                    "  ret i32 0\n"
                    "}\n"
@@ -752,6 +910,10 @@ Suite *suite_lowering(void) {
   Suite *s = suite_create("lowering");
   TCase *tc = tcase_create("cabi_wrap");
   tcase_add_test(tc, cabi_wrap_int64_golden);
+  tcase_add_test(tc, cabi_in_place_golden);
+  tcase_add_test(tc, cabi_in_place_returns_and_blocks);
+  tcase_add_test(tc, cabi_in_place_void_complex_forceinline);
+  tcase_add_test(tc, cabi_in_place_falls_back_to_the_wrapper);
   tcase_add_test(tc, cabi_wrap_bool_return_is_i8);
   tcase_add_test(tc, cabi_wrap_complex_split_and_returned_by_value);
   tcase_add_test(tc, cabi_wrap_void_return);
