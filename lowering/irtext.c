@@ -170,11 +170,6 @@ ir_tok ir_next(ir_lexer *lx) {
   return t;
 }
 
-bool ir_tok_is(const char *text, ir_tok t, const char *word) {
-  size_t n = strlen(word);
-  return t.len == n && memcmp(text + t.start, word, n) == 0;
-}
-
 bool ir_tok_punct(const char *text, ir_tok t, char c) {
   return t.kind == IR_PUNCT && t.len == 1 && text[t.start] == c;
 }
@@ -251,6 +246,11 @@ static inline uint32_t hash_word(const char *s, size_t n) {
   return (h ^ (h >> 13)) & 255;
 }
 
+/* The word's bit in a set's sketch. */
+static inline unsigned sketch_bit(const char *s, size_t n) {
+  return (unsigned)(n * 37 + (unsigned char)s[0] * 11 + (unsigned char)s[n - 1]) & 511;
+}
+
 static pthread_mutex_t wordset_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Built on first use; after that a lookup costs one acquire load. */
@@ -263,6 +263,8 @@ static void wordset_build(ir_wordset *set) {
       while (set->slot[h]) h = (h + 1) & 255;
       set->slot[h] = (uint8_t)(i + 1);
       set->len[i] = (uint8_t)n;
+      unsigned bit = sketch_bit(set->words[i], n);
+      set->sketch[bit / 64] |= 1ull << (bit % 64);
     }
     atomic_store_explicit(&set->ready, true, memory_order_release);
   }
@@ -273,6 +275,8 @@ int ir_word_index(ir_wordset *set, const char *text, ir_tok t) {
   if (t.kind != IR_WORD || t.len > 64) return -1;
   if (!atomic_load_explicit(&set->ready, memory_order_acquire)) wordset_build(set);
   const char *w = text + t.start;
+  unsigned bit = sketch_bit(w, t.len);
+  if (!(set->sketch[bit / 64] >> (bit % 64) & 1)) return -1;
   for (uint32_t h = hash_word(w, t.len); set->slot[h]; h = (h + 1) & 255) {
     int i = set->slot[h] - 1;
     if (set->len[i] == t.len && memcmp(set->words[i], w, t.len) == 0) return i;

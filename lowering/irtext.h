@@ -54,7 +54,11 @@ void ir_lexer_init(ir_lexer *lx, const char *text, size_t len, size_t pos);
  * An unterminated string ends at the end of the text. */
 ir_tok ir_next(ir_lexer *lx);
 
-bool ir_tok_is(const char *text, ir_tok t, const char *word);
+/* Is t the text `word`?  Inline, so that a literal's length is folded. */
+static inline bool ir_tok_is(const char *text, ir_tok t, const char *word) {
+  size_t n = __builtin_strlen(word);
+  return t.len == n && __builtin_memcmp(text + t.start, word, n) == 0;
+}
 bool ir_tok_punct(const char *text, ir_tok t, char c);
 /* The name of a %, @ or ! identifier, unquoted and unescaped (malloc'd). */
 char *ir_tok_name(const char *text, ir_tok t);
@@ -73,9 +77,11 @@ typedef struct ir_wordset {
   atomic_bool ready;
   uint8_t slot[256];        /* 1 + index into words, 0 = empty */
   uint8_t len[128];         /* each word's length */
+  uint64_t sketch[8];       /* a bit per (length, first, last letter) of a word:
+                               most words miss it and are never hashed */
 } ir_wordset;
 
-#define IR_WORDSET(...) {(const char *const[]){__VA_ARGS__, NULL}, false, {0}, {0}}
+#define IR_WORDSET(...) {(const char *const[]){__VA_ARGS__, NULL}, false, {0}, {0}, {0}}
 
 /* Is t an IR_WORD in the set?  Sets hold at most 128 words. */
 bool ir_word_in(ir_wordset *set, const char *text, ir_tok t);

@@ -24,14 +24,23 @@ typedef struct fixup {
   const ir_function *fn;
   ir_tok slot;    /* the return slot's name token, or IR_EOF if unnamed */
   char *slot_name; /* decoded, or NULL when unnamed (then it is %0) */
+  size_t slot_min_len; /* the shortest token that can name the slot */
   bool renumber;
   bool debug;
   char *helper;    /* <kernel>__exc_helper__ */
+  /* Only a statement whose text holds the slot's name can use the slot, so
+   * the body is searched for the name (memmem) rather than every token
+   * looked at; `mention` is the next place it occurs.  Not when renumbering
+   * (every token is looked at anyway) or when the body escapes characters
+   * in names (\2E is a '.'). */
+  bool every_token;
+  const char *mention, *body_end;
 } fixup;
 
 /* Is token t a reference to the return slot? */
 static bool is_slot(const fixup *f, ir_tok t) {
-  if (t.kind != IR_LOCAL) return false;
+  /* quotes and escapes only lengthen a name: "%" + the name is the least */
+  if (t.kind != IR_LOCAL || t.len < f->slot_min_len) return false;
   if (f->renumber) {
     unsigned long num;
     return ir_tok_numbered(f->text, t, &num) && num == 0;
@@ -127,7 +136,23 @@ static bool calls_dbg(const fixup *f, const ir_stmt *s) {
   return false;
 }
 
+/* May the statement refer to the slot?  (Statements come in order.) */
+static bool may_use_slot(fixup *f, const ir_stmt *s) {
+  if (f->every_token) return true;
+  size_t n = strlen(f->slot_name);
+  while (f->mention && f->mention < f->text + s->start) {
+    const char *from = f->mention + 1;
+    f->mention = memmem(from, (size_t)(f->body_end - from), f->slot_name, n);
+  }
+  return f->mention && f->mention < f->text + s->end;
+}
+
 static cuplug_error *fix_body(fixup *f) {
+  const char *body = f->text + f->fn->body_open, *end = f->text + f->fn->body_close;
+  f->every_token = f->renumber || memchr(body, '\\', (size_t)(end - body));
+  f->body_end = end;
+  if (!f->every_token)
+    f->mention = memmem(body, (size_t)(end - body), f->slot_name, strlen(f->slot_name));
   ir_stmt st;
   size_t cursor = 0;
   while (ir_next_stmt(&f->rw->m, f->fn, &cursor, &st)) {
@@ -136,6 +161,7 @@ static cuplug_error *fix_body(fixup *f) {
       CUPLUG_TRY(fix_ret(f, s));
       continue;
     }
+    if (!may_use_slot(f, s)) continue; /* (always may when renumbering) */
     bool removed = false;
     if (ir_tok_is(f->text, s->toks[0], "store")) {
       /* store <ty> <val>, <ty>* <ptr>[, align N]: the pointer operand is the
@@ -276,7 +302,8 @@ cuplug_error *cuplug__kernel_fixup(ir_rewrite *rw, const char *entry,
     return cuplug__error(CUPLUG_ERR_ENTRY_NOT_FOUND, "%s: no definition of @%s", rw->m.name,
                          entry);
   cuplug_error *e = NULL;
-  fixup f = {rw, text, entry, &fn, {.kind = IR_EOF}, NULL, false, o->debug, NULL};
+  fixup f = {.rw = rw, .text = text, .entry = entry, .fn = &fn, .slot = {.kind = IR_EOF},
+             .debug = o->debug};
   ir_tok ret = {.start = (uint32_t)fn.ret_type.start,
                 .len = (uint32_t)(fn.ret_type.end - fn.ret_type.start),
                 .kind = IR_WORD};
@@ -309,9 +336,12 @@ cuplug_error *cuplug__kernel_fixup(ir_rewrite *rw, const char *entry,
       goto done;
     }
     f.renumber = true;
+    f.slot_min_len = 2; /* %0 */
   } else if (!(f.slot_name = ir_tok_name(text, f.slot))) {
     e = cuplug__error_oom();
     goto done;
+  } else {
+    f.slot_min_len = 1 + strlen(f.slot_name);
   }
 
   if (o->debug) {

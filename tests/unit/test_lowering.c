@@ -698,6 +698,49 @@ START_TEST(kernel_slot_loaded_rejected) {
 }
 END_TEST
 
+/* The body is searched for the slot's name: each spelling of it is found,
+ * however far in, and names that only contain it are not it. */
+START_TEST(kernel_slot_found_in_any_spelling) {
+  cuplug__kernel_options o = {0};
+  /* unquoted, after statements that name %".ret.x" and %".re" */
+  T_ASSERT_ERROR(fixup_error("define i32 @k(i8** %\".ret\", i32 %\"x\") {\n"
+                             "entry:\n"
+                             "  %\".ret.x\" = add i32 %\"x\", 1\n"
+                             "  %\".re\" = add i32 %\"x\", 2\n"
+                             "  store i8* null, i8** %\".ret\"\n"
+                             "  %\"y\" = load i8*, i8** %.ret\n"
+                             "  ret i32 0\n"
+                             "}\n",
+                             &o),
+                 CUPLUG_ERR_IR_UNSUPPORTED,
+                 "m.ll:6: kernel @k: the return slot is used other than by storing to it");
+  /* escaped: %"\2Eret" is %".ret" */
+  T_ASSERT_ERROR(fixup_error("define i32 @k(i8** %\".ret\", i32 %\"x\") {\n"
+                             "entry:\n"
+                             "  %\"y\" = load i8*, i8** %\"\\2Eret\"\n"
+                             "  ret i32 0\n"
+                             "}\n",
+                             &o),
+                 CUPLUG_ERR_IR_UNSUPPORTED,
+                 "m.ll:3: kernel @k: the return slot is used other than by storing to it");
+  /* stores in every spelling go; the look-alikes stay */
+  char *out = fixup("define i32 @k(i8** %\".ret\", i32 %\"x\") {\n"
+                    "entry:\n"
+                    "  %\".ret.x\" = add i32 %\"x\", 1\n"
+                    "  store i8* null, i8** %.ret\n"
+                    "  store i8* null, i8** %\"\\2Eret\"\n"
+                    "  ret i32 0\n"
+                    "}\n",
+                    &o);
+  T_ASSERT_CONTAINS(out, "define void @k(i32 %\"x\") {\n"
+                         "entry:\n"
+                         "  %\".ret.x\" = add i32 %\"x\", 1\n"
+                         "  ret void\n"
+                         "}\n");
+  free(out);
+}
+END_TEST
+
 START_TEST(kernel_not_numba_abi_rejected) {
   cuplug__kernel_options o = {0};
   const char *msg = "m.ll:2: kernel @k: a Numba-ABI function returns i32 and takes its "
@@ -931,6 +974,7 @@ Suite *suite_lowering(void) {
   tcase_add_test(tc, kernel_fixup_golden);
   tcase_add_test(tc, kernel_launch_bounds_one_two_three);
   tcase_add_test(tc, kernel_extends_used_and_annotations);
+  tcase_add_test(tc, kernel_slot_found_in_any_spelling);
   tcase_add_test(tc, kernel_unnamed_slot_renumbers);
   tcase_add_test(tc, kernel_unnamed_slot_debug_status_renumbered);
   tcase_add_test(tc, kernel_unnamed_slot_with_numbered_types_rejected);
