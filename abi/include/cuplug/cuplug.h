@@ -640,7 +640,8 @@ typedef struct cuplug_const_array_args {
 /* One NVVM IR module as it went to libNVVM. */
 typedef struct cuplug_ir_view {
   size_t struct_size;
-  const char *name; /* out: the input's name, or "cabi_wrapper" */
+  const char *name; /* out: the input's name ("module<N>" when it had none),
+                       a lowering's symbol, or "cuplug.builtins" */
   const char *text; /* out: NUL-terminated */
   size_t size;      /* out */
 } cuplug_ir_view;
@@ -711,7 +712,8 @@ typedef struct cuplug_api {
 
   /* ---- since 1.0: compile ----
    * Validates the IR against the signature (LLVM), wraps it (C-ABI wrapper,
-   * or kernel fix-up with annotations and the debug exception store),
+   * or the entry itself made the C-ABI function where nothing else calls
+   * it; or kernel fix-up with annotations and the debug exception store),
    * legalises it for libNVVM, and compiles it to PTX or LTO-IR.  On success
    * args->artifact holds the result.  Thread-safe (see sessions). */
   cuplug_error *(*compile)(cuplug_compile_args *args);
