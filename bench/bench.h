@@ -27,6 +27,25 @@ static inline double bench_median(double *v, int n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* A whole file, NUL-terminated (free it), and its size in *n; NULL when it
+ * cannot be read. */
+static inline char *bench_read_file(const char *path, size_t *n) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long len = ftell(f);
+  rewind(f);
+  char *b = len >= 0 ? malloc((size_t)len + 1) : NULL;
+  if (b && fread(b, 1, (size_t)len, f) != (size_t)len) {
+    free(b);
+    b = NULL;
+  }
+  if (b) b[len] = '\0';
+  fclose(f);
+  *n = b ? (size_t)len : 0;
+  return b;
+}
+
 /* The raw Driver API, loaded straight from libcuda: the anchor. */
 typedef struct bench_cuda {
   int (*init)(unsigned);

@@ -25,23 +25,6 @@
 #include "bench.h"
 #include "json.h"
 
-static char *slurp(const char *path, size_t *n) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long len = ftell(f);
-  rewind(f);
-  char *b = malloc((size_t)len + 1);
-  if (b && fread(b, 1, (size_t)len, f) != (size_t)len) {
-    free(b);
-    b = NULL;
-  }
-  if (b) b[len] = '\0';
-  fclose(f);
-  *n = (size_t)len;
-  return b;
-}
-
 /* Bare libNVVM: the floor cuplug is measured against. */
 static bool bare(const bench_nvvm *v, const char *const *ir, const size_t *n, size_t num_modules,
                  const char *arch, bool lto) {
@@ -81,7 +64,7 @@ int main(int argc, char **argv) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s/case.json", dir, names[d]->d_name);
     size_t jn, irn;
-    char *jtext = slurp(path, &jn);
+    char *jtext = bench_read_file(path, &jn);
     if (!jtext) {
       free(names[d]);
       continue;
@@ -89,7 +72,7 @@ int main(int argc, char **argv) {
     json *c = json_parse(jtext, NULL, 0);
     free(jtext);
     snprintf(path, sizeof path, "%s/%s/input.ll", dir, names[d]->d_name);
-    char *ir = slurp(path, &irn);
+    char *ir = bench_read_file(path, &irn);
     bool kernel = strcmp(json_string(c, "kind"), "kernel") == 0;
     cuplug_module m = {sizeof m, "input.ll", ir, irn};
     const cuplug_module *mods[] = {&m};

@@ -15,20 +15,6 @@
 
 enum { ROUNDS = 51 };
 
-static char *slurp(const char *path, size_t *n) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long len = ftell(f);
-  rewind(f);
-  char *b = malloc((size_t)len + 1);
-  if (fread(b, 1, (size_t)len, f) != (size_t)len) len = 0;
-  b[len] = '\0';
-  fclose(f);
-  *n = (size_t)len;
-  return b;
-}
-
 static const cuplug_api *api;
 static bench_cuda cu;
 
@@ -64,19 +50,19 @@ int main(int argc, char **argv) {
     char path[4096];
     size_t n;
     snprintf(path, sizeof path, "%s/%s/case.json", argv[1], cases[c]);
-    char *text = slurp(path, &n);
+    char *text = bench_read_file(path, &n);
     snprintf(path, sizeof path, "%s/%s.cubin", argv[2], cases[c]);
     size_t cubin_size;
-    char *numba_cubin = slurp(path, &cubin_size);
+    char *numba_cubin = bench_read_file(path, &cubin_size);
     snprintf(path, sizeof path, "%s/%s.name", argv[2], cases[c]);
-    char *numba_name = slurp(path, &n);
+    char *numba_name = bench_read_file(path, &n);
     if (!text || !numba_cubin || !numba_name) {
       printf("%-14s (no numba-cuda build: run bench/numba_cubins.py)\n", cases[c]);
       continue;
     }
     json *j = json_parse(text, NULL, 0);
     snprintf(path, sizeof path, "%s/%s/input.ll", argv[1], cases[c]);
-    char *ir = slurp(path, &n);
+    char *ir = bench_read_file(path, &n);
     cuplug_module m = {sizeof m, "input.ll", ir, n};
     const cuplug_module *mods[] = {&m};
     cuplug_compile_args a = {.struct_size = sizeof a, .session = s, .modules = mods,

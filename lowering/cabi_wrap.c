@@ -198,10 +198,7 @@ static cuplug_error *rewrite_entry(ir_rewrite *rw, const ir_function *fn,
     ir_edit_replace(&rw->edits, fn->name.start, fn->name.start + fn->name.len, b.data);
     cuplug__buf_clear(&b);
   }
-  if (fn->num_params > 1)
-    ir_edit_delete(&rw->edits, fn->params[0].all.start, fn->params[1].all.start);
-  else
-    ir_edit_delete(&rw->edits, fn->params[0].all.start, fn->params[0].all.end);
+  cuplug__drop_first_param(rw, fn);
   if (o->forceinline) cuplug__fn_attrs_edit(rw, fn, "alwaysinline", &no_inline);
 
   /* the slot, zeroed, first thing in the entry block (after its label) */
@@ -221,8 +218,7 @@ static cuplug_error *rewrite_entry(ir_rewrite *rw, const ir_function *fn,
   size_t k = 0;
   for (cursor = 0; ir_next_stmt(m, fn, &cursor, &s);) {
     if (!is_ret(m, &s)) continue;
-    size_t md = ir_operand_start(text, s.toks, s.n, 2, 1);
-    size_t suffix = md < s.n ? s.toks[md - 1].start : s.end; /* ", !dbg !N" */
+    size_t suffix = cuplug__ret_attachments(text, &s); /* ", !dbg !N" */
     cuplug__buf_clear(&b);
     if (is_void) {
       cuplug__buf_puts(&b, "ret void");

@@ -1,10 +1,23 @@
-/* fnattrs.c - editing a function's attributes in place. */
+/* fnattrs.c - editing a function's header and attributes in place, and
+ * what the passes that rewrite a Numba-ABI function share. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
 #include "lowering.h"
+
+void cuplug__drop_first_param(ir_rewrite *rw, const ir_function *fn) {
+  if (fn->num_params > 1)
+    ir_edit_delete(&rw->edits, fn->params[0].all.start, fn->params[1].all.start);
+  else if (fn->num_params == 1)
+    ir_edit_delete(&rw->edits, fn->params[0].all.start, fn->params[0].all.end);
+}
+
+size_t cuplug__ret_attachments(const char *text, const ir_stmt *s) {
+  size_t md = ir_operand_start(text, s->toks, s->n, 2, 1); /* ret <type> <value> */
+  return md < s->n ? s->toks[md - 1].start : s->end;
+}
 
 cuplug_error *cuplug__find_define(const ir_module *m, const char *symbol,
                                   ir_function *fn, bool *found) {

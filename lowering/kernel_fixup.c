@@ -104,9 +104,8 @@ static cuplug_error *fix_ret(fixup *f, const ir_stmt *s) {
     if (n == 2 && ir_tok_is(f->text, toks[1], "void")) return NULL;
     return unsupported(f, s->start, "a return without a status value");
   }
-  size_t md = ir_operand_start(f->text, toks, n, val, 1); /* ", !dbg ..." */
-  size_t val_end = md < n ? toks[md - 1].start : s->end;
-  size_t md_text = val_end; /* from the comma on */
+  size_t md_text = cuplug__ret_attachments(f->text, s); /* ", !dbg ..." */
+  size_t val_end = md_text;
   cuplug__buf b;
   cuplug__buf_init(&b);
   if (f->debug) {
@@ -356,10 +355,7 @@ cuplug_error *cuplug__kernel_fixup(ir_rewrite *rw, const char *entry,
 
   /* The header: void return, no return slot, no noinline. */
   ir_edit_replace(&rw->edits, fn.ret_attrs.start, fn.ret_type.end, "void");
-  if (fn.num_params > 1)
-    ir_edit_delete(&rw->edits, fn.params[0].all.start, fn.params[1].all.start);
-  else
-    ir_edit_delete(&rw->edits, fn.params[0].all.start, fn.params[0].all.end);
+  cuplug__drop_first_param(rw, &fn);
   for (size_t i = 1; i < fn.num_params; i++)
     if (fn.params[i].name.kind != IR_EOF) renumber(&f, &fn.params[i].name, 1, false);
   cuplug__fn_attrs_edit(rw, &fn, NULL, &kernel_removes);

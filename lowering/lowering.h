@@ -31,6 +31,13 @@ typedef struct cuplug__ir_version {
 void cuplug__fn_attrs_edit(ir_rewrite *rw, const ir_function *fn, const char *add,
                            ir_wordset *remove);
 
+/* Deletes fn's first parameter (a Numba-ABI function's return slot). */
+void cuplug__drop_first_param(ir_rewrite *rw, const ir_function *fn);
+
+/* In `ret <type> <value>[, !dbg !N ...]`, the offset where the attachments
+ * start (their comma), or the statement's end when it has none. */
+size_t cuplug__ret_attachments(const char *text, const ir_stmt *s);
+
 /* Finds and parses the definition of `symbol`; NULL result when absent. */
 cuplug_error *cuplug__find_define(const ir_module *m, const char *symbol,
                                   ir_function *fn, bool *found);
