@@ -271,12 +271,17 @@ static void wordset_build(ir_wordset *set) {
   pthread_mutex_unlock(&wordset_lock);
 }
 
+/* May word t be in the (built) set?  Most words are not, and stop here. */
+static inline bool in_sketch(const ir_wordset *set, const char *text, ir_tok t) {
+  unsigned bit = sketch_bit(text + t.start, t.len);
+  return set->sketch[bit / 64] >> (bit % 64) & 1;
+}
+
 int ir_word_index(ir_wordset *set, const char *text, ir_tok t) {
   if (t.kind != IR_WORD || t.len > 64) return -1;
   if (!atomic_load_explicit(&set->ready, memory_order_acquire)) wordset_build(set);
+  if (!in_sketch(set, text, t)) return -1;
   const char *w = text + t.start;
-  unsigned bit = sketch_bit(w, t.len);
-  if (!(set->sketch[bit / 64] >> (bit % 64) & 1)) return -1;
   for (uint32_t h = hash_word(w, t.len); set->slot[h]; h = (h + 1) & 255) {
     int i = set->slot[h] - 1;
     if (set->len[i] == t.len && memcmp(set->words[i], w, t.len) == 0) return i;
@@ -309,11 +314,24 @@ static bool is_number_text(const char *s, size_t n) {
   return true;
 }
 
+/* Notes token n for the watch list; false when out of memory. */
+static bool note_watched(ir_module *m, size_t n, size_t *cap) {
+  if (m->num_watched == *cap) {
+    *cap = *cap ? *cap * 2 : 64;
+    uint32_t *v = realloc(m->watched, *cap * sizeof *v);
+    if (!v) return false;
+    m->watched = v;
+  }
+  m->watched[m->num_watched++] = (uint32_t)n;
+  return true;
+}
+
 /* Lexes the whole text once; newlines become the next token's bol flag. */
-static cuplug_error *lex_all(ir_module *m) {
+static cuplug_error *lex_all(ir_module *m, ir_wordset *watch) {
   if (m->len >= UINT32_MAX)
     return cuplug__error(CUPLUG_ERR_IR_UNSUPPORTED, "%s: a module of 4 GiB or more", m->name);
-  size_t cap = m->len / 3 + 16, n = 0;
+  size_t cap = m->len / 3 + 16, n = 0, watch_cap = 0;
+  if (watch && !atomic_load_explicit(&watch->ready, memory_order_acquire)) wordset_build(watch);
   ir_tok *v = malloc(cap * sizeof *v);
   if (!v) return cuplug__error_oom();
   bool bol = true;
@@ -321,26 +339,32 @@ static cuplug_error *lex_all(ir_module *m) {
     if (n == cap) {
       cap *= 2;
       ir_tok *nv = realloc(v, cap * sizeof *nv);
-      if (!nv) {
-        free(v);
-        return cuplug__error_oom();
-      }
+      if (!nv) break;
       v = nv;
     }
     ir_tok *t = &v[n];
     p = lex_at(m->text, p, t);
-    if (t->kind == IR_EOF) break;
+    if (t->kind == IR_EOF) {
+      m->toks = v;
+      m->num_toks = n;
+      return NULL;
+    }
     if (t->kind == IR_NEWLINE) {
       bol = true;
       continue;
     }
     t->bol = bol;
     bol = false;
+    if (watch && (t->kind == IR_GLOBAL || (t->kind == IR_WORD && in_sketch(watch, m->text, *t) &&
+                                             ir_word_index(watch, m->text, *t) >= 0)) &&
+        !note_watched(m, n, &watch_cap))
+      break;
     n++;
   }
-  m->toks = v;
-  m->num_toks = n;
-  return NULL;
+  free(v);
+  free(m->watched);
+  m->watched = NULL;
+  return cuplug__error_oom();
 }
 
 static ir_item_kind classify(const ir_module *m, size_t i, size_t *name_tok) {
@@ -380,14 +404,15 @@ static bool named_kind(ir_item_kind k) {
 }
 
 cuplug_error *ir_module_parse(ir_module *m, const char *name, const char *text,
-                              size_t len) {
+                              size_t len, ir_wordset *watch) {
   memset(m, 0, sizeof *m);
   m->name = name;
   m->text = text;
   m->len = len;
   m->max_meta = -1;
   m->max_attrs = -1;
-  CUPLUG_TRY(lex_all(m));
+  m->watch = watch;
+  CUPLUG_TRY(lex_all(m, watch));
   size_t cap = 0;
   for (size_t i = 0; i < m->num_toks;) {
     size_t name_tok;
@@ -454,9 +479,11 @@ void ir_module_free(ir_module *m) {
   for (size_t i = 0; i < m->num_items; i++) free(m->items[i].name);
   free(m->items);
   free(m->toks);
+  free(m->watched);
   m->items = NULL;
   m->toks = NULL;
-  m->num_items = m->num_toks = 0;
+  m->watched = NULL;
+  m->num_items = m->num_toks = m->num_watched = 0;
 }
 
 const ir_item *ir_module_find(const ir_module *m, ir_item_kind kind,
@@ -866,9 +893,9 @@ cuplug_error *ir_edits_apply(ir_edits *e, const char *text, size_t len,
 /* ---- rewrites ---- */
 
 cuplug_error *ir_rewrite_begin(ir_rewrite *rw, const char *name, const char *text,
-                               size_t len) {
+                               size_t len, ir_wordset *watch) {
   memset(rw, 0, sizeof *rw);
-  CUPLUG_TRY(ir_module_parse(&rw->m, name, text, len));
+  CUPLUG_TRY(ir_module_parse(&rw->m, name, text, len, watch));
   ir_edits_init(&rw->edits);
   cuplug__buf_init(&rw->tail);
   rw->next_meta = rw->m.max_meta + 1;

@@ -119,14 +119,20 @@ typedef struct ir_module {
   size_t num_items;
   long max_meta;  /* highest !N defined, -1 if none */
   long max_attrs; /* highest #N defined, -1 if none */
+  /* With a watch set: the indices, in order, of the tokens a pass looks
+   * for, noted while lexing: every IR_WORD in the set and every IR_GLOBAL.
+   * A pass that would otherwise walk every token walks these. */
+  const ir_wordset *watch;
+  uint32_t *watched;
+  size_t num_watched;
 } ir_module;
 
 /* Lexes a module once and splits it into items; text[len] must be NUL.
- * Fails (CUPLUG_ERR_IR_PARSE) only on text
- * that has no recognisable structure, such as an unclosed function body;
- * full checking is LLVM's job (validate.c). */
+ * `watch` (may be NULL) fills m->watched.  Fails (CUPLUG_ERR_IR_PARSE) only
+ * on text that has no recognisable structure, such as an unclosed function
+ * body; full checking is LLVM's job (validate.c). */
 cuplug_error *ir_module_parse(ir_module *m, const char *name, const char *text,
-                              size_t len);
+                              size_t len, ir_wordset *watch);
 void ir_module_free(ir_module *m);
 /* The first item of a kind with a name, or NULL. */
 const ir_item *ir_module_find(const ir_module *m, ir_item_kind kind,
@@ -235,8 +241,9 @@ typedef struct ir_rewrite {
   size_t num_named;
 } ir_rewrite;
 
+/* Parses the module (with ir_module_parse's `watch`) for passes to edit. */
 cuplug_error *ir_rewrite_begin(ir_rewrite *rw, const char *name, const char *text,
-                               size_t len);
+                               size_t len, ir_wordset *watch);
 /* A fresh !N / #N number. */
 long ir_rewrite_meta_id(ir_rewrite *rw);
 long ir_rewrite_attrs_id(ir_rewrite *rw);

@@ -61,12 +61,25 @@ static bool is_libdevice_ref(const char *text, ir_tok t) {
   return n >= 5 && memcmp(s, "__nv_", 5) == 0;
 }
 
-static cuplug_error *legalize_tokens(ir_rewrite *rw, const ir_item *it,
+ir_wordset *cuplug__legalize_watch(void) { return &legal_words; }
+
+/* The index in the item, at or after `from`, of the next token worth a
+ * look, or the item's length: with the module's watch list (which holds
+ * the legal words and the globals), the next on it; else the next token.
+ * *k is the place in the watch list, which only moves forwards. */
+static size_t next_token(const ir_module *m, const ir_item *it, size_t *k, size_t from) {
+  size_t n = it->last - it->first;
+  if (m->watch != &legal_words || from >= n) return from < n ? from : n;
+  while (*k < m->num_watched && m->watched[*k] < it->first + from) (*k)++;
+  return *k < m->num_watched && m->watched[*k] < it->last ? m->watched[*k] - it->first : n;
+}
+
+static cuplug_error *legalize_tokens(ir_rewrite *rw, const ir_item *it, size_t *k,
                                      bool *uses_libdevice) {
   const char *text = rw->m.text;
   const ir_tok *toks = rw->m.toks + it->first;
   size_t n = it->last - it->first;
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = next_token(&rw->m, it, k, 0); i < n; i = next_token(&rw->m, it, k, i + 1)) {
     ir_tok t = toks[i];
     if (t.kind == IR_GLOBAL && is_libdevice_ref(text, t)) *uses_libdevice = true;
     if (t.kind != IR_WORD) continue;
@@ -141,6 +154,7 @@ cuplug_error *cuplug__legalize(ir_rewrite *rw, cuplug__ir_version v, bool *uses_
 
   long version_id = ir_rewrite_meta_id(rw);
   bool version_written = false;
+  size_t k = 0; /* in the watch list */
   for (size_t i = 0; i < rw->m.num_items; i++) {
     const ir_item *it = &rw->m.items[i];
     if (it->kind == IR_ITEM_NAMED_META && strcmp(it->name, "nvvmir.version") == 0) {
@@ -162,7 +176,7 @@ cuplug_error *cuplug__legalize(ir_rewrite *rw, cuplug__ir_version v, bool *uses_
       }
       cuplug__buf_free(&def);
     }
-    CUPLUG_TRY(legalize_tokens(rw, it, uses_libdevice));
+    CUPLUG_TRY(legalize_tokens(rw, it, &k, uses_libdevice));
   }
   if (!version_written)
     cuplug__buf_printf(&rw->tail, "!nvvmir.version = !{!%ld}\n", version_id);

@@ -103,6 +103,10 @@ cuplug_error *cuplug__annotate_kernel(ir_rewrite *rw, const char *kernel,
  * (__nv_*): only then does the compile add libdevice, which costs libNVVM
  * more than a small kernel does. */
 cuplug_error *cuplug__legalize(ir_rewrite *rw, cuplug__ir_version v, bool *uses_libdevice);
+/* The watch set to parse a module with (ir_rewrite_begin) that legalisation
+ * will see: it then looks only at the tokens the lexer noted, not at every
+ * token.  Any other module is legalised the same, token by token. */
+ir_wordset *cuplug__legalize_watch(void);
 
 /* Writes attribute tokens as legalisation leaves them (and without the
  * words in `remove`, which may be NULL): for a copy of host attributes that

@@ -460,7 +460,8 @@ static cuplug_error *lower(job *j) {
     }
     if (i == j->num_mods) break;
     ir_rewrite rw;
-    CUPLUG_TRY(ir_rewrite_begin(&rw, j->mods[i].name, j->mods[i].text, j->mods[i].size));
+    CUPLUG_TRY(ir_rewrite_begin(&rw, j->mods[i].name, j->mods[i].text, j->mods[i].size,
+                                cuplug__legalize_watch()));
     /* an implementation's definitions become linkonce_odr: artifacts that
      * both inline it still link together */
     cuplug_error *e =

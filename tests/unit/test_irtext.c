@@ -32,7 +32,7 @@ static const char *span(const char *text, size_t start, size_t end) {
 
 static ir_module parse_module(const char *name, const char *text) {
   ir_module m;
-  T_ASSERT_OK(ir_module_parse(&m, name, text, strlen(text)));
+  T_ASSERT_OK(ir_module_parse(&m, name, text, strlen(text), NULL));
   return m;
 }
 
@@ -393,17 +393,17 @@ END_TEST
 START_TEST(module_unclosed_body) {
   ir_module m;
   static const char brace_line[] = "target triple = \"x\"\ndefine void @f() {\nentry:\n  ret void\n";
-  T_ASSERT_ERROR(ir_module_parse(&m, "u.ll", brace_line, strlen(brace_line)),
+  T_ASSERT_ERROR(ir_module_parse(&m, "u.ll", brace_line, strlen(brace_line), NULL),
                  CUPLUG_ERR_IR_PARSE,
                  "u.ll:2: unbalanced brackets: the item that starts here is never closed");
   ck_assert_uint_eq(m.num_items, 0);
   ck_assert_ptr_null(m.toks);
   static const char numba_style[] = "define void @f()\n{\n  ret void\n";
-  T_ASSERT_ERROR(ir_module_parse(&m, "v.ll", numba_style, strlen(numba_style)),
+  T_ASSERT_ERROR(ir_module_parse(&m, "v.ll", numba_style, strlen(numba_style), NULL),
                  CUPLUG_ERR_IR_PARSE,
                  "v.ll:1: unbalanced brackets: the item that starts here is never closed");
   static const char global[] = "@a = global [2 x i32] [i32 1,\n";
-  T_ASSERT_ERROR(ir_module_parse(&m, "w.ll", global, strlen(global)), CUPLUG_ERR_IR_PARSE,
+  T_ASSERT_ERROR(ir_module_parse(&m, "w.ll", global, strlen(global), NULL), CUPLUG_ERR_IR_PARSE,
                  "w.ll:1: unbalanced brackets: the item that starts here is never closed");
 }
 END_TEST
@@ -669,7 +669,7 @@ START_TEST(conformance_add_i32) {
   size_t size;
   char *text = t_read(t_path("conformance/numba/add_i32/input.ll"), &size);
   ir_module m;
-  T_ASSERT_OK(ir_module_parse(&m, "add_i32", text, size));
+  T_ASSERT_OK(ir_module_parse(&m, "add_i32", text, size, NULL));
   ck_assert_uint_eq(m.num_items, 6);
   static const ir_item_kind kinds[] = {IR_ITEM_TARGET, IR_ITEM_TARGET, IR_ITEM_GLOBAL,
                                        IR_ITEM_DEFINE, IR_ITEM_NAMED_META, IR_ITEM_META};
@@ -810,14 +810,14 @@ static char *finish(ir_rewrite *rw) {
 
 START_TEST(rewrite_fresh_ids) {
   ir_rewrite rw;
-  T_ASSERT_OK(ir_rewrite_begin(&rw, "k.ll", clang_module, strlen(clang_module)));
+  T_ASSERT_OK(ir_rewrite_begin(&rw, "k.ll", clang_module, strlen(clang_module), NULL));
   ck_assert_int_eq(ir_rewrite_meta_id(&rw), 13);
   ck_assert_int_eq(ir_rewrite_meta_id(&rw), 14);
   ck_assert_int_eq(ir_rewrite_attrs_id(&rw), 4);
   ir_rewrite_abort(&rw);
 
   static const char bare[] = "define void @f() {\n  ret void\n}\n";
-  T_ASSERT_OK(ir_rewrite_begin(&rw, "b.ll", bare, strlen(bare)));
+  T_ASSERT_OK(ir_rewrite_begin(&rw, "b.ll", bare, strlen(bare), NULL));
   ck_assert_int_eq(ir_rewrite_meta_id(&rw), 0);
   ck_assert_int_eq(ir_rewrite_attrs_id(&rw), 0);
   ck_assert_int_eq(ir_rewrite_attrs_id(&rw), 1);
@@ -833,7 +833,7 @@ START_TEST(rewrite_appends_to_named_meta) {
       "!nvvm.annotations = !{!1}\n"
       "!1 = !{void ()* @f, !\"kernel\", i32 1}\n";
   ir_rewrite rw;
-  T_ASSERT_OK(ir_rewrite_begin(&rw, "a.ll", text, strlen(text)));
+  T_ASSERT_OK(ir_rewrite_begin(&rw, "a.ll", text, strlen(text), NULL));
   long a = ir_rewrite_meta_id(&rw), b = ir_rewrite_meta_id(&rw);
   ir_rewrite_named_meta(&rw, "nvvm.annotations", a);
   ir_rewrite_named_meta(&rw, "nvvm.annotations", b);
@@ -856,7 +856,7 @@ END_TEST
 START_TEST(rewrite_creates_named_meta) {
   static const char text[] = "!0 = !{i32 2, i32 0}"; /* no final newline */
   ir_rewrite rw;
-  T_ASSERT_OK(ir_rewrite_begin(&rw, "c.ll", text, strlen(text)));
+  T_ASSERT_OK(ir_rewrite_begin(&rw, "c.ll", text, strlen(text), NULL));
   long id = ir_rewrite_meta_id(&rw);
   ck_assert_int_eq(id, 1);
   ir_rewrite_named_meta(&rw, "nvvmir.version", 0);
@@ -873,7 +873,7 @@ END_TEST
 START_TEST(rewrite_fills_an_empty_named_meta) {
   static const char text[] = "!llvm.used.list = !{}\n!4 = !{}\n";
   ir_rewrite rw;
-  T_ASSERT_OK(ir_rewrite_begin(&rw, "d.ll", text, strlen(text)));
+  T_ASSERT_OK(ir_rewrite_begin(&rw, "d.ll", text, strlen(text), NULL));
   ir_rewrite_named_meta(&rw, "llvm.used.list", ir_rewrite_meta_id(&rw));
   ir_rewrite_named_meta(&rw, "llvm.used.list", ir_rewrite_meta_id(&rw));
   char *out = finish(&rw);
@@ -887,7 +887,7 @@ END_TEST
 START_TEST(rewrite_named_meta_with_trailing_comment) {
   static const char text[] = "!nvvm.annotations = !{!1} ; kernels: {k}\n!1 = !{}\n";
   ir_rewrite rw;
-  T_ASSERT_OK(ir_rewrite_begin(&rw, "t.ll", text, strlen(text)));
+  T_ASSERT_OK(ir_rewrite_begin(&rw, "t.ll", text, strlen(text), NULL));
   ir_rewrite_named_meta(&rw, "nvvm.annotations", ir_rewrite_meta_id(&rw));
   char *out = finish(&rw);
   ck_assert_str_eq(out, "!nvvm.annotations = !{!1, !2} ; kernels: {k}\n!1 = !{}\n");
@@ -898,20 +898,51 @@ END_TEST
 START_TEST(rewrite_of_bad_text) {
   static const char text[] = "define void @f() {\n";
   ir_rewrite rw;
-  T_ASSERT_ERROR(ir_rewrite_begin(&rw, "r.ll", text, strlen(text)), CUPLUG_ERR_IR_PARSE,
+  T_ASSERT_ERROR(ir_rewrite_begin(&rw, "r.ll", text, strlen(text), NULL), CUPLUG_ERR_IR_PARSE,
                  "r.ll:1: unbalanced brackets: the item that starts here is never closed");
 }
 END_TEST
 
 START_TEST(rewrite_overlap_is_reported) {
   ir_rewrite rw;
-  T_ASSERT_OK(ir_rewrite_begin(&rw, "b.ll", digits, strlen(digits)));
+  T_ASSERT_OK(ir_rewrite_begin(&rw, "b.ll", digits, strlen(digits), NULL));
   ir_edit_replace(&rw.edits, 0, 5, "a");
   ir_edit_replace(&rw.edits, 3, 7, "b");
   char *out = NULL;
   T_ASSERT_ERROR(ir_rewrite_finish(&rw, &out, NULL), CUPLUG_ERR_IR_UNSUPPORTED,
                  "internal error: overlapping IR edits at byte 3");
   ck_assert_ptr_null(out);
+}
+END_TEST
+
+/* ---- the watch list ---- */
+
+START_TEST(watch_list_notes_set_words_and_globals) {
+  static const char text[] =
+      "define i32 @f(i32 %x) {\n"
+      "  %a = add i32 %x, 1\n"
+      "  %b = call i32 @\"g\"(i32 %a) ; mul in a comment\n"
+      "  %c = fadd float 1.0, 2.0\n"
+      "  %addx = sub i32 %b, %c\n"
+      "  ret i32 %addx\n"
+      "}\n";
+  ir_module m;
+  T_ASSERT_OK(ir_module_parse(&m, "w.ll", text, strlen(text), &arith));
+  ck_assert_ptr_eq(m.watch, &arith);
+  const char *want[] = {"@f", "add", "@\"g\"", "fadd", "sub"};
+  ck_assert_uint_eq(m.num_watched, 5);
+  for (size_t i = 0; i < m.num_watched; i++) {
+    ir_tok t = m.toks[m.watched[i]];
+    ck_assert_int_eq((int)(t.len), (int)strlen(want[i]));
+    ck_assert_msg(memcmp(text + t.start, want[i], t.len) == 0, "watched %zu is %.*s", i,
+                  (int)t.len, text + t.start);
+    if (i) ck_assert_uint_lt(m.watched[i - 1], m.watched[i]);
+  }
+  ir_module_free(&m);
+  T_ASSERT_OK(ir_module_parse(&m, "w.ll", text, strlen(text), NULL));
+  ck_assert_ptr_null(m.watched);
+  ck_assert_uint_eq(m.num_watched, 0);
+  ir_module_free(&m);
 }
 END_TEST
 
@@ -1016,6 +1047,7 @@ Suite *suite_irtext(void) {
   tcase_add_test(ed, text_defines);
   tcase_add_test(ed, text_defines_respects_len);
   tcase_add_test(ed, text_references);
+  tcase_add_test(ed, watch_list_notes_set_words_and_globals);
   suite_add_tcase(s, ed);
   return s;
 }

@@ -20,8 +20,9 @@ static const cuplug__ir_version IRV = {2, 0, 3, 2};
 
 /* ---- helpers ---- */
 
+/* Parsed as the pipeline parses, with legalisation's watch set. */
 static void begin(ir_rewrite *rw, const char *text) {
-  T_ASSERT_OK(ir_rewrite_begin(rw, "m.ll", text, strlen(text)));
+  T_ASSERT_OK(ir_rewrite_begin(rw, "m.ll", text, strlen(text), cuplug__legalize_watch()));
 }
 
 static char *finish(ir_rewrite *rw) {
@@ -32,14 +33,23 @@ static char *finish(ir_rewrite *rw) {
   return out;
 }
 
-/* Legalises `text`; *libdevice (may be NULL) tells whether it calls libdevice. */
+/* Legalises `text`; *libdevice (may be NULL) tells whether it calls libdevice.
+ * Every case is legalised twice: from the lexer's watch list, and, parsed
+ * without it, token by token; the two must agree. */
 static char *legalize(const char *text, bool *libdevice) {
   ir_rewrite rw;
-  bool uses = false;
+  bool uses = false, uses_walked = false;
   begin(&rw, text);
   T_ASSERT_OK(cuplug__legalize(&rw, IRV, &uses));
+  char *out = finish(&rw);
+  T_ASSERT_OK(ir_rewrite_begin(&rw, "m.ll", text, strlen(text), NULL));
+  T_ASSERT_OK(cuplug__legalize(&rw, IRV, &uses_walked));
+  char *walked = finish(&rw);
+  ck_assert_str_eq(walked, out);
+  ck_assert_int_eq(uses_walked, uses);
+  free(walked);
   if (libdevice) *libdevice = uses;
-  return finish(&rw);
+  return out;
 }
 
 /* ---- attributes ---- */
@@ -111,7 +121,7 @@ START_TEST(legal_attrs_copy) {
   static const char text[] =
       "noinline nofree uwtable(sync) memory(argmem: read) nounwind \"frame-pointer\"=\"all\"";
   ir_module m;
-  T_ASSERT_OK(ir_module_parse(&m, "attrs", text, sizeof text - 1));
+  T_ASSERT_OK(ir_module_parse(&m, "attrs", text, sizeof text - 1, NULL));
   cuplug__buf b;
   cuplug__buf_init(&b);
   cuplug__put_legal_attrs(&b, text, m.toks, m.num_toks, &no_inline);
@@ -339,7 +349,7 @@ END_TEST
 START_TEST(atomic_helpers_parse) {
   char *out = legalize(ATOMICS, NULL);
   ir_module m;
-  T_ASSERT_OK(ir_module_parse(&m, "out.ll", out, strlen(out)));
+  T_ASSERT_OK(ir_module_parse(&m, "out.ll", out, strlen(out), NULL));
   for (size_t i = 0; i < sizeof ATOMIC_NAMES / sizeof ATOMIC_NAMES[0]; i++) {
     const ir_item *it = ir_module_find(&m, IR_ITEM_DEFINE, ATOMIC_NAMES[i]);
     ck_assert_msg(it != NULL, "no definition of %s", ATOMIC_NAMES[i]);

@@ -15,7 +15,7 @@
 /* ---- helpers ---- */
 
 static void begin(ir_rewrite *rw, const char *text) {
-  T_ASSERT_OK(ir_rewrite_begin(rw, "m.ll", text, strlen(text)));
+  T_ASSERT_OK(ir_rewrite_begin(rw, "m.ll", text, strlen(text), NULL));
 }
 
 /* The rewritten text (malloc'd). */
