@@ -29,7 +29,7 @@ typedef struct fixup {
   bool debug;
   char *helper;    /* <kernel>__exc_helper__ */
   /* Only a statement whose text holds the slot's name can use the slot, so
-   * the body is searched for the name (memmem) rather than every token
+   * the body is searched for the name (strstr) rather than every token
    * looked at; `mention` is the next place it occurs.  Not when renumbering
    * (every token is looked at anyway) or when the body escapes characters
    * in names (\2E is a '.'). */
@@ -135,14 +135,19 @@ static bool calls_dbg(const fixup *f, const ir_stmt *s) {
   return false;
 }
 
+/* The next mention of the slot's name in the body at or after p, or NULL.
+ * strstr (the text ends with a NUL) scans with vector compares where
+ * memmem goes a byte at a time. */
+static const char *next_mention(const fixup *f, const char *p) {
+  const char *m = strstr(p, f->slot_name);
+  return m && m < f->body_end ? m : NULL;
+}
+
 /* May the statement refer to the slot?  (Statements come in order.) */
 static bool may_use_slot(fixup *f, const ir_stmt *s) {
   if (f->every_token) return true;
-  size_t n = strlen(f->slot_name);
-  while (f->mention && f->mention < f->text + s->start) {
-    const char *from = f->mention + 1;
-    f->mention = memmem(from, (size_t)(f->body_end - from), f->slot_name, n);
-  }
+  while (f->mention && f->mention < f->text + s->start)
+    f->mention = next_mention(f, f->mention + 1);
   return f->mention && f->mention < f->text + s->end;
 }
 
@@ -150,8 +155,7 @@ static cuplug_error *fix_body(fixup *f) {
   const char *body = f->text + f->fn->body_open, *end = f->text + f->fn->body_close;
   f->every_token = f->renumber || memchr(body, '\\', (size_t)(end - body));
   f->body_end = end;
-  if (!f->every_token)
-    f->mention = memmem(body, (size_t)(end - body), f->slot_name, strlen(f->slot_name));
+  if (!f->every_token) f->mention = next_mention(f, body);
   ir_stmt st;
   size_t cursor = 0;
   while (ir_next_stmt(&f->rw->m, f->fn, &cursor, &st)) {
