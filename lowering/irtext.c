@@ -280,16 +280,20 @@ static inline bool in_sketch(const ir_wordset *set, const char *text, ir_tok t) 
   return set->sketch[bit / 64] >> (bit % 64) & 1;
 }
 
-int ir_word_index(ir_wordset *set, const char *text, ir_tok t) {
-  if (t.kind != IR_WORD || t.len > 64) return -1;
-  if (!atomic_load_explicit(&set->ready, memory_order_acquire)) wordset_build(set);
-  if (!in_sketch(set, text, t)) return -1;
+/* The index of word t in the (built) set, or -1: the hash table's probe. */
+static int word_lookup(const ir_wordset *set, const char *text, ir_tok t) {
   const char *w = text + t.start;
   for (uint32_t h = hash_word(w, t.len); set->slot[h]; h = (h + 1) & 255) {
     int i = set->slot[h] - 1;
     if (set->len[i] == t.len && memcmp(set->words[i], w, t.len) == 0) return i;
   }
   return -1;
+}
+
+int ir_word_index(ir_wordset *set, const char *text, ir_tok t) {
+  if (t.kind != IR_WORD || t.len > 64) return -1;
+  if (!atomic_load_explicit(&set->ready, memory_order_acquire)) wordset_build(set);
+  return in_sketch(set, text, t) ? word_lookup(set, text, t) : -1;
 }
 
 bool ir_word_in(ir_wordset *set, const char *text, ir_tok t) {
@@ -358,8 +362,9 @@ static cuplug_error *lex_all(ir_module *m, ir_wordset *watch) {
     }
     t->bol = bol;
     bol = false;
-    if (watch && (t->kind == IR_GLOBAL || (t->kind == IR_WORD && in_sketch(watch, m->text, *t) &&
-                                             ir_word_index(watch, m->text, *t) >= 0)) &&
+    if (watch && (t->kind == IR_GLOBAL || (t->kind == IR_WORD && t->len <= 64 &&
+                                             in_sketch(watch, m->text, *t) &&
+                                             word_lookup(watch, m->text, *t) >= 0)) &&
         !note_watched(m, n, &watch_cap))
       break;
     n++;

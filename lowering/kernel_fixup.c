@@ -24,7 +24,6 @@ typedef struct fixup {
   const ir_function *fn;
   ir_tok slot;    /* the return slot's name token, or IR_EOF if unnamed */
   char *slot_name; /* decoded, or NULL when unnamed (then it is %0) */
-  size_t slot_min_len; /* the shortest token that can name the slot */
   bool renumber;
   bool debug;
   char *helper;    /* <kernel>__exc_helper__ */
@@ -39,8 +38,7 @@ typedef struct fixup {
 
 /* Is token t a reference to the return slot? */
 static bool is_slot(const fixup *f, ir_tok t) {
-  /* quotes and escapes only lengthen a name: "%" + the name is the least */
-  if (t.kind != IR_LOCAL || t.len < f->slot_min_len) return false;
+  if (t.kind != IR_LOCAL) return false;
   if (f->renumber) {
     unsigned long num;
     return ir_tok_numbered(f->text, t, &num) && num == 0;
@@ -339,12 +337,9 @@ cuplug_error *cuplug__kernel_fixup(ir_rewrite *rw, const char *entry,
       goto done;
     }
     f.renumber = true;
-    f.slot_min_len = 2; /* %0 */
   } else if (!(f.slot_name = ir_tok_name(text, f.slot))) {
     e = cuplug__error_oom();
     goto done;
-  } else {
-    f.slot_min_len = 1 + strlen(f.slot_name);
   }
 
   if (o->debug) {
