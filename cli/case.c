@@ -3,11 +3,12 @@
  * case.json holds numba-cuda's own names: kind (device/kernel), entry,
  * entry_abi, signature, abi, abi_name and options (fastmath, launch_bounds,
  * debug, opt, lineinfo, max_registers, forceinline, cc). */
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
 #include "cli.h"
 #include "json.h"
 
@@ -21,11 +22,52 @@ void cli_request_free(cli_request *r) {
   r->num_owned = 0;
 }
 
+char *cli_format(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s;
+  int n = vasprintf(&s, fmt, ap);
+  va_end(ap);
+  if (n < 0) {
+    fputs("cuplug: out of memory\n", stderr);
+    exit(1);
+  }
+  return s;
+}
+
 static char *path_in(const char *dir, const char *file) {
-  cuplug__buf b;
-  cuplug__buf_init(&b);
-  cuplug__buf_printf(&b, "%s/%s", dir, file);
-  return cuplug__buf_take(&b, NULL);
+  return cli_format("%s/%s", dir, file);
+}
+
+char *cli_read_file(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *data = NULL;
+  size_t len = 0, cap = 0, n;
+  do {
+    if (cap - len < 65536) {
+      char *grown = realloc(data, cap = cap * 2 + 65536);
+      if (!grown) {
+        free(data);
+        fclose(f);
+        errno = ENOMEM;
+        return NULL;
+      }
+      data = grown;
+    }
+    n = fread(data + len, 1, cap - len - 1, f);
+    len += n;
+  } while (n);
+  int failed = ferror(f);
+  fclose(f);
+  if (failed) {
+    free(data);
+    errno = EIO;
+    return NULL;
+  }
+  data[len] = '\0';
+  *size = len;
+  return data;
 }
 
 static bool truthy(const json *v) {
@@ -81,7 +123,7 @@ static bool read_options(const json *opts, cli_request *r, char *err, size_t cap
 bool cli_case_load(const char *dir, cli_request *r, char *err, size_t cap) {
   char *path = path_in(dir, "case.json");
   size_t size;
-  char *text = path ? cuplug__read_file(path, &size) : NULL;
+  char *text = path ? cli_read_file(path, &size) : NULL;
   if (!text) {
     snprintf(err, cap, "cannot read %s", path ? path : dir);
     free(path);

@@ -57,6 +57,11 @@ typedef struct cli_request {
 const char *cli_own(cli_request *r, char *s);
 void cli_request_free(cli_request *r);
 
+/* A string formatted with printf's rules (free it); exits when memory runs out. */
+char *cli_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A whole file, NUL-terminated (free it); NULL with errno set. */
+char *cli_read_file(const char *path, size_t *size);
+
 /* Fills a request from DIR/case.json; returns false with a message. */
 bool cli_case_load(const char *dir, cli_request *r, char *err, size_t cap);
 

@@ -17,7 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
 #include "cli.h"
 #include "cuplug/cuplug.h"
 #include "ptxsig.h"
@@ -238,14 +237,12 @@ static int emit_ir(const cuplug_artifact *art, const char *dir, size_t n) {
     /* DIR/<index>-<the module's file name>.ll */
     const char *base = strrchr(v.name, '/');
     base = base ? base + 1 : v.name;
-    cuplug__buf path;
-    cuplug__buf_init(&path);
-    cuplug__buf_printf(&path, "%s/%zu-%s", dir, i, base);
-    if (path.len < 3 || strcmp(path.data + path.len - 3, ".ll") != 0)
-      cuplug__buf_puts(&path, ".ll");
-    bool ok = write_file(path.data, v.text, v.size);
-    if (!ok) fprintf(stderr, "cuplug: cannot write %s: %s\n", path.data, strerror(errno));
-    cuplug__buf_free(&path);
+    size_t len = strlen(base);
+    bool ll = len >= 3 && strcmp(base + len - 3, ".ll") == 0;
+    char *path = cli_format("%s/%zu-%s%s", dir, i, base, ll ? "" : ".ll");
+    bool ok = write_file(path, v.text, v.size);
+    if (!ok) fprintf(stderr, "cuplug: cannot write %s: %s\n", path, strerror(errno));
+    free(path);
     if (!ok) return 1;
   }
   return 0;
@@ -254,7 +251,7 @@ static int emit_ir(const cuplug_artifact *art, const char *dir, size_t n) {
 /* Compares the result's PTX signature with the expected PTX's. */
 static int check_ptx(const cuplug_artifact_info *info, const char *expected_path) {
   size_t size;
-  char *expected = cuplug__read_file(expected_path, &size);
+  char *expected = cli_read_file(expected_path, &size);
   if (!expected) {
     fprintf(stderr, "cuplug: cannot read %s: %s\n", expected_path, strerror(errno));
     return 1;
@@ -336,7 +333,7 @@ static int run_compile(cli_request *r, bool check) {
   cuplug_error *e;
   for (size_t i = 0; i < r->num_files; i++) {
     size_t size;
-    texts[i] = cuplug__read_file(r->files[i], &size);
+    texts[i] = cli_read_file(r->files[i], &size);
     if (!texts[i]) {
       fprintf(stderr, "cuplug: error: cannot read %s: %s\n", r->files[i], strerror(errno));
       rc = 1;
@@ -596,8 +593,6 @@ static int cmd_info(void) {
 /* Parses "a, b" or "(a, b)" into types (through a signature). */
 static cuplug_error *parse_argtypes(const char *text, const cuplug_type *const **args,
                                     size_t *n) {
-  cuplug__buf b;
-  cuplug__buf_init(&b);
   size_t len = strlen(text);
   while (len && (text[len - 1] == ' ')) len--;
   while (*text == ' ') text++, len--;
@@ -610,10 +605,10 @@ static cuplug_error *parse_argtypes(const char *text, const cuplug_type *const *
       if (depth == 0 && i < len - 1) wrapped = false; /* "(...)...(...)" */
     }
   }
-  cuplug__buf_printf(&b, "void(%.*s)", (int)(wrapped ? len - 2 : len), wrapped ? text + 1 : text);
+  char *list = cli_format("void(%.*s)", (int)(wrapped ? len - 2 : len), wrapped ? text + 1 : text);
   const cuplug_type *sig = NULL;
-  cuplug_error *e = api->type_parse(b.data, &sig);
-  cuplug__buf_free(&b);
+  cuplug_error *e = api->type_parse(list, &sig);
+  free(list);
   if (e) return e;
   cuplug_type_info info = {.struct_size = sizeof info, .type = sig};
   e = api->type_info(&info);

@@ -8,23 +8,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "lowering.h"
+#include "base/error.h"
+#include "lowering/lowering.h"
 
 static const char *const bound_names[] = {"maxntidx", "minctasm", "cluster_max_blocks"};
 
 static void put_ref(cuplug__buf *b, const char *fnptr_type, const char *kernel) {
   cuplug__buf_printf(b, "%s ", fnptr_type);
-  ir_put_name(b, '@', kernel);
+  cuplug__ir_put_name(b, '@', kernel);
 }
 
 static void annotation(ir_rewrite *rw, const char *kernel, const char *fnptr_type,
                        const char *key, uint32_t value) {
-  long id = ir_rewrite_meta_id(rw);
+  long id = cuplug__ir_rewrite_meta_id(rw);
   cuplug__buf_printf(&rw->tail, "!%ld = !{", id);
   put_ref(&rw->tail, fnptr_type, kernel);
   cuplug__buf_printf(&rw->tail, ", !\"%s\", i32 %u}\n", key, value);
-  ir_rewrite_named_meta(rw, "nvvm.annotations", id);
+  cuplug__ir_rewrite_named_meta(rw, "nvvm.annotations", id);
 }
 
 /* Adds the kernel to an existing @llvm.used: [N x i8*] becomes [N+1 x i8*]
@@ -32,26 +32,26 @@ static void annotation(ir_rewrite *rw, const char *kernel, const char *fnptr_typ
 static cuplug_error *extend_used(ir_rewrite *rw, const ir_item *used,
                                  const char *element) {
   const ir_tok *toks;
-  size_t n = ir_slice(&rw->m, used->start, used->end, &toks);
+  size_t n = cuplug__ir_slice(&rw->m, used->start, used->end, &toks);
   const char *t = rw->m.text;
   size_t count_tok = n, init_close = n;
   for (size_t i = 0; i + 2 < n; i++) {
-    if (ir_tok_punct(t, toks[i], '[') && toks[i + 1].kind == IR_NUMBER &&
-        ir_tok_is(t, toks[i + 2], "x")) {
+    if (cuplug__ir_tok_punct(t, toks[i], '[') && toks[i + 1].kind == IR_NUMBER &&
+        cuplug__ir_tok_is(t, toks[i + 2], "x")) {
       count_tok = i + 1;
       /* the initializer is the next [ ... ] group after the type's */
       int depth = 0;
       size_t j = i;
       for (; j < n; j++) {
-        if (ir_tok_punct(t, toks[j], '[')) depth++;
-        if (ir_tok_punct(t, toks[j], ']') && --depth == 0) break;
+        if (cuplug__ir_tok_punct(t, toks[j], '[')) depth++;
+        if (cuplug__ir_tok_punct(t, toks[j], ']') && --depth == 0) break;
       }
-      for (j++; j < n && !ir_tok_punct(t, toks[j], '['); j++) {
+      for (j++; j < n && !cuplug__ir_tok_punct(t, toks[j], '['); j++) {
       }
       depth = 0;
       for (; j < n; j++) {
-        if (ir_tok_punct(t, toks[j], '[')) depth++;
-        if (ir_tok_punct(t, toks[j], ']') && --depth == 0) {
+        if (cuplug__ir_tok_punct(t, toks[j], '[')) depth++;
+        if (cuplug__ir_tok_punct(t, toks[j], ']') && --depth == 0) {
           init_close = j;
           break;
         }
@@ -62,18 +62,18 @@ static cuplug_error *extend_used(ir_rewrite *rw, const ir_item *used,
   if (count_tok == n || init_close == n)
     return cuplug__error(CUPLUG_ERR_IR_UNSUPPORTED,
                          "%s:%zu: cannot read @llvm.used to add a kernel to it", rw->m.name,
-                         ir_line_of(&rw->m, used->start));
+                         cuplug__ir_line_of(&rw->m, used->start));
   unsigned long count = strtoul(t + toks[count_tok].start, NULL, 10);
   char num[32];
   snprintf(num, sizeof num, "%lu", count + 1);
-  ir_edit_replace(&rw->edits, toks[count_tok].start,
+  cuplug__ir_edit_replace(&rw->edits, toks[count_tok].start,
                   toks[count_tok].start + toks[count_tok].len, num);
   cuplug__buf b;
   cuplug__buf_init(&b);
   cuplug__buf_printf(&b, "%s%s", count ? ", " : "", element);
   char *ins = cuplug__buf_take(&b, NULL);
   if (!ins) return cuplug__error_oom();
-  ir_edit_insert(&rw->edits, toks[init_close].start, ins);
+  cuplug__ir_edit_insert(&rw->edits, toks[init_close].start, ins);
   free(ins);
   return NULL;
 }
@@ -93,7 +93,7 @@ cuplug_error *cuplug__annotate_kernel(ir_rewrite *rw, const char *kernel,
   cuplug__buf_puts(&el, " to i8*)");
   char *element = cuplug__buf_take(&el, NULL);
   if (!element) return cuplug__error_oom();
-  const ir_item *used = ir_module_find(&rw->m, IR_ITEM_GLOBAL, "llvm.used");
+  const ir_item *used = cuplug__ir_module_find(&rw->m, IR_ITEM_GLOBAL, "llvm.used");
   cuplug_error *e = NULL;
   if (used)
     e = extend_used(rw, used, element);

@@ -1,13 +1,13 @@
 /* builtins.c - the list of built-ins and the helpers their IR writers share. */
-#include "builtins.h"
+#include "lowering/builtins.h"
 
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "types.h"
+#include "base/error.h"
+#include "base/types.h"
 
 static const cuplug__builtin **all;
 static size_t num_all;

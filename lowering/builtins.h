@@ -7,12 +7,12 @@
  * ABI, linkonce_odr and alwaysinline, so that a call costs what its
  * instructions cost.  The registry (plugin/registry.c) registers them all
  * in the built-in registry, which every registry sits on. */
-#ifndef CUPLUG_BUILTINS_H
-#define CUPLUG_BUILTINS_H
+#ifndef CUPLUG__LOWERING_BUILTINS_H
+#define CUPLUG__LOWERING_BUILTINS_H
 
 #include <stdbool.h>
 
-#include "buf.h"
+#include "base/buf.h"
 #include "cuplug/cuplug.h"
 
 struct cuplug__builtin {

@@ -16,9 +16,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "builtins.h"
-#include "error.h"
-#include "types.h"
+#include "lowering/builtins.h"
+#include "base/error.h"
+#include "base/types.h"
 
 enum { SHARED, LOCAL };
 
@@ -53,7 +53,7 @@ static cuplug_error *type_array(const cuplug__builtin *b, const cuplug_type *con
     if (shape[d] <= 0 && !dynamic) return NULL;
   }
   const cuplug_type *array;
-  CUPLUG_TRY(cuplug__type_array(args[1]->element, ndim, CUPLUG_LAYOUT_C, &array));
+  CUPLUG__TRY(cuplug__type_array(args[1]->element, ndim, CUPLUG_LAYOUT_C, &array));
   return cuplug__bi_sig(sig, array, 2, args[0], args[1]);
 }
 

@@ -14,9 +14,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "builtins.h"
-#include "error.h"
-#include "types.h"
+#include "lowering/builtins.h"
+#include "base/error.h"
+#include "base/types.h"
 
 enum { ADD, SUB, AND, OR, XOR, MAX, MIN, NANMAX, NANMIN, EXCH, INC, DEC, CAS, CAS1 };
 
@@ -84,7 +84,7 @@ static cuplug_error *type_atomic(const cuplug__builtin *b, const cuplug_type *co
         if (!is_int(args[1]->args[d])) return NULL;
       const cuplug_type *elems[8];
       for (size_t d = 0; d < target->ndim; d++) elems[d] = i64;
-      CUPLUG_TRY(cuplug__type_tuple(elems, target->ndim, &index));
+      CUPLUG__TRY(cuplug__type_tuple(elems, target->ndim, &index));
     } else {
       return NULL;
     }

@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "builtins.h"
-#include "error.h"
-#include "types.h"
+#include "lowering/builtins.h"
+#include "base/error.h"
+#include "base/types.h"
 
 #define SIGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
@@ -56,7 +56,7 @@ static cuplug_error *type_grid(const cuplug__builtin *b, const cuplug_type *cons
   const cuplug_type *i64 = cuplug__type_scalar(CUPLUG_TYPE_INT64), *restype = i64;
   if (args[0]->value > 1) {
     const cuplug_type *elems[3] = {i64, i64, i64};
-    CUPLUG_TRY(cuplug__type_tuple(elems, (size_t)args[0]->value, &restype));
+    CUPLUG__TRY(cuplug__type_tuple(elems, (size_t)args[0]->value, &restype));
   }
   return cuplug__bi_sig(sig, restype, 1, cuplug__type_scalar(CUPLUG_TYPE_INT32));
 }

@@ -26,9 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "lowering.h"
-#include "types.h"
+#include "base/error.h"
+#include "lowering/lowering.h"
+#include "base/types.h"
 
 /* Appends the wrapper: define R @name(args) { slot; call; load; ret }. */
 static void put_wrapper(cuplug__buf *b, const cuplug_type *sig, const char *callee,
@@ -40,7 +40,7 @@ static void put_wrapper(cuplug__buf *b, const cuplug_type *sig, const char *call
   const char *slot = ret->ir_type;
 
   cuplug__buf_printf(b, "\n; C-ABI wrapper written by cuplug\ndefine %s ", cret->ir_type);
-  ir_put_name(b, '@', name);
+  cuplug__ir_put_name(b, '@', name);
   cuplug__buf_putc(b, '(');
   size_t k = 0;
   for (size_t i = 0; i < sig->nargs; i++) {
@@ -53,7 +53,7 @@ static void put_wrapper(cuplug__buf *b, const cuplug_type *sig, const char *call
   cuplug__buf_printf(b, "  %%ret = alloca %s\n", slot);
   cuplug__buf_printf(b, "  store %s zeroinitializer, %s* %%ret\n", slot, slot);
   cuplug__buf_puts(b, "  %status = call i32 ");
-  ir_put_name(b, '@', callee);
+  cuplug__ir_put_name(b, '@', callee);
   cuplug__buf_printf(b, "(%s* %%ret", slot);
   k = 0;
   for (size_t i = 0; i < sig->nargs; i++) {
@@ -71,18 +71,18 @@ static void put_wrapper(cuplug__buf *b, const cuplug_type *sig, const char *call
   }
 }
 
-static ir_wordset no_inline = IR_WORDSET("noinline", "optnone");
+static ir_wordset no_inline = CUPLUG__IR_WORDSET("noinline", "optnone");
 
 /* Renames every reference to @from (definition, calls, constants). */
 static cuplug_error *rename_global(ir_rewrite *rw, const char *from, const char *to) {
   cuplug__buf nb;
   cuplug__buf_init(&nb);
-  ir_put_name(&nb, '@', to);
+  cuplug__ir_put_name(&nb, '@', to);
   if (nb.oom) return cuplug__error_oom();
   for (size_t i = 0; i < rw->m.num_toks; i++) {
     ir_tok t = rw->m.toks[i];
-    if (t.kind == IR_GLOBAL && ir_tok_names(rw->m.text, t, from))
-      ir_edit_replace(&rw->edits, t.start, t.start + t.len, nb.data);
+    if (t.kind == IR_GLOBAL && cuplug__ir_tok_names(rw->m.text, t, from))
+      cuplug__ir_edit_replace(&rw->edits, t.start, t.start + t.len, nb.data);
   }
   cuplug__buf_free(&nb);
   return NULL;
@@ -98,17 +98,17 @@ static cuplug_error *make_linkonce(ir_rewrite *rw, const char *inline_symbol,
     const ir_item *it = &rw->m.items[i];
     if (it->kind != IR_ITEM_DEFINE || (keep && strcmp(it->name, keep) == 0)) continue;
     ir_function fn;
-    CUPLUG_TRY(ir_function_parse(&rw->m, it, &fn));
+    CUPLUG__TRY(cuplug__ir_function_parse(&rw->m, it, &fn));
     if (fn.linkage.start == fn.linkage.end)
-      ir_edit_insert(&rw->edits, it->start + strlen("define"), " linkonce_odr");
-    else if (ir_tok_is(text, (ir_tok){.start = (uint32_t)fn.linkage.start,
+      cuplug__ir_edit_insert(&rw->edits, it->start + strlen("define"), " linkonce_odr");
+    else if (cuplug__ir_tok_is(text, (ir_tok){.start = (uint32_t)fn.linkage.start,
                                       .len = (uint32_t)(fn.linkage.end - fn.linkage.start),
                                       .kind = IR_WORD},
                        "external"))
-      ir_edit_replace(&rw->edits, fn.linkage.start, fn.linkage.end, "linkonce_odr");
+      cuplug__ir_edit_replace(&rw->edits, fn.linkage.start, fn.linkage.end, "linkonce_odr");
     if (inline_symbol && strcmp(it->name, inline_symbol) == 0)
       cuplug__fn_attrs_edit(rw, &fn, "alwaysinline", &no_inline);
-    ir_function_free(&fn);
+    cuplug__ir_function_free(&fn);
   }
   return NULL;
 }
@@ -131,7 +131,7 @@ static bool same_type_text(const char *p, size_t n, const char *want) {
 }
 
 static bool is_ret(const ir_module *m, const ir_stmt *s) {
-  return ir_tok_is(m->text, s->toks[0], "ret");
+  return cuplug__ir_tok_is(m->text, s->toks[0], "ret");
 }
 
 /* Can the entry become the C-ABI function?  Its return slot must be a
@@ -145,7 +145,7 @@ static bool can_rewrite(const ir_rewrite *rw, const ir_function *fn, const cuplu
   const char *cret = cuplug__type_lowered(sig->restype, CUPLUG_ABI_C,
                                           CUPLUG_POSITION_RETURN)->ir_type;
   if (fn->varargs || fn->num_params == 0 || fn->params[0].name.kind != IR_LOCAL ||
-      ir_tok_numbered(text, fn->params[0].name, NULL))
+      cuplug__ir_tok_numbered(text, fn->params[0].name, NULL))
     return false;
   if (!same_type_text(text + fn->ret_type.start, fn->ret_type.end - fn->ret_type.start, "i32"))
     return false;
@@ -156,15 +156,15 @@ static bool can_rewrite(const ir_rewrite *rw, const ir_function *fn, const cuplu
       (sig->restype->kind != CUPLUG_TYPE_VOID && strcmp(slot, cret) != 0))
     return false;
   const ir_tok *toks;
-  size_t n = ir_slice(m, fn->fn_attrs.start, fn->fn_attrs.end, &toks);
+  size_t n = cuplug__ir_slice(m, fn->fn_attrs.start, fn->fn_attrs.end, &toks);
   for (size_t i = 0; i < n; i++)
-    if (ir_tok_is(text, toks[i], "!dbg")) return false;
+    if (cuplug__ir_tok_is(text, toks[i], "!dbg")) return false;
   /* the names it adds are its own */
   if (memmem(text + fn->body_open, fn->body_close - fn->body_open, "cuplug.ret", 10))
     return false;
   ir_stmt s;
   size_t cursor = 0;
-  while (ir_next_stmt(m, fn, &cursor, &s))
+  while (cuplug__ir_next_stmt(m, fn, &cursor, &s))
     if (is_ret(m, &s) && s.n < 3) return false;
   return true;
 }
@@ -186,16 +186,16 @@ static cuplug_error *rewrite_entry(ir_rewrite *rw, const ir_function *fn,
   if (fn->linkage.end > fn->linkage.start) {
     size_t end = fn->linkage.end;
     while (text[end] == ' ' || text[end] == '\t') end++;
-    ir_edit_delete(&rw->edits, fn->linkage.start, end);
+    cuplug__ir_edit_delete(&rw->edits, fn->linkage.start, end);
   }
-  ir_edit_replace(&rw->edits, fn->ret_attrs.start, fn->ret_type.end,
+  cuplug__ir_edit_replace(&rw->edits, fn->ret_attrs.start, fn->ret_type.end,
                   is_void ? "void"
                           : cuplug__type_lowered(sig->restype, CUPLUG_ABI_C,
                                                  CUPLUG_POSITION_RETURN)->ir_type);
   if (strcmp(o->name, o->entry) != 0) {
-    ir_put_name(&b, '@', o->name);
+    cuplug__ir_put_name(&b, '@', o->name);
     if (b.oom) return cuplug__error_oom();
-    ir_edit_replace(&rw->edits, fn->name.start, fn->name.start + fn->name.len, b.data);
+    cuplug__ir_edit_replace(&rw->edits, fn->name.start, fn->name.start + fn->name.len, b.data);
     cuplug__buf_clear(&b);
   }
   cuplug__drop_first_param(rw, fn);
@@ -204,19 +204,19 @@ static cuplug_error *rewrite_entry(ir_rewrite *rw, const ir_function *fn,
   /* the slot, zeroed, first thing in the entry block (after its label) */
   ir_stmt s;
   size_t cursor = 0;
-  ir_next_stmt(m, fn, &cursor, &s);
-  bool label = s.n == 2 && ir_tok_punct(text, s.toks[1], ':');
+  cuplug__ir_next_stmt(m, fn, &cursor, &s);
+  bool label = s.n == 2 && cuplug__ir_tok_punct(text, s.toks[1], ':');
   if (label) cuplug__buf_puts(&b, "\n  ");
   cuplug__buf_append(&b, text + slot_name.start, slot_name.len);
   cuplug__buf_printf(&b, " = alloca %s\n  store %s zeroinitializer, %s* ", slot, slot, slot);
   cuplug__buf_append(&b, text + slot_name.start, slot_name.len);
   if (!label) cuplug__buf_puts(&b, "\n  ");
   if (b.oom) return cuplug__error_oom();
-  ir_edit_insert(&rw->edits, label ? s.end : s.start, b.data);
+  cuplug__ir_edit_insert(&rw->edits, label ? s.end : s.start, b.data);
 
   /* ret i32 <status>[, !dbg !N]  ->  load the slot, return its value */
   size_t k = 0;
-  for (cursor = 0; ir_next_stmt(m, fn, &cursor, &s);) {
+  for (cursor = 0; cuplug__ir_next_stmt(m, fn, &cursor, &s);) {
     if (!is_ret(m, &s)) continue;
     size_t suffix = cuplug__ret_attachments(text, &s); /* ", !dbg !N" */
     cuplug__buf_clear(&b);
@@ -230,7 +230,7 @@ static cuplug_error *rewrite_entry(ir_rewrite *rw, const ir_function *fn,
     }
     cuplug__buf_append(&b, text + suffix, s.end - suffix);
     if (b.oom) return cuplug__error_oom();
-    ir_edit_replace(&rw->edits, s.start, s.end, b.data);
+    cuplug__ir_edit_replace(&rw->edits, s.start, s.end, b.data);
   }
   cuplug__buf_free(&b);
   return NULL;
@@ -240,12 +240,12 @@ cuplug_error *cuplug__cabi_wrap(ir_rewrite *rw, const cuplug__cabi_options *o) {
   if (o->has_entry && o->sole_caller) {
     ir_function fn;
     bool found;
-    CUPLUG_TRY(cuplug__find_define(&rw->m, o->entry, &fn, &found));
+    CUPLUG__TRY(cuplug__find_define(&rw->m, o->entry, &fn, &found));
     cuplug_error *e = NULL;
     bool rewrite = found && can_rewrite(rw, &fn, o->sig);
     if (rewrite) e = rewrite_entry(rw, &fn, o);
     if (!e && rewrite) e = make_linkonce(rw, NULL, o->entry);
-    if (found) ir_function_free(&fn);
+    if (found) cuplug__ir_function_free(&fn);
     if (e || rewrite) return e;
   }
   char *inner = NULL;
@@ -276,11 +276,11 @@ cuplug_error *cuplug__cabi_wrap(ir_rewrite *rw, const cuplug__cabi_options *o) {
 cuplug_error *cuplug__force_inline(ir_rewrite *rw, const char *symbol) {
   ir_function fn;
   bool found;
-  CUPLUG_TRY(cuplug__find_define(&rw->m, symbol, &fn, &found));
+  CUPLUG__TRY(cuplug__find_define(&rw->m, symbol, &fn, &found));
   if (!found)
     return cuplug__error(CUPLUG_ERR_ENTRY_NOT_FOUND, "%s: no definition of @%s", rw->m.name,
                          symbol);
   cuplug__fn_attrs_edit(rw, &fn, "alwaysinline", &no_inline);
-  ir_function_free(&fn);
+  cuplug__ir_function_free(&fn);
   return NULL;
 }

@@ -11,14 +11,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "error.h"
-#include "lowering.h"
+#include "base/error.h"
+#include "lowering/lowering.h"
 
 static void put_global(cuplug__buf *b, const char *kernel, const char *suffix) {
   cuplug__buf nb;
   cuplug__buf_init(&nb);
   cuplug__buf_printf(&nb, "%s%s", kernel, suffix);
-  ir_put_name(b, '@', nb.data ? nb.data : "");
+  cuplug__ir_put_name(b, '@', nb.data ? nb.data : "");
   cuplug__buf_free(&nb);
 }
 
@@ -78,7 +78,7 @@ void cuplug__exc_store_add(ir_rewrite *rw, const char *kernel) {
     for (int d = 0; d < 3; d++) {
       char name[64];
       snprintf(name, sizeof name, "llvm.nvvm.read.ptx.sreg.%s.%c", regs[r], dims[d]);
-      if (!ir_module_find(&rw->m, IR_ITEM_DECLARE, name))
+      if (!cuplug__ir_module_find(&rw->m, IR_ITEM_DECLARE, name))
         cuplug__buf_printf(b, "declare i32 @%s()\n", name);
     }
   }

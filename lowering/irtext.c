@@ -1,16 +1,16 @@
 /* irtext.c - lexer, structure and edits of NVVM-dialect IR text. */
-#include "irtext.h"
+#include "lowering/irtext.h"
 
 #include <ctype.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "base/error.h"
 
 /* ---- lexer ---- */
 
-void ir_lexer_init(ir_lexer *lx, const char *text, size_t len, size_t pos) {
+void cuplug__ir_lexer_init(ir_lexer *lx, const char *text, size_t len, size_t pos) {
   /* text[len] is the NUL that ends every scan */
   lx->text = text;
   lx->len = len;
@@ -164,13 +164,13 @@ static inline size_t lex_at(const char *s, size_t p, ir_tok *t) {
   return q;
 }
 
-ir_tok ir_next(ir_lexer *lx) {
+ir_tok cuplug__ir_next(ir_lexer *lx) {
   ir_tok t = {0};
   lx->pos = lex_at(lx->text, lx->pos, &t);
   return t;
 }
 
-bool ir_tok_punct(const char *text, ir_tok t, char c) {
+bool cuplug__ir_tok_punct(const char *text, ir_tok t, char c) {
   return t.kind == IR_PUNCT && t.len == 1 && text[t.start] == c;
 }
 
@@ -181,7 +181,7 @@ static int hexval(char c) {
   return -1;
 }
 
-char *ir_tok_name(const char *text, ir_tok t) {
+char *cuplug__ir_tok_name(const char *text, ir_tok t) {
   const char *s = text + t.start + 1;
   size_t n = t.len ? t.len - 1 : 0;
   if (n >= 2 && s[0] == '"') {
@@ -206,7 +206,7 @@ char *ir_tok_name(const char *text, ir_tok t) {
   return out;
 }
 
-bool ir_tok_numbered(const char *text, ir_tok t, unsigned long *number) {
+bool cuplug__ir_tok_numbered(const char *text, ir_tok t, unsigned long *number) {
   if ((t.kind != IR_LOCAL && t.kind != IR_GLOBAL) || t.len < 2) return false;
   unsigned long v = 0;
   for (size_t i = t.start + 1; i < t.start + t.len; i++) {
@@ -217,7 +217,7 @@ bool ir_tok_numbered(const char *text, ir_tok t, unsigned long *number) {
   return true;
 }
 
-bool ir_tok_names(const char *text, ir_tok t, const char *name) {
+bool cuplug__ir_tok_names(const char *text, ir_tok t, const char *name) {
   const char *s = text + t.start + 1;
   size_t n = t.len ? t.len - 1 : 0;
   if (n >= 2 && s[0] == '"') {
@@ -290,17 +290,17 @@ static int word_lookup(const ir_wordset *set, const char *text, ir_tok t) {
   return -1;
 }
 
-int ir_word_index(ir_wordset *set, const char *text, ir_tok t) {
+int cuplug__ir_word_index(ir_wordset *set, const char *text, ir_tok t) {
   if (t.kind != IR_WORD || t.len > 64) return -1;
   if (!atomic_load_explicit(&set->ready, memory_order_acquire)) wordset_build(set);
   return in_sketch(set, text, t) ? word_lookup(set, text, t) : -1;
 }
 
-bool ir_word_in(ir_wordset *set, const char *text, ir_tok t) {
-  return ir_word_index(set, text, t) >= 0;
+bool cuplug__ir_word_in(ir_wordset *set, const char *text, ir_tok t) {
+  return cuplug__ir_word_index(set, text, t) >= 0;
 }
 
-void ir_put_name(cuplug__buf *b, char sigil, const char *name) {
+void cuplug__ir_put_name(cuplug__buf *b, char sigil, const char *name) {
   cuplug__buf_putc(b, sigil);
   cuplug__buf_putc(b, '"');
   for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
@@ -381,8 +381,8 @@ static ir_item_kind classify(const ir_module *m, size_t i, size_t *name_tok) {
   ir_tok second = i + 1 < m->num_toks ? m->toks[i + 1] : (ir_tok){.kind = IR_EOF};
   *name_tok = i;
   if (first.kind == IR_WORD) {
-    bool define = ir_tok_is(text, first, "define");
-    if (define || ir_tok_is(text, first, "declare")) {
+    bool define = cuplug__ir_tok_is(text, first, "define");
+    if (define || cuplug__ir_tok_is(text, first, "declare")) {
       for (size_t k = i + 1; k < m->num_toks && !m->toks[k].bol; k++) {
         if (m->toks[k].kind == IR_GLOBAL) {
           *name_tok = k;
@@ -391,14 +391,14 @@ static ir_item_kind classify(const ir_module *m, size_t i, size_t *name_tok) {
       }
       return define ? IR_ITEM_DEFINE : IR_ITEM_DECLARE;
     }
-    if (ir_tok_is(text, first, "target")) return IR_ITEM_TARGET;
-    if (ir_tok_is(text, first, "attributes")) {
+    if (cuplug__ir_tok_is(text, first, "target")) return IR_ITEM_TARGET;
+    if (cuplug__ir_tok_is(text, first, "attributes")) {
       if (second.kind == IR_ATTRGRP) *name_tok = i + 1;
       return IR_ITEM_ATTRS;
     }
     return IR_ITEM_OTHER;
   }
-  bool assigns = ir_tok_punct(text, second, '=');
+  bool assigns = cuplug__ir_tok_punct(text, second, '=');
   if (first.kind == IR_GLOBAL && assigns) return IR_ITEM_GLOBAL;
   if (first.kind == IR_LOCAL && assigns) return IR_ITEM_TYPE;
   if (first.kind == IR_META && assigns)
@@ -411,7 +411,7 @@ static bool named_kind(ir_item_kind k) {
   return k != IR_ITEM_OTHER && k != IR_ITEM_TARGET;
 }
 
-cuplug_error *ir_module_parse(ir_module *m, const char *name, const char *text,
+cuplug_error *cuplug__ir_module_parse(ir_module *m, const char *name, const char *text,
                               size_t len, ir_wordset *watch) {
   memset(m, 0, sizeof *m);
   m->name = name;
@@ -420,7 +420,7 @@ cuplug_error *ir_module_parse(ir_module *m, const char *name, const char *text,
   m->max_meta = -1;
   m->max_attrs = -1;
   m->watch = watch;
-  CUPLUG_TRY(lex_all(m, watch));
+  CUPLUG__TRY(lex_all(m, watch));
   size_t cap = 0;
   for (size_t i = 0; i < m->num_toks;) {
     size_t name_tok;
@@ -433,13 +433,13 @@ cuplug_error *ir_module_parse(ir_module *m, const char *name, const char *text,
     size_t k = i;
     for (; k < m->num_toks; k++) {
       if (k > i && m->toks[k].bol && depth <= 0 &&
-          (!define || ir_tok_punct(text, m->toks[k - 1], '}')))
+          (!define || cuplug__ir_tok_punct(text, m->toks[k - 1], '}')))
         break;
       depth += m->toks[k].depth;
     }
     if (depth > 0) {
-      size_t line = ir_line_of(m, m->toks[i].start);
-      ir_module_free(m);
+      size_t line = cuplug__ir_line_of(m, m->toks[i].start);
+      cuplug__ir_module_free(m);
       return cuplug__error(CUPLUG_ERR_IR_PARSE,
                            "%s:%zu: unbalanced brackets: the item that starts here "
                            "is never closed",
@@ -455,9 +455,9 @@ cuplug_error *ir_module_parse(ir_module *m, const char *name, const char *text,
     bool has_name = (kind == IR_ITEM_DEFINE || kind == IR_ITEM_DECLARE) ? name_kind == IR_GLOBAL
                     : kind == IR_ITEM_ATTRS ? name_kind == IR_ATTRGRP
                                             : named_kind(kind);
-    it.name = has_name ? ir_tok_name(text, m->toks[name_tok]) : cuplug__strdup("");
+    it.name = has_name ? cuplug__ir_tok_name(text, m->toks[name_tok]) : cuplug__strdup("");
     if (!it.name) {
-      ir_module_free(m);
+      cuplug__ir_module_free(m);
       return cuplug__error_oom();
     }
     if (m->num_items == cap) {
@@ -465,7 +465,7 @@ cuplug_error *ir_module_parse(ir_module *m, const char *name, const char *text,
       ir_item *v = realloc(m->items, cap * sizeof *v);
       if (!v) {
         free(it.name);
-        ir_module_free(m);
+        cuplug__ir_module_free(m);
         return cuplug__error_oom();
       }
       m->items = v;
@@ -483,7 +483,7 @@ cuplug_error *ir_module_parse(ir_module *m, const char *name, const char *text,
   return NULL;
 }
 
-void ir_module_free(ir_module *m) {
+void cuplug__ir_module_free(ir_module *m) {
   for (size_t i = 0; i < m->num_items; i++) free(m->items[i].name);
   free(m->items);
   free(m->toks);
@@ -494,7 +494,7 @@ void ir_module_free(ir_module *m) {
   m->num_items = m->num_toks = m->num_watched = 0;
 }
 
-const ir_item *ir_module_find(const ir_module *m, ir_item_kind kind,
+const ir_item *cuplug__ir_module_find(const ir_module *m, ir_item_kind kind,
                               const char *name) {
   for (size_t i = 0; i < m->num_items; i++)
     if (m->items[i].kind == kind && strcmp(m->items[i].name, name) == 0)
@@ -519,7 +519,7 @@ static const char *next_reference(const char *text, const char *end, const char 
   return NULL;
 }
 
-bool ir_text_defines(const char *text, size_t len, const char *symbol) {
+bool cuplug__ir_text_defines(const char *text, size_t len, const char *symbol) {
   size_t sl = strlen(symbol);
   const char *end = text + len, *at;
   for (const char *p = text; (p = next_reference(text, end, p, symbol, sl, &at)); p++) {
@@ -531,14 +531,14 @@ bool ir_text_defines(const char *text, size_t len, const char *symbol) {
   return false;
 }
 
-size_t ir_text_references(const char *text, size_t len, const char *symbol) {
+size_t cuplug__ir_text_references(const char *text, size_t len, const char *symbol) {
   size_t sl = strlen(symbol), n = 0;
   const char *end = text + len, *at;
   for (const char *p = text; (p = next_reference(text, end, p, symbol, sl, &at)); p++) n++;
   return n;
 }
 
-size_t ir_line_of(const ir_module *m, size_t offset) {
+size_t cuplug__ir_line_of(const ir_module *m, size_t offset) {
   size_t line = 1;
   for (size_t i = 0; i < offset && i < m->len; i++)
     if (m->text[i] == '\n') line++;
@@ -558,7 +558,7 @@ static size_t tok_index(const ir_module *m, size_t offset) {
   return lo;
 }
 
-size_t ir_slice(const ir_module *m, size_t start, size_t end, const ir_tok **toks) {
+size_t cuplug__ir_slice(const ir_module *m, size_t start, size_t end, const ir_tok **toks) {
   size_t a = tok_index(m, start), b = tok_index(m, end);
   *toks = m->toks + a;
   return b > a ? b - a : 0;
@@ -566,19 +566,19 @@ size_t ir_slice(const ir_module *m, size_t start, size_t end, const ir_tok **tok
 
 /* ---- functions ---- */
 
-static ir_wordset linkages = IR_WORDSET(
+static ir_wordset linkages = CUPLUG__IR_WORDSET(
     "private", "internal", "available_externally", "linkonce", "weak", "common", "appending",
     "extern_weak", "linkonce_odr", "weak_odr", "external");
 
 /* Keywords between define/declare and the return type, apart from the
  * linkage and the return attributes. */
-static ir_wordset prefix_words = IR_WORDSET(
+static ir_wordset prefix_words = CUPLUG__IR_WORDSET(
     "default", "hidden", "protected", "dllimport", "dllexport", "dso_local",
     "dso_preemptable", "ccc", "fastcc", "coldcc", "ptx_kernel", "ptx_device",
     "x86_stdcallcc", "preserve_mostcc", "preserve_allcc", "cxx_fast_tlscc", "swiftcc",
     "thread_local", "unnamed_addr", "local_unnamed_addr");
 
-static ir_wordset ret_attr_words = IR_WORDSET(
+static ir_wordset ret_attr_words = CUPLUG__IR_WORDSET(
     "zeroext", "signext", "inreg", "noalias", "nonnull", "noundef", "dereferenceable",
     "dereferenceable_or_null", "align", "range", "nofpclass");
 
@@ -593,7 +593,7 @@ static ir_tok cur(const cursor *c) {
   return c->i < c->n ? c->toks[c->i] : (ir_tok){.kind = IR_EOF};
 }
 
-static bool cur_punct(const cursor *c, char ch) { return ir_tok_punct(c->text, cur(c), ch); }
+static bool cur_punct(const cursor *c, char ch) { return cuplug__ir_tok_punct(c->text, cur(c), ch); }
 
 /* Skips a balanced group starting at an opening bracket. */
 static void skip_group(cursor *c) {
@@ -625,8 +625,8 @@ static bool parse_type(cursor *c) {
   for (;;) {
     if (cur_punct(c, '*')) {
       c->i++;
-    } else if (ir_tok_is(c->text, cur(c), "addrspace") && c->i + 1 < c->n &&
-               ir_tok_punct(c->text, c->toks[c->i + 1], '(')) {
+    } else if (cuplug__ir_tok_is(c->text, cur(c), "addrspace") && c->i + 1 < c->n &&
+               cuplug__ir_tok_punct(c->text, c->toks[c->i + 1], '(')) {
       c->i++;
       skip_group(c);
     } else if (cur_punct(c, '(')) {
@@ -642,10 +642,10 @@ static size_t tok_end(ir_tok t) { return t.start + t.len; }
 static cuplug_error *header_error(const ir_module *m, const ir_item *item,
                                   const char *what) {
   return cuplug__error(CUPLUG_ERR_IR_PARSE, "%s:%zu: function @%s: %s", m->name,
-                       ir_line_of(m, item->start), item->name, what);
+                       cuplug__ir_line_of(m, item->start), item->name, what);
 }
 
-cuplug_error *ir_function_parse(const ir_module *m, const ir_item *item,
+cuplug_error *cuplug__ir_function_parse(const ir_module *m, const ir_item *item,
                                 ir_function *fn) {
   memset(fn, 0, sizeof *fn);
   fn->item = item;
@@ -659,20 +659,20 @@ cuplug_error *ir_function_parse(const ir_module *m, const ir_item *item,
   bool have_ret_attr = false;
   for (;;) {
     ir_tok t = cur(&c);
-    if (ir_word_in(&linkages, m->text, t)) {
+    if (cuplug__ir_word_in(&linkages, m->text, t)) {
       fn->linkage = (ir_span){t.start, tok_end(t)};
       c.i++;
-    } else if (ir_word_in(&prefix_words, m->text, t)) {
+    } else if (cuplug__ir_word_in(&prefix_words, m->text, t)) {
       c.i++;
-    } else if (ir_tok_is(m->text, t, "cc") && c.i + 1 < n) {
+    } else if (cuplug__ir_tok_is(m->text, t, "cc") && c.i + 1 < n) {
       c.i += 2;
-    } else if (ir_word_in(&ret_attr_words, m->text, t)) {
+    } else if (cuplug__ir_word_in(&ret_attr_words, m->text, t)) {
       if (!have_ret_attr) ret_attr_start = t.start;
       have_ret_attr = true;
       c.i++;
       if (cur_punct(&c, '('))
         skip_group(&c);
-      else if (ir_tok_is(m->text, t, "align") && cur(&c).kind == IR_NUMBER)
+      else if (cuplug__ir_tok_is(m->text, t, "align") && cur(&c).kind == IR_NUMBER)
         c.i++;
     } else {
       break;
@@ -705,7 +705,7 @@ cuplug_error *ir_function_parse(const ir_module *m, const ir_item *item,
       e = header_error(m, item, "unterminated parameter list");
       goto done;
     }
-    if (cur(&c).kind == IR_PUNCT && ir_tok_is(m->text, cur(&c), "...")) {
+    if (cur(&c).kind == IR_PUNCT && cuplug__ir_tok_is(m->text, cur(&c), "...")) {
       fn->varargs = true;
       c.i++;
       continue;
@@ -753,7 +753,7 @@ cuplug_error *ir_function_parse(const ir_module *m, const ir_item *item,
     fn->body_open = cur(&c).start;
     fn->body_first = item->first + c.i + 1;
     ir_tok last = toks[n - 1];
-    if (!ir_tok_punct(m->text, last, '}')) {
+    if (!cuplug__ir_tok_punct(m->text, last, '}')) {
       e = header_error(m, item, "expected '}' closing the body");
       goto done;
     }
@@ -764,11 +764,11 @@ cuplug_error *ir_function_parse(const ir_module *m, const ir_item *item,
     if (fn->fn_attrs.end < attrs_start) fn->fn_attrs.end = attrs_start;
   }
 done:
-  if (e) ir_function_free(fn);
+  if (e) cuplug__ir_function_free(fn);
   return e;
 }
 
-void ir_function_free(ir_function *fn) {
+void cuplug__ir_function_free(ir_function *fn) {
   free(fn->params);
   fn->params = NULL;
   fn->num_params = 0;
@@ -779,13 +779,13 @@ static size_t line_begin(const char *text, size_t at) {
   return at;
 }
 
-bool ir_next_stmt(const ir_module *m, const ir_function *fn, size_t *cursor, ir_stmt *s) {
+bool cuplug__ir_next_stmt(const ir_module *m, const ir_function *fn, size_t *cursor, ir_stmt *s) {
   size_t i = fn->body_first + *cursor;
   if (!fn->body_close || i >= fn->body_last) return false;
   const ir_tok *t = m->toks;
   size_t k = i + 1;
   bool label = (t[i].kind == IR_WORD || t[i].kind == IR_NUMBER || t[i].kind == IR_STRING) &&
-               k < fn->body_last && ir_tok_punct(m->text, t[k], ':') && !t[k].bol;
+               k < fn->body_last && cuplug__ir_tok_punct(m->text, t[k], ':') && !t[k].bol;
   if (label) {
     k++;
   } else {
@@ -804,7 +804,7 @@ bool ir_next_stmt(const ir_module *m, const ir_function *fn, size_t *cursor, ir_
   return true;
 }
 
-size_t ir_operand_start(const char *text, const ir_tok *toks, size_t n, size_t first,
+size_t cuplug__ir_operand_start(const char *text, const ir_tok *toks, size_t n, size_t first,
                         size_t which) {
   int depth = 0;
   size_t k = 0;
@@ -823,15 +823,15 @@ size_t ir_operand_start(const char *text, const ir_tok *toks, size_t n, size_t f
 
 /* ---- edits ---- */
 
-void ir_edits_init(ir_edits *e) { memset(e, 0, sizeof *e); }
+void cuplug__ir_edits_init(ir_edits *e) { memset(e, 0, sizeof *e); }
 
-void ir_edits_free(ir_edits *e) {
+void cuplug__ir_edits_free(ir_edits *e) {
   for (size_t i = 0; i < e->n; i++) free(e->v[i].text);
   free(e->v);
-  ir_edits_init(e);
+  cuplug__ir_edits_init(e);
 }
 
-void ir_edit_replace(ir_edits *e, size_t start, size_t end, const char *text) {
+void cuplug__ir_edit_replace(ir_edits *e, size_t start, size_t end, const char *text) {
   if (e->oom) return;
   if (e->n == e->cap) {
     size_t nc = e->cap ? e->cap * 2 : 16;
@@ -852,12 +852,12 @@ void ir_edit_replace(ir_edits *e, size_t start, size_t end, const char *text) {
   e->n++;
 }
 
-void ir_edit_insert(ir_edits *e, size_t at, const char *text) {
-  ir_edit_replace(e, at, at, text);
+void cuplug__ir_edit_insert(ir_edits *e, size_t at, const char *text) {
+  cuplug__ir_edit_replace(e, at, at, text);
 }
 
-void ir_edit_delete(ir_edits *e, size_t start, size_t end) {
-  ir_edit_replace(e, start, end, "");
+void cuplug__ir_edit_delete(ir_edits *e, size_t start, size_t end) {
+  cuplug__ir_edit_replace(e, start, end, "");
 }
 
 static int edit_cmp(const void *a, const void *b) {
@@ -871,7 +871,7 @@ static int edit_cmp(const void *a, const void *b) {
   return x->seq < y->seq ? -1 : (x->seq > y->seq);
 }
 
-cuplug_error *ir_edits_apply(ir_edits *e, const char *text, size_t len,
+cuplug_error *cuplug__ir_edits_apply(ir_edits *e, const char *text, size_t len,
                              cuplug__buf *out) {
   if (e->oom) return cuplug__error_oom();
   if (e->n) qsort(e->v, e->n, sizeof *e->v, edit_cmp); /* qsort takes no NULL */
@@ -900,21 +900,21 @@ cuplug_error *ir_edits_apply(ir_edits *e, const char *text, size_t len,
 
 /* ---- rewrites ---- */
 
-cuplug_error *ir_rewrite_begin(ir_rewrite *rw, const char *name, const char *text,
+cuplug_error *cuplug__ir_rewrite_begin(ir_rewrite *rw, const char *name, const char *text,
                                size_t len, ir_wordset *watch) {
   memset(rw, 0, sizeof *rw);
-  CUPLUG_TRY(ir_module_parse(&rw->m, name, text, len, watch));
-  ir_edits_init(&rw->edits);
+  CUPLUG__TRY(cuplug__ir_module_parse(&rw->m, name, text, len, watch));
+  cuplug__ir_edits_init(&rw->edits);
   cuplug__buf_init(&rw->tail);
   rw->next_meta = rw->m.max_meta + 1;
   rw->next_attrs = rw->m.max_attrs + 1;
   return NULL;
 }
 
-long ir_rewrite_meta_id(ir_rewrite *rw) { return rw->next_meta++; }
-long ir_rewrite_attrs_id(ir_rewrite *rw) { return rw->next_attrs++; }
+long cuplug__ir_rewrite_meta_id(ir_rewrite *rw) { return rw->next_meta++; }
+long cuplug__ir_rewrite_attrs_id(ir_rewrite *rw) { return rw->next_attrs++; }
 
-void ir_rewrite_named_meta(ir_rewrite *rw, const char *name, long id) {
+void cuplug__ir_rewrite_named_meta(ir_rewrite *rw, const char *name, long id) {
   ir_named_add *a = NULL;
   for (size_t i = 0; i < rw->num_named; i++)
     if (strcmp(rw->named[i].name, name) == 0) a = &rw->named[i];
@@ -943,16 +943,16 @@ static void flush_named(ir_rewrite *rw) {
   for (size_t i = 0; i < rw->num_named; i++) {
     ir_named_add *a = &rw->named[i];
     const char *ids = a->ids.data ? a->ids.data : "";
-    const ir_item *it = ir_module_find(&rw->m, IR_ITEM_NAMED_META, a->name);
+    const ir_item *it = cuplug__ir_module_find(&rw->m, IR_ITEM_NAMED_META, a->name);
     if (it) {
       /* before the list's closing brace: the item's last '}' token (a
        * trailing comment is no token) */
       const ir_tok *toks = rw->m.toks + it->first;
       size_t n = it->last - it->first;
-      while (n && !ir_tok_punct(rw->m.text, toks[n - 1], '}')) n--;
+      while (n && !cuplug__ir_tok_punct(rw->m.text, toks[n - 1], '}')) n--;
       if (!n) continue;
-      bool empty = n >= 2 && ir_tok_punct(rw->m.text, toks[n - 2], '{');
-      ir_edit_insert(&rw->edits, toks[n - 1].start, empty ? ids + 2 : ids);
+      bool empty = n >= 2 && cuplug__ir_tok_punct(rw->m.text, toks[n - 2], '{');
+      cuplug__ir_edit_insert(&rw->edits, toks[n - 1].start, empty ? ids + 2 : ids);
     } else {
       cuplug__buf_putc(&rw->tail, '!');
       cuplug__buf_puts(&rw->tail, a->name);
@@ -967,19 +967,19 @@ static void rewrite_release(ir_rewrite *rw) {
     cuplug__buf_free(&rw->named[i].ids);
   }
   free(rw->named);
-  ir_edits_free(&rw->edits);
+  cuplug__ir_edits_free(&rw->edits);
   cuplug__buf_free(&rw->tail);
-  ir_module_free(&rw->m);
+  cuplug__ir_module_free(&rw->m);
   memset(rw, 0, sizeof *rw);
 }
 
-void ir_rewrite_abort(ir_rewrite *rw) { rewrite_release(rw); }
+void cuplug__ir_rewrite_abort(ir_rewrite *rw) { rewrite_release(rw); }
 
-cuplug_error *ir_rewrite_finish(ir_rewrite *rw, char **out, size_t *out_len) {
+cuplug_error *cuplug__ir_rewrite_finish(ir_rewrite *rw, char **out, size_t *out_len) {
   flush_named(rw);
   cuplug__buf b;
   cuplug__buf_init(&b);
-  cuplug_error *e = ir_edits_apply(&rw->edits, rw->m.text, rw->m.len, &b);
+  cuplug_error *e = cuplug__ir_edits_apply(&rw->edits, rw->m.text, rw->m.len, &b);
   if (!e && rw->tail.len) {
     if (b.len && b.data[b.len - 1] != '\n') cuplug__buf_putc(&b, '\n');
     cuplug__buf_append(&b, rw->tail.data, rw->tail.len);

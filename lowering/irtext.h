@@ -6,15 +6,15 @@
  * kernel fix-up, exception store, legalisation) is an edit of the host's own
  * text: the model below records byte spans, and an edit list replaces spans.
  * Everything that is not edited passes through byte for byte. */
-#ifndef CUPLUG_IRTEXT_H
-#define CUPLUG_IRTEXT_H
+#ifndef CUPLUG__LOWERING_IRTEXT_H
+#define CUPLUG__LOWERING_IRTEXT_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
+#include "base/buf.h"
 #include "cuplug/cuplug.h"
 
 /* ---- tokens ---- */
@@ -49,26 +49,26 @@ typedef struct ir_lexer {
 
 /* The text must be NUL-terminated (text[len] == '\0'): the NUL is the
  * lexer's sentinel. */
-void ir_lexer_init(ir_lexer *lx, const char *text, size_t len, size_t pos);
+void cuplug__ir_lexer_init(ir_lexer *lx, const char *text, size_t len, size_t pos);
 /* The next token; comments and blanks are skipped, newlines are tokens.
  * An unterminated string ends at the end of the text. */
-ir_tok ir_next(ir_lexer *lx);
+ir_tok cuplug__ir_next(ir_lexer *lx);
 
 /* Is t the text `word`?  Inline, so that a literal's length is folded. */
-static inline bool ir_tok_is(const char *text, ir_tok t, const char *word) {
+static inline bool cuplug__ir_tok_is(const char *text, ir_tok t, const char *word) {
   size_t n = __builtin_strlen(word);
   return t.len == n && __builtin_memcmp(text + t.start, word, n) == 0;
 }
-bool ir_tok_punct(const char *text, ir_tok t, char c);
+bool cuplug__ir_tok_punct(const char *text, ir_tok t, char c);
 /* The name of a %, @ or ! identifier, unquoted and unescaped (malloc'd). */
-char *ir_tok_name(const char *text, ir_tok t);
+char *cuplug__ir_tok_name(const char *text, ir_tok t);
 /* True for %12 / @12: a numbered (unnamed) value. */
-bool ir_tok_numbered(const char *text, ir_tok t, unsigned long *number);
+bool cuplug__ir_tok_numbered(const char *text, ir_tok t, unsigned long *number);
 
 /* Does the %, @ or ! identifier t name `name` (no allocation)? */
-bool ir_tok_names(const char *text, ir_tok t, const char *name);
+bool cuplug__ir_tok_names(const char *text, ir_tok t, const char *name);
 /* Writes `sigil` and a name, quoted and escaped as LLVM's parser reads it. */
-void ir_put_name(cuplug__buf *b, char sigil, const char *name);
+void cuplug__ir_put_name(cuplug__buf *b, char sigil, const char *name);
 
 /* ---- word sets: constant-time keyword lookup ---- */
 
@@ -81,12 +81,12 @@ typedef struct ir_wordset {
                                most words miss it and are never hashed */
 } ir_wordset;
 
-#define IR_WORDSET(...) {(const char *const[]){__VA_ARGS__, NULL}, false, {0}, {0}, {0}}
+#define CUPLUG__IR_WORDSET(...) {(const char *const[]){__VA_ARGS__, NULL}, false, {0}, {0}, {0}}
 
 /* Is t an IR_WORD in the set?  Sets hold at most 128 words. */
-bool ir_word_in(ir_wordset *set, const char *text, ir_tok t);
+bool cuplug__ir_word_in(ir_wordset *set, const char *text, ir_tok t);
 /* The index of t in the set's list, or -1. */
-int ir_word_index(ir_wordset *set, const char *text, ir_tok t);
+int cuplug__ir_word_index(ir_wordset *set, const char *text, ir_tok t);
 
 /* ---- top-level items ---- */
 
@@ -131,24 +131,24 @@ typedef struct ir_module {
  * `watch` (may be NULL) fills m->watched.  Fails (CUPLUG_ERR_IR_PARSE) only
  * on text that has no recognisable structure, such as an unclosed function
  * body; full checking is LLVM's job (validate.c). */
-cuplug_error *ir_module_parse(ir_module *m, const char *name, const char *text,
+cuplug_error *cuplug__ir_module_parse(ir_module *m, const char *name, const char *text,
                               size_t len, ir_wordset *watch);
-void ir_module_free(ir_module *m);
+void cuplug__ir_module_free(ir_module *m);
 /* The first item of a kind with a name, or NULL. */
-const ir_item *ir_module_find(const ir_module *m, ir_item_kind kind,
+const ir_item *cuplug__ir_module_find(const ir_module *m, ir_item_kind kind,
                               const char *name);
 /* A quick look, without lexing: does a line of the text begin with
  * "define" and name @symbol?  (False negatives are possible for names
  * written with escapes; callers fall back to a full parse.) */
-bool ir_text_defines(const char *text, size_t len, const char *symbol);
+bool cuplug__ir_text_defines(const char *text, size_t len, const char *symbol);
 /* How many times the text names @symbol, its definition included, by the
  * same quick look (comments count: it errs towards more). */
-size_t ir_text_references(const char *text, size_t len, const char *symbol);
+size_t cuplug__ir_text_references(const char *text, size_t len, const char *symbol);
 
 /* 1-based line number of a byte offset, for messages. */
-size_t ir_line_of(const ir_module *m, size_t offset);
+size_t cuplug__ir_line_of(const ir_module *m, size_t offset);
 /* The module's tokens that lie in bytes [start, end): a slice of m->toks. */
-size_t ir_slice(const ir_module *m, size_t start, size_t end, const ir_tok **toks);
+size_t cuplug__ir_slice(const ir_module *m, size_t start, size_t end, const ir_tok **toks);
 
 /* ---- functions ---- */
 
@@ -177,9 +177,9 @@ typedef struct ir_function {
   size_t body_open, body_close; /* offsets of '{' and '}'; 0 for declares */
 } ir_function;
 
-cuplug_error *ir_function_parse(const ir_module *m, const ir_item *item,
+cuplug_error *cuplug__ir_function_parse(const ir_module *m, const ir_item *item,
                                 ir_function *fn);
-void ir_function_free(ir_function *fn);
+void cuplug__ir_function_free(ir_function *fn);
 
 /* Statements of a body: one instruction or one label each.  Spans cover the
  * statement's tokens, not its trailing comment or newline. */
@@ -191,12 +191,12 @@ typedef struct ir_stmt {
 } ir_stmt;
 
 /* Iterates over a body: *cursor starts at 0; returns false at the end. */
-bool ir_next_stmt(const ir_module *m, const ir_function *fn, size_t *cursor, ir_stmt *s);
+bool cuplug__ir_next_stmt(const ir_module *m, const ir_function *fn, size_t *cursor, ir_stmt *s);
 
 /* Splits a statement's tokens at their top-level commas, counting from
  * token `first`: the index of the token that starts operand `which`
  * (0-based; operand 0 starts at `first`), or n when there are fewer. */
-size_t ir_operand_start(const char *text, const ir_tok *toks, size_t n, size_t first,
+size_t cuplug__ir_operand_start(const char *text, const ir_tok *toks, size_t n, size_t first,
                         size_t which);
 
 /* ---- edits ---- */
@@ -213,14 +213,14 @@ typedef struct ir_edits {
   bool oom;
 } ir_edits;
 
-void ir_edits_init(ir_edits *e);
-void ir_edits_free(ir_edits *e);
-void ir_edit_replace(ir_edits *e, size_t start, size_t end, const char *text);
-void ir_edit_insert(ir_edits *e, size_t at, const char *text);
-void ir_edit_delete(ir_edits *e, size_t start, size_t end);
+void cuplug__ir_edits_init(ir_edits *e);
+void cuplug__ir_edits_free(ir_edits *e);
+void cuplug__ir_edit_replace(ir_edits *e, size_t start, size_t end, const char *text);
+void cuplug__ir_edit_insert(ir_edits *e, size_t at, const char *text);
+void cuplug__ir_edit_delete(ir_edits *e, size_t start, size_t end);
 /* Applies the edits to text into out.  Edits may not overlap, but one may
  * lie inside the span another replaces; it is then dropped. */
-cuplug_error *ir_edits_apply(ir_edits *e, const char *text, size_t len,
+cuplug_error *cuplug__ir_edits_apply(ir_edits *e, const char *text, size_t len,
                              cuplug__buf *out);
 
 
@@ -241,18 +241,18 @@ typedef struct ir_rewrite {
   size_t num_named;
 } ir_rewrite;
 
-/* Parses the module (with ir_module_parse's `watch`) for passes to edit. */
-cuplug_error *ir_rewrite_begin(ir_rewrite *rw, const char *name, const char *text,
+/* Parses the module (with cuplug__ir_module_parse's `watch`) for passes to edit. */
+cuplug_error *cuplug__ir_rewrite_begin(ir_rewrite *rw, const char *name, const char *text,
                                size_t len, ir_wordset *watch);
 /* A fresh !N / #N number. */
-long ir_rewrite_meta_id(ir_rewrite *rw);
-long ir_rewrite_attrs_id(ir_rewrite *rw);
+long cuplug__ir_rewrite_meta_id(ir_rewrite *rw);
+long cuplug__ir_rewrite_attrs_id(ir_rewrite *rw);
 /* Adds node !id to the named metadata `name`, creating it if needed. */
-void ir_rewrite_named_meta(ir_rewrite *rw, const char *name, long id);
+void cuplug__ir_rewrite_named_meta(ir_rewrite *rw, const char *name, long id);
 /* Applies everything; the result is malloc'd and NUL-terminated.  The
  * rewrite is released whether or not it succeeds.  Several passes may edit
- * one rewrite (see ir_edits_apply for how their edits combine). */
-cuplug_error *ir_rewrite_finish(ir_rewrite *rw, char **out, size_t *out_len);
-void ir_rewrite_abort(ir_rewrite *rw);
+ * one rewrite (see cuplug__ir_edits_apply for how their edits combine). */
+cuplug_error *cuplug__ir_rewrite_finish(ir_rewrite *rw, char **out, size_t *out_len);
+void cuplug__ir_rewrite_abort(ir_rewrite *rw);
 
 #endif

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "lowering.h"
+#include "base/error.h"
+#include "lowering/lowering.h"
 
 typedef struct fixup {
   ir_rewrite *rw;
@@ -41,25 +41,25 @@ static bool is_slot(const fixup *f, ir_tok t) {
   if (t.kind != IR_LOCAL) return false;
   if (f->renumber) {
     unsigned long num;
-    return ir_tok_numbered(f->text, t, &num) && num == 0;
+    return cuplug__ir_tok_numbered(f->text, t, &num) && num == 0;
   }
-  return ir_tok_names(f->text, t, f->slot_name);
+  return cuplug__ir_tok_names(f->text, t, f->slot_name);
 }
 
 /* Appends text [start, end) with numbered locals shifted down by one when
  * renumbering, and poison written as undef. */
 static void put_renumbered(const fixup *f, cuplug__buf *b, size_t start, size_t end) {
   const ir_tok *toks;
-  size_t n = ir_slice(&f->rw->m, start, end, &toks);
+  size_t n = cuplug__ir_slice(&f->rw->m, start, end, &toks);
   size_t pos = start;
   for (size_t i = 0; i < n; i++) {
     unsigned long num;
-    if (f->renumber && toks[i].kind == IR_LOCAL && ir_tok_numbered(f->text, toks[i], &num) &&
+    if (f->renumber && toks[i].kind == IR_LOCAL && cuplug__ir_tok_numbered(f->text, toks[i], &num) &&
         num > 0) {
       cuplug__buf_append(b, f->text + pos, toks[i].start - pos);
       cuplug__buf_printf(b, "%%%lu", num - 1);
       pos = toks[i].start + toks[i].len;
-    } else if (ir_tok_is(f->text, toks[i], "poison")) {
+    } else if (cuplug__ir_tok_is(f->text, toks[i], "poison")) {
       /* this text replaces a statement legalisation will not see */
       cuplug__buf_append(b, f->text + pos, toks[i].start - pos);
       cuplug__buf_puts(b, "undef");
@@ -76,21 +76,21 @@ static void renumber(fixup *f, const ir_tok *toks, size_t n, bool labels_too) {
   for (size_t i = 0; i < n; i++) {
     unsigned long num;
     char buf[32];
-    if (toks[i].kind == IR_LOCAL && ir_tok_numbered(f->text, toks[i], &num) && num > 0) {
+    if (toks[i].kind == IR_LOCAL && cuplug__ir_tok_numbered(f->text, toks[i], &num) && num > 0) {
       snprintf(buf, sizeof buf, "%%%lu", num - 1);
-      ir_edit_replace(&f->rw->edits, toks[i].start, toks[i].start + toks[i].len, buf);
+      cuplug__ir_edit_replace(&f->rw->edits, toks[i].start, toks[i].start + toks[i].len, buf);
     } else if (labels_too && i == 0 && toks[i].kind == IR_NUMBER && n > 1 &&
-               ir_tok_punct(f->text, toks[1], ':')) {
+               cuplug__ir_tok_punct(f->text, toks[1], ':')) {
       num = strtoul(f->text + toks[i].start, NULL, 10);
       snprintf(buf, sizeof buf, "%lu", num ? num - 1 : 0);
-      ir_edit_replace(&f->rw->edits, toks[i].start, toks[i].start + toks[i].len, buf);
+      cuplug__ir_edit_replace(&f->rw->edits, toks[i].start, toks[i].start + toks[i].len, buf);
     }
   }
 }
 
 static cuplug_error *unsupported(const fixup *f, size_t at, const char *what) {
   return cuplug__error(CUPLUG_ERR_IR_UNSUPPORTED, "%s:%zu: kernel @%s: %s",
-                       f->rw->m.name, ir_line_of(&f->rw->m, at), f->entry, what);
+                       f->rw->m.name, cuplug__ir_line_of(&f->rw->m, at), f->entry, what);
 }
 
 /* ret i32 <status>[, !dbg !N]  ->  [call exc_helper(status)] ret void */
@@ -99,7 +99,7 @@ static cuplug_error *fix_ret(fixup *f, const ir_stmt *s) {
   size_t n = s->n;
   size_t val = 2; /* ret <type> <value> */
   if (n < 3) {
-    if (n == 2 && ir_tok_is(f->text, toks[1], "void")) return NULL;
+    if (n == 2 && cuplug__ir_tok_is(f->text, toks[1], "void")) return NULL;
     return unsupported(f, s->start, "a return without a status value");
   }
   size_t md_text = cuplug__ret_attachments(f->text, s); /* ", !dbg ..." */
@@ -108,7 +108,7 @@ static cuplug_error *fix_ret(fixup *f, const ir_stmt *s) {
   cuplug__buf_init(&b);
   if (f->debug) {
     cuplug__buf_puts(&b, "call void ");
-    ir_put_name(&b, '@', f->helper);
+    cuplug__ir_put_name(&b, '@', f->helper);
     cuplug__buf_puts(&b, "(i32 ");
     put_renumbered(f, &b, toks[val].start, val_end);
     cuplug__buf_putc(&b, ')');
@@ -119,7 +119,7 @@ static cuplug_error *fix_ret(fixup *f, const ir_stmt *s) {
   cuplug__buf_append(&b, f->text + md_text, s->end - md_text);
   char *repl = cuplug__buf_take(&b, NULL);
   if (!repl) return cuplug__error_oom();
-  ir_edit_replace(&f->rw->edits, s->start, s->end, repl);
+  cuplug__ir_edit_replace(&f->rw->edits, s->start, s->end, repl);
   free(repl);
   return NULL;
 }
@@ -156,22 +156,22 @@ static cuplug_error *fix_body(fixup *f) {
   if (!f->every_token) f->mention = next_mention(f, body);
   ir_stmt st;
   size_t cursor = 0;
-  while (ir_next_stmt(&f->rw->m, f->fn, &cursor, &st)) {
+  while (cuplug__ir_next_stmt(&f->rw->m, f->fn, &cursor, &st)) {
     const ir_stmt *s = &st;
-    if (ir_tok_is(f->text, s->toks[0], "ret")) {
-      CUPLUG_TRY(fix_ret(f, s));
+    if (cuplug__ir_tok_is(f->text, s->toks[0], "ret")) {
+      CUPLUG__TRY(fix_ret(f, s));
       continue;
     }
     if (!may_use_slot(f, s)) continue; /* (always may when renumbering) */
     bool removed = false;
-    if (ir_tok_is(f->text, s->toks[0], "store")) {
+    if (cuplug__ir_tok_is(f->text, s->toks[0], "store")) {
       /* store <ty> <val>, <ty>* <ptr>[, align N]: the pointer operand is the
        * last token of the second operand */
-      size_t ptr = ir_operand_start(f->text, s->toks, s->n, 1, 1);
-      size_t ptr_end = ir_operand_start(f->text, s->toks, s->n, ptr, 1);
+      size_t ptr = cuplug__ir_operand_start(f->text, s->toks, s->n, 1, 1);
+      size_t ptr_end = cuplug__ir_operand_start(f->text, s->toks, s->n, ptr, 1);
       size_t last = (ptr_end < s->n ? ptr_end - 1 : s->n) - 1;
       if (ptr < s->n && last < s->n && is_slot(f, s->toks[last])) {
-        ir_edit_delete(&f->rw->edits, s->line_start, s->line_end);
+        cuplug__ir_edit_delete(&f->rw->edits, s->line_start, s->line_end);
         removed = true;
       }
     }
@@ -180,7 +180,7 @@ static cuplug_error *fix_body(fixup *f) {
       /* a debug intrinsic that describes the slot goes with it */
       if (!calls_dbg(f, s))
         return unsupported(f, s->start, "the return slot is used other than by storing to it");
-      ir_edit_delete(&f->rw->edits, s->line_start, s->line_end);
+      cuplug__ir_edit_delete(&f->rw->edits, s->line_start, s->line_end);
       removed = true;
     }
     if (!removed) renumber(f, s->toks, s->n, true);
@@ -192,13 +192,13 @@ static cuplug_error *fix_body(fixup *f) {
 static const ir_item *find_meta(const ir_module *m, ir_tok ref) {
   char id[32];
   snprintf(id, sizeof id, "%.*s", (int)ref.len - 1, m->text + ref.start + 1);
-  return ir_module_find(m, IR_ITEM_META, id);
+  return cuplug__ir_module_find(m, IR_ITEM_META, id);
 }
 
 /* The !N after "field:" in a specialised metadata node, or IR_EOF. */
 static ir_tok field_ref(const char *text, const ir_tok *toks, size_t n, const char *field) {
   for (size_t i = 0; i + 2 < n; i++)
-    if (ir_tok_is(text, toks[i], field) && ir_tok_punct(text, toks[i + 1], ':') &&
+    if (cuplug__ir_tok_is(text, toks[i], field) && cuplug__ir_tok_punct(text, toks[i + 1], ':') &&
         toks[i + 2].kind == IR_META)
       return toks[i + 2];
   return (ir_tok){.kind = IR_EOF};
@@ -211,36 +211,36 @@ static cuplug_error *fix_debug_type(fixup *f) {
   ir_rewrite *rw = f->rw;
   const ir_module *m = &rw->m;
   const ir_tok *toks;
-  size_t n = ir_slice(m, f->fn->fn_attrs.start, f->fn->fn_attrs.end, &toks);
+  size_t n = cuplug__ir_slice(m, f->fn->fn_attrs.start, f->fn->fn_attrs.end, &toks);
   const ir_item *sp = NULL;
   for (size_t i = 0; i + 1 < n; i++)
-    if (ir_tok_is(f->text, toks[i], "!dbg") && toks[i + 1].kind == IR_META)
+    if (cuplug__ir_tok_is(f->text, toks[i], "!dbg") && toks[i + 1].kind == IR_META)
       sp = find_meta(m, toks[i + 1]);
   if (!sp) return NULL;
 
   /* type: !M in the DISubprogram */
-  n = ir_slice(m, sp->start, sp->end, &toks);
+  n = cuplug__ir_slice(m, sp->start, sp->end, &toks);
   ir_tok type_ref = field_ref(f->text, toks, n, "type");
   const ir_item *st = type_ref.kind == IR_META ? find_meta(m, type_ref) : NULL;
   if (!st) return NULL;
 
   /* types: !K in the DISubroutineType */
-  n = ir_slice(m, st->start, st->end, &toks);
+  n = cuplug__ir_slice(m, st->start, st->end, &toks);
   ir_tok types_ref = field_ref(f->text, toks, n, "types");
   size_t st_eq = 0;
-  while (st_eq < n && !ir_tok_punct(f->text, toks[st_eq], '=')) st_eq++;
+  while (st_eq < n && !cuplug__ir_tok_punct(f->text, toks[st_eq], '=')) st_eq++;
   size_t st_body = st_eq + 1 < n ? toks[st_eq + 1].start : st->end;
   size_t st_end = n ? toks[n - 1].start + toks[n - 1].len : st->end;
   const ir_item *tl = types_ref.kind == IR_META ? find_meta(m, types_ref) : NULL;
   if (!tl) return NULL;
 
   /* !K = !{a, b, c}  ->  !K2 = !{b, c} */
-  n = ir_slice(m, tl->start, tl->end, &toks);
+  n = cuplug__ir_slice(m, tl->start, tl->end, &toks);
   size_t open = 0;
-  while (open < n && !ir_tok_punct(f->text, toks[open], '{')) open++;
-  size_t second = ir_operand_start(f->text, toks, n, open + 1, 1);
+  while (open < n && !cuplug__ir_tok_punct(f->text, toks[open], '{')) open++;
+  size_t second = cuplug__ir_operand_start(f->text, toks, n, open + 1, 1);
   size_t close = n ? n - 1 : 0;
-  long new_list = ir_rewrite_meta_id(rw), new_type = ir_rewrite_meta_id(rw);
+  long new_list = cuplug__ir_rewrite_meta_id(rw), new_type = cuplug__ir_rewrite_meta_id(rw);
   cuplug__buf_printf(&rw->tail, "!%ld = !{", new_list);
   if (second < close)
     cuplug__buf_append(&rw->tail, f->text + toks[second].start,
@@ -257,7 +257,7 @@ static cuplug_error *fix_debug_type(fixup *f) {
 
   char ref[32];
   snprintf(ref, sizeof ref, "!%ld", new_type);
-  ir_edit_replace(&rw->edits, type_ref.start, type_ref.start + type_ref.len, ref);
+  cuplug__ir_edit_replace(&rw->edits, type_ref.start, type_ref.start + type_ref.len, ref);
   return NULL;
 }
 
@@ -269,7 +269,7 @@ static bool has_numbered_types(const ir_module *m) {
   return false;
 }
 
-static ir_wordset kernel_removes = IR_WORDSET("noinline");
+static ir_wordset kernel_removes = CUPLUG__IR_WORDSET("noinline");
 
 /* Annotates the kernel, whose parameters are fn's from `first` on. */
 static cuplug_error *mark_kernel(ir_rewrite *rw, const ir_function *fn, const char *text,
@@ -298,7 +298,7 @@ cuplug_error *cuplug__kernel_fixup(ir_rewrite *rw, const char *entry,
   const char *text = rw->m.text;
   ir_function fn;
   bool found;
-  CUPLUG_TRY(cuplug__find_define(&rw->m, entry, &fn, &found));
+  CUPLUG__TRY(cuplug__find_define(&rw->m, entry, &fn, &found));
   if (!found)
     return cuplug__error(CUPLUG_ERR_ENTRY_NOT_FOUND, "%s: no definition of @%s", rw->m.name,
                          entry);
@@ -311,25 +311,25 @@ cuplug_error *cuplug__kernel_fixup(ir_rewrite *rw, const char *entry,
 
   if (o->c_entry) {
     /* Already `void k(args)`: only the marking is missing. */
-    if (!ir_tok_is(text, ret, "void")) {
+    if (!cuplug__ir_tok_is(text, ret, "void")) {
       e = unsupported(&f, fn.item->start, "a C-ABI kernel returns void");
       goto done;
     }
     cuplug__fn_attrs_edit(rw, &fn, NULL, &kernel_removes);
     e = mark_kernel(rw, &fn, text, entry, 0, o);
-    ir_function_free(&fn);
+    cuplug__ir_function_free(&fn);
     return e;
   }
 
   if (fn.num_params == 0 || text[fn.params[0].type.end - 1] != '*' ||
-      !ir_tok_is(text, ret, "i32")) {
+      !cuplug__ir_tok_is(text, ret, "i32")) {
     e = unsupported(&f, fn.item->start,
                     "a Numba-ABI function returns i32 and takes its return slot "
                     "pointer first");
     goto done;
   }
   f.slot = fn.params[0].name;
-  if (f.slot.kind == IR_EOF || ir_tok_numbered(text, f.slot, NULL)) {
+  if (f.slot.kind == IR_EOF || cuplug__ir_tok_numbered(text, f.slot, NULL)) {
     if (has_numbered_types(&rw->m)) {
       e = unsupported(&f, fn.item->start,
                       "its return slot is unnamed and the module numbers its types; "
@@ -337,7 +337,7 @@ cuplug_error *cuplug__kernel_fixup(ir_rewrite *rw, const char *entry,
       goto done;
     }
     f.renumber = true;
-  } else if (!(f.slot_name = ir_tok_name(text, f.slot))) {
+  } else if (!(f.slot_name = cuplug__ir_tok_name(text, f.slot))) {
     e = cuplug__error_oom();
     goto done;
   }
@@ -353,7 +353,7 @@ cuplug_error *cuplug__kernel_fixup(ir_rewrite *rw, const char *entry,
   }
 
   /* The header: void return, no return slot, no noinline. */
-  ir_edit_replace(&rw->edits, fn.ret_attrs.start, fn.ret_type.end, "void");
+  cuplug__ir_edit_replace(&rw->edits, fn.ret_attrs.start, fn.ret_type.end, "void");
   cuplug__drop_first_param(rw, &fn);
   for (size_t i = 1; i < fn.num_params; i++)
     if (fn.params[i].name.kind != IR_EOF) renumber(&f, &fn.params[i].name, 1, false);
@@ -370,6 +370,6 @@ cuplug_error *cuplug__kernel_fixup(ir_rewrite *rw, const char *entry,
 done:
   free(f.slot_name);
   free(f.helper);
-  ir_function_free(&fn);
+  cuplug__ir_function_free(&fn);
   return e;
 }

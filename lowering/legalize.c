@@ -15,13 +15,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "error.h"
-#include "lowering.h"
+#include "base/error.h"
+#include "lowering/lowering.h"
 
 /* The words legalisation acts on, in one set so that a word token costs
  * one lookup.  First the attributes newer than LLVM 7, then those that
  * take an argument list (removed with it), then the other rewrites. */
-static ir_wordset legal_words = IR_WORDSET(
+static ir_wordset legal_words = CUPLUG__IR_WORDSET(
     "nofree", "nosync", "willreturn", "mustprogress", "nocallback", "noundef",
     "immarg", "noprofile", "skipprofile", "hot", "speculative_load_hardening",
     "nosanitize_coverage", "nosanitize_bounds", "disable_sanitizer_instrumentation",
@@ -35,16 +35,16 @@ static ir_wordset legal_words = IR_WORDSET(
     "uwtable", "poison", "fneg", "ptr");
 enum { FIRST_CALL = 27, FIRST_OTHER = 34 };
 
-static ir_wordset fast_math_flags = IR_WORDSET(
+static ir_wordset fast_math_flags = CUPLUG__IR_WORDSET(
     "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc", "fast");
 
 /* The index after the parenthesised group starting at toks[i], or i. */
 static size_t after_group(const char *text, const ir_tok *toks, size_t n, size_t i) {
-  if (i >= n || !ir_tok_punct(text, toks[i], '(')) return i;
+  if (i >= n || !cuplug__ir_tok_punct(text, toks[i], '(')) return i;
   int depth = 0;
   for (; i < n; i++) {
-    if (ir_tok_punct(text, toks[i], '(')) depth++;
-    if (ir_tok_punct(text, toks[i], ')') && --depth == 0) return i + 1;
+    if (cuplug__ir_tok_punct(text, toks[i], '(')) depth++;
+    if (cuplug__ir_tok_punct(text, toks[i], ')') && --depth == 0) return i + 1;
   }
   return n;
 }
@@ -83,35 +83,35 @@ static cuplug_error *legalize_tokens(ir_rewrite *rw, const ir_item *it, size_t *
     ir_tok t = toks[i];
     if (t.kind == IR_GLOBAL && is_libdevice_ref(text, t)) *uses_libdevice = true;
     if (t.kind != IR_WORD) continue;
-    int w = ir_word_index(&legal_words, text, t);
+    int w = cuplug__ir_word_index(&legal_words, text, t);
     if (w < 0) continue;
     bool strip = w < FIRST_CALL, call = w >= FIRST_CALL && w < FIRST_OTHER;
-    bool before_colon = i + 1 < n && ir_tok_punct(text, toks[i + 1], ':');
+    bool before_colon = i + 1 < n && cuplug__ir_tok_punct(text, toks[i + 1], ':');
     if (before_colon) continue; /* a label, or a metadata field name */
     if (strip) {
-      ir_edit_delete(&rw->edits, t.start, t.start + t.len);
-    } else if (call && i + 1 < n && ir_tok_punct(text, toks[i + 1], '(')) {
+      cuplug__ir_edit_delete(&rw->edits, t.start, t.start + t.len);
+    } else if (call && i + 1 < n && cuplug__ir_tok_punct(text, toks[i + 1], '(')) {
       size_t j = after_group(text, toks, n, i + 1);
-      ir_edit_delete(&rw->edits, t.start, toks[j - 1].start + toks[j - 1].len);
+      cuplug__ir_edit_delete(&rw->edits, t.start, toks[j - 1].start + toks[j - 1].len);
       i = j - 1;
-    } else if (ir_tok_is(text, t, "uwtable") && i + 1 < n &&
-               ir_tok_punct(text, toks[i + 1], '(')) {
+    } else if (cuplug__ir_tok_is(text, t, "uwtable") && i + 1 < n &&
+               cuplug__ir_tok_punct(text, toks[i + 1], '(')) {
       size_t j = after_group(text, toks, n, i + 1);
-      ir_edit_delete(&rw->edits, toks[i + 1].start, toks[j - 1].start + toks[j - 1].len);
+      cuplug__ir_edit_delete(&rw->edits, toks[i + 1].start, toks[j - 1].start + toks[j - 1].len);
       i = j - 1;
-    } else if (ir_tok_is(text, t, "poison")) {
-      ir_edit_replace(&rw->edits, t.start, t.start + t.len, "undef");
-    } else if (ir_tok_is(text, t, "fneg")) {
+    } else if (cuplug__ir_tok_is(text, t, "poison")) {
+      cuplug__ir_edit_replace(&rw->edits, t.start, t.start + t.len, "undef");
+    } else if (cuplug__ir_tok_is(text, t, "fneg")) {
       /* fneg [fmf] T %v  ->  fsub [fmf] T -0.0, %v
        * fneg [fmf] <N x T> %v  ->  fsub [fmf] <N x T> <T -0.0, ...>, %v */
       size_t j = i + 1;
-      while (j < n && ir_word_in(&fast_math_flags, text, toks[j])) j++;
+      while (j < n && cuplug__ir_word_in(&fast_math_flags, text, toks[j])) j++;
       if (j + 1 < n && toks[j].kind == IR_WORD) {
-        ir_edit_replace(&rw->edits, t.start, t.start + t.len, "fsub");
-        ir_edit_insert(&rw->edits, toks[j + 1].start, "-0.0, ");
-      } else if (j + 5 < n && ir_tok_punct(text, toks[j], '<') && toks[j + 1].kind == IR_NUMBER &&
-                 ir_tok_is(text, toks[j + 2], "x") && toks[j + 3].kind == IR_WORD &&
-                 ir_tok_punct(text, toks[j + 4], '>')) {
+        cuplug__ir_edit_replace(&rw->edits, t.start, t.start + t.len, "fsub");
+        cuplug__ir_edit_insert(&rw->edits, toks[j + 1].start, "-0.0, ");
+      } else if (j + 5 < n && cuplug__ir_tok_punct(text, toks[j], '<') && toks[j + 1].kind == IR_NUMBER &&
+                 cuplug__ir_tok_is(text, toks[j + 2], "x") && toks[j + 3].kind == IR_WORD &&
+                 cuplug__ir_tok_punct(text, toks[j + 4], '>')) {
         long lanes = strtol(text + toks[j + 1].start, NULL, 10);
         cuplug__buf zero;
         cuplug__buf_init(&zero);
@@ -121,15 +121,15 @@ static cuplug_error *legalize_tokens(ir_rewrite *rw, const ir_item *it, size_t *
                              text + toks[j + 3].start);
         cuplug__buf_puts(&zero, ">, ");
         if (zero.oom) return cuplug__error_oom();
-        ir_edit_replace(&rw->edits, t.start, t.start + t.len, "fsub");
-        ir_edit_insert(&rw->edits, toks[j + 5].start, zero.data);
+        cuplug__ir_edit_replace(&rw->edits, t.start, t.start + t.len, "fsub");
+        cuplug__ir_edit_insert(&rw->edits, toks[j + 5].start, zero.data);
         cuplug__buf_free(&zero);
       }
-    } else if (ir_tok_is(text, t, "ptr")) {
+    } else if (cuplug__ir_tok_is(text, t, "ptr")) {
       return cuplug__error(CUPLUG_ERR_IR_UNSUPPORTED,
                            "%s:%zu: opaque pointer type 'ptr': libNVVM reads typed "
                            "pointers (LLVM 7 IR), such as 'i8*'",
-                           rw->m.name, ir_line_of(&rw->m, t.start));
+                           rw->m.name, cuplug__ir_line_of(&rw->m, t.start));
     }
   }
   return NULL;
@@ -140,7 +140,7 @@ static bool has_target(const ir_module *m, const char *what) {
   for (size_t i = 0; i < m->num_items; i++) {
     const ir_item *it = &m->items[i];
     if (it->kind != IR_ITEM_TARGET) continue;
-    if (it->last - it->first > 1 && ir_tok_is(m->text, m->toks[it->first + 1], what))
+    if (it->last - it->first > 1 && cuplug__ir_tok_is(m->text, m->toks[it->first + 1], what))
       return true;
   }
   return false;
@@ -148,11 +148,11 @@ static bool has_target(const ir_module *m, const char *what) {
 
 cuplug_error *cuplug__legalize(ir_rewrite *rw, cuplug__ir_version v, bool *uses_libdevice) {
   if (!has_target(&rw->m, "triple"))
-    ir_edit_insert(&rw->edits, 0, "target triple = \"" CUPLUG_NVPTX_TRIPLE "\"\n");
+    cuplug__ir_edit_insert(&rw->edits, 0, "target triple = \"" CUPLUG__NVPTX_TRIPLE "\"\n");
   if (!has_target(&rw->m, "datalayout"))
-    ir_edit_insert(&rw->edits, 0, "target datalayout = \"" CUPLUG_NVPTX_DATALAYOUT "\"\n");
+    cuplug__ir_edit_insert(&rw->edits, 0, "target datalayout = \"" CUPLUG__NVPTX_DATALAYOUT "\"\n");
 
-  long version_id = ir_rewrite_meta_id(rw);
+  long version_id = cuplug__ir_rewrite_meta_id(rw);
   bool version_written = false;
   size_t k = 0; /* in the watch list */
   for (size_t i = 0; i < rw->m.num_items; i++) {
@@ -160,7 +160,7 @@ cuplug_error *cuplug__legalize(ir_rewrite *rw, cuplug__ir_version v, bool *uses_
     if (it->kind == IR_ITEM_NAMED_META && strcmp(it->name, "nvvmir.version") == 0) {
       char line[64];
       snprintf(line, sizeof line, "!nvvmir.version = !{!%ld}\n", version_id);
-      ir_edit_replace(&rw->edits, it->start, it->end, version_written ? "" : line);
+      cuplug__ir_edit_replace(&rw->edits, it->start, it->end, version_written ? "" : line);
       version_written = true;
       continue;
     }
@@ -170,13 +170,13 @@ cuplug_error *cuplug__legalize(ir_rewrite *rw, cuplug__ir_version v, bool *uses_
       if (cuplug__numba_atomic_definition(it->name, &def)) {
         char *d = cuplug__buf_take(&def, NULL);
         if (!d) return cuplug__error_oom();
-        ir_edit_replace(&rw->edits, it->start, it->end, d);
+        cuplug__ir_edit_replace(&rw->edits, it->start, it->end, d);
         free(d);
         continue;
       }
       cuplug__buf_free(&def);
     }
-    CUPLUG_TRY(legalize_tokens(rw, it, &k, uses_libdevice));
+    CUPLUG__TRY(legalize_tokens(rw, it, &k, uses_libdevice));
   }
   if (!version_written)
     cuplug__buf_printf(&rw->tail, "!nvvmir.version = !{!%ld}\n", version_id);
@@ -189,15 +189,15 @@ void cuplug__put_legal_attrs(cuplug__buf *b, const char *text, const ir_tok *tok
                              ir_wordset *remove) {
   for (size_t i = 0; i < n; i++) {
     ir_tok t = toks[i];
-    int w = ir_word_index(&legal_words, text, t);
-    bool args = i + 1 < n && ir_tok_punct(text, toks[i + 1], '(');
-    if ((remove && ir_word_in(remove, text, t)) || (w >= 0 && w < FIRST_OTHER)) {
+    int w = cuplug__ir_word_index(&legal_words, text, t);
+    bool args = i + 1 < n && cuplug__ir_tok_punct(text, toks[i + 1], '(');
+    if ((remove && cuplug__ir_word_in(remove, text, t)) || (w >= 0 && w < FIRST_OTHER)) {
       if (args) i = after_group(text, toks, n, i + 1) - 1; /* memory(...) */
       continue;
     }
     bool glue = i > 0 && t.start == toks[i - 1].start + toks[i - 1].len;
     if (!glue) cuplug__buf_putc(b, ' ');
     cuplug__buf_append(b, text + t.start, t.len);
-    if (ir_tok_is(text, t, "uwtable") && args) i = after_group(text, toks, n, i + 1) - 1;
+    if (cuplug__ir_tok_is(text, t, "uwtable") && args) i = after_group(text, toks, n, i + 1) - 1;
   }
 }

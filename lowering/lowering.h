@@ -4,22 +4,18 @@
  * as parsed and records edits and new items.  The pipeline parses each
  * module once, runs the passes that concern it (wrap, then legalise) and
  * writes the result once. */
-#ifndef CUPLUG_LOWERING_H
-#define CUPLUG_LOWERING_H
+#ifndef CUPLUG__LOWERING_LOWERING_H
+#define CUPLUG__LOWERING_LOWERING_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/ir.h"
 #include "cuplug/cuplug.h"
-#include "irtext.h"
+#include "lowering/irtext.h"
 
-/* The NVVM IR version libNVVM reports: IR major/minor, debug major/minor. */
-typedef struct cuplug__ir_version {
-  int ir_major, ir_minor, dbg_major, dbg_minor;
-} cuplug__ir_version;
-
-#define CUPLUG_NVPTX_TRIPLE "nvptx64-nvidia-cuda"
-#define CUPLUG_NVPTX_DATALAYOUT                                                 \
+#define CUPLUG__NVPTX_TRIPLE "nvptx64-nvidia-cuda"
+#define CUPLUG__NVPTX_DATALAYOUT                                                 \
   "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-"     \
   "f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 
@@ -103,7 +99,7 @@ cuplug_error *cuplug__annotate_kernel(ir_rewrite *rw, const char *kernel,
  * (__nv_*): only then does the compile add libdevice, which costs libNVVM
  * more than a small kernel does. */
 cuplug_error *cuplug__legalize(ir_rewrite *rw, cuplug__ir_version v, bool *uses_libdevice);
-/* The watch set to parse a module with (ir_rewrite_begin) that legalisation
+/* The watch set to parse a module with (cuplug__ir_rewrite_begin) that legalisation
  * will see: it then looks only at the tokens the lexer noted, not at every
  * token.  Any other module is legalised the same, token by token. */
 ir_wordset *cuplug__legalize_watch(void);

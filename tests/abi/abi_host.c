@@ -57,7 +57,7 @@ START_TEST(negotiation) {
 END_TEST
 
 START_TEST(exports_only_the_entry_point) {
-  static const char *const hidden[] = {"cuplug__compile", "cuplug__error", "ir_module_parse",
+  static const char *const hidden[] = {"cuplug__compile", "cuplug__error", "cuplug__ir_module_parse",
                                        "cuplug__type_parse", "LLVMContextCreate",
                                        "LLVMParseIRInContext", "_ZN4llvm11LLVMContextC1Ev"};
   for (size_t i = 0; i < sizeof hidden / sizeof hidden[0]; i++)

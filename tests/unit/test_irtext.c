@@ -3,13 +3,13 @@
  * Covers the lexer (token kinds, offsets, lengths), name decoding and
  * quoting, word sets, a module's top-level items (numba's layout, with '{'
  * on its own line, and clang's), function headers, body statements, edit
- * lists and rewrites, and the quick ir_text_defines scan.  Spans are checked
+ * lists and rewrites, and the quick cuplug__ir_text_defines scan.  Spans are checked
  * as the exact text they cover. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "irtext.h"
+#include "lowering/irtext.h"
 #include "support.h"
 
 /* The text of [start, end), for ck_assert_str_eq. */
@@ -25,14 +25,14 @@ static const char *span(const char *text, size_t start, size_t end) {
 #define ASSERT_SPAN(text, s, want) ck_assert_str_eq(span((text), (s).start, (s).end), (want))
 #define ASSERT_TOK(text, t, k, want)                                           \
   do {                                                                         \
-    ir_tok tok_ = (t); /* t may be a call to ir_next */                        \
+    ir_tok tok_ = (t); /* t may be a call to cuplug__ir_next */                        \
     ck_assert_int_eq(tok_.kind, (k));                                          \
     ck_assert_str_eq(span((text), tok_.start, tok_.start + tok_.len), (want)); \
   } while (0)
 
 static ir_module parse_module(const char *name, const char *text) {
   ir_module m;
-  T_ASSERT_OK(ir_module_parse(&m, name, text, strlen(text), NULL));
+  T_ASSERT_OK(cuplug__ir_module_parse(&m, name, text, strlen(text), NULL));
   return m;
 }
 
@@ -61,9 +61,9 @@ static const struct {
 
 START_TEST(lexer_kinds_starts_lengths) {
   ir_lexer lx;
-  ir_lexer_init(&lx, lex_text, strlen(lex_text), 0);
+  cuplug__ir_lexer_init(&lx, lex_text, strlen(lex_text), 0);
   for (size_t i = 0; i < sizeof lex_want / sizeof lex_want[0]; i++) {
-    ir_tok t = ir_next(&lx);
+    ir_tok t = cuplug__ir_next(&lx);
     ck_assert_msg(t.kind == lex_want[i].kind, "token %zu: kind %d, expected %d", i,
                   (int)t.kind, (int)lex_want[i].kind);
     ck_assert_uint_eq(t.start, lex_want[i].start);
@@ -76,14 +76,14 @@ END_TEST
 START_TEST(lexer_token_texts) {
   static const char text[] = "%\"quoted \\22 name\" @glob c\"str\\00\" ... 0xH3C00 !\"md\"";
   ir_lexer lx;
-  ir_lexer_init(&lx, text, strlen(text), 0);
-  ASSERT_TOK(text, ir_next(&lx), IR_LOCAL, "%\"quoted \\22 name\"");
-  ASSERT_TOK(text, ir_next(&lx), IR_GLOBAL, "@glob");
-  ASSERT_TOK(text, ir_next(&lx), IR_STRING, "c\"str\\00\"");
-  ASSERT_TOK(text, ir_next(&lx), IR_PUNCT, "...");
-  ASSERT_TOK(text, ir_next(&lx), IR_NUMBER, "0xH3C00");
-  ASSERT_TOK(text, ir_next(&lx), IR_META, "!\"md\"");
-  ASSERT_TOK(text, ir_next(&lx), IR_EOF, "");
+  cuplug__ir_lexer_init(&lx, text, strlen(text), 0);
+  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_LOCAL, "%\"quoted \\22 name\"");
+  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_GLOBAL, "@glob");
+  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_STRING, "c\"str\\00\"");
+  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_PUNCT, "...");
+  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_NUMBER, "0xH3C00");
+  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_META, "!\"md\"");
+  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_EOF, "");
 }
 END_TEST
 
@@ -91,53 +91,53 @@ START_TEST(lexer_labels_numbers_and_sigils) {
   static const char text[] =
       "entry: 5: %12 @0 %.5 !12 !nvvm.annotations -x - 1e5 -0.25 call cc \"s\"\r\n; only\n";
   ir_lexer lx;
-  ir_lexer_init(&lx, text, strlen(text), 0);
-  ASSERT_TOK(text, ir_next(&lx), IR_WORD, "entry");
-  ASSERT_TOK(text, ir_next(&lx), IR_PUNCT, ":");
-  ASSERT_TOK(text, ir_next(&lx), IR_NUMBER, "5");
-  ASSERT_TOK(text, ir_next(&lx), IR_PUNCT, ":");
-  ASSERT_TOK(text, ir_next(&lx), IR_LOCAL, "%12");
-  ASSERT_TOK(text, ir_next(&lx), IR_GLOBAL, "@0");
-  ASSERT_TOK(text, ir_next(&lx), IR_LOCAL, "%.5");
-  ASSERT_TOK(text, ir_next(&lx), IR_META, "!12");
-  ASSERT_TOK(text, ir_next(&lx), IR_META, "!nvvm.annotations");
-  ASSERT_TOK(text, ir_next(&lx), IR_PUNCT, "-");
-  ASSERT_TOK(text, ir_next(&lx), IR_WORD, "x");
-  ASSERT_TOK(text, ir_next(&lx), IR_PUNCT, "-");
-  ASSERT_TOK(text, ir_next(&lx), IR_NUMBER, "1e5");
-  ASSERT_TOK(text, ir_next(&lx), IR_NUMBER, "-0.25");
-  ASSERT_TOK(text, ir_next(&lx), IR_WORD, "call");
-  ASSERT_TOK(text, ir_next(&lx), IR_WORD, "cc");
-  ASSERT_TOK(text, ir_next(&lx), IR_STRING, "\"s\"");
-  ASSERT_TOK(text, ir_next(&lx), IR_NEWLINE, "\n"); /* '\r' is a blank */
-  ASSERT_TOK(text, ir_next(&lx), IR_NEWLINE, "\n"); /* after a comment-only line */
-  ASSERT_TOK(text, ir_next(&lx), IR_EOF, "");
+  cuplug__ir_lexer_init(&lx, text, strlen(text), 0);
+  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_WORD, "entry");
+  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_PUNCT, ":");
+  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_NUMBER, "5");
+  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_PUNCT, ":");
+  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_LOCAL, "%12");
+  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_GLOBAL, "@0");
+  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_LOCAL, "%.5");
+  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_META, "!12");
+  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_META, "!nvvm.annotations");
+  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_PUNCT, "-");
+  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_WORD, "x");
+  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_PUNCT, "-");
+  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_NUMBER, "1e5");
+  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_NUMBER, "-0.25");
+  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_WORD, "call");
+  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_WORD, "cc");
+  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_STRING, "\"s\"");
+  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_NEWLINE, "\n"); /* '\r' is a blank */
+  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_NEWLINE, "\n"); /* after a comment-only line */
+  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_EOF, "");
 }
 END_TEST
 
 START_TEST(lexer_unterminated_string_ends_at_the_end) {
   static const char text[] = "@\"open name";
   ir_lexer lx;
-  ir_lexer_init(&lx, text, strlen(text), 0);
-  ASSERT_TOK(text, ir_next(&lx), IR_GLOBAL, "@\"open name");
-  ASSERT_TOK(text, ir_next(&lx), IR_EOF, "");
+  cuplug__ir_lexer_init(&lx, text, strlen(text), 0);
+  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_GLOBAL, "@\"open name");
+  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_EOF, "");
   /* starting mid-text */
-  ir_lexer_init(&lx, text, strlen(text), 7);
-  ASSERT_TOK(text, ir_next(&lx), IR_WORD, "name");
+  cuplug__ir_lexer_init(&lx, text, strlen(text), 7);
+  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_WORD, "name");
 }
 END_TEST
 
 START_TEST(tok_is_and_punct) {
   static const char text[] = "define ( i32";
   ir_lexer lx;
-  ir_lexer_init(&lx, text, strlen(text), 0);
-  ir_tok def = ir_next(&lx), open = ir_next(&lx), i32 = ir_next(&lx);
-  ck_assert(ir_tok_is(text, def, "define"));
-  ck_assert(!ir_tok_is(text, def, "def"));
-  ck_assert(!ir_tok_is(text, def, "defined"));
-  ck_assert(ir_tok_punct(text, open, '('));
-  ck_assert(!ir_tok_punct(text, open, ')'));
-  ck_assert(!ir_tok_punct(text, i32, 'i'));
+  cuplug__ir_lexer_init(&lx, text, strlen(text), 0);
+  ir_tok def = cuplug__ir_next(&lx), open = cuplug__ir_next(&lx), i32 = cuplug__ir_next(&lx);
+  ck_assert(cuplug__ir_tok_is(text, def, "define"));
+  ck_assert(!cuplug__ir_tok_is(text, def, "def"));
+  ck_assert(!cuplug__ir_tok_is(text, def, "defined"));
+  ck_assert(cuplug__ir_tok_punct(text, open, '('));
+  ck_assert(!cuplug__ir_tok_punct(text, open, ')'));
+  ck_assert(!cuplug__ir_tok_punct(text, i32, 'i'));
 }
 END_TEST
 
@@ -146,15 +146,15 @@ END_TEST
 /* The first token of `text`. */
 static ir_tok first_tok(const char *text) {
   ir_lexer lx;
-  ir_lexer_init(&lx, text, strlen(text), 0);
-  return ir_next(&lx);
+  cuplug__ir_lexer_init(&lx, text, strlen(text), 0);
+  return cuplug__ir_next(&lx);
 }
 
 static void assert_name(const char *text, const char *want) {
-  char *name = ir_tok_name(text, first_tok(text));
+  char *name = cuplug__ir_tok_name(text, first_tok(text));
   ck_assert_str_eq(name, want);
   free(name);
-  ck_assert(ir_tok_names(text, first_tok(text), want));
+  ck_assert(cuplug__ir_tok_names(text, first_tok(text), want));
 }
 
 START_TEST(tok_name_decodes) {
@@ -176,14 +176,14 @@ END_TEST
 START_TEST(tok_names_compares_decoded) {
   static const char text[] = "%\"quoted \\22 name\"";
   ir_tok t = first_tok(text);
-  ck_assert(ir_tok_names(text, t, "quoted \" name"));
-  ck_assert(!ir_tok_names(text, t, "quoted \\22 name"));
-  ck_assert(!ir_tok_names(text, t, "quoted \" nam"));
-  ck_assert(!ir_tok_names(text, t, "quoted \" names"));
-  ck_assert(!ir_tok_names(text, t, ""));
-  ck_assert(ir_tok_names("@f", first_tok("@f"), "f"));
-  ck_assert(!ir_tok_names("@f", first_tok("@f"), "fo"));
-  ck_assert(!ir_tok_names("@fo", first_tok("@fo"), "f"));
+  ck_assert(cuplug__ir_tok_names(text, t, "quoted \" name"));
+  ck_assert(!cuplug__ir_tok_names(text, t, "quoted \\22 name"));
+  ck_assert(!cuplug__ir_tok_names(text, t, "quoted \" nam"));
+  ck_assert(!cuplug__ir_tok_names(text, t, "quoted \" names"));
+  ck_assert(!cuplug__ir_tok_names(text, t, ""));
+  ck_assert(cuplug__ir_tok_names("@f", first_tok("@f"), "f"));
+  ck_assert(!cuplug__ir_tok_names("@f", first_tok("@f"), "fo"));
+  ck_assert(!cuplug__ir_tok_names("@fo", first_tok("@fo"), "f"));
 }
 END_TEST
 
@@ -194,22 +194,22 @@ START_TEST(tok_names_stops_at_the_callers_nul) {
   static const char a_then_b[] = {'a', '\0', 'b', '\0'};
   static const char a_then_x[] = {'a', '\0', 'x', '\0'};
   ir_tok t = first_tok(text);
-  ck_assert(!ir_tok_names(text, t, a_then_x));
-  ck_assert(!ir_tok_names(text, t, a_then_b));
+  ck_assert(!cuplug__ir_tok_names(text, t, a_then_x));
+  ck_assert(!cuplug__ir_tok_names(text, t, a_then_b));
 }
 END_TEST
 
 START_TEST(tok_numbered) {
   unsigned long n = 99;
-  ck_assert(ir_tok_numbered("%12", first_tok("%12"), &n));
+  ck_assert(cuplug__ir_tok_numbered("%12", first_tok("%12"), &n));
   ck_assert_uint_eq(n, 12);
-  ck_assert(ir_tok_numbered("@0", first_tok("@0"), &n));
+  ck_assert(cuplug__ir_tok_numbered("@0", first_tok("@0"), &n));
   ck_assert_uint_eq(n, 0);
   n = 99;
-  ck_assert(!ir_tok_numbered("%x1", first_tok("%x1"), &n));
-  ck_assert(!ir_tok_numbered("%\"12\"", first_tok("%\"12\""), &n));
-  ck_assert(!ir_tok_numbered("!12", first_tok("!12"), &n));
-  ck_assert(!ir_tok_numbered("%1a", first_tok("%1a"), &n));
+  ck_assert(!cuplug__ir_tok_numbered("%x1", first_tok("%x1"), &n));
+  ck_assert(!cuplug__ir_tok_numbered("%\"12\"", first_tok("%\"12\""), &n));
+  ck_assert(!cuplug__ir_tok_numbered("!12", first_tok("!12"), &n));
+  ck_assert(!cuplug__ir_tok_numbered("%1a", first_tok("%1a"), &n));
   ck_assert_uint_eq(n, 99);
 }
 END_TEST
@@ -218,7 +218,7 @@ static const char *put_name(char sigil, const char *name) {
   static char out[256];
   cuplug__buf b;
   cuplug__buf_init(&b);
-  ir_put_name(&b, sigil, name);
+  cuplug__ir_put_name(&b, sigil, name);
   ck_assert(!b.oom);
   snprintf(out, sizeof out, "%s", b.data);
   cuplug__buf_free(&b);
@@ -247,17 +247,17 @@ END_TEST
 
 /* ---- word sets ---- */
 
-static ir_wordset arith = IR_WORDSET("add", "sub", "mul", "fadd");
+static ir_wordset arith = CUPLUG__IR_WORDSET("add", "sub", "mul", "fadd");
 
 START_TEST(word_sets) {
   static const char text[] = "sub fadd add mul div ad addx %add";
   static const int want[] = {1, 3, 0, 2, -1, -1, -1, -1};
   ir_lexer lx;
-  ir_lexer_init(&lx, text, strlen(text), 0);
+  cuplug__ir_lexer_init(&lx, text, strlen(text), 0);
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-    ir_tok t = ir_next(&lx);
-    ck_assert_int_eq(ir_word_index(&arith, text, t), want[i]);
-    ck_assert(ir_word_in(&arith, text, t) == (want[i] >= 0));
+    ir_tok t = cuplug__ir_next(&lx);
+    ck_assert_int_eq(cuplug__ir_word_index(&arith, text, t), want[i]);
+    ck_assert(cuplug__ir_word_in(&arith, text, t) == (want[i] >= 0));
   }
 }
 END_TEST
@@ -273,8 +273,8 @@ START_TEST(word_set_of_128) {
   words[128] = NULL;
   ir_wordset set = {.words = words};
   for (int i = 0; i < 128; i++)
-    ck_assert_int_eq(ir_word_index(&set, store[i], first_tok(store[i])), i);
-  ck_assert_int_eq(ir_word_index(&set, "w128", first_tok("w128")), -1);
+    ck_assert_int_eq(cuplug__ir_word_index(&set, store[i], first_tok(store[i])), i);
+  ck_assert_int_eq(cuplug__ir_word_index(&set, "w128", first_tok("w128")), -1);
 }
 END_TEST
 
@@ -319,16 +319,16 @@ START_TEST(module_numba_layout) {
   ck_assert_int_eq(m.max_meta, 0);
   ck_assert_int_eq(m.max_attrs, -1);
   /* an item's tokens: the define runs from 'define' to '}' */
-  ck_assert(ir_tok_is(m.text, m.toks[m.items[3].first], "define"));
-  ck_assert(ir_tok_punct(m.text, m.toks[m.items[3].last - 1], '}'));
+  ck_assert(cuplug__ir_tok_is(m.text, m.toks[m.items[3].first], "define"));
+  ck_assert(cuplug__ir_tok_punct(m.text, m.toks[m.items[3].last - 1], '}'));
   ck_assert_uint_eq(m.items[4].first, m.items[3].last);
   ck_assert(m.toks[m.items[3].first].bol);
   ck_assert(!m.toks[m.items[3].first + 1].bol);
-  ck_assert_ptr_eq(ir_module_find(&m, IR_ITEM_DEFINE, "add"), &m.items[3]);
-  ck_assert_ptr_null(ir_module_find(&m, IR_ITEM_DECLARE, "add"));
-  ck_assert_uint_eq(ir_line_of(&m, m.items[3].start), 6);
-  ck_assert_uint_eq(ir_line_of(&m, 0), 1);
-  ir_module_free(&m);
+  ck_assert_ptr_eq(cuplug__ir_module_find(&m, IR_ITEM_DEFINE, "add"), &m.items[3]);
+  ck_assert_ptr_null(cuplug__ir_module_find(&m, IR_ITEM_DECLARE, "add"));
+  ck_assert_uint_eq(cuplug__ir_line_of(&m, m.items[3].start), 6);
+  ck_assert_uint_eq(cuplug__ir_line_of(&m, 0), 1);
+  cuplug__ir_module_free(&m);
 }
 END_TEST
 
@@ -377,33 +377,33 @@ START_TEST(module_clang_layout) {
   assert_item(&m, 12, IR_ITEM_META, "7", "!7 = !{}\n");
   ck_assert_int_eq(m.max_meta, 12);
   ck_assert_int_eq(m.max_attrs, 3);
-  ck_assert_ptr_eq(ir_module_find(&m, IR_ITEM_ATTRS, "3"), &m.items[8]);
-  ck_assert_uint_eq(ir_line_of(&m, m.items[5].start), 9);
+  ck_assert_ptr_eq(cuplug__ir_module_find(&m, IR_ITEM_ATTRS, "3"), &m.items[8]);
+  ck_assert_uint_eq(cuplug__ir_line_of(&m, m.items[5].start), 9);
   /* the tokens of the define's body line "  ret void" */
   const ir_tok *toks;
   size_t at = (size_t)(strstr(clang_module, "  ret void") - clang_module);
-  ck_assert_uint_eq(ir_slice(&m, at, at + 10, &toks), 2);
+  ck_assert_uint_eq(cuplug__ir_slice(&m, at, at + 10, &toks), 2);
   ASSERT_TOK(m.text, toks[0], IR_WORD, "ret");
   ASSERT_TOK(m.text, toks[1], IR_WORD, "void");
   ck_assert(toks[0].bol);
-  ir_module_free(&m);
+  cuplug__ir_module_free(&m);
 }
 END_TEST
 
 START_TEST(module_unclosed_body) {
   ir_module m;
   static const char brace_line[] = "target triple = \"x\"\ndefine void @f() {\nentry:\n  ret void\n";
-  T_ASSERT_ERROR(ir_module_parse(&m, "u.ll", brace_line, strlen(brace_line), NULL),
+  T_ASSERT_ERROR(cuplug__ir_module_parse(&m, "u.ll", brace_line, strlen(brace_line), NULL),
                  CUPLUG_ERR_IR_PARSE,
                  "u.ll:2: unbalanced brackets: the item that starts here is never closed");
   ck_assert_uint_eq(m.num_items, 0);
   ck_assert_ptr_null(m.toks);
   static const char numba_style[] = "define void @f()\n{\n  ret void\n";
-  T_ASSERT_ERROR(ir_module_parse(&m, "v.ll", numba_style, strlen(numba_style), NULL),
+  T_ASSERT_ERROR(cuplug__ir_module_parse(&m, "v.ll", numba_style, strlen(numba_style), NULL),
                  CUPLUG_ERR_IR_PARSE,
                  "v.ll:1: unbalanced brackets: the item that starts here is never closed");
   static const char global[] = "@a = global [2 x i32] [i32 1,\n";
-  T_ASSERT_ERROR(ir_module_parse(&m, "w.ll", global, strlen(global), NULL), CUPLUG_ERR_IR_PARSE,
+  T_ASSERT_ERROR(cuplug__ir_module_parse(&m, "w.ll", global, strlen(global), NULL), CUPLUG_ERR_IR_PARSE,
                  "w.ll:1: unbalanced brackets: the item that starts here is never closed");
 }
 END_TEST
@@ -414,7 +414,7 @@ START_TEST(module_empty) {
   ck_assert_uint_eq(m.num_toks, 0);
   ck_assert_int_eq(m.max_meta, -1);
   ck_assert_int_eq(m.max_attrs, -1);
-  ir_module_free(&m);
+  cuplug__ir_module_free(&m);
 }
 END_TEST
 
@@ -437,7 +437,7 @@ static const char headers[] =
 
 static ir_function parse_fn(const ir_module *m, size_t item) {
   ir_function fn;
-  T_ASSERT_OK(ir_function_parse(m, &m->items[item], &fn));
+  T_ASSERT_OK(cuplug__ir_function_parse(m, &m->items[item], &fn));
   return fn;
 }
 
@@ -458,7 +458,7 @@ START_TEST(header_with_attributes_and_varargs) {
   ASSERT_SPAN(headers, fn.ret_attrs, "zeroext ");
   ASSERT_SPAN(headers, fn.ret_type, "i1");
   ASSERT_TOK(headers, fn.name, IR_GLOBAL, "@\"f\\22q\"");
-  ck_assert(ir_tok_names(headers, fn.name, "f\"q"));
+  ck_assert(cuplug__ir_tok_names(headers, fn.name, "f\"q"));
   ck_assert_uint_eq(fn.num_params, 3);
   assert_param(headers, &fn.params[0], "i32 %\"x\"", "i32", "%\"x\"");
   assert_param(headers, &fn.params[1], "float* nocapture readonly %p", "float*", "%p");
@@ -469,10 +469,10 @@ START_TEST(header_with_attributes_and_varargs) {
   ASSERT_SPAN(headers, fn.fn_attrs, "unnamed_addr #0 !dbg !5 ");
   ck_assert_uint_eq(fn.body_open, strstr(headers, "!5 {") + 3 - headers);
   ck_assert_uint_eq(fn.body_close, strstr(headers, "}\n") - headers);
-  ck_assert(ir_tok_is(headers, m.toks[fn.body_first], "ret"));
+  ck_assert(cuplug__ir_tok_is(headers, m.toks[fn.body_first], "ret"));
   ck_assert_uint_eq(fn.body_last, m.items[0].last - 1);
-  ir_function_free(&fn);
-  ir_module_free(&m);
+  cuplug__ir_function_free(&fn);
+  cuplug__ir_module_free(&m);
 }
 END_TEST
 
@@ -495,8 +495,8 @@ START_TEST(header_with_struct_return_and_type_params) {
   ck_assert_uint_eq(headers[fn.body_close], '}');
   ASSERT_SPAN(headers, ((ir_span){fn.body_open, fn.body_close + 1}),
               "{\n  ret { float, float } zeroinitializer\n}");
-  ir_function_free(&fn);
-  ir_module_free(&m);
+  cuplug__ir_function_free(&fn);
+  cuplug__ir_module_free(&m);
 }
 END_TEST
 
@@ -513,16 +513,16 @@ START_TEST(header_of_declares) {
   ck_assert_uint_eq(d.body_close, 0);
   size_t cursor = 0;
   ir_stmt s;
-  ck_assert(!ir_next_stmt(&m, &d, &cursor, &s));
-  ir_function_free(&d);
+  ck_assert(!cuplug__ir_next_stmt(&m, &d, &cursor, &s));
+  cuplug__ir_function_free(&d);
 
   ir_function e = parse_fn(&m, 3);
   ck_assert_uint_eq(e.num_params, 0);
   ck_assert(!e.varargs);
   ASSERT_SPAN(headers, e.fn_attrs, "");
   ASSERT_SPAN(headers, ((ir_span){e.params_open, e.params_close + 1}), "()");
-  ir_function_free(&e);
-  ir_module_free(&m);
+  cuplug__ir_function_free(&e);
+  cuplug__ir_module_free(&m);
 }
 END_TEST
 
@@ -535,8 +535,8 @@ START_TEST(header_with_prefix_words) {
   ASSERT_TOK(headers, fn.name, IR_GLOBAL, "@h");
   ck_assert_uint_eq(fn.num_params, 0);
   ASSERT_SPAN(headers, fn.fn_attrs, "local_unnamed_addr ");
-  ir_function_free(&fn);
-  ir_module_free(&m);
+  cuplug__ir_function_free(&fn);
+  cuplug__ir_module_free(&m);
 }
 END_TEST
 
@@ -549,8 +549,8 @@ START_TEST(header_of_numba_layout) {
   ASSERT_SPAN(numba_module, fn.fn_attrs, ""); /* nothing between ')' and '{' */
   ck_assert_uint_eq(fn.body_open, strstr(numba_module, ")\n{") + 2 - numba_module);
   ck_assert_uint_eq(fn.body_close, strstr(numba_module, "}\n") - numba_module);
-  ir_function_free(&fn);
-  ir_module_free(&m);
+  cuplug__ir_function_free(&fn);
+  cuplug__ir_module_free(&m);
 }
 END_TEST
 
@@ -566,17 +566,17 @@ START_TEST(header_with_address_spaces) {
   ck_assert_uint_eq(fn.num_params, 2);
   assert_param(text, &fn.params[0], "float addrspace(1)* %p", "float addrspace(1)*", "%p");
   assert_param(text, &fn.params[1], "i8 addrspace(3)* nocapture", "i8 addrspace(3)*", NULL);
-  ir_function_free(&fn);
-  ir_module_free(&m);
+  cuplug__ir_function_free(&fn);
+  cuplug__ir_module_free(&m);
 }
 END_TEST
 
 static void assert_header_error(const char *text, const char *message) {
   ir_module m = parse_module("bad.ll", text);
   ir_function fn;
-  T_ASSERT_ERROR(ir_function_parse(&m, &m.items[0], &fn), CUPLUG_ERR_IR_PARSE, message);
+  T_ASSERT_ERROR(cuplug__ir_function_parse(&m, &m.items[0], &fn), CUPLUG_ERR_IR_PARSE, message);
   ck_assert_ptr_null(fn.params);
-  ir_module_free(&m);
+  cuplug__ir_module_free(&m);
 }
 
 START_TEST(header_errors) {
@@ -633,7 +633,7 @@ START_TEST(statements_of_a_body) {
   ir_function fn = parse_fn(&m, 0);
   size_t cursor = 0, count = 0;
   ir_stmt s;
-  while (ir_next_stmt(&m, &fn, &cursor, &s)) {
+  while (cuplug__ir_next_stmt(&m, &fn, &cursor, &s)) {
     ck_assert_uint_lt(count, sizeof want / sizeof want[0]);
     ck_assert_uint_eq(s.n, want[count].n);
     if (count == 0) ck_assert_ptr_eq(s.toks, m.toks + fn.body_first);
@@ -643,9 +643,9 @@ START_TEST(statements_of_a_body) {
     count++;
   }
   ck_assert_uint_eq(count, sizeof want / sizeof want[0]);
-  ck_assert(!ir_next_stmt(&m, &fn, &cursor, &s));
-  ir_function_free(&fn);
-  ir_module_free(&m);
+  ck_assert(!cuplug__ir_next_stmt(&m, &fn, &cursor, &s));
+  cuplug__ir_function_free(&fn);
+  cuplug__ir_module_free(&m);
 }
 END_TEST
 
@@ -655,12 +655,12 @@ START_TEST(statement_on_the_brace_line) {
   ir_function fn = parse_fn(&m, 0);
   size_t cursor = 0;
   ir_stmt s;
-  ck_assert(ir_next_stmt(&m, &fn, &cursor, &s));
+  ck_assert(cuplug__ir_next_stmt(&m, &fn, &cursor, &s));
   ck_assert_uint_eq(s.n, 2);
   ck_assert_str_eq(span(text, s.start, s.end), "ret void");
-  ck_assert(!ir_next_stmt(&m, &fn, &cursor, &s));
-  ir_function_free(&fn);
-  ir_module_free(&m);
+  ck_assert(!cuplug__ir_next_stmt(&m, &fn, &cursor, &s));
+  cuplug__ir_function_free(&fn);
+  cuplug__ir_module_free(&m);
 }
 END_TEST
 
@@ -669,7 +669,7 @@ START_TEST(conformance_add_i32) {
   size_t size;
   char *text = t_read(t_path("conformance/numba/add_i32/input.ll"), &size);
   ir_module m;
-  T_ASSERT_OK(ir_module_parse(&m, "add_i32", text, size, NULL));
+  T_ASSERT_OK(cuplug__ir_module_parse(&m, "add_i32", text, size, NULL));
   ck_assert_uint_eq(m.num_items, 6);
   static const ir_item_kind kinds[] = {IR_ITEM_TARGET, IR_ITEM_TARGET, IR_ITEM_GLOBAL,
                                        IR_ITEM_DEFINE, IR_ITEM_NAMED_META, IR_ITEM_META};
@@ -678,7 +678,7 @@ START_TEST(conformance_add_i32) {
       "_ZN8__main__7add_i32B2v1B88cw51cXTLSUwv1sDUaKthqaNgoKmjgOR3W3CwAkMXLaJtQYkOIgxJU0gCqOkEJoHk"
       "bttqdSBL3UrBuFYTAA_3d_3dEii";
   ck_assert_str_eq(m.items[3].name, sym);
-  ck_assert(ir_text_defines(text, size, sym));
+  ck_assert(cuplug__ir_text_defines(text, size, sym));
   ck_assert_int_eq(m.max_meta, 0);
   ir_function fn = parse_fn(&m, 3);
   ASSERT_SPAN(text, fn.ret_type, "i32");
@@ -688,15 +688,15 @@ START_TEST(conformance_add_i32) {
                                        "%\".7\"", "store", "ret"};
   size_t cursor = 0, count = 0;
   ir_stmt st;
-  while (ir_next_stmt(&m, &fn, &cursor, &st)) {
+  while (cuplug__ir_next_stmt(&m, &fn, &cursor, &st)) {
     ck_assert_uint_lt(count, 8);
     ck_assert_str_eq(span(text, st.toks[0].start, st.toks[0].start + st.toks[0].len),
                      firsts[count]);
     count++;
   }
   ck_assert_uint_eq(count, 8);
-  ir_function_free(&fn);
-  ir_module_free(&m);
+  cuplug__ir_function_free(&fn);
+  cuplug__ir_module_free(&m);
   free(text);
 }
 END_TEST
@@ -710,69 +710,69 @@ static const char *apply(ir_edits *e) {
   static char out[256];
   cuplug__buf b;
   cuplug__buf_init(&b);
-  T_ASSERT_OK(ir_edits_apply(e, digits, strlen(digits), &b));
+  T_ASSERT_OK(cuplug__ir_edits_apply(e, digits, strlen(digits), &b));
   snprintf(out, sizeof out, "%s", b.data ? b.data : "");
   cuplug__buf_free(&b);
-  ir_edits_free(e);
+  cuplug__ir_edits_free(e);
   return out;
 }
 
 START_TEST(edits_insert_replace_delete) {
   ir_edits e;
-  ir_edits_init(&e);
-  ir_edit_delete(&e, 8, 10);
-  ir_edit_replace(&e, 4, 6, "<r>");
-  ir_edit_insert(&e, 0, "^");
-  ir_edit_insert(&e, 2, "+");
+  cuplug__ir_edits_init(&e);
+  cuplug__ir_edit_delete(&e, 8, 10);
+  cuplug__ir_edit_replace(&e, 4, 6, "<r>");
+  cuplug__ir_edit_insert(&e, 0, "^");
+  cuplug__ir_edit_insert(&e, 2, "+");
   ck_assert_str_eq(apply(&e), "^01+23<r>67");
   ck_assert_uint_eq(e.n, 0);
 
-  ir_edits_init(&e);
+  cuplug__ir_edits_init(&e);
   ck_assert_str_eq(apply(&e), "0123456789");
 
-  ir_edits_init(&e);
-  ir_edit_insert(&e, 10, "$");
-  ir_edit_replace(&e, 0, 10, NULL);
+  cuplug__ir_edits_init(&e);
+  cuplug__ir_edit_insert(&e, 10, "$");
+  cuplug__ir_edit_replace(&e, 0, 10, NULL);
   ck_assert_str_eq(apply(&e), "$");
 }
 END_TEST
 
 START_TEST(edits_at_equal_offsets) {
   ir_edits e;
-  ir_edits_init(&e);
+  cuplug__ir_edits_init(&e);
   /* insertions first, in the order they were made */
-  ir_edit_replace(&e, 2, 4, "R");
-  ir_edit_insert(&e, 2, "a");
-  ir_edit_insert(&e, 2, "b");
+  cuplug__ir_edit_replace(&e, 2, 4, "R");
+  cuplug__ir_edit_insert(&e, 2, "a");
+  cuplug__ir_edit_insert(&e, 2, "b");
   ck_assert_str_eq(apply(&e), "01abR456789");
 
   /* of two replacements at one start the longer wins */
-  ir_edits_init(&e);
-  ir_edit_replace(&e, 2, 4, "short");
-  ir_edit_replace(&e, 2, 6, "LONG");
+  cuplug__ir_edits_init(&e);
+  cuplug__ir_edit_replace(&e, 2, 4, "short");
+  cuplug__ir_edit_replace(&e, 2, 6, "LONG");
   ck_assert_str_eq(apply(&e), "01LONG6789");
 
   /* of two equal ones, the first made */
-  ir_edits_init(&e);
-  ir_edit_replace(&e, 2, 4, "first");
-  ir_edit_replace(&e, 2, 4, "second");
+  cuplug__ir_edits_init(&e);
+  cuplug__ir_edit_replace(&e, 2, 4, "first");
+  cuplug__ir_edit_replace(&e, 2, 4, "second");
   ck_assert_str_eq(apply(&e), "01first456789");
 
   /* an insertion at the end of a replaced span is kept */
-  ir_edits_init(&e);
-  ir_edit_insert(&e, 4, "|");
-  ir_edit_replace(&e, 2, 4, "R");
+  cuplug__ir_edits_init(&e);
+  cuplug__ir_edit_insert(&e, 4, "|");
+  cuplug__ir_edit_replace(&e, 2, 4, "R");
   ck_assert_str_eq(apply(&e), "01R|456789");
 }
 END_TEST
 
 START_TEST(edits_nested_are_dropped) {
   ir_edits e;
-  ir_edits_init(&e);
-  ir_edit_delete(&e, 3, 4);
-  ir_edit_insert(&e, 5, "x");
-  ir_edit_replace(&e, 1, 8, "Z");
-  ir_edit_replace(&e, 6, 8, "y");
+  cuplug__ir_edits_init(&e);
+  cuplug__ir_edit_delete(&e, 3, 4);
+  cuplug__ir_edit_insert(&e, 5, "x");
+  cuplug__ir_edit_replace(&e, 1, 8, "Z");
+  cuplug__ir_edit_replace(&e, 6, 8, "y");
   ck_assert_str_eq(apply(&e), "0Z89");
 }
 END_TEST
@@ -780,20 +780,20 @@ END_TEST
 START_TEST(edits_overlapping_fail) {
   ir_edits e;
   cuplug__buf b;
-  ir_edits_init(&e);
+  cuplug__ir_edits_init(&e);
   cuplug__buf_init(&b);
-  ir_edit_replace(&e, 2, 5, "A");
-  ir_edit_replace(&e, 4, 8, "B");
-  T_ASSERT_ERROR(ir_edits_apply(&e, digits, strlen(digits), &b), CUPLUG_ERR_IR_UNSUPPORTED,
+  cuplug__ir_edit_replace(&e, 2, 5, "A");
+  cuplug__ir_edit_replace(&e, 4, 8, "B");
+  T_ASSERT_ERROR(cuplug__ir_edits_apply(&e, digits, strlen(digits), &b), CUPLUG_ERR_IR_UNSUPPORTED,
                  "internal error: overlapping IR edits at byte 4");
-  ir_edits_free(&e);
+  cuplug__ir_edits_free(&e);
   cuplug__buf_free(&b);
 
-  ir_edits_init(&e);
-  ir_edit_replace(&e, 8, 12, "past the end");
-  T_ASSERT_ERROR(ir_edits_apply(&e, digits, strlen(digits), &b), CUPLUG_ERR_IR_UNSUPPORTED,
+  cuplug__ir_edits_init(&e);
+  cuplug__ir_edit_replace(&e, 8, 12, "past the end");
+  T_ASSERT_ERROR(cuplug__ir_edits_apply(&e, digits, strlen(digits), &b), CUPLUG_ERR_IR_UNSUPPORTED,
                  "internal error: an IR edit of bytes 8..12 outside the text of 10 bytes");
-  ir_edits_free(&e);
+  cuplug__ir_edits_free(&e);
   cuplug__buf_free(&b);
 }
 END_TEST
@@ -803,25 +803,25 @@ END_TEST
 static char *finish(ir_rewrite *rw) {
   char *out = NULL;
   size_t len = 0;
-  T_ASSERT_OK(ir_rewrite_finish(rw, &out, &len));
+  T_ASSERT_OK(cuplug__ir_rewrite_finish(rw, &out, &len));
   ck_assert_uint_eq(len, strlen(out));
   return out;
 }
 
 START_TEST(rewrite_fresh_ids) {
   ir_rewrite rw;
-  T_ASSERT_OK(ir_rewrite_begin(&rw, "k.ll", clang_module, strlen(clang_module), NULL));
-  ck_assert_int_eq(ir_rewrite_meta_id(&rw), 13);
-  ck_assert_int_eq(ir_rewrite_meta_id(&rw), 14);
-  ck_assert_int_eq(ir_rewrite_attrs_id(&rw), 4);
-  ir_rewrite_abort(&rw);
+  T_ASSERT_OK(cuplug__ir_rewrite_begin(&rw, "k.ll", clang_module, strlen(clang_module), NULL));
+  ck_assert_int_eq(cuplug__ir_rewrite_meta_id(&rw), 13);
+  ck_assert_int_eq(cuplug__ir_rewrite_meta_id(&rw), 14);
+  ck_assert_int_eq(cuplug__ir_rewrite_attrs_id(&rw), 4);
+  cuplug__ir_rewrite_abort(&rw);
 
   static const char bare[] = "define void @f() {\n  ret void\n}\n";
-  T_ASSERT_OK(ir_rewrite_begin(&rw, "b.ll", bare, strlen(bare), NULL));
-  ck_assert_int_eq(ir_rewrite_meta_id(&rw), 0);
-  ck_assert_int_eq(ir_rewrite_attrs_id(&rw), 0);
-  ck_assert_int_eq(ir_rewrite_attrs_id(&rw), 1);
-  ir_rewrite_abort(&rw);
+  T_ASSERT_OK(cuplug__ir_rewrite_begin(&rw, "b.ll", bare, strlen(bare), NULL));
+  ck_assert_int_eq(cuplug__ir_rewrite_meta_id(&rw), 0);
+  ck_assert_int_eq(cuplug__ir_rewrite_attrs_id(&rw), 0);
+  ck_assert_int_eq(cuplug__ir_rewrite_attrs_id(&rw), 1);
+  cuplug__ir_rewrite_abort(&rw);
 }
 END_TEST
 
@@ -833,13 +833,13 @@ START_TEST(rewrite_appends_to_named_meta) {
       "!nvvm.annotations = !{!1}\n"
       "!1 = !{void ()* @f, !\"kernel\", i32 1}\n";
   ir_rewrite rw;
-  T_ASSERT_OK(ir_rewrite_begin(&rw, "a.ll", text, strlen(text), NULL));
-  long a = ir_rewrite_meta_id(&rw), b = ir_rewrite_meta_id(&rw);
-  ir_rewrite_named_meta(&rw, "nvvm.annotations", a);
-  ir_rewrite_named_meta(&rw, "nvvm.annotations", b);
+  T_ASSERT_OK(cuplug__ir_rewrite_begin(&rw, "a.ll", text, strlen(text), NULL));
+  long a = cuplug__ir_rewrite_meta_id(&rw), b = cuplug__ir_rewrite_meta_id(&rw);
+  cuplug__ir_rewrite_named_meta(&rw, "nvvm.annotations", a);
+  cuplug__ir_rewrite_named_meta(&rw, "nvvm.annotations", b);
   cuplug__buf_printf(&rw.tail, "!%ld = !{}\n!%ld = !{}\n", a, b);
   const char *ret = strstr(text, "ret void");
-  ir_edit_insert(&rw.edits, (size_t)(ret - text) + 8, " ; done");
+  cuplug__ir_edit_insert(&rw.edits, (size_t)(ret - text) + 8, " ; done");
   char *out = finish(&rw);
   ck_assert_str_eq(out,
                    "define void @f() {\n"
@@ -856,11 +856,11 @@ END_TEST
 START_TEST(rewrite_creates_named_meta) {
   static const char text[] = "!0 = !{i32 2, i32 0}"; /* no final newline */
   ir_rewrite rw;
-  T_ASSERT_OK(ir_rewrite_begin(&rw, "c.ll", text, strlen(text), NULL));
-  long id = ir_rewrite_meta_id(&rw);
+  T_ASSERT_OK(cuplug__ir_rewrite_begin(&rw, "c.ll", text, strlen(text), NULL));
+  long id = cuplug__ir_rewrite_meta_id(&rw);
   ck_assert_int_eq(id, 1);
-  ir_rewrite_named_meta(&rw, "nvvmir.version", 0);
-  ir_rewrite_named_meta(&rw, "nvvm.annotations", id);
+  cuplug__ir_rewrite_named_meta(&rw, "nvvmir.version", 0);
+  cuplug__ir_rewrite_named_meta(&rw, "nvvm.annotations", id);
   char *out = finish(&rw);
   ck_assert_str_eq(out,
                    "!0 = !{i32 2, i32 0}\n"
@@ -873,9 +873,9 @@ END_TEST
 START_TEST(rewrite_fills_an_empty_named_meta) {
   static const char text[] = "!llvm.used.list = !{}\n!4 = !{}\n";
   ir_rewrite rw;
-  T_ASSERT_OK(ir_rewrite_begin(&rw, "d.ll", text, strlen(text), NULL));
-  ir_rewrite_named_meta(&rw, "llvm.used.list", ir_rewrite_meta_id(&rw));
-  ir_rewrite_named_meta(&rw, "llvm.used.list", ir_rewrite_meta_id(&rw));
+  T_ASSERT_OK(cuplug__ir_rewrite_begin(&rw, "d.ll", text, strlen(text), NULL));
+  cuplug__ir_rewrite_named_meta(&rw, "llvm.used.list", cuplug__ir_rewrite_meta_id(&rw));
+  cuplug__ir_rewrite_named_meta(&rw, "llvm.used.list", cuplug__ir_rewrite_meta_id(&rw));
   char *out = finish(&rw);
   ck_assert_str_eq(out, "!llvm.used.list = !{!5, !6}\n!4 = !{}\n");
   free(out);
@@ -887,8 +887,8 @@ END_TEST
 START_TEST(rewrite_named_meta_with_trailing_comment) {
   static const char text[] = "!nvvm.annotations = !{!1} ; kernels: {k}\n!1 = !{}\n";
   ir_rewrite rw;
-  T_ASSERT_OK(ir_rewrite_begin(&rw, "t.ll", text, strlen(text), NULL));
-  ir_rewrite_named_meta(&rw, "nvvm.annotations", ir_rewrite_meta_id(&rw));
+  T_ASSERT_OK(cuplug__ir_rewrite_begin(&rw, "t.ll", text, strlen(text), NULL));
+  cuplug__ir_rewrite_named_meta(&rw, "nvvm.annotations", cuplug__ir_rewrite_meta_id(&rw));
   char *out = finish(&rw);
   ck_assert_str_eq(out, "!nvvm.annotations = !{!1, !2} ; kernels: {k}\n!1 = !{}\n");
   free(out);
@@ -898,18 +898,18 @@ END_TEST
 START_TEST(rewrite_of_bad_text) {
   static const char text[] = "define void @f() {\n";
   ir_rewrite rw;
-  T_ASSERT_ERROR(ir_rewrite_begin(&rw, "r.ll", text, strlen(text), NULL), CUPLUG_ERR_IR_PARSE,
+  T_ASSERT_ERROR(cuplug__ir_rewrite_begin(&rw, "r.ll", text, strlen(text), NULL), CUPLUG_ERR_IR_PARSE,
                  "r.ll:1: unbalanced brackets: the item that starts here is never closed");
 }
 END_TEST
 
 START_TEST(rewrite_overlap_is_reported) {
   ir_rewrite rw;
-  T_ASSERT_OK(ir_rewrite_begin(&rw, "b.ll", digits, strlen(digits), NULL));
-  ir_edit_replace(&rw.edits, 0, 5, "a");
-  ir_edit_replace(&rw.edits, 3, 7, "b");
+  T_ASSERT_OK(cuplug__ir_rewrite_begin(&rw, "b.ll", digits, strlen(digits), NULL));
+  cuplug__ir_edit_replace(&rw.edits, 0, 5, "a");
+  cuplug__ir_edit_replace(&rw.edits, 3, 7, "b");
   char *out = NULL;
-  T_ASSERT_ERROR(ir_rewrite_finish(&rw, &out, NULL), CUPLUG_ERR_IR_UNSUPPORTED,
+  T_ASSERT_ERROR(cuplug__ir_rewrite_finish(&rw, &out, NULL), CUPLUG_ERR_IR_UNSUPPORTED,
                  "internal error: overlapping IR edits at byte 3");
   ck_assert_ptr_null(out);
 }
@@ -927,7 +927,7 @@ START_TEST(watch_list_notes_set_words_and_globals) {
       "  ret i32 %addx\n"
       "}\n";
   ir_module m;
-  T_ASSERT_OK(ir_module_parse(&m, "w.ll", text, strlen(text), &arith));
+  T_ASSERT_OK(cuplug__ir_module_parse(&m, "w.ll", text, strlen(text), &arith));
   ck_assert_ptr_eq(m.watch, &arith);
   const char *want[] = {"@f", "add", "@\"g\"", "fadd", "sub"};
   ck_assert_uint_eq(m.num_watched, 5);
@@ -938,18 +938,18 @@ START_TEST(watch_list_notes_set_words_and_globals) {
                   (int)t.len, text + t.start);
     if (i) ck_assert_uint_lt(m.watched[i - 1], m.watched[i]);
   }
-  ir_module_free(&m);
-  T_ASSERT_OK(ir_module_parse(&m, "w.ll", text, strlen(text), NULL));
+  cuplug__ir_module_free(&m);
+  T_ASSERT_OK(cuplug__ir_module_parse(&m, "w.ll", text, strlen(text), NULL));
   ck_assert_ptr_null(m.watched);
   ck_assert_uint_eq(m.num_watched, 0);
-  ir_module_free(&m);
+  cuplug__ir_module_free(&m);
 }
 END_TEST
 
-/* ---- ir_text_defines ---- */
+/* ---- cuplug__ir_text_defines ---- */
 
 static bool defines(const char *text, const char *symbol) {
-  return ir_text_defines(text, strlen(text), symbol);
+  return cuplug__ir_text_defines(text, strlen(text), symbol);
 }
 
 START_TEST(text_defines) {
@@ -974,9 +974,9 @@ END_TEST
 
 START_TEST(text_defines_respects_len) {
   static const char text[] = "define void @ff() {\n}\n";
-  ck_assert(ir_text_defines(text, strlen(text), "ff"));
-  ck_assert(ir_text_defines(text, 14, "f")); /* the text ends after "@f" */
-  ck_assert(!ir_text_defines(text, 13, "f"));
+  ck_assert(cuplug__ir_text_defines(text, strlen(text), "ff"));
+  ck_assert(cuplug__ir_text_defines(text, 14, "f")); /* the text ends after "@f" */
+  ck_assert(!cuplug__ir_text_defines(text, 13, "f"));
 }
 END_TEST
 
@@ -987,13 +987,13 @@ START_TEST(text_references) {
       "@t = global [1 x void ()*] [void ()* @f]\n"
       "; a comment names f, @f.x and @\"f.y\", and then @f, which counts: the look errs\n"
       "; towards more\n";
-  ck_assert_uint_eq(ir_text_references(text, strlen(text), "f"), 5);
-  ck_assert_uint_eq(ir_text_references(text, strlen(text), "g"), 1);
-  ck_assert_uint_eq(ir_text_references(text, strlen(text), "fg"), 1);
-  ck_assert_uint_eq(ir_text_references(text, strlen(text), "f.x"), 1);
-  ck_assert_uint_eq(ir_text_references(text, strlen(text), "h"), 0);
-  ck_assert_uint_eq(ir_text_references(text, strlen(text), ""), 0);
-  ck_assert_uint_eq(ir_text_references(text, 19, "f"), 1); /* the declare only */
+  ck_assert_uint_eq(cuplug__ir_text_references(text, strlen(text), "f"), 5);
+  ck_assert_uint_eq(cuplug__ir_text_references(text, strlen(text), "g"), 1);
+  ck_assert_uint_eq(cuplug__ir_text_references(text, strlen(text), "fg"), 1);
+  ck_assert_uint_eq(cuplug__ir_text_references(text, strlen(text), "f.x"), 1);
+  ck_assert_uint_eq(cuplug__ir_text_references(text, strlen(text), "h"), 0);
+  ck_assert_uint_eq(cuplug__ir_text_references(text, strlen(text), ""), 0);
+  ck_assert_uint_eq(cuplug__ir_text_references(text, 19, "f"), 1); /* the declare only */
 }
 END_TEST
 

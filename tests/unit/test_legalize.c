@@ -8,27 +8,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lowering.h"
+#include "lowering/lowering.h"
 #include "support.h"
 
 static const cuplug__ir_version IRV = {2, 0, 3, 2};
 
 #define TARGET                                                                \
-  "target triple = \"" CUPLUG_NVPTX_TRIPLE "\"\n"                            \
-  "target datalayout = \"" CUPLUG_NVPTX_DATALAYOUT "\"\n"
+  "target triple = \"" CUPLUG__NVPTX_TRIPLE "\"\n"                            \
+  "target datalayout = \"" CUPLUG__NVPTX_DATALAYOUT "\"\n"
 #define VERSION_0 "!nvvmir.version = !{!0}\n!0 = !{i32 2, i32 0, i32 3, i32 2}\n"
 
 /* ---- helpers ---- */
 
 /* Parsed as the pipeline parses, with legalisation's watch set. */
 static void begin(ir_rewrite *rw, const char *text) {
-  T_ASSERT_OK(ir_rewrite_begin(rw, "m.ll", text, strlen(text), cuplug__legalize_watch()));
+  T_ASSERT_OK(cuplug__ir_rewrite_begin(rw, "m.ll", text, strlen(text), cuplug__legalize_watch()));
 }
 
 static char *finish(ir_rewrite *rw) {
   char *out = NULL;
   size_t n = 0;
-  T_ASSERT_OK(ir_rewrite_finish(rw, &out, &n));
+  T_ASSERT_OK(cuplug__ir_rewrite_finish(rw, &out, &n));
   ck_assert_uint_eq(n, strlen(out));
   return out;
 }
@@ -42,7 +42,7 @@ static char *legalize(const char *text, bool *libdevice) {
   begin(&rw, text);
   T_ASSERT_OK(cuplug__legalize(&rw, IRV, &uses));
   char *out = finish(&rw);
-  T_ASSERT_OK(ir_rewrite_begin(&rw, "m.ll", text, strlen(text), NULL));
+  T_ASSERT_OK(cuplug__ir_rewrite_begin(&rw, "m.ll", text, strlen(text), NULL));
   T_ASSERT_OK(cuplug__legalize(&rw, IRV, &uses_walked));
   char *walked = finish(&rw);
   ck_assert_str_eq(walked, out);
@@ -115,19 +115,19 @@ START_TEST(keeps_attribute_words_used_as_names) {
 END_TEST
 
 /* Attribute text a pass copies (an attribute group) comes out legal too. */
-static ir_wordset no_inline = IR_WORDSET("noinline");
+static ir_wordset no_inline = CUPLUG__IR_WORDSET("noinline");
 
 START_TEST(legal_attrs_copy) {
   static const char text[] =
       "noinline nofree uwtable(sync) memory(argmem: read) nounwind \"frame-pointer\"=\"all\"";
   ir_module m;
-  T_ASSERT_OK(ir_module_parse(&m, "attrs", text, sizeof text - 1, NULL));
+  T_ASSERT_OK(cuplug__ir_module_parse(&m, "attrs", text, sizeof text - 1, NULL));
   cuplug__buf b;
   cuplug__buf_init(&b);
   cuplug__put_legal_attrs(&b, text, m.toks, m.num_toks, &no_inline);
   ck_assert_str_eq(b.data, " uwtable nounwind \"frame-pointer\"=\"all\"");
   cuplug__buf_free(&b);
-  ir_module_free(&m);
+  cuplug__ir_module_free(&m);
 }
 END_TEST
 
@@ -163,7 +163,7 @@ START_TEST(opaque_pointer_rejected) {
   T_ASSERT_ERROR(cuplug__legalize(&rw, IRV, &uses), CUPLUG_ERR_IR_UNSUPPORTED,
                  "m.ll:3: opaque pointer type 'ptr': libNVVM reads typed pointers "
                  "(LLVM 7 IR), such as 'i8*'");
-  ir_rewrite_abort(&rw);
+  cuplug__ir_rewrite_abort(&rw);
 }
 END_TEST
 
@@ -349,12 +349,12 @@ END_TEST
 START_TEST(atomic_helpers_parse) {
   char *out = legalize(ATOMICS, NULL);
   ir_module m;
-  T_ASSERT_OK(ir_module_parse(&m, "out.ll", out, strlen(out), NULL));
+  T_ASSERT_OK(cuplug__ir_module_parse(&m, "out.ll", out, strlen(out), NULL));
   for (size_t i = 0; i < sizeof ATOMIC_NAMES / sizeof ATOMIC_NAMES[0]; i++) {
-    const ir_item *it = ir_module_find(&m, IR_ITEM_DEFINE, ATOMIC_NAMES[i]);
+    const ir_item *it = cuplug__ir_module_find(&m, IR_ITEM_DEFINE, ATOMIC_NAMES[i]);
     ck_assert_msg(it != NULL, "no definition of %s", ATOMIC_NAMES[i]);
     ir_function fn;
-    T_ASSERT_OK(ir_function_parse(&m, it, &fn));
+    T_ASSERT_OK(cuplug__ir_function_parse(&m, it, &fn));
     ck_assert_uint_eq(fn.num_params, 2);
     ck_assert_int_eq((int)(fn.linkage.end - fn.linkage.start), 8);
     ck_assert(strncmp(out + fn.linkage.start, "internal", 8) == 0);
@@ -363,18 +363,18 @@ START_TEST(atomic_helpers_parse) {
     /* the last statement returns a value of the helper's type */
     ir_stmt st, last = {0};
     size_t cursor = 0, stmts = 0;
-    while (ir_next_stmt(&m, &fn, &cursor, &st)) {
+    while (cuplug__ir_next_stmt(&m, &fn, &cursor, &st)) {
       last = st;
       stmts++;
     }
     ck_assert_uint_ge(stmts, 10);
-    ck_assert(ir_tok_is(out, last.toks[0], "ret"));
+    ck_assert(cuplug__ir_tok_is(out, last.toks[0], "ret"));
     ck_assert(strncmp(out + last.toks[1].start, out + fn.ret_type.start,
                       fn.ret_type.end - fn.ret_type.start) == 0);
-    ir_function_free(&fn);
+    cuplug__ir_function_free(&fn);
   }
-  ck_assert_ptr_nonnull(ir_module_find(&m, IR_ITEM_DECLARE, "___numba_atomic_i32_xor"));
-  ir_module_free(&m);
+  ck_assert_ptr_nonnull(cuplug__ir_module_find(&m, IR_ITEM_DECLARE, "___numba_atomic_i32_xor"));
+  cuplug__ir_module_free(&m);
   free(out);
 }
 END_TEST
@@ -479,7 +479,7 @@ START_TEST(cabi_wrap_range_return_attribute_then_legalize) {
                             .forceinline = false,
                             .has_entry = true};
   cuplug_error *e = cuplug__cabi_wrap(&rw, &o);
-  if (e) ir_rewrite_abort(&rw);
+  if (e) cuplug__ir_rewrite_abort(&rw);
   T_ASSERT_OK(e);
   T_ASSERT_OK(cuplug__legalize(&rw, IRV, &uses));
   char *out = finish(&rw);

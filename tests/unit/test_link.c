@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "code.h"
+#include "base/code.h"
 #include "support.h"
 
 static cuplug_session *session;

@@ -9,20 +9,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lowering.h"
+#include "lowering/lowering.h"
 #include "support.h"
 
 /* ---- helpers ---- */
 
 static void begin(ir_rewrite *rw, const char *text) {
-  T_ASSERT_OK(ir_rewrite_begin(rw, "m.ll", text, strlen(text), NULL));
+  T_ASSERT_OK(cuplug__ir_rewrite_begin(rw, "m.ll", text, strlen(text), NULL));
 }
 
 /* The rewritten text (malloc'd). */
 static char *finish(ir_rewrite *rw) {
   char *out = NULL;
   size_t n = 0;
-  T_ASSERT_OK(ir_rewrite_finish(rw, &out, &n));
+  T_ASSERT_OK(cuplug__ir_rewrite_finish(rw, &out, &n));
   ck_assert_uint_eq(n, strlen(out));
   return out;
 }
@@ -52,7 +52,7 @@ static cuplug_error *fixup_error(const char *text, const cuplug__kernel_options 
   ir_rewrite rw;
   begin(&rw, text);
   cuplug_error *e = cuplug__kernel_fixup(&rw, "k", o);
-  ir_rewrite_abort(&rw);
+  cuplug__ir_rewrite_abort(&rw);
   return e;
 }
 
@@ -519,7 +519,7 @@ START_TEST(force_inline_missing_symbol) {
   begin(&rw, "define i32 @\"e\"(i32* %\".ret\") {\n  ret i32 0\n}\n");
   T_ASSERT_ERROR(cuplug__force_inline(&rw, "nope"), CUPLUG_ERR_ENTRY_NOT_FOUND,
                  "m.ll: no definition of @nope");
-  ir_rewrite_abort(&rw);
+  cuplug__ir_rewrite_abort(&rw);
 }
 END_TEST
 

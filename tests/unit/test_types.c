@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "support.h"
-#include "types.h"
+#include "base/types.h"
 
 static const cuplug_type *parse(const char *text) {
   const cuplug_type *t = NULL;

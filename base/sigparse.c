@@ -1,0 +1,405 @@
+/* sigparse.c - numba-style type and signature strings.
+ *
+ *   signature := type '(' [type {',' type}] ')'
+ *   type      := base {'*' | '[' dims ']'}
+ *   base      := NAME | 'CPointer' '(' type ')' | 'array' '(' type ',' Nd ',' L ')'
+ *              | 'UniTuple' '(' type ('x' | ',') N ')' | 'Tuple' '(' [type {',' type}] ')'
+ *              | 'Literal' '[' 'int' ']' '(' ['-'] N ')' | 'class' '(' type ')'
+ *   dims      := dim {',' dim}          dim := ':' | '::1'
+ *
+ * Errors name the offending text and its position (0-based byte offset). */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "base/types.h"
+
+typedef struct parser {
+  const char *text;
+  size_t pos;
+} parser;
+
+static const struct {
+  const char *name;
+  cuplug_type_kind kind;
+} names[] = {
+    {"void", CUPLUG_TYPE_VOID},       {"none", CUPLUG_TYPE_VOID},
+    {"bool", CUPLUG_TYPE_BOOL},       {"boolean", CUPLUG_TYPE_BOOL},
+    {"b1", CUPLUG_TYPE_BOOL},         {"int8", CUPLUG_TYPE_INT8},
+    {"int16", CUPLUG_TYPE_INT16},     {"int32", CUPLUG_TYPE_INT32},
+    {"int64", CUPLUG_TYPE_INT64},     {"intp", CUPLUG_TYPE_INT64},
+    {"uint8", CUPLUG_TYPE_UINT8},     {"uint16", CUPLUG_TYPE_UINT16},
+    {"uint32", CUPLUG_TYPE_UINT32},   {"uint64", CUPLUG_TYPE_UINT64},
+    {"uintp", CUPLUG_TYPE_UINT64},    {"float16", CUPLUG_TYPE_FLOAT16},
+    {"float32", CUPLUG_TYPE_FLOAT32}, {"float64", CUPLUG_TYPE_FLOAT64},
+    {"complex64", CUPLUG_TYPE_COMPLEX64}, {"complex128", CUPLUG_TYPE_COMPLEX128},
+    /* numba's C-flavoured aliases */
+    {"double", CUPLUG_TYPE_FLOAT64},  {"float_", CUPLUG_TYPE_FLOAT32},
+    {"int_", CUPLUG_TYPE_INT64},      {"uint", CUPLUG_TYPE_UINT64},
+    /* numba's short names */
+    {"i1", CUPLUG_TYPE_INT8},  {"i2", CUPLUG_TYPE_INT16}, {"i4", CUPLUG_TYPE_INT32},
+    {"i8", CUPLUG_TYPE_INT64}, {"u1", CUPLUG_TYPE_UINT8}, {"u2", CUPLUG_TYPE_UINT16},
+    {"u4", CUPLUG_TYPE_UINT32}, {"u8", CUPLUG_TYPE_UINT64}, {"f2", CUPLUG_TYPE_FLOAT16},
+    {"f4", CUPLUG_TYPE_FLOAT32}, {"f8", CUPLUG_TYPE_FLOAT64},
+    {"c8", CUPLUG_TYPE_COMPLEX64}, {"c16", CUPLUG_TYPE_COMPLEX128},
+};
+
+static void skip_space(parser *p) {
+  while (isspace((unsigned char)p->text[p->pos])) p->pos++;
+}
+
+static char peek(parser *p) {
+  skip_space(p);
+  return p->text[p->pos];
+}
+
+/* Describes what stands at the position, for messages. */
+static void describe_here(cuplug__buf *b, parser *p) {
+  skip_space(p);
+  const char *s = p->text + p->pos;
+  if (!*s) {
+    cuplug__buf_puts(b, "the end of the text");
+    return;
+  }
+  size_t n = 0;
+  if (isalnum((unsigned char)*s) || *s == '_') {
+    while (isalnum((unsigned char)s[n]) || s[n] == '_') n++;
+  } else {
+    /* one character: all the bytes of a UTF-8 sequence */
+    n = 1;
+    while ((s[n] & 0xC0) == 0x80) n++;
+  }
+  cuplug__buf_printf(b, "'%.*s'", (int)n, s);
+}
+
+static cuplug_error *syntax_error(parser *p, const char *expected) {
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  describe_here(&b, p);
+  char *found = cuplug__buf_take(&b, NULL);
+  cuplug_error *e = cuplug__error(CUPLUG_ERR_SIGNATURE_SYNTAX,
+                                  "signature syntax error at position %zu of '%s': "
+                                  "expected %s, found %s",
+                                  p->pos, p->text, expected, found ? found : "?");
+  free(found);
+  return e;
+}
+
+static cuplug_error *expect(parser *p, char c, const char *what) {
+  if (peek(p) != c) return syntax_error(p, what);
+  p->pos++;
+  return NULL;
+}
+
+static size_t ident_length(const char *s) {
+  size_t n = 0;
+  if (!isalpha((unsigned char)s[0]) && s[0] != '_') return 0;
+  while (isalnum((unsigned char)s[n]) || s[n] == '_') n++;
+  return n;
+}
+
+static bool word_is(const char *s, size_t n, const char *w) {
+  return strlen(w) == n && memcmp(s, w, n) == 0;
+}
+
+static cuplug_error *parse_type(parser *p, const cuplug_type **out);
+
+/* [dims]: ':' or '::1' separated by commas. */
+static cuplug_error *parse_dims(parser *p, const cuplug_type *dtype,
+                                const cuplug_type **out) {
+  size_t open = p->pos;
+  p->pos++; /* '[' */
+  uint32_t ndim = 0;
+  int first_contig = 0, last_contig = 0, contig_count = 0;
+  for (;;) {
+    size_t at = (skip_space(p), p->pos);
+    if (p->text[p->pos] != ':') return syntax_error(p, "':' or '::1' (an array dimension)");
+    p->pos++;
+    bool contiguous = false;
+    if (p->text[p->pos] == ':') {
+      p->pos++;
+      if (peek(p) != '1') return syntax_error(p, "'1' after '::'");
+      p->pos++;
+      contiguous = true;
+    }
+    ndim++;
+    if (contiguous) {
+      contig_count++;
+      if (ndim == 1) first_contig = 1;
+      last_contig = 1;
+    } else {
+      last_contig = 0;
+    }
+    (void)at;
+    char c = peek(p);
+    if (c == ',') {
+      p->pos++;
+      continue;
+    }
+    if (c == ']') {
+      p->pos++;
+      break;
+    }
+    return syntax_error(p, "',' or ']'");
+  }
+  cuplug_layout layout = CUPLUG_LAYOUT_ANY;
+  if (contig_count == 1 && last_contig)
+    layout = CUPLUG_LAYOUT_C;
+  else if (contig_count == 1 && first_contig)
+    layout = CUPLUG_LAYOUT_F;
+  else if (contig_count)
+    return cuplug__error(CUPLUG_ERR_SIGNATURE_SYNTAX,
+                         "signature syntax error at position %zu of '%s': only the "
+                         "first or the last dimension of an array may be '::1'",
+                         open, p->text);
+  if (ndim > CUPLUG__MAX_NDIM)
+    return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                         "array at position %zu of '%s' has %u dimensions: "
+                         "arrays have 1 to %d",
+                         open, p->text, ndim, CUPLUG__MAX_NDIM);
+  return cuplug__type_array(dtype, ndim, layout, out);
+}
+
+/* array(dtype, Nd, L) as numba prints array types. */
+static cuplug_error *parse_array_call(parser *p, const cuplug_type **out) {
+  const cuplug_type *dtype;
+  CUPLUG__TRY(expect(p, '(', "'(' after 'array'"));
+  CUPLUG__TRY(parse_type(p, &dtype));
+  CUPLUG__TRY(expect(p, ',', "',' after the array's dtype"));
+  skip_space(p);
+  const char *s = p->text + p->pos;
+  unsigned ndim = 0;
+  size_t n = 0;
+  while (isdigit((unsigned char)s[n]) && ndim < 1000) ndim = ndim * 10 + (unsigned)(s[n++] - '0');
+  if (!n || s[n] != 'd') return syntax_error(p, "a rank such as '2d'");
+  p->pos += n + 1;
+  CUPLUG__TRY(expect(p, ',', "',' after the array's rank"));
+  char l = peek(p);
+  cuplug_layout layout;
+  if (l == 'C')
+    layout = CUPLUG_LAYOUT_C;
+  else if (l == 'F')
+    layout = CUPLUG_LAYOUT_F;
+  else if (l == 'A')
+    layout = CUPLUG_LAYOUT_ANY;
+  else
+    return syntax_error(p, "a layout 'C', 'F' or 'A'");
+  p->pos++;
+  CUPLUG__TRY(expect(p, ')', "')' closing array(...)"));
+  return cuplug__type_array(dtype, ndim, layout, out);
+}
+
+/* A decimal integer, optionally negative; `what` names it in messages. */
+static cuplug_error *parse_integer(parser *p, const char *what, int64_t *out) {
+  skip_space(p);
+  const char *s = p->text + p->pos;
+  size_t n = s[0] == '-' ? 1 : 0;
+  if (!isdigit((unsigned char)s[n])) return syntax_error(p, what);
+  uint64_t v = 0;
+  for (; isdigit((unsigned char)s[n]); n++) {
+    unsigned d = (unsigned)(s[n] - '0');
+    if (v > (UINT64_C(9223372036854775808) - d) / 10)
+      return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                           "integer at position %zu of '%s' does not fit in int64", p->pos,
+                           p->text);
+    v = v * 10 + d;
+  }
+  if (s[0] != '-' && v > INT64_MAX)
+    return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                         "integer at position %zu of '%s' does not fit in int64", p->pos,
+                         p->text);
+  p->pos += n;
+  *out = s[0] == '-' ? (int64_t)(0 - v) : (int64_t)v;
+  return NULL;
+}
+
+/* UniTuple(T x N), UniTuple(T, N) or Tuple(T1, T2, ...). */
+static cuplug_error *parse_tuple(parser *p, bool uniform, const cuplug_type **out) {
+  const cuplug_type *elems[256];
+  size_t n = 0;
+  CUPLUG__TRY(expect(p, '(', uniform ? "'(' after 'UniTuple'" : "'(' after 'Tuple'"));
+  if (uniform) {
+    CUPLUG__TRY(parse_type(p, &elems[0]));
+    char c = peek(p);
+    if (c == 'x' && !isalnum((unsigned char)p->text[p->pos + 1]))
+      p->pos++;
+    else if (c == ',')
+      p->pos++;
+    else
+      return syntax_error(p, "'x' or ',' and the tuple's length");
+    int64_t count;
+    size_t at = (skip_space(p), p->pos);
+    CUPLUG__TRY(parse_integer(p, "the tuple's length", &count));
+    if (count < 1 || count > 256)
+      return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                           "tuple length %lld at position %zu of '%s': 1 to 256",
+                           (long long)count, at, p->text);
+    for (n = 1; n < (size_t)count; n++) elems[n] = elems[0];
+  } else if (peek(p) != ')') {
+    for (;;) {
+      if (n == sizeof elems / sizeof elems[0])
+        return cuplug__error(CUPLUG_ERR_INVALID_TYPE, "a tuple in '%s' has more than %zu elements",
+                             p->text, sizeof elems / sizeof elems[0]);
+      CUPLUG__TRY(parse_type(p, &elems[n++]));
+      if (peek(p) != ',') break;
+      p->pos++;
+    }
+  }
+  CUPLUG__TRY(expect(p, ')', uniform ? "')' closing UniTuple(...)" : "',' or ')' in Tuple(...)"));
+  return cuplug__type_tuple(elems, n, out);
+}
+
+static cuplug_error *parse_base(parser *p, const cuplug_type **out) {
+  skip_space(p);
+  size_t start = p->pos;
+  const char *s = p->text + start;
+  size_t n = ident_length(s);
+  if (!n) return syntax_error(p, "a type");
+  p->pos += n;
+  if (word_is(s, n, "CPointer")) {
+    const cuplug_type *pointee;
+    CUPLUG__TRY(expect(p, '(', "'(' after 'CPointer'"));
+    CUPLUG__TRY(parse_type(p, &pointee));
+    CUPLUG__TRY(expect(p, ')', "')' closing CPointer(...)"));
+    cuplug_error *e = cuplug__type_pointer(pointee, out);
+    if (e && e->code == CUPLUG_ERR_INVALID_TYPE) {
+      cuplug__error_destroy(e);
+      return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                           "invalid type at position %zu of '%s': a pointer must "
+                           "point at a scalar or a pointer, not %s",
+                           start, p->text, pointee->name);
+    }
+    return e;
+  }
+  if (word_is(s, n, "array") && peek(p) == '(') return parse_array_call(p, out);
+  if (word_is(s, n, "UniTuple") || word_is(s, n, "Tuple"))
+    return parse_tuple(p, word_is(s, n, "UniTuple"), out);
+  if (word_is(s, n, "Literal")) {
+    CUPLUG__TRY(expect(p, '[', "'[' after 'Literal'"));
+    skip_space(p);
+    if (strncmp(p->text + p->pos, "int", 3) != 0 || ident_length(p->text + p->pos) != 3)
+      return syntax_error(p, "'int' (the only literals are integers)");
+    p->pos += 3;
+    CUPLUG__TRY(expect(p, ']', "']' after 'Literal[int'"));
+    CUPLUG__TRY(expect(p, '(', "'(' and the literal's value"));
+    int64_t v;
+    CUPLUG__TRY(parse_integer(p, "an integer", &v));
+    CUPLUG__TRY(expect(p, ')', "')' closing Literal[int](...)"));
+    return cuplug__type_int_literal(v, out);
+  }
+  if (word_is(s, n, "class")) {
+    const cuplug_type *dtype;
+    CUPLUG__TRY(expect(p, '(', "'(' after 'class'"));
+    size_t at = (skip_space(p), p->pos);
+    CUPLUG__TRY(parse_type(p, &dtype));
+    CUPLUG__TRY(expect(p, ')', "')' closing class(...)"));
+    if (!cuplug__type_is_scalar_value(dtype))
+      return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                           "invalid type at position %zu of '%s': a number class is of bool, "
+                           "an integer, a float or a complex, not %s",
+                           at, p->text, dtype->name);
+    return cuplug__type_number_class(dtype, out);
+  }
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    if (word_is(s, n, names[i].name)) {
+      *out = cuplug__type_scalar(names[i].kind);
+      return *out ? NULL : cuplug__error_oom();
+    }
+  }
+  return cuplug__error(CUPLUG_ERR_UNKNOWN_TYPE,
+                       "unknown type '%.*s' at position %zu of '%s'", (int)n, s,
+                       start, p->text);
+}
+
+static cuplug_error *parse_type(parser *p, const cuplug_type **out) {
+  const cuplug_type *t;
+  size_t start = (skip_space(p), p->pos);
+  CUPLUG__TRY(parse_base(p, &t));
+  for (;;) {
+    char c = peek(p);
+    if (c == '*') {
+      p->pos++;
+      cuplug_error *e = cuplug__type_pointer(t, &t);
+      if (e && e->code == CUPLUG_ERR_INVALID_TYPE) {
+        cuplug__error_destroy(e);
+        return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                             "invalid type at position %zu of '%s': a pointer must "
+                             "point at a scalar or a pointer",
+                             start, p->text);
+      }
+      CUPLUG__TRY(e);
+    } else if (c == '[') {
+      if (!cuplug__type_is_scalar_value(t))
+        return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                             "invalid type at position %zu of '%s': an array's dtype "
+                             "must be bool, an integer, a float or a complex, not %s",
+                             start, p->text, t->name);
+      CUPLUG__TRY(parse_dims(p, t, &t));
+    } else {
+      break;
+    }
+  }
+  *out = t;
+  return NULL;
+}
+
+static cuplug_error *parse_signature_rest(parser *p, const cuplug_type *restype,
+                                          const cuplug_type **out) {
+  const cuplug_type *args[256];
+  size_t nargs = 0;
+  p->pos++; /* '(' */
+  if (peek(p) == ')') {
+    p->pos++;
+  } else {
+    for (;;) {
+      if (nargs == sizeof args / sizeof args[0])
+        return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                             "signature '%s' has more than %zu arguments", p->text,
+                             sizeof args / sizeof args[0]);
+      size_t at = (skip_space(p), p->pos);
+      CUPLUG__TRY(parse_type(p, &args[nargs]));
+      if (args[nargs]->kind == CUPLUG_TYPE_VOID)
+        return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                             "invalid type at position %zu of '%s': an argument "
+                             "cannot be void",
+                             at, p->text);
+      nargs++;
+      char c = peek(p);
+      if (c == ',') {
+        p->pos++;
+        continue;
+      }
+      if (c == ')') {
+        p->pos++;
+        break;
+      }
+      return syntax_error(p, "',' or ')' in the argument list");
+    }
+  }
+  return cuplug__type_signature(restype, args, nargs, out);
+}
+
+cuplug_error *cuplug__type_parse(const char *text, const cuplug_type **out) {
+  if (!text || !out)
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_parse: NULL argument");
+  parser p = {text, 0};
+  const cuplug_type *t;
+  CUPLUG__TRY(parse_type(&p, &t));
+  if (peek(&p) == '(') CUPLUG__TRY(parse_signature_rest(&p, t, &t));
+  if (peek(&p) != '\0') return syntax_error(&p, "the end of the text");
+  *out = t;
+  return NULL;
+}
+
+cuplug_error *cuplug__signature_parse(const char *text, const cuplug_type **out) {
+  const cuplug_type *t;
+  CUPLUG__TRY(cuplug__type_parse(text, &t));
+  if (t->kind != CUPLUG_TYPE_SIGNATURE) {
+    parser p = {text, strlen(text)};
+    return syntax_error(&p, "'(' and an argument list (a signature)");
+  }
+  *out = t;
+  return NULL;
+}

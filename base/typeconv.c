@@ -1,0 +1,174 @@
+/* typeconv.c - how one type converts to another, numba's way.
+ *
+ * numba ranks a conversion as exact, a promotion (a wider type of the same
+ * kind: int32 to int64, float32 to float64), safe (no value is lost: int32
+ * to float64, uint8 to int16) or unsafe (int64 to float64, float64 to
+ * int32).  Its rules give a few direct conversions between numbers; the
+ * rest follow by chaining, a chain being as bad as its worst step.  The
+ * table below holds numba's direct rules; the closure is computed once.
+ *
+ * An integer literal is better than its int64: it converts to any integer
+ * type that holds its value as a promotion, and to a float that holds it
+ * exactly as a safe conversion, so that f(int32) takes 2 and pow(float32,
+ * float32) takes (x, 2).
+ *
+ * Each conversion also has a distance, for choosing between conversions of
+ * the same rank: a step costs 1, or 8 when it leaves its kind (integer to
+ * float), so that uint8 goes to int64 rather than float32 and float16 to
+ * float32 rather than float64. */
+#include "base/typeconv.h"
+
+#include <pthread.h>
+
+#define FIRST CUPLUG_TYPE_BOOL
+#define LAST CUPLUG_TYPE_COMPLEX128
+#define N (LAST - FIRST + 1)
+
+static const struct {
+  cuplug_type_kind from, to;
+  cuplug__conversion how;
+} rules[] = {
+    {CUPLUG_TYPE_BOOL, CUPLUG_TYPE_INT8, CUPLUG__CONV_SAFE},
+    {CUPLUG_TYPE_BOOL, CUPLUG_TYPE_UINT8, CUPLUG__CONV_SAFE},
+    {CUPLUG_TYPE_INT8, CUPLUG_TYPE_INT16, CUPLUG__CONV_PROMOTE},
+    {CUPLUG_TYPE_UINT8, CUPLUG_TYPE_UINT16, CUPLUG__CONV_PROMOTE},
+    {CUPLUG_TYPE_INT16, CUPLUG_TYPE_INT32, CUPLUG__CONV_PROMOTE},
+    {CUPLUG_TYPE_UINT16, CUPLUG_TYPE_UINT32, CUPLUG__CONV_PROMOTE},
+    {CUPLUG_TYPE_INT32, CUPLUG_TYPE_INT64, CUPLUG__CONV_PROMOTE},
+    {CUPLUG_TYPE_UINT32, CUPLUG_TYPE_UINT64, CUPLUG__CONV_PROMOTE},
+    {CUPLUG_TYPE_UINT8, CUPLUG_TYPE_INT16, CUPLUG__CONV_SAFE},
+    {CUPLUG_TYPE_UINT16, CUPLUG_TYPE_INT32, CUPLUG__CONV_SAFE},
+    {CUPLUG_TYPE_UINT32, CUPLUG_TYPE_INT64, CUPLUG__CONV_SAFE},
+    {CUPLUG_TYPE_INT8, CUPLUG_TYPE_FLOAT16, CUPLUG__CONV_SAFE},
+    {CUPLUG_TYPE_INT16, CUPLUG_TYPE_FLOAT32, CUPLUG__CONV_SAFE},
+    {CUPLUG_TYPE_INT32, CUPLUG_TYPE_FLOAT64, CUPLUG__CONV_SAFE},
+    /* numba calls these safe too, so that float64 + int64 types as float64 */
+    {CUPLUG_TYPE_INT64, CUPLUG_TYPE_FLOAT64, CUPLUG__CONV_SAFE},
+    {CUPLUG_TYPE_UINT64, CUPLUG_TYPE_FLOAT64, CUPLUG__CONV_SAFE},
+    {CUPLUG_TYPE_FLOAT16, CUPLUG_TYPE_FLOAT32, CUPLUG__CONV_PROMOTE},
+    {CUPLUG_TYPE_FLOAT32, CUPLUG_TYPE_FLOAT64, CUPLUG__CONV_PROMOTE},
+    {CUPLUG_TYPE_FLOAT32, CUPLUG_TYPE_COMPLEX64, CUPLUG__CONV_SAFE},
+    {CUPLUG_TYPE_FLOAT64, CUPLUG_TYPE_COMPLEX128, CUPLUG__CONV_SAFE},
+    {CUPLUG_TYPE_COMPLEX64, CUPLUG_TYPE_COMPLEX128, CUPLUG__CONV_PROMOTE},
+};
+
+static cuplug__conversion table[N][N];
+static unsigned distance[N][N];
+
+/* bool, integer, float or complex */
+static int category(int kind) {
+  kind += FIRST;
+  if (kind == CUPLUG_TYPE_BOOL) return 0;
+  if (kind <= CUPLUG_TYPE_UINT64) return 1;
+  if (kind <= CUPLUG_TYPE_FLOAT64) return 2;
+  return 3;
+}
+
+/* Is (c, d) a better conversion than (table, distance) at [i][j]? */
+static bool better(cuplug__conversion c, unsigned d, int i, int j) {
+  return c < table[i][j] || (c == table[i][j] && d < distance[i][j]);
+}
+static pthread_once_t table_once = PTHREAD_ONCE_INIT;
+
+static void table_init(void) {
+  /* Every number converts to every other, unsafely at worst; the rules
+   * say which conversions are better than that. */
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) {
+      table[i][j] = i == j ? CUPLUG__CONV_EXACT : CUPLUG__CONV_UNSAFE;
+      distance[i][j] = i == j ? 0 : 100;
+    }
+  for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
+    int i = rules[r].from - FIRST, j = rules[r].to - FIRST;
+    table[i][j] = rules[r].how;
+    distance[i][j] = category(i) == category(j) ? 1 : 8;
+  }
+  /* the best chain: as bad as its worst step, as long as its steps */
+  for (int k = 0; k < N; k++)
+    for (int i = 0; i < N; i++)
+      for (int j = 0; j < N; j++) {
+        cuplug__conversion via = table[i][k] > table[k][j] ? table[i][k] : table[k][j];
+        unsigned d = distance[i][k] + distance[k][j];
+        if (better(via, d, i, j)) {
+          table[i][j] = via;
+          distance[i][j] = d;
+        }
+      }
+}
+
+static cuplug__conversion worst(cuplug__conversion a, cuplug__conversion b) {
+  return a > b ? a : b;
+}
+
+/* Does the float type hold the integer exactly?  Its odd part must fit the
+ * significand (and a float16 tops out at 65504). */
+static bool exact_in_float(int64_t v, cuplug_type_kind kind) {
+  uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+  if (kind == CUPLUG_TYPE_FLOAT16 && u > 65504) return false;
+  while (u && !(u & 1)) u >>= 1;
+  int bits = kind == CUPLUG_TYPE_FLOAT16 ? 11 : kind == CUPLUG_TYPE_FLOAT32 ? 24 : 53;
+  return u < (UINT64_C(1) << bits);
+}
+
+cuplug__conversion cuplug__convert(const cuplug_type *from, const cuplug_type *to,
+                                   unsigned *dist) {
+  unsigned ignored;
+  if (!dist) dist = &ignored;
+  *dist = 0;
+  if (from == to) return CUPLUG__CONV_EXACT;
+  if (from->kind == CUPLUG_TYPE_INT_LITERAL) {
+    int64_t v = from->value;
+    if (cuplug__type_is_integer(to)) {
+      unsigned bits = cuplug__type_size(to) * 8;
+      bool is_signed = cuplug__type_is_signed(to);
+      bool fits = bits == 64 ? (is_signed || v >= 0)
+                  : is_signed ? v >= -(INT64_C(1) << (bits - 1)) && v < (INT64_C(1) << (bits - 1))
+                              : v >= 0 && v < (INT64_C(1) << bits);
+      if (fits) {
+        *dist = bits / 8; /* the narrowest type that holds it is the nearest */
+        return CUPLUG__CONV_PROMOTE;
+      }
+    } else if (cuplug__type_is_float(to)) {
+      if (exact_in_float(v, to->kind)) {
+        *dist = 16 + cuplug__type_size(to);
+        return CUPLUG__CONV_SAFE;
+      }
+    }
+    /* otherwise as its int64 would, and never exact */
+    const cuplug_type *i64 = cuplug__type_scalar(CUPLUG_TYPE_INT64);
+    if (!i64) return CUPLUG__CONV_NONE;
+    cuplug__conversion c = worst(cuplug__convert(i64, to, dist), CUPLUG__CONV_PROMOTE);
+    *dist += 32;
+    return c;
+  }
+  if (from->kind >= FIRST && from->kind <= LAST && to->kind >= FIRST && to->kind <= LAST) {
+    pthread_once(&table_once, table_init);
+    *dist = distance[from->kind - FIRST][to->kind - FIRST];
+    return table[from->kind - FIRST][to->kind - FIRST];
+  }
+  if (from->kind == CUPLUG_TYPE_ARRAY && to->kind == CUPLUG_TYPE_ARRAY) {
+    /* a contiguous array is also an array of any layout */
+    if (from->element == to->element && from->ndim == to->ndim &&
+        to->layout == CUPLUG_LAYOUT_ANY) {
+      *dist = 1;
+      return CUPLUG__CONV_SAFE;
+    }
+    return CUPLUG__CONV_NONE;
+  }
+  if (from->kind == CUPLUG_TYPE_TUPLE && to->kind == CUPLUG_TYPE_TUPLE &&
+      from->nargs == to->nargs) {
+    cuplug__conversion c = CUPLUG__CONV_EXACT;
+    for (size_t i = 0; i < from->nargs; i++) {
+      unsigned d;
+      c = worst(c, cuplug__convert(from->args[i], to->args[i], &d));
+      *dist += d;
+    }
+    return c;
+  }
+  return CUPLUG__CONV_NONE;
+}
+
+const char *cuplug__conversion_name(cuplug__conversion c) {
+  static const char *const names[] = {"exact", "promote", "safe", "unsafe", "none"};
+  return c <= CUPLUG__CONV_NONE ? names[c] : "?";
+}

@@ -1,0 +1,514 @@
+/* types.c - interned types and their data model under the Numba and C ABIs.
+ *
+ * The data model follows numba's: a bool is an i8 in memory and in calls;
+ * complex numbers are {re, im} structs, split into their two parts as
+ * arguments; arrays travel as numba's array struct, flattened into meminfo,
+ * parent, nitems, itemsize, data, shape[N], strides[N].  Under the Numba ABI
+ * the return value goes through a pointer (the return slot); under the C
+ * ABI it is returned by value.  Arguments are the same under both ABIs, as
+ * in numba-cuda's C-ABI wrapper.
+ *
+ * Tuples are numba's too: a UniTuple is an [N x T] array in memory, any
+ * other tuple a struct, and as an argument a tuple is flattened into its
+ * elements.  An integer literal is an i64; a number class (a dtype given as
+ * an argument) has no value and takes no parameter. */
+#include "base/types.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+
+static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;
+#define INTERN_BUCKETS 4096
+static cuplug_type *interned[INTERN_BUCKETS]; /* derived types, chained by hash */
+
+static const struct {
+  cuplug_type_kind kind;
+  const char *name;
+  const char *ir;
+  uint32_t size;
+} scalar_info[] = {
+    {CUPLUG_TYPE_VOID, "void", "void", 0},
+    {CUPLUG_TYPE_BOOL, "bool", "i8", 1},
+    {CUPLUG_TYPE_INT8, "int8", "i8", 1},
+    {CUPLUG_TYPE_INT16, "int16", "i16", 2},
+    {CUPLUG_TYPE_INT32, "int32", "i32", 4},
+    {CUPLUG_TYPE_INT64, "int64", "i64", 8},
+    {CUPLUG_TYPE_UINT8, "uint8", "i8", 1},
+    {CUPLUG_TYPE_UINT16, "uint16", "i16", 2},
+    {CUPLUG_TYPE_UINT32, "uint32", "i32", 4},
+    {CUPLUG_TYPE_UINT64, "uint64", "i64", 8},
+    {CUPLUG_TYPE_FLOAT16, "float16", "i16", 2}, /* numba-cuda: an i16 */
+    {CUPLUG_TYPE_FLOAT32, "float32", "float", 4},
+    {CUPLUG_TYPE_FLOAT64, "float64", "double", 8},
+    {CUPLUG_TYPE_COMPLEX64, "complex64", "{float, float}", 8},
+    {CUPLUG_TYPE_COMPLEX128, "complex128", "{double, double}", 16},
+};
+#define NUM_SCALARS (sizeof scalar_info / sizeof scalar_info[0])
+
+static cuplug_type scalars[NUM_SCALARS];
+static pthread_once_t scalars_once = PTHREAD_ONCE_INIT;
+
+/* ---- the data model ---- */
+
+/* The type a value has in memory (what a pointer to it points at). */
+static const char *data_ir(const cuplug_type *t) {
+  return t->lowered[0][0].ir_type;
+}
+
+static bool lowered_set(cuplug__lowered *l, char *ir_type, size_t n,
+                        char **parts) {
+  l->ir_type = ir_type;
+  l->num_parts = n;
+  l->parts = parts;
+  if (!ir_type) return false;
+  for (size_t i = 0; i < n; i++)
+    if (!parts[i]) return false;
+  return n == 0 || parts;
+}
+
+static char **parts_alloc(size_t n) { return n ? calloc(n, sizeof(char *)) : NULL; }
+
+static void lowered_free(cuplug__lowered *l) {
+  free(l->ir_type);
+  for (size_t i = 0; i < l->num_parts && l->parts; i++) free(l->parts[i]);
+  free(l->parts);
+  memset(l, 0, sizeof *l);
+}
+
+static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt(const char *f, ...) {
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  va_list ap;
+  va_start(ap, f);
+  cuplug__buf_vprintf(&b, f, ap);
+  va_end(ap);
+  return cuplug__buf_take(&b, NULL);
+}
+
+static bool is_uniform(const cuplug_type *t) {
+  for (size_t i = 1; i < t->nargs; i++)
+    if (t->args[i] != t->args[0]) return false;
+  return t->nargs > 0;
+}
+
+/* A tuple in memory: [N x T] when uniform, else {T1, T2, ...}. */
+static char *tuple_ir(const cuplug_type *t) {
+  if (is_uniform(t)) return fmt("[%zu x %s]", t->nargs, data_ir(t->args[0]));
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  cuplug__buf_putc(&b, '{');
+  for (size_t i = 0; i < t->nargs; i++)
+    cuplug__buf_printf(&b, "%s%s", i ? ", " : "", data_ir(t->args[i]));
+  cuplug__buf_putc(&b, '}');
+  return cuplug__buf_take(&b, NULL);
+}
+
+/* Argument parts of a value type (the same under both ABIs). */
+static bool lower_argument(const cuplug_type *t, cuplug__lowered *l) {
+  switch (t->kind) {
+    case CUPLUG_TYPE_VOID:
+      return lowered_set(l, cuplug__strdup("void"), 0, NULL);
+    case CUPLUG_TYPE_COMPLEX64:
+    case CUPLUG_TYPE_COMPLEX128: {
+      const char *part = t->kind == CUPLUG_TYPE_COMPLEX64 ? "float" : "double";
+      char **p = parts_alloc(2);
+      if (!p) return false;
+      p[0] = cuplug__strdup(part);
+      p[1] = cuplug__strdup(part);
+      return lowered_set(l, fmt("{%s, %s}", part, part), 2, p);
+    }
+    case CUPLUG_TYPE_POINTER: {
+      char **p = parts_alloc(1);
+      if (!p) return false;
+      p[0] = fmt("%s*", data_ir(t->element));
+      return lowered_set(l, fmt("%s*", data_ir(t->element)), 1, p);
+    }
+    case CUPLUG_TYPE_ARRAY: {
+      size_t n = 5 + 2 * (size_t)t->ndim;
+      char **p = parts_alloc(n);
+      if (!p) return false;
+      p[0] = cuplug__strdup("i8*");
+      p[1] = cuplug__strdup("i8*");
+      p[2] = cuplug__strdup("i64");
+      p[3] = cuplug__strdup("i64");
+      p[4] = fmt("%s*", data_ir(t->element));
+      for (size_t i = 5; i < n; i++) p[i] = cuplug__strdup("i64");
+      char *ir = fmt("{i8*, i8*, i64, i64, %s*, [%u x i64], [%u x i64]}",
+                     data_ir(t->element), t->ndim, t->ndim);
+      return lowered_set(l, ir, n, p);
+    }
+    case CUPLUG_TYPE_TUPLE: {
+      size_t n = 0;
+      for (size_t i = 0; i < t->nargs; i++) n += t->args[i]->lowered[0][0].num_parts;
+      char **p = parts_alloc(n);
+      if (n && !p) return false;
+      size_t k = 0;
+      for (size_t i = 0; i < t->nargs; i++) {
+        const cuplug__lowered *e = &t->args[i]->lowered[0][0];
+        for (size_t j = 0; j < e->num_parts; j++) p[k++] = cuplug__strdup(e->parts[j]);
+      }
+      return lowered_set(l, tuple_ir(t), n, p);
+    }
+    case CUPLUG_TYPE_INT_LITERAL: {
+      char **p = parts_alloc(1);
+      if (!p) return false;
+      p[0] = cuplug__strdup("i64");
+      return lowered_set(l, cuplug__strdup("i64"), 1, p);
+    }
+    case CUPLUG_TYPE_NUMBER_CLASS:
+      return lowered_set(l, cuplug__strdup("{}"), 0, NULL);
+    case CUPLUG_TYPE_SIGNATURE:
+    case CUPLUG_TYPE_INVALID:
+      return false;
+    default: {
+      char **p = parts_alloc(1);
+      if (!p) return false;
+      p[0] = cuplug__strdup(scalar_info[t->kind - 1].ir);
+      return lowered_set(l, cuplug__strdup(scalar_info[t->kind - 1].ir), 1, p);
+    }
+  }
+}
+
+/* Numba ABI return: the pointee of the return slot.  numba gives "none" a
+ * pointer model, so a void function still gets an i8** slot. */
+static bool lower_numba_return(const cuplug_type *t, cuplug__lowered *l) {
+  const char *slot = t->kind == CUPLUG_TYPE_VOID ? "i8*" : data_ir(t);
+  char **p = parts_alloc(1);
+  if (!p) return false;
+  p[0] = cuplug__strdup(slot);
+  return lowered_set(l, cuplug__strdup(slot), 1, p);
+}
+
+/* C ABI return: the value itself, "void" for none. */
+static bool lower_c_return(const cuplug_type *t, cuplug__lowered *l) {
+  return lowered_set(l, cuplug__strdup(data_ir(t)), 0, NULL);
+}
+
+static void join_parts(cuplug__buf *b, const cuplug__lowered *l, bool *first) {
+  for (size_t i = 0; i < l->num_parts; i++) {
+    if (!*first) cuplug__buf_puts(b, ", ");
+    cuplug__buf_puts(b, l->parts[i]);
+    *first = false;
+  }
+}
+
+/* A signature lowers to a function type; its parts are its parameters. */
+static bool lower_signature(const cuplug_type *sig, cuplug_abi abi,
+                            cuplug__lowered *l) {
+  const cuplug__lowered *ret =
+      cuplug__type_lowered(sig->restype, abi, CUPLUG_POSITION_RETURN);
+  size_t n = abi == CUPLUG_ABI_NUMBA ? 1 : 0;
+  for (size_t i = 0; i < sig->nargs; i++)
+    n += cuplug__type_lowered(sig->args[i], abi, CUPLUG_POSITION_ARGUMENT)->num_parts;
+  char **p = parts_alloc(n);
+  if (n && !p) return false;
+  size_t k = 0;
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  if (abi == CUPLUG_ABI_NUMBA) {
+    p[k++] = fmt("%s*", ret->ir_type);
+    cuplug__buf_printf(&b, "i32 (%s*", ret->ir_type);
+  } else {
+    cuplug__buf_printf(&b, "%s (", ret->ir_type);
+  }
+  bool first = abi != CUPLUG_ABI_NUMBA;
+  for (size_t i = 0; i < sig->nargs; i++) {
+    const cuplug__lowered *a =
+        cuplug__type_lowered(sig->args[i], abi, CUPLUG_POSITION_ARGUMENT);
+    join_parts(&b, a, &first);
+    for (size_t j = 0; j < a->num_parts; j++) p[k++] = cuplug__strdup(a->parts[j]);
+  }
+  cuplug__buf_putc(&b, ')');
+  return lowered_set(l, cuplug__buf_take(&b, NULL), n, p);
+}
+
+static bool lower_all(cuplug_type *t) {
+  if (t->kind == CUPLUG_TYPE_SIGNATURE)
+    return lower_signature(t, CUPLUG_ABI_NUMBA, &t->lowered[0][0]) &&
+           lower_signature(t, CUPLUG_ABI_C, &t->lowered[1][0]) &&
+           lowered_set(&t->lowered[0][1], cuplug__strdup(t->lowered[0][0].ir_type), 0, NULL) &&
+           lowered_set(&t->lowered[1][1], cuplug__strdup(t->lowered[1][0].ir_type), 0, NULL);
+  return lower_argument(t, &t->lowered[0][0]) &&
+         lower_argument(t, &t->lowered[1][0]) &&
+         lower_numba_return(t, &t->lowered[0][1]) &&
+         lower_c_return(t, &t->lowered[1][1]);
+}
+
+static void type_free(cuplug_type *t) {
+  for (int a = 0; a < 2; a++)
+    for (int p = 0; p < 2; p++) lowered_free(&t->lowered[a][p]);
+  free(t->name);
+  free(t->args);
+  free(t);
+}
+
+/* ---- scalars ---- */
+
+static void scalars_init(void) {
+  for (size_t i = 0; i < NUM_SCALARS; i++) {
+    cuplug_type *t = &scalars[i];
+    t->kind = scalar_info[i].kind;
+    t->name = (char *)scalar_info[i].name;
+    /* Scalars are static; their lowered strings are allocated once and freed
+     * at unload.  An allocation failure here leaves ir_type NULL, which the
+     * constructors below report as out of memory. */
+    if (!lower_all(t))
+      for (int a = 0; a < 2; a++)
+        for (int p = 0; p < 2; p++) lowered_free(&t->lowered[a][p]);
+  }
+}
+
+const cuplug_type *cuplug__type_scalar(cuplug_type_kind kind) {
+  if (kind < CUPLUG_TYPE_VOID || kind > CUPLUG_TYPE_COMPLEX128) return NULL;
+  pthread_once(&scalars_once, scalars_init);
+  const cuplug_type *t = &scalars[kind - 1];
+  return t->lowered[0][0].ir_type ? t : NULL;
+}
+
+bool cuplug__type_is_integer(const cuplug_type *t) {
+  return t->kind >= CUPLUG_TYPE_INT8 && t->kind <= CUPLUG_TYPE_UINT64;
+}
+
+bool cuplug__type_is_signed(const cuplug_type *t) {
+  return (t->kind >= CUPLUG_TYPE_INT8 && t->kind <= CUPLUG_TYPE_INT64) ||
+         t->kind == CUPLUG_TYPE_INT_LITERAL;
+}
+
+bool cuplug__type_is_float(const cuplug_type *t) {
+  return t->kind >= CUPLUG_TYPE_FLOAT16 && t->kind <= CUPLUG_TYPE_FLOAT64;
+}
+
+bool cuplug__type_is_scalar_value(const cuplug_type *t) {
+  return t->kind >= CUPLUG_TYPE_BOOL && t->kind <= CUPLUG_TYPE_COMPLEX128;
+}
+
+uint32_t cuplug__type_size(const cuplug_type *t) {
+  if (t->kind == CUPLUG_TYPE_POINTER || t->kind == CUPLUG_TYPE_INT_LITERAL) return 8;
+  if (t->kind >= CUPLUG_TYPE_VOID && t->kind <= CUPLUG_TYPE_COMPLEX128)
+    return scalar_info[t->kind - 1].size;
+  return 0;
+}
+
+/* ---- interning ---- */
+
+static bool same(const cuplug_type *a, const cuplug_type *b) {
+  if (a->kind != b->kind || a->element != b->element || a->ndim != b->ndim ||
+      a->layout != b->layout || a->restype != b->restype || a->nargs != b->nargs ||
+      a->value != b->value)
+    return false;
+  for (size_t i = 0; i < a->nargs; i++)
+    if (a->args[i] != b->args[i]) return false;
+  return true;
+}
+
+/* Returns the interned twin of *proto, creating it from proto (whose args
+ * array is copied) when it is new. */
+static size_t bucket_of(const cuplug_type *t) {
+  uint64_t h = 1469598103934665603ull;
+  uint64_t words[6] = {(uint64_t)t->kind, (uint64_t)(uintptr_t)t->element,
+                       (uint64_t)t->ndim << 8 | (uint64_t)t->layout,
+                       (uint64_t)(uintptr_t)t->restype, (uint64_t)t->nargs, (uint64_t)t->value};
+  for (size_t i = 0; i < 6 + t->nargs; i++) {
+    uint64_t w = i < 6 ? words[i] : (uint64_t)(uintptr_t)t->args[i - 6];
+    h = (h ^ w) * 1099511628211ull;
+    h ^= h >> 29;
+  }
+  return (size_t)(h % INTERN_BUCKETS);
+}
+
+static cuplug_error *intern(const cuplug_type *proto, char *(*name)(const cuplug_type *),
+                            const cuplug_type **out) {
+  size_t bucket = bucket_of(proto);
+  pthread_mutex_lock(&intern_lock);
+  for (cuplug_type *t = interned[bucket]; t; t = t->next) {
+    if (same(t, proto)) {
+      pthread_mutex_unlock(&intern_lock);
+      *out = t;
+      return NULL;
+    }
+  }
+  cuplug_type *t = calloc(1, sizeof *t);
+  if (!t) goto oom;
+  *t = *proto;
+  t->args = NULL;
+  t->next = NULL;
+  if (proto->nargs) {
+    t->args = malloc(proto->nargs * sizeof *t->args);
+    if (!t->args) goto oom_free;
+    memcpy(t->args, proto->args, proto->nargs * sizeof *t->args);
+  }
+  t->name = name(t);
+  if (!t->name || !lower_all(t)) goto oom_free;
+  t->next = interned[bucket];
+  interned[bucket] = t;
+  pthread_mutex_unlock(&intern_lock);
+  *out = t;
+  return NULL;
+oom_free:
+  type_free(t);
+oom:
+  pthread_mutex_unlock(&intern_lock);
+  return cuplug__error_oom();
+}
+
+static char *pointer_name(const cuplug_type *t) {
+  return fmt("CPointer(%s)", t->element->name);
+}
+
+static char *array_name(const cuplug_type *t) {
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  cuplug__buf_printf(&b, "%s[", t->element->name);
+  for (uint32_t i = 0; i < t->ndim; i++) {
+    if (i) cuplug__buf_puts(&b, ", ");
+    bool contiguous = (t->layout == CUPLUG_LAYOUT_C && i == t->ndim - 1) ||
+                      (t->layout == CUPLUG_LAYOUT_F && i == 0);
+    cuplug__buf_puts(&b, contiguous ? "::1" : ":");
+  }
+  cuplug__buf_putc(&b, ']');
+  return cuplug__buf_take(&b, NULL);
+}
+
+static char *signature_name(const cuplug_type *t) {
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  cuplug__buf_printf(&b, "%s(", t->restype->name);
+  for (size_t i = 0; i < t->nargs; i++)
+    cuplug__buf_printf(&b, "%s%s", i ? ", " : "", t->args[i]->name);
+  cuplug__buf_putc(&b, ')');
+  return cuplug__buf_take(&b, NULL);
+}
+
+static char *tuple_name(const cuplug_type *t) {
+  if (is_uniform(t)) return fmt("UniTuple(%s x %zu)", t->args[0]->name, t->nargs);
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  cuplug__buf_puts(&b, "Tuple(");
+  for (size_t i = 0; i < t->nargs; i++)
+    cuplug__buf_printf(&b, "%s%s", i ? ", " : "", t->args[i]->name);
+  cuplug__buf_putc(&b, ')');
+  return cuplug__buf_take(&b, NULL);
+}
+
+static char *literal_name(const cuplug_type *t) {
+  return fmt("Literal[int](%lld)", (long long)t->value);
+}
+
+static char *class_name(const cuplug_type *t) { return fmt("class(%s)", t->element->name); }
+
+static bool is_value_type(const cuplug_type *t) {
+  return t && t->kind != CUPLUG_TYPE_INVALID && t->kind != CUPLUG_TYPE_SIGNATURE;
+}
+
+cuplug_error *cuplug__type_pointer(const cuplug_type *pointee,
+                                   const cuplug_type **out) {
+  if (!pointee || !out)
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_pointer: NULL argument");
+  if (!cuplug__type_is_scalar_value(pointee) && pointee->kind != CUPLUG_TYPE_POINTER)
+    return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                         "CPointer(%s): a pointer must point at a scalar or a pointer",
+                         pointee->name);
+  cuplug_type proto = {.kind = CUPLUG_TYPE_POINTER, .element = pointee};
+  return intern(&proto, pointer_name, out);
+}
+
+cuplug_error *cuplug__type_array(const cuplug_type *dtype, uint32_t ndim,
+                                 cuplug_layout layout, const cuplug_type **out) {
+  if (!dtype || !out)
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_array: NULL argument");
+  if (!cuplug__type_is_scalar_value(dtype))
+    return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                         "array of %s: an array's dtype must be bool, an integer, "
+                         "a float or a complex",
+                         dtype->name);
+  if (ndim < 1 || ndim > CUPLUG__MAX_NDIM)
+    return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                         "array of %s with %u dimensions: arrays have 1 to %d",
+                         dtype->name, ndim, CUPLUG__MAX_NDIM);
+  if (layout != CUPLUG_LAYOUT_ANY && layout != CUPLUG_LAYOUT_C &&
+      layout != CUPLUG_LAYOUT_F)
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
+                         "type_array: layout %d is not ANY, C or F", (int)layout);
+  /* numba calls every contiguous 1-d array C. */
+  if (ndim == 1 && layout == CUPLUG_LAYOUT_F) layout = CUPLUG_LAYOUT_C;
+  cuplug_type proto = {.kind = CUPLUG_TYPE_ARRAY, .element = dtype, .ndim = ndim,
+                       .layout = layout};
+  return intern(&proto, array_name, out);
+}
+
+cuplug_error *cuplug__type_signature(const cuplug_type *restype,
+                                     const cuplug_type *const *args,
+                                     size_t nargs, const cuplug_type **out) {
+  if (!restype || !out || (nargs && !args))
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_signature: NULL argument");
+  if (!is_value_type(restype) || restype->kind == CUPLUG_TYPE_NUMBER_CLASS)
+    return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                         "a signature cannot return %s", restype->name);
+  for (size_t i = 0; i < nargs; i++) {
+    if (!args[i])
+      return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
+                           "type_signature: argument %zu is NULL", i);
+    if (!is_value_type(args[i]) || args[i]->kind == CUPLUG_TYPE_VOID)
+      return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                           "argument %zu of a signature cannot be %s", i,
+                           args[i]->name);
+  }
+  cuplug_type proto = {.kind = CUPLUG_TYPE_SIGNATURE, .restype = restype,
+                       .nargs = nargs, .args = (const cuplug_type **)args};
+  return intern(&proto, signature_name, out);
+}
+
+cuplug_error *cuplug__type_tuple(const cuplug_type *const *elements, size_t n,
+                                 const cuplug_type **out) {
+  if (!out || (n && !elements))
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_tuple: NULL argument");
+  for (size_t i = 0; i < n; i++) {
+    if (!elements[i])
+      return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_tuple: element %zu is NULL", i);
+    if (!is_value_type(elements[i]) || elements[i]->kind == CUPLUG_TYPE_VOID ||
+        elements[i]->kind == CUPLUG_TYPE_NUMBER_CLASS)
+      return cuplug__error(CUPLUG_ERR_INVALID_TYPE, "element %zu of a tuple cannot be %s", i,
+                           elements[i]->name);
+  }
+  cuplug_type proto = {.kind = CUPLUG_TYPE_TUPLE, .nargs = n,
+                       .args = (const cuplug_type **)elements};
+  return intern(&proto, tuple_name, out);
+}
+
+cuplug_error *cuplug__type_int_literal(int64_t value, const cuplug_type **out) {
+  if (!out) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_int_literal: out is NULL");
+  cuplug_type proto = {.kind = CUPLUG_TYPE_INT_LITERAL, .value = value};
+  return intern(&proto, literal_name, out);
+}
+
+cuplug_error *cuplug__type_number_class(const cuplug_type *dtype, const cuplug_type **out) {
+  if (!dtype || !out)
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_number_class: NULL argument");
+  if (!cuplug__type_is_scalar_value(dtype))
+    return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                         "class(%s): a number class is of bool, an integer, a float or a "
+                         "complex",
+                         dtype->name);
+  cuplug_type proto = {.kind = CUPLUG_TYPE_NUMBER_CLASS, .element = dtype};
+  return intern(&proto, class_name, out);
+}
+
+__attribute__((destructor)) void cuplug__types_shutdown(void) {
+  pthread_mutex_lock(&intern_lock);
+  for (size_t b = 0; b < INTERN_BUCKETS; b++) {
+    while (interned[b]) {
+      cuplug_type *t = interned[b];
+      interned[b] = t->next;
+      type_free(t);
+    }
+  }
+  pthread_mutex_unlock(&intern_lock);
+  for (size_t i = 0; i < NUM_SCALARS; i++)
+    for (int a = 0; a < 2; a++)
+      for (int p = 0; p < 2; p++) lowered_free(&scalars[i].lowered[a][p]);
+}

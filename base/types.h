@@ -1,0 +1,70 @@
+/* types.h - numba-style types, interned, with their data model. */
+#ifndef CUPLUG__BASE_TYPES_H
+#define CUPLUG__BASE_TYPES_H
+
+#include <stdbool.h>
+
+#include "cuplug/cuplug.h"
+
+#define CUPLUG__MAX_NDIM 8
+
+/* How a type travels through a call under one ABI and position. */
+typedef struct cuplug__lowered {
+  char *ir_type;      /* the type as one IR value ("void" for no return) */
+  size_t num_parts;   /* flattened parameter types */
+  char **parts;
+} cuplug__lowered;
+
+struct cuplug_type {
+  cuplug_type_kind kind;
+  const cuplug_type *element; /* pointee or dtype */
+  uint32_t ndim;
+  cuplug_layout layout;
+  const cuplug_type *restype;
+  size_t nargs;
+  const cuplug_type **args; /* a signature's arguments, a tuple's elements */
+  int64_t value;             /* an INT_LITERAL's */
+  char *name;
+  /* [abi - 1][position]: numba/c x argument/return, computed at creation. */
+  cuplug__lowered lowered[2][2];
+  struct cuplug_type *next; /* intern chain */
+};
+
+const cuplug_type *cuplug__type_scalar(cuplug_type_kind kind);
+cuplug_error *cuplug__type_pointer(const cuplug_type *pointee,
+                                   const cuplug_type **out);
+cuplug_error *cuplug__type_array(const cuplug_type *dtype, uint32_t ndim,
+                                 cuplug_layout layout, const cuplug_type **out);
+cuplug_error *cuplug__type_signature(const cuplug_type *restype,
+                                     const cuplug_type *const *args,
+                                     size_t nargs, const cuplug_type **out);
+cuplug_error *cuplug__type_tuple(const cuplug_type *const *elements, size_t n,
+                                 const cuplug_type **out);
+cuplug_error *cuplug__type_int_literal(int64_t value, const cuplug_type **out);
+cuplug_error *cuplug__type_number_class(const cuplug_type *dtype, const cuplug_type **out);
+cuplug_error *cuplug__type_parse(const char *text, const cuplug_type **out);
+/* Parses a signature and insists that it is one. */
+cuplug_error *cuplug__signature_parse(const char *text, const cuplug_type **out);
+
+static inline const cuplug__lowered *cuplug__type_lowered(const cuplug_type *t,
+                                                         cuplug_abi abi,
+                                                         cuplug_position pos) {
+  return &t->lowered[abi == CUPLUG_ABI_C][pos == CUPLUG_POSITION_RETURN];
+}
+
+/* Is abi one of DEFAULT, NUMBA and C? */
+static inline bool cuplug__abi_valid(cuplug_abi abi) {
+  return abi == CUPLUG_ABI_DEFAULT || abi == CUPLUG_ABI_NUMBA || abi == CUPLUG_ABI_C;
+}
+
+bool cuplug__type_is_integer(const cuplug_type *t);
+bool cuplug__type_is_signed(const cuplug_type *t); /* int8..int64, and literals */
+bool cuplug__type_is_float(const cuplug_type *t);  /* float16..float64 */
+bool cuplug__type_is_scalar_value(const cuplug_type *t); /* bool, int, float, complex */
+/* Bytes of a scalar or pointer value, 0 otherwise. */
+uint32_t cuplug__type_size(const cuplug_type *t);
+
+/* Frees every interned type; called when the plugin is unloaded. */
+void cuplug__types_shutdown(void);
+
+#endif

@@ -1,0 +1,44 @@
+/* gpu.h - loading and launching with the Driver API, and device memory. */
+#ifndef CUPLUG__PLUGIN_GPU_GPU_H
+#define CUPLUG__PLUGIN_GPU_GPU_H
+
+#include "cuplug/cuplug.h"
+#include "plugin/session/session.h"
+
+struct cuplug_library {
+  cuplug_session *session;
+  cuplug__cu_library lib;
+  /* the kernels its artifact held: kernel_get's defaults, by name */
+  cuplug__artifact_kernel *known;
+  size_t num_known;
+  bool cooperative;
+  pthread_mutex_t lock;
+  cuplug_kernel *kernels; /* owned */
+};
+
+struct cuplug_kernel {
+  cuplug_library *library;
+  cuplug__cu_kernel handle;
+  char *name;
+  const cuplug_type *sig;
+  bool debug, cooperative;
+  size_t num_params; /* the signature flattened under the Numba ABI */
+  cuplug_kernel *next;
+};
+
+/* library.c */
+cuplug_error *cuplug__load(cuplug_load_args *a);
+void cuplug__library_unload(cuplug_library *l);
+cuplug_error *cuplug__kernel_get(cuplug_kernel_args *a);
+/* launch.c */
+cuplug_error *cuplug__launch(const cuplug_launch_args *a);
+/* memory.c */
+cuplug_error *cuplug__mem_alloc(cuplug_session *s, size_t bytes, uint64_t *ptr);
+cuplug_error *cuplug__mem_free(cuplug_session *s, uint64_t ptr);
+cuplug_error *cuplug__memcpy_to_device(cuplug_session *s, uint64_t dst, const void *src,
+                                       size_t bytes);
+cuplug_error *cuplug__memcpy_to_host(cuplug_session *s, void *dst, uint64_t src, size_t bytes);
+cuplug_error *cuplug__synchronize(cuplug_session *s);
+cuplug_error *cuplug__device_reset(cuplug_session *s);
+
+#endif

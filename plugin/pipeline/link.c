@@ -1,0 +1,184 @@
+/* link.c - cuplug's linking: gathering the code a cubin is made of, and
+ * the public link() call. */
+#include "plugin/pipeline/link.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "plugin/toolkit/nvjitlink.h"
+#include "plugin/toolkit/nvrtc.h"
+
+/* ---- gathering ---- */
+
+static cuplug_error *grow(cuplug__link_inputs *in) {
+  cuplug__code *v = realloc(in->code, (in->num_code + 1) * sizeof *v);
+  if (!v) return cuplug__error_oom();
+  in->code = v;
+  return NULL;
+}
+
+cuplug_error *cuplug__link_add(cuplug__link_inputs *in, const cuplug__code *c) {
+  CUPLUG__TRY(grow(in));
+  cuplug__code *out = &in->code[in->num_code];
+  if (c->kind == CUPLUG_CODE_CU) {
+    cuplug__nvrtc_options o = {in->cc_major,   in->cc_minor,      in->ltoir,
+                               in->debug,      in->lineinfo,      in->include_paths,
+                               in->num_include_paths};
+    CUPLUG__TRY(cuplug__nvrtc_compile(&in->session->toolkit, &in->session->nvrtc, c, &o, out));
+  } else {
+    CUPLUG__TRY(cuplug__code_make(c->kind, c->name, c->data, c->size, out));
+  }
+  in->num_code++;
+  return NULL;
+}
+
+cuplug_error *cuplug__link_add_caller(cuplug__link_inputs *in, const cuplug_code *const *code,
+                                      size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    cuplug__code c;
+    CUPLUG__TRY(cuplug__code_import(code[i], i, &c));
+    cuplug_error *e = cuplug__link_add(in, &c);
+    cuplug__code_free(&c);
+    if (e) return e;
+  }
+  return NULL;
+}
+
+cuplug_error *cuplug__link_add_cudadevrt(cuplug__link_inputs *in) {
+  const void *rt;
+  size_t size;
+  CUPLUG__TRY(cuplug__toolkit_cudadevrt(&in->session->toolkit, &rt, &size));
+  cuplug__code devrt = {CUPLUG_CODE_ARCHIVE, "libcudadevrt.a", (char *)rt, size};
+  return cuplug__link_add(in, &devrt);
+}
+
+cuplug_error *cuplug__link_run(cuplug__link_inputs *in, bool lto, uint32_t max_registers,
+                               bool want_ptx, cuplug_artifact *art) {
+  cuplug__link_options o = {in->cc_major, in->cc_minor, lto, in->debug, in->lineinfo,
+                            max_registers};
+  cuplug__code cubin, ptx;
+  char *log;
+  CUPLUG__TRY(cuplug__nvjitlink_link(&in->session->toolkit, in->code, in->num_code, &o, &cubin,
+                                     want_ptx ? &ptx : NULL, &log));
+  for (size_t i = 0; i < art->num_parts; i++) cuplug__code_free(&art->parts[i]);
+  art->num_parts = 0;
+  free(art->link_log);
+  art->link_log = log;
+  cuplug_error *e = cuplug__artifact_add_part(art, &cubin);
+  if (want_ptx) {
+    if (!e) e = cuplug__artifact_add_part(art, &ptx);
+    cuplug__code_free(&ptx);
+  }
+  art->output = CUPLUG_OUTPUT_CUBIN;
+  return e;
+}
+
+void cuplug__link_inputs_free(cuplug__link_inputs *in) {
+  for (size_t i = 0; i < in->num_code; i++) cuplug__code_free(&in->code[i]);
+  free(in->code);
+  in->code = NULL;
+  in->num_code = 0;
+}
+
+/* ---- link() ---- */
+
+static cuplug_error *check(const cuplug_link_args *a) {
+  if (!a->session) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "link: session is NULL");
+  if ((a->num_code && !a->code) || (a->num_artifacts && !a->artifacts) ||
+      (a->num_include_paths && !a->include_paths))
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "link: a count without its array");
+  if (!a->num_code && !a->num_artifacts)
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "link: nothing to link");
+  for (size_t i = 0; i < a->num_artifacts; i++)
+    if (!a->artifacts[i])
+      return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "link: artifact %zu is NULL", i);
+  return NULL;
+}
+
+/* The cc and register limit: given, else the artifacts' (the first one's
+ * cc, the largest limit), else the session's default cc and none. */
+static cuplug_error *choose(const cuplug_link_args *a, cuplug__link_inputs *in,
+                            uint32_t *max_registers) {
+  uint32_t major = a->cc_major, minor = a->cc_minor, regs = a->max_registers;
+  for (size_t i = 0; i < a->num_artifacts; i++) {
+    const cuplug_artifact *art = a->artifacts[i];
+    if (!major) {
+      major = art->cc_major;
+      minor = art->cc_minor;
+    }
+    if (!a->max_registers && art->max_registers > regs) regs = art->max_registers;
+  }
+  *max_registers = regs;
+  return cuplug__session_cc(a->session, major, minor, &in->cc_major, &in->cc_minor);
+}
+
+static bool is_cooperative(const cuplug_link_args *a) {
+  bool cooperative = a->use_cooperative != 0;
+  for (size_t i = 0; i < a->num_artifacts; i++) cooperative |= a->artifacts[i]->cooperative;
+  return cooperative;
+}
+
+/* Every part of the artifacts (but the PTX a cubin artifact keeps beside
+ * its cubin), then the caller's code, then cudadevrt when needed. */
+static cuplug_error *gather(const cuplug_link_args *a, cuplug__link_inputs *in) {
+  for (size_t i = 0; i < a->num_artifacts; i++) {
+    const cuplug_artifact *art = a->artifacts[i];
+    for (size_t p = 0; p < art->num_parts; p++) {
+      const cuplug__code *c = &art->parts[p];
+      if (art->output == CUPLUG_OUTPUT_CUBIN && c->kind == CUPLUG_CODE_PTX) continue;
+      CUPLUG__TRY(cuplug__link_add(in, c));
+    }
+  }
+  CUPLUG__TRY(cuplug__link_add_caller(in, a->code, a->num_code));
+  return is_cooperative(a) ? cuplug__link_add_cudadevrt(in) : NULL;
+}
+
+/* What the cubin artifact says about itself: every kernel it took in, and
+ * the kernel as its symbol and signature when there is exactly one. */
+static cuplug_error *fill(const cuplug_link_args *a, const cuplug__link_inputs *in,
+                          uint32_t max_registers, cuplug_artifact *art) {
+  art->cc_major = in->cc_major;
+  art->cc_minor = in->cc_minor;
+  art->max_registers = max_registers;
+  art->lineinfo = a->lineinfo != 0;
+  art->cooperative = is_cooperative(a);
+  for (size_t i = 0; i < a->num_artifacts; i++) {
+    const cuplug_artifact *from = a->artifacts[i];
+    for (size_t k = 0; k < from->num_kernels; k++)
+      CUPLUG__TRY(cuplug__artifact_add_kernel(art, from->kernels[k].symbol,
+                                              from->kernels[k].signature,
+                                              from->kernels[k].debug));
+  }
+  if (art->num_kernels) art->kind = CUPLUG_KERNEL;
+  if (art->num_kernels == 1) {
+    art->symbol = cuplug__strdup(art->kernels[0].symbol);
+    art->signature = art->kernels[0].signature;
+    art->debug = art->kernels[0].debug;
+    if (!art->symbol) return cuplug__error_oom();
+  }
+  return NULL;
+}
+
+cuplug_error *cuplug__link_api(cuplug_link_args *a) {
+  CUPLUG__TRY(check(a));
+  cuplug__link_inputs in = {.session = a->session,
+                            .ltoir = !a->no_lto && !a->debug,
+                            .debug = a->debug != 0,
+                            .lineinfo = a->lineinfo != 0,
+                            .include_paths = a->include_paths,
+                            .num_include_paths = a->num_include_paths};
+  uint32_t max_registers;
+  CUPLUG__TRY(choose(a, &in, &max_registers));
+  cuplug_artifact *art = cuplug__artifact_new();
+  cuplug_error *e = art ? gather(a, &in) : cuplug__error_oom();
+  if (!e) e = cuplug__link_run(&in, in.ltoir, max_registers, a->want_ptx != 0, art);
+  if (!e) e = fill(a, &in, max_registers, art);
+  cuplug__link_inputs_free(&in);
+  if (e) {
+    cuplug__artifact_destroy(art);
+    return e;
+  }
+  a->artifact = art;
+  return NULL;
+}

@@ -1,0 +1,48 @@
+/* link.h - cuplug's linking: gathering the code a cubin is made of, and
+ * the public link() call.
+ *
+ * A compile with cubin output (and compile_all, which lists rather than
+ * links) and link() gather their inputs the same way: each piece of code
+ * is copied in, a .cu compiled by NVRTC first; cooperative code brings
+ * libcudadevrt.  nvJitLink then makes the cubin. */
+#ifndef CUPLUG__PLUGIN_PIPELINE_LINK_H
+#define CUPLUG__PLUGIN_PIPELINE_LINK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/code.h"
+#include "cuplug/cuplug.h"
+#include "plugin/session/session.h"
+
+typedef struct cuplug__link_inputs {
+  cuplug_session *session;
+  uint32_t cc_major, cc_minor;
+  bool ltoir; /* .cu code becomes LTO-IR (else PTX) */
+  bool debug, lineinfo;
+  const char *const *include_paths; /* for .cu code */
+  size_t num_include_paths;
+  cuplug__code *code; /* gathered so far */
+  size_t num_code;
+} cuplug__link_inputs;
+
+/* Adds a copy of c; a .cu is compiled by NVRTC (cached per session). */
+cuplug_error *cuplug__link_add(cuplug__link_inputs *in, const cuplug__code *c);
+/* Adds the caller's code (files or bytes, of any kind). */
+cuplug_error *cuplug__link_add_caller(cuplug__link_inputs *in, const cuplug_code *const *code,
+                                      size_t n);
+/* Adds libcudadevrt, which grid-synchronising (cooperative) code needs. */
+cuplug_error *cuplug__link_add_cudadevrt(cuplug__link_inputs *in);
+/* Links the inputs with nvJitLink: the cubin (and, with want_ptx, the
+ * linked PTX) replace the parts `art` held, and nvJitLink's log becomes
+ * its link_log. */
+cuplug_error *cuplug__link_run(cuplug__link_inputs *in, bool lto, uint32_t max_registers,
+                               bool want_ptx, cuplug_artifact *art);
+void cuplug__link_inputs_free(cuplug__link_inputs *in);
+
+/* The public link(): artifacts and code into a cubin artifact that keeps
+ * every kernel of the artifacts (name, signature, exception store) for
+ * load and kernel_get. */
+cuplug_error *cuplug__link_api(cuplug_link_args *a);
+
+#endif

@@ -1,0 +1,58 @@
+/* artifact.h - what a compile or a link produced: code, logs, warnings,
+ * and what loading its kernels needs to know. */
+#ifndef CUPLUG__PLUGIN_SESSION_ARTIFACT_H
+#define CUPLUG__PLUGIN_SESSION_ARTIFACT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/code.h"
+#include "cuplug/cuplug.h"
+
+typedef struct cuplug__artifact_kernel {
+  char *symbol;
+  const cuplug_type *signature;
+  bool debug; /* compiled with the exception store */
+} cuplug__artifact_kernel;
+
+typedef struct cuplug__ir_module {
+  char *name;
+  char *text;
+  size_t size;
+} cuplug__ir_module;
+
+struct cuplug_artifact {
+  cuplug_output output;     /* PTX, LTOIR or CUBIN */
+  cuplug__code *parts;      /* parts[0] is the result */
+  size_t num_parts;
+  char *symbol;             /* the exported function or kernel, or NULL */
+  char *log;                /* libNVVM's */
+  char *link_log;           /* nvJitLink's */
+  uint32_t cc_major, cc_minor;
+  cuplug_function_kind kind;
+  uint32_t debug, lineinfo, max_registers;
+  const cuplug_type *signature; /* the entry's, or NULL */
+  /* The kernels it holds, each with its signature and whether it has the
+   * exception store: a compile's one, or every kernel a link took in.
+   * load() hands them to kernel_get, which finds them by name. */
+  cuplug__artifact_kernel *kernels;
+  size_t num_kernels;
+  bool cooperative;
+  cuplug_error **warnings;
+  size_t num_warnings;
+  cuplug__ir_module *ir;
+  size_t num_ir;
+};
+
+cuplug_artifact *cuplug__artifact_new(void);
+void cuplug__artifact_destroy(cuplug_artifact *a);
+/* Appends a warning to an artifact (takes ownership). */
+cuplug_error *cuplug__artifact_warn(cuplug_artifact *a, cuplug_error *w);
+/* Appends a part (takes the code's contents). */
+cuplug_error *cuplug__artifact_add_part(cuplug_artifact *a, cuplug__code *code);
+
+/* Notes a kernel the artifact holds (copies the symbol). */
+cuplug_error *cuplug__artifact_add_kernel(cuplug_artifact *a, const char *symbol,
+                                          const cuplug_type *signature, bool debug);
+
+#endif

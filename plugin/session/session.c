@@ -1,0 +1,73 @@
+/* session.c - sessions. */
+#include "plugin/session/session.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+
+cuplug_error *cuplug__session_create(const cuplug_session_options *o, cuplug_session **out) {
+  cuplug_session *s = calloc(1, sizeof *s);
+  if (!s) return cuplug__error_oom();
+  cuplug_error *e = cuplug__toolkit_init(&s->toolkit, o ? o->cuda_home : NULL);
+  if (!e && o && o->registry) {
+    s->registry = o->registry;
+    cuplug__registry_retain(s->registry);
+  } else if (!e) {
+    e = cuplug__registry_create(0, &s->registry);
+  }
+  if (e) {
+    cuplug__toolkit_release(&s->toolkit);
+    free(s);
+    return e;
+  }
+  cuplug__pool_init(&s->validators);
+  cuplug__nvrtc_cache_init(&s->nvrtc);
+  cuplug__device_init(&s->device);
+  s->default_cc_major = o && o->default_cc_major ? o->default_cc_major : 5;
+  s->default_cc_minor = o && o->default_cc_major ? o->default_cc_minor : 0;
+  *out = s;
+  return NULL;
+}
+
+void cuplug__session_destroy(cuplug_session *s) {
+  if (!s) return;
+  cuplug__device_release(&s->device, &s->toolkit);
+  cuplug__pool_release(&s->validators);
+  cuplug__nvrtc_cache_release(&s->nvrtc);
+  cuplug__registry_release(s->registry);
+  cuplug__toolkit_release(&s->toolkit);
+  free(s);
+}
+
+cuplug_error *cuplug__session_cc(cuplug_session *s, uint32_t major, uint32_t minor,
+                                 uint32_t *out_major, uint32_t *out_minor) {
+  const int *archs;
+  int n;
+  cuplug__toolkit_nvrtc_archs(&s->toolkit, &archs, &n);
+  int want;
+  if (major) {
+    want = (int)(major * 10 + minor);
+  } else {
+    /* numba-cuda: max(CUDA_DEFAULT_PTX_CC, lowest cc NVRTC supports).
+     * Without NVRTC, 7.5: the lowest cc CUDA 13's libNVVM supports. */
+    int lowest = n ? archs[0] : 75;
+    want = (int)(s->default_cc_major * 10 + s->default_cc_minor);
+    if (want < lowest) want = lowest;
+  }
+  /* As numba-cuda's find_closest_arch: the cc itself, else the highest
+   * supported cc below it. */
+  if (n) {
+    int found = -1;
+    for (int i = 0; i < n; i++)
+      if (archs[i] <= want) found = archs[i];
+    if (found < 0)
+      return cuplug__error(CUPLUG_ERR_OPTION_CC,
+                           "compute capability %d.%d is not supported (requires >= %d.%d)",
+                           want / 10, want % 10, archs[0] / 10, archs[0] % 10);
+    want = found;
+  }
+  *out_major = (uint32_t)want / 10;
+  *out_minor = (uint32_t)want % 10;
+  return NULL;
+}

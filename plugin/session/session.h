@@ -1,0 +1,33 @@
+/* session.h - a session: the toolkit it found, its registry, its caches
+ * and its GPU. */
+#ifndef CUPLUG__PLUGIN_SESSION_SESSION_H
+#define CUPLUG__PLUGIN_SESSION_SESSION_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "base/worker.h"
+#include "cuplug/cuplug.h"
+#include "plugin/registry/registry.h"
+#include "plugin/session/artifact.h"
+#include "plugin/toolkit/device.h"
+#include "plugin/toolkit/nvrtc.h"
+#include "plugin/toolkit/toolkit.h"
+
+struct cuplug_session {
+  cuplug__toolkit toolkit;
+  cuplug__pool validators;   /* threads that validate IR beside compiles */
+  cuplug_registry *registry; /* a reference */
+  cuplug__nvrtc_cache nvrtc; /* .cu code compiled so far */
+  cuplug__device device;     /* the GPU, set up on first use */
+  uint32_t default_cc_major, default_cc_minor; /* numba's CUDA_DEFAULT_PTX_CC */
+};
+
+cuplug_error *cuplug__session_create(const cuplug_session_options *o, cuplug_session **out);
+void cuplug__session_destroy(cuplug_session *s);
+/* The default cc rule (numba-cuda's): max(the session's default, the
+ * lowest cc NVRTC supports), then the closest cc NVRTC has at or below it. */
+cuplug_error *cuplug__session_cc(cuplug_session *s, uint32_t major, uint32_t minor,
+                                 uint32_t *out_major, uint32_t *out_minor);
+
+#endif

@@ -1,0 +1,25 @@
+/* nvjitlink.h - linking device code into a cubin with nvJitLink. */
+#ifndef CUPLUG__PLUGIN_TOOLKIT_NVJITLINK_H
+#define CUPLUG__PLUGIN_TOOLKIT_NVJITLINK_H
+
+#include <stdbool.h>
+
+#include "base/code.h"
+#include "plugin/toolkit/toolkit.h"
+
+typedef struct cuplug__link_options {
+  uint32_t cc_major, cc_minor;
+  bool lto;
+  bool debug;
+  bool lineinfo;
+  uint32_t max_registers; /* 0: no limit */
+} cuplug__link_options;
+
+/* Links the inputs (of any kind but CU) into *cubin; with ptx non-NULL,
+ * also the linked PTX (a second link with -ptx, which needs LTO).  *log
+ * receives nvJitLink's info log; a failure carries the error log. */
+cuplug_error *cuplug__nvjitlink_link(cuplug__toolkit *tk, const cuplug__code *inputs,
+                                    size_t n, const cuplug__link_options *o,
+                                    cuplug__code *cubin, cuplug__code *ptx, char **log);
+
+#endif

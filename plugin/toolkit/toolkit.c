@@ -1,0 +1,387 @@
+/* toolkit.c - finding and loading the CUDA libraries. */
+#include "plugin/toolkit/toolkit.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+
+/* Library folders inside a CUDA home, in the order tried: the Linux
+ * installer puts libNVVM under nvvm/lib64 and the rest under lib64; some
+ * packagings use lib. */
+static const char *const home_dirs[] = {"nvvm/lib64", "lib64", "lib", "nvvm/lib",
+                                        "targets/x86_64-linux/lib", NULL};
+
+cuplug_error *cuplug__toolkit_init(cuplug__toolkit *tk, const char *cuda_home) {
+  memset(tk, 0, sizeof *tk);
+  if (cuda_home) {
+    tk->cuda_home = cuplug__strdup(cuda_home);
+    if (!tk->cuda_home) return cuplug__error_oom();
+  }
+  pthread_mutex_init(&tk->lock, NULL);
+  return NULL;
+}
+
+static void lib_release(cuplug__lib *l) {
+  if (l->handle) dlclose(l->handle);
+  free(l->path);
+  free(l->error);
+  memset(l, 0, sizeof *l);
+}
+
+void cuplug__toolkit_release(cuplug__toolkit *tk) {
+  lib_release(&tk->nvvm_lib);
+  lib_release(&tk->nvrtc_lib);
+  lib_release(&tk->nvjitlink_lib);
+  lib_release(&tk->driver_lib);
+  free(tk->libdevice);
+  free(tk->libdevice_error);
+  free(tk->nvrtc_archs);
+  free(tk->cuda_home);
+  free(tk->home);
+  free(tk->cudadevrt);
+  pthread_mutex_destroy(&tk->lock);
+}
+
+/* Tries each CUDA home folder, then (without an explicit home) the loader's
+ * search path, for each file name.  Records the path or why it failed.
+ * The libraries stay loaded once loaded (RTLD_NODELETE): sessions come and
+ * go, and the toolkit's libraries are not made to be unloaded. */
+static void lib_open(cuplug__toolkit *tk, cuplug__lib *l, const char *what,
+                     const char *const *files, bool search_homes) {
+  cuplug__buf tried;
+  cuplug__buf_init(&tried);
+  const char *homes[3] = {NULL, NULL, NULL};
+  if (tk->cuda_home) {
+    homes[0] = tk->cuda_home;
+  } else {
+    const char *env = getenv("CUDA_HOME");
+    if (env && *env) homes[0] = env;
+    homes[homes[0] ? 1 : 0] = "/usr/local/cuda";
+  }
+  char path[PATH_MAX];
+  for (int h = 0; search_homes && h < 3 && homes[h] && !l->handle; h++) {
+    for (int d = 0; home_dirs[d] && !l->handle; d++) {
+      for (int f = 0; files[f] && !l->handle; f++) {
+        snprintf(path, sizeof path, "%s/%s/%s", homes[h], home_dirs[d], files[f]);
+        l->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+        if (l->handle) l->path = cuplug__strdup(path);
+      }
+    }
+    if (!l->handle) cuplug__buf_printf(&tried, "%s%s", tried.len ? ", " : "", homes[h]);
+  }
+  if (!tk->cuda_home) {
+    for (int f = 0; files[f] && !l->handle; f++) {
+      l->handle = dlopen(files[f], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+      if (l->handle) l->path = cuplug__strdup(files[f]);
+    }
+    if (!l->handle)
+      cuplug__buf_printf(&tried, "%sthe loader's search path", tried.len ? " and " : "");
+  }
+  if (l->handle) {
+    l->state = 1;
+    /* report the file the loader chose */
+    struct link_map *lm = NULL;
+    if (dlinfo(l->handle, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && *lm->l_name) {
+      char real[PATH_MAX];
+      free(l->path);
+      l->path = cuplug__strdup(realpath(lm->l_name, real) ? real : lm->l_name);
+    }
+  } else {
+    l->state = -1;
+    cuplug__buf msg;
+    cuplug__buf_init(&msg);
+    cuplug__buf_printf(&msg, "%s (%s) not found in %s", what, files[0],
+                       tried.data ? tried.data : "");
+    if (!tk->cuda_home && search_homes)
+      cuplug__buf_puts(&msg, "; set CUDA_HOME to the CUDA toolkit");
+    l->error = cuplug__buf_take(&msg, NULL);
+  }
+  cuplug__buf_free(&tried);
+}
+
+/* Resolves every symbol of a table; on a missing one records the error. */
+static bool resolve(cuplug__lib *l, void **slots, const char *const *names) {
+  for (size_t i = 0; names[i]; i++) {
+    slots[i] = dlsym(l->handle, names[i]);
+    if (!slots[i]) {
+      cuplug__buf msg;
+      cuplug__buf_init(&msg);
+      cuplug__buf_printf(&msg, "%s lacks %s", l->path, names[i]);
+      free(l->error);
+      l->error = cuplug__buf_take(&msg, NULL);
+      l->state = -1;
+      return false;
+    }
+  }
+  return true;
+}
+
+static cuplug_error *lib_error(const cuplug__lib *l, cuplug_status code) {
+  return cuplug__error(code, "%s", l->error ? l->error : "not loaded");
+}
+
+static const char *const nvvm_files[] = {"libnvvm.so.4", "libnvvm.so", NULL};
+static const char *const nvvm_syms[] = {
+    "nvvmVersion",           "nvvmIRVersion",       "nvvmCreateProgram",
+    "nvvmDestroyProgram",    "nvvmAddModuleToProgram", "nvvmLazyAddModuleToProgram",
+    "nvvmCompileProgram",    "nvvmGetCompiledResultSize", "nvvmGetCompiledResult",
+    "nvvmGetProgramLogSize", "nvvmGetProgramLog",   "nvvmGetErrorString", NULL};
+
+cuplug_error *cuplug__toolkit_nvvm(cuplug__toolkit *tk, const cuplug__nvvm_api **api) {
+  pthread_mutex_lock(&tk->lock);
+  if (tk->nvvm_lib.state == 0) {
+    lib_open(tk, &tk->nvvm_lib, "libNVVM", nvvm_files, true);
+    if (tk->nvvm_lib.state == 1) resolve(&tk->nvvm_lib, (void **)&tk->nvvm, nvvm_syms);
+  }
+  cuplug_error *e = tk->nvvm_lib.state == 1
+                        ? NULL
+                        : lib_error(&tk->nvvm_lib, CUPLUG_ERR_NVVM_NOT_FOUND);
+  pthread_mutex_unlock(&tk->lock);
+  *api = e ? NULL : &tk->nvvm;
+  return e;
+}
+
+/* libdevice sits beside libNVVM: <home>/nvvm/libdevice/libdevice.10.bc. */
+static void load_libdevice(cuplug__toolkit *tk) {
+  char dir[PATH_MAX], path[2 * PATH_MAX];
+  const char *lib = tk->nvvm_lib.path;
+  const char *slash = strrchr(lib, '/');
+  size_t n = slash ? (size_t)(slash - lib) : 0;
+  snprintf(dir, sizeof dir, "%.*s", (int)n, lib);
+  const char *const rel[] = {"../libdevice", "../nvvm/libdevice", "../../nvvm/libdevice",
+                             NULL};
+  cuplug__buf tried;
+  cuplug__buf_init(&tried);
+  for (int i = 0; rel[i]; i++) {
+    snprintf(path, sizeof path, "%s/%s/libdevice.10.bc", dir, rel[i]);
+    tk->libdevice = cuplug__read_file(path, &tk->libdevice_size);
+    if (tk->libdevice) break;
+    cuplug__buf_printf(&tried, "%s%s", tried.len ? ", " : "", path);
+  }
+  if (!tk->libdevice) {
+    cuplug__buf msg;
+    cuplug__buf_init(&msg);
+    cuplug__buf_printf(&msg, "libdevice.10.bc not found beside %s: tried %s", lib,
+                       tried.data ? tried.data : "");
+    tk->libdevice_error = cuplug__buf_take(&msg, NULL);
+  }
+  cuplug__buf_free(&tried);
+}
+
+cuplug_error *cuplug__toolkit_libdevice(cuplug__toolkit *tk, const char **data,
+                                        size_t *size) {
+  const cuplug__nvvm_api *api;
+  CUPLUG__TRY(cuplug__toolkit_nvvm(tk, &api));
+  pthread_mutex_lock(&tk->lock);
+  if (!tk->libdevice && !tk->libdevice_error) load_libdevice(tk);
+  cuplug_error *e = NULL;
+  if (!tk->libdevice)
+    e = cuplug__error(CUPLUG_ERR_LIBDEVICE_NOT_FOUND, "%s",
+                      tk->libdevice_error ? tk->libdevice_error : "out of memory");
+  *data = tk->libdevice;
+  *size = tk->libdevice_size;
+  pthread_mutex_unlock(&tk->lock);
+  return e;
+}
+
+static const char *const nvrtc_files[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so",
+                                          NULL};
+static const char *const nvrtc_syms[] = {
+    "nvrtcVersion",       "nvrtcGetNumSupportedArchs", "nvrtcGetSupportedArchs",
+    "nvrtcCreateProgram", "nvrtcDestroyProgram",       "nvrtcCompileProgram",
+    "nvrtcGetPTXSize",    "nvrtcGetPTX",               "nvrtcGetLTOIRSize",
+    "nvrtcGetLTOIR",      "nvrtcGetProgramLogSize",    "nvrtcGetProgramLog",
+    "nvrtcGetErrorString", NULL};
+
+static int int_cmp(const void *a, const void *b) {
+  return *(const int *)a - *(const int *)b;
+}
+
+cuplug_error *cuplug__toolkit_nvrtc(cuplug__toolkit *tk, const cuplug__nvrtc_api **api) {
+  pthread_mutex_lock(&tk->lock);
+  if (tk->nvrtc_lib.state == 0) {
+    lib_open(tk, &tk->nvrtc_lib, "NVRTC", nvrtc_files, true);
+    if (tk->nvrtc_lib.state == 1 &&
+        resolve(&tk->nvrtc_lib, (void **)&tk->nvrtc, nvrtc_syms)) {
+      int n = 0;
+      if (tk->nvrtc.num_supported_archs(&n) == 0 && n > 0) {
+        tk->nvrtc_archs = malloc((size_t)n * sizeof(int));
+        if (tk->nvrtc_archs && tk->nvrtc.supported_archs(tk->nvrtc_archs) == 0) {
+          qsort(tk->nvrtc_archs, (size_t)n, sizeof(int), int_cmp);
+          tk->num_nvrtc_archs = n;
+        }
+      }
+    }
+  }
+  cuplug_error *e = tk->nvrtc_lib.state == 1 ? NULL
+                                             : lib_error(&tk->nvrtc_lib, CUPLUG_ERR_NVRTC_NOT_FOUND);
+  pthread_mutex_unlock(&tk->lock);
+  *api = e ? NULL : &tk->nvrtc;
+  return e;
+}
+
+void cuplug__toolkit_nvrtc_archs(cuplug__toolkit *tk, const int **archs, int *n) {
+  const cuplug__nvrtc_api *api;
+  cuplug_error *e = cuplug__toolkit_nvrtc(tk, &api);
+  cuplug__error_destroy(e);
+  *archs = tk->nvrtc_archs;
+  *n = e ? 0 : tk->num_nvrtc_archs;
+}
+
+static const char *const nvjitlink_files[] = {"libnvJitLink.so.13", "libnvJitLink.so.12",
+                                              "libnvJitLink.so", NULL};
+static const char *const nvjitlink_syms[] = {
+    "nvJitLinkVersion",        "nvJitLinkCreate",          "nvJitLinkDestroy",
+    "nvJitLinkAddData",        "nvJitLinkComplete",        "nvJitLinkGetLinkedCubinSize",
+    "nvJitLinkGetLinkedCubin", "nvJitLinkGetLinkedPtxSize", "nvJitLinkGetLinkedPtx",
+    "nvJitLinkGetErrorLogSize", "nvJitLinkGetErrorLog",    "nvJitLinkGetInfoLogSize",
+    "nvJitLinkGetInfoLog",     NULL};
+
+cuplug_error *cuplug__toolkit_nvjitlink(cuplug__toolkit *tk,
+                                        const cuplug__nvjitlink_api **api) {
+  pthread_mutex_lock(&tk->lock);
+  if (tk->nvjitlink_lib.state == 0) {
+    lib_open(tk, &tk->nvjitlink_lib, "nvJitLink", nvjitlink_files, true);
+    if (tk->nvjitlink_lib.state == 1)
+      resolve(&tk->nvjitlink_lib, (void **)&tk->nvjitlink, nvjitlink_syms);
+  }
+  cuplug_error *e = tk->nvjitlink_lib.state == 1
+                        ? NULL
+                        : lib_error(&tk->nvjitlink_lib, CUPLUG_ERR_NVJITLINK_NOT_FOUND);
+  pthread_mutex_unlock(&tk->lock);
+  *api = e ? NULL : &tk->nvjitlink;
+  return e;
+}
+
+/* The driver comes from the system, never from the toolkit: the toolkit's
+ * libcuda is a stub that fails every call. */
+static const char *const driver_files[] = {"libcuda.so.1", "libcuda.so", NULL};
+/* The versioned names are those cuda.h maps the calls to. */
+static const char *const driver_syms[] = {
+    "cuInit",               "cuDriverGetVersion",      "cuDeviceGetCount",
+    "cuDeviceGet",          "cuDeviceGetAttribute",    "cuDeviceGetName",
+    "cuCtxGetCurrent",      "cuCtxGetDevice",          "cuGetErrorName",
+    "cuGetErrorString",     "cuCtxSetCurrent",         "cuCtxSynchronize",
+    "cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxReset_v2",
+    "cuLibraryLoadData",    "cuLibraryUnload",         "cuLibraryGetKernel",
+    "cuLibraryGetGlobal",   "cuLaunchKernel",          "cuLaunchCooperativeKernel",
+    "cuStreamSynchronize",  "cuMemAlloc_v2",           "cuMemFree_v2",
+    "cuMemcpyHtoD_v2",      "cuMemcpyDtoH_v2",         "cuMemsetD32_v2",
+    NULL};
+
+void cuplug__driver_describe(const cuplug__driver_api *api, int code, char *out,
+                             size_t cap) {
+  const char *name = NULL, *str = NULL;
+  if (api->get_error_name) api->get_error_name(code, &name);
+  if (api->get_error_string) api->get_error_string(code, &str);
+  snprintf(out, cap, "%s (%d)%s%s", name ? name : "CUDA error", code, str ? ": " : "",
+           str ? str : "");
+}
+
+cuplug_error *cuplug__toolkit_driver(cuplug__toolkit *tk, const cuplug__driver_api **api) {
+  pthread_mutex_lock(&tk->lock);
+  if (tk->driver_lib.state == 0) {
+    lib_open(tk, &tk->driver_lib, "the CUDA driver", driver_files, false);
+    if (tk->driver_lib.state == 1 &&
+        resolve(&tk->driver_lib, (void **)&tk->driver, driver_syms))
+      tk->driver_init = tk->driver.init(0) == 0 ? 1 : -1;
+  }
+  cuplug_error *e = NULL;
+  if (tk->driver_lib.state != 1) {
+    e = cuplug__error(CUPLUG_ERR_NO_DEVICE, "no CUDA device: %s",
+                      tk->driver_lib.error ? tk->driver_lib.error : "no driver");
+  } else if (tk->driver_init != 1) {
+    int rc = tk->driver.init(0);
+    char why[256];
+    cuplug__driver_describe(&tk->driver, rc, why, sizeof why);
+    e = cuplug__error(CUPLUG_ERR_NO_DEVICE, "no CUDA device: cuInit failed with %s", why);
+  }
+  pthread_mutex_unlock(&tk->lock);
+  *api = e ? NULL : &tk->driver;
+  return e;
+}
+
+/* <home> from a library's path: .../<home>/{lib64,lib,nvvm/lib64,...}/libX.so */
+static char *home_of(const char *lib) {
+  char buf[PATH_MAX];
+  snprintf(buf, sizeof buf, "%s", lib);
+  for (int up = 0; up < 3; up++) {
+    char *slash = strrchr(buf, '/');
+    if (!slash) return NULL;
+    *slash = '\0';
+    char probe[PATH_MAX + 32];
+    snprintf(probe, sizeof probe, "%s/include/cuda.h", buf);
+    if (access(probe, R_OK) == 0) return cuplug__strdup(buf);
+  }
+  return NULL;
+}
+
+const char *cuplug__toolkit_home(cuplug__toolkit *tk) {
+  pthread_mutex_lock(&tk->lock);
+  if (!tk->home) {
+    const char *env = getenv("CUDA_HOME");
+    if (tk->cuda_home)
+      tk->home = cuplug__strdup(tk->cuda_home);
+    else if (tk->nvrtc_lib.path && (tk->home = home_of(tk->nvrtc_lib.path)))
+      ;
+    else if (tk->nvvm_lib.path && (tk->home = home_of(tk->nvvm_lib.path)))
+      ;
+    else
+      tk->home = cuplug__strdup(env && *env ? env : "/usr/local/cuda");
+  }
+  pthread_mutex_unlock(&tk->lock);
+  return tk->home ? tk->home : "/usr/local/cuda";
+}
+
+cuplug_error *cuplug__toolkit_cudadevrt(cuplug__toolkit *tk, const void **data, size_t *size) {
+  const char *home = cuplug__toolkit_home(tk);
+  pthread_mutex_lock(&tk->lock);
+  cuplug__buf tried;
+  cuplug__buf_init(&tried);
+  for (int d = 0; home_dirs[d] && !tk->cudadevrt; d++) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s/libcudadevrt.a", home, home_dirs[d]);
+    tk->cudadevrt = cuplug__read_file(path, &tk->cudadevrt_size);
+    if (!tk->cudadevrt) cuplug__buf_printf(&tried, "%s%s", tried.len ? ", " : "", path);
+  }
+  cuplug_error *e = NULL;
+  if (!tk->cudadevrt)
+    e = cuplug__error(CUPLUG_ERR_LINK,
+                      "cooperative code needs libcudadevrt.a, which is not in %s (tried %s)",
+                      home, tried.data ? tried.data : "");
+  *data = tk->cudadevrt;
+  *size = tk->cudadevrt_size;
+  pthread_mutex_unlock(&tk->lock);
+  cuplug__buf_free(&tried);
+  return e;
+}
+
+cuplug_error *cuplug__toolkit_current_cc(cuplug__toolkit *tk, int *major, int *minor) {
+  const cuplug__driver_api *cu;
+  CUPLUG__TRY(cuplug__toolkit_driver(tk, &cu));
+  cuplug__cu_ctx ctx = NULL;
+  cuplug__cu_device dev = 0;
+  int rc = 0;
+  if (cu->ctx_get_current(&ctx) == 0 && ctx)
+    rc = cu->ctx_get_device(&dev);
+  else
+    rc = cu->device_get(&dev, 0);
+  if (rc == 0) rc = cu->device_get_attribute(major, CUPLUG__CU_DEVICE_ATTRIBUTE_CC_MAJOR, dev);
+  if (rc == 0) rc = cu->device_get_attribute(minor, CUPLUG__CU_DEVICE_ATTRIBUTE_CC_MINOR, dev);
+  if (rc) {
+    char why[256];
+    cuplug__driver_describe(cu, rc, why, sizeof why);
+    return cuplug__error(rc == CUPLUG__CUDA_ERROR_NO_DEVICE ? CUPLUG_ERR_NO_DEVICE
+                                                             : CUPLUG_ERR_DRIVER,
+                         "cannot read the current device's compute capability: %s", why);
+  }
+  return NULL;
+}
