@@ -16,9 +16,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lowering/builtins.h"
 #include "base/error.h"
 #include "base/types.h"
+#include "lowering/builtins.h"
 
 enum { SHARED, LOCAL };
 

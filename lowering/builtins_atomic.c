@@ -14,9 +14,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lowering/builtins.h"
 #include "base/error.h"
 #include "base/types.h"
+#include "lowering/builtins.h"
 
 enum { ADD, SUB, AND, OR, XOR, MAX, MIN, NANMAX, NANMIN, EXCH, INC, DEC, CAS, CAS1 };
 

@@ -13,9 +13,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lowering/builtins.h"
 #include "base/error.h"
 #include "base/types.h"
+#include "lowering/builtins.h"
 
 #define SIGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 

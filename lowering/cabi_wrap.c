@@ -27,8 +27,8 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "lowering/lowering.h"
 #include "base/types.h"
+#include "lowering/lowering.h"
 
 /* Appends the wrapper: define R @name(args) { slot; call; load; ret }. */
 static void put_wrapper(cuplug__buf *b, const cuplug_type *sig, const char *callee,

@@ -9,22 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin/pipeline/compile.h"
 #include "base/error.h"
-#include "plugin/gpu/gpu.h"
+#include "base/types.h"
 #include "plugin/api/info.h"
+#include "plugin/gpu/gpu.h"
+#include "plugin/pipeline/compile.h"
 #include "plugin/pipeline/link.h"
 #include "plugin/registry/registry.h"
 #include "plugin/session/session.h"
-#include "base/types.h"
 
-/* The plugin's version follows its ABI: major.minor of the ABI, then a
- * patch number for releases that change no interface. */
-#define CUPLUG_STR(x) #x
-#define CUPLUG_XSTR(x) CUPLUG_STR(x)
-#define CUPLUG_VERSION CUPLUG_XSTR(CUPLUG_ABI_MAJOR) "." CUPLUG_XSTR(CUPLUG_ABI_MINOR) ".0"
-
-/* The first size of each struct (its 1.0 fields). */
+/* The first size of each struct: the fields of the ABI version that
+ * introduced it, which every caller sets. */
 #define SIZE_TO(type, field) (offsetof(type, field) + sizeof(((type *)0)->field))
 #define MIN_COMPILE_ARGS SIZE_TO(cuplug_compile_args, artifact)
 #define MIN_INFO sizeof(size_t)
@@ -53,7 +48,7 @@ static cuplug_error *import_args(void *local, size_t local_size, const void *cal
   size_t size = *(const size_t *)caller;
   if (size < min_size)
     return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
-                         "%s has struct_size %zu, less than the %zu bytes of ABI 1.0: set "
+                         "%s has struct_size %zu, less than the %zu bytes of its first version: set "
                          "struct_size = sizeof(%s)",
                          what, size, min_size, what);
   memset(local, 0, local_size);
@@ -84,13 +79,24 @@ static void export_args(void *caller, const void *local, size_t local_size) {
     CUPLUG__TRY(import_args(&a, sizeof a, args, min, #type));                 \
     return impl(&a);                                                         \
   }
-/* ...and one whose struct also has out fields to copy back. */
+/* ...one whose struct also has out fields to copy back... */
 #define IMPORTING_EXPORTING(name, type, min, impl)                            \
   static cuplug_error *name(type *args) {                                    \
     type a;                                                                  \
     CUPLUG__TRY(import_args(&a, sizeof a, args, min, #type));                 \
     CUPLUG__TRY(impl(&a));                                                    \
     export_args(args, &a, sizeof a);                                         \
+    return NULL;                                                             \
+  }
+/* ...and one that hands out a handle: the caller's `out` is cleared first,
+ * so that no failure leaves it holding an old handle. */
+#define IMPORTING_HANDLE(name, type, min, impl, out)                          \
+  static cuplug_error *name(type *args) {                                    \
+    if (args && args->struct_size >= min) args->out = NULL;                  \
+    type a;                                                                  \
+    CUPLUG__TRY(import_args(&a, sizeof a, args, min, #type));                \
+    CUPLUG__TRY(impl(&a));                                                   \
+    args->out = a.out;                                                       \
     return NULL;                                                             \
   }
 
@@ -109,7 +115,7 @@ static const char *status_name(cuplug_status s) { return cuplug__status_name(s);
 static cuplug_error *get_info(cuplug_info *info) {
   cuplug_info local;
   CUPLUG__TRY(import_args(&local, sizeof local, info, MIN_INFO, "cuplug_info"));
-  cuplug__info_fill(&local, CUPLUG_VERSION);
+  cuplug__info_fill(&local, CUPLUG__VERSION); /* the build's (CMakeLists.txt) */
   size_t filled = info->struct_size < sizeof local ? info->struct_size : sizeof local;
   export_args(info, &local, sizeof local);
   info->struct_size = filled;
@@ -191,15 +197,7 @@ static void session_destroy(cuplug_session *s) { cuplug__session_destroy(s); }
 
 /* ---- compile ---- */
 
-static cuplug_error *compile(cuplug_compile_args *args) {
-  /* no failure may leave the caller holding an old artifact pointer */
-  if (args && args->struct_size >= MIN_COMPILE_ARGS) args->artifact = NULL;
-  cuplug_compile_args a;
-  CUPLUG__TRY(import_args(&a, sizeof a, args, MIN_COMPILE_ARGS, "cuplug_compile_args"));
-  CUPLUG__TRY(cuplug__compile(&a));
-  args->artifact = a.artifact;
-  return NULL;
-}
+IMPORTING_HANDLE(compile, cuplug_compile_args, MIN_COMPILE_ARGS, cuplug__compile, artifact)
 
 /* ---- artifacts ---- */
 
@@ -292,45 +290,18 @@ IMPORTING(declare_device, cuplug_declare_device_args, MIN_DECLARE, cuplug__decla
 
 /* ---- since 1.1: external code ---- */
 
-static cuplug_error *compile_all(cuplug_compile_args *args) {
-  if (args && args->struct_size >= MIN_COMPILE_ARGS) args->artifact = NULL;
-  cuplug_compile_args a;
-  CUPLUG__TRY(import_args(&a, sizeof a, args, MIN_COMPILE_ARGS, "cuplug_compile_args"));
-  CUPLUG__TRY(cuplug__compile_all(&a));
-  args->artifact = a.artifact;
-  return NULL;
-}
+IMPORTING_HANDLE(compile_all, cuplug_compile_args, MIN_COMPILE_ARGS, cuplug__compile_all,
+                 artifact)
 
-static cuplug_error *link(cuplug_link_args *args) {
-  if (args && args->struct_size >= MIN_LINK) args->artifact = NULL;
-  cuplug_link_args a;
-  CUPLUG__TRY(import_args(&a, sizeof a, args, MIN_LINK, "cuplug_link_args"));
-  CUPLUG__TRY(cuplug__link_api(&a));
-  args->artifact = a.artifact;
-  return NULL;
-}
+IMPORTING_HANDLE(link, cuplug_link_args, MIN_LINK, cuplug__link_api, artifact)
 
 /* ---- since 1.1: the GPU ---- */
 
-static cuplug_error *load(cuplug_load_args *args) {
-  if (args && args->struct_size >= MIN_LOAD) args->library = NULL;
-  cuplug_load_args a;
-  CUPLUG__TRY(import_args(&a, sizeof a, args, MIN_LOAD, "cuplug_load_args"));
-  CUPLUG__TRY(cuplug__load(&a));
-  args->library = a.library;
-  return NULL;
-}
+IMPORTING_HANDLE(load, cuplug_load_args, MIN_LOAD, cuplug__load, library)
 
 static void library_unload(cuplug_library *l) { cuplug__library_unload(l); }
 
-static cuplug_error *kernel_get(cuplug_kernel_args *args) {
-  if (args && args->struct_size >= MIN_KERNEL) args->kernel = NULL;
-  cuplug_kernel_args a;
-  CUPLUG__TRY(import_args(&a, sizeof a, args, MIN_KERNEL, "cuplug_kernel_args"));
-  CUPLUG__TRY(cuplug__kernel_get(&a));
-  args->kernel = a.kernel;
-  return NULL;
-}
+IMPORTING_HANDLE(kernel_get, cuplug_kernel_args, MIN_KERNEL, cuplug__kernel_get, kernel)
 
 static cuplug_error *launch(cuplug_launch_args *args) {
   if (args && args->struct_size == sizeof *args) return cuplug__launch(args); /* no copy */

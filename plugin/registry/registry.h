@@ -13,8 +13,8 @@
 
 #include "base/buf.h"
 #include "base/code.h"
-#include "cuplug/cuplug.h"
 #include "base/map.h"
+#include "cuplug/cuplug.h"
 
 typedef struct cuplug__builtin cuplug__builtin; /* lowering/builtins.h */
 

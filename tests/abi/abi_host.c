@@ -123,7 +123,7 @@ START_TEST(struct_below_first_version_refused) {
   ck_assert_int_eq(api->error_code(e), CUPLUG_ERR_INVALID_ARGUMENT);
   char want[256];
   snprintf(want, sizeof want,
-           "cuplug_compile_args has struct_size %zu, less than the %zu bytes of ABI 1.0: set "
+           "cuplug_compile_args has struct_size %zu, less than the %zu bytes of its first version: set "
            "struct_size = sizeof(cuplug_compile_args)",
            offsetof(cuplug_compile_args, signature), offsetof(cuplug_compile_args, entry_abi));
   ck_assert_str_eq(api->error_message(e), want);
@@ -179,9 +179,8 @@ START_TEST(shorter_info_filled_to_its_size) {
   ck_assert_uint_eq(u.info.struct_size, short_size);
   ck_assert_uint_eq(u.info.abi_major, 1);
   ck_assert_uint_ge(u.info.abi_minor, CUPLUG_ABI_MINOR);
-  char version[32];
-  snprintf(version, sizeof version, "%u.%u.0", u.info.abi_major, u.info.abi_minor);
-  ck_assert_str_eq(u.info.cuplug_version, version);
+  /* the plugin under test is this build's, whatever header the host saw */
+  ck_assert_str_eq(u.info.cuplug_version, CUPLUG_TEST_PLUGIN_VERSION);
   for (size_t i = short_size; i < sizeof u; i++) ck_assert_uint_eq(u.bytes[i], 0x5A);
 }
 END_TEST

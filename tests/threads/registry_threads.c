@@ -3,10 +3,12 @@
  *
  * Eight threads resolve calls (built-ins, generic and concrete ones, keys
  * that appear while they run) while one thread registers new keys, their
- * lowerings and constant arrays, and two threads compile kernels that call
- * what was resolved.  Every answer is checked; TSan checks the rest.  Plain
- * C, no Check: its asserts are not for threads. */
+ * lowerings and constant arrays, four threads make constant arrays (each
+ * a new implementation of one key), and two threads compile kernels that
+ * call what was resolved.  Every answer is checked; TSan checks the rest.
+ * Plain C, no Check: its asserts are not for threads. */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -15,7 +17,7 @@
 
 #include "cuplug/cuplug.h"
 
-enum { RESOLVERS = 8, ROUNDS = 400, KEYS = 150, COMPILERS = 2 };
+enum { RESOLVERS = 8, ROUNDS = 400, KEYS = 150, COMPILERS = 2, CONSTANTS = 4, ARRAYS = 60 };
 
 static const cuplug_api *api;
 static cuplug_registry *reg;
@@ -134,6 +136,48 @@ static void *registrar(void *arg) {
   return NULL;
 }
 
+/* Constant arrays, many at once: each call must answer the symbol of the
+ * array it made, whose IR holds its own bytes. */
+static char *array_symbols[CONSTANTS * ARRAYS];
+
+static void *constants(void *arg) {
+  int me = (int)(intptr_t)arg;
+  for (int i = 0; i < ARRAYS; i++) {
+    int32_t data[2] = {me, i};
+    int64_t shape[1] = {2};
+    cuplug_const_array_args c = {.struct_size = sizeof c, .registry = reg, .dtype = ty("int32"),
+                                 .ndim = 1, .shape = shape, .data = data, .size = sizeof data};
+    cuplug_error *e = api->const_array(&c);
+    if (e) {
+      FAIL("const_array %d.%d: %s", me, i, api->error_message(e));
+      api->error_destroy(e);
+      continue;
+    }
+    if (!strstr(c.declaration, c.symbol))
+      FAIL("const_array %d.%d: the declaration '%s' is not of %s", me, i, c.declaration,
+           c.symbol);
+    array_symbols[me * ARRAYS + i] = strdup(c.symbol);
+  }
+  return NULL;
+}
+
+static int by_string(const void *a, const void *b) {
+  const char *x = *(char *const *)a, *y = *(char *const *)b;
+  return strcmp(x ? x : "", y ? y : "");
+}
+
+/* Every constant array got a symbol of its own. */
+static void check_array_symbols(void) {
+  size_t n = CONSTANTS * ARRAYS;
+  qsort(array_symbols, n, sizeof *array_symbols, by_string);
+  for (size_t i = 0; i < n; i++) {
+    if (!array_symbols[i]) FAIL("const_array: a call made no symbol");
+    else if (i && array_symbols[i - 1] && !strcmp(array_symbols[i - 1], array_symbols[i]))
+      FAIL("const_array: two calls answered the symbol %s", array_symbols[i]);
+  }
+  for (size_t i = 0; i < n; i++) free(array_symbols[i]);
+}
+
 /* A kernel that calls one symbol: out[0] = sym(x). */
 static void *compiler(void *arg) {
   (void)arg;
@@ -195,13 +239,16 @@ int main(void) {
     return 1;
   }
 
-  pthread_t threads[RESOLVERS + 1 + COMPILERS];
+  pthread_t threads[RESOLVERS + 1 + COMPILERS + CONSTANTS];
   int n = 0;
   pthread_create(&threads[n++], NULL, registrar, NULL);
   for (int i = 0; i < RESOLVERS; i++) pthread_create(&threads[n++], NULL, resolver, NULL);
+  for (int i = 0; i < CONSTANTS; i++)
+    pthread_create(&threads[n++], NULL, constants, (void *)(intptr_t)i);
   for (int i = 0; nvvm && i < COMPILERS; i++) pthread_create(&threads[n++], NULL, compiler, NULL);
   for (int i = 0; i < n; i++) pthread_join(threads[i], NULL);
 
+  check_array_symbols();
   /* everything registered is there, once */
   int count = 0;
   e = api->registry_list(reg, "th.", count_entries, &count);

@@ -329,7 +329,7 @@ START_TEST(args_too_small) {
   cuplug_compile_args a = add_args();
   a.struct_size = offsetof(cuplug_compile_args, artifact);
   T_ASSERT_ERROR(t_api()->compile(&a), CUPLUG_ERR_INVALID_ARGUMENT,
-                 "cuplug_compile_args has struct_size 56, less than the 64 bytes of ABI 1.0: "
+                 "cuplug_compile_args has struct_size 56, less than the 64 bytes of its first version: "
                  "set struct_size = sizeof(cuplug_compile_args)");
 }
 END_TEST

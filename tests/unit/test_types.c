@@ -591,7 +591,7 @@ START_TEST(info_refuses_bad_args) {
                  "cuplug_type_info is NULL");
   i = (cuplug_type_info){.struct_size = 0, .type = parse("int32")};
   T_ASSERT_ERROR(t_api()->type_info(&i), CUPLUG_ERR_INVALID_ARGUMENT,
-                 "cuplug_type_info has struct_size 0, less than the 16 bytes of ABI 1.0: "
+                 "cuplug_type_info has struct_size 0, less than the 16 bytes of its first version: "
                  "set struct_size = sizeof(cuplug_type_info)");
 }
 END_TEST
@@ -733,8 +733,8 @@ START_TEST(lower_refuses_bad_args) {
                  "cuplug_type_lower_args is NULL");
   a = (cuplug_type_lower_args){.struct_size = 0, .type = parse("int32")};
   T_ASSERT_ERROR(t_api()->type_lower(&a), CUPLUG_ERR_INVALID_ARGUMENT,
-                 "cuplug_type_lower_args has struct_size 0, less than the 24 bytes of ABI "
-                 "1.0: set struct_size = sizeof(cuplug_type_lower_args)");
+                 "cuplug_type_lower_args has struct_size 0, less than the 24 bytes of its "
+                 "first version: set struct_size = sizeof(cuplug_type_lower_args)");
   ck_assert_ptr_null(a.ir_type);
 }
 END_TEST

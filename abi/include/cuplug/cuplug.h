@@ -230,7 +230,7 @@ typedef enum cuplug_position {
  * found is -1, with the reason in the matching *_status string. */
 typedef struct cuplug_info {
   size_t struct_size;
-  const char *cuplug_version; /* out: "1.0.0" */
+  const char *cuplug_version; /* out: "1.2.0": the ABI's major.minor, then a patch number */
   uint32_t abi_major;         /* out */
   uint32_t abi_minor;         /* out */
   int32_t nvvm_major, nvvm_minor;       /* out: libNVVM, e.g. 2.0 */
