@@ -114,7 +114,7 @@ static cuplug_error *parse_dims(parser *p, const cuplug_type *dtype,
   uint32_t ndim = 0;
   int first_contig = 0, last_contig = 0, contig_count = 0;
   for (;;) {
-    size_t at = (skip_space(p), p->pos);
+    skip_space(p);
     if (p->text[p->pos] != ':') return syntax_error(p, "':' or '::1' (an array dimension)");
     p->pos++;
     bool contiguous = false;
@@ -132,7 +132,6 @@ static cuplug_error *parse_dims(parser *p, const cuplug_type *dtype,
     } else {
       last_contig = 0;
     }
-    (void)at;
     char c = peek(p);
     if (c == ',') {
       p->pos++;

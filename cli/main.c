@@ -11,6 +11,7 @@
  * cuplug_get_api returns.  Exit status: 0 done, 1 the plugin reported an
  * error (or --check found a difference), 2 the command line is wrong. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,118 +108,174 @@ static bool parse_u32(const char *s, uint32_t *out) {
 
 static bool parse_bounds(const char *s, cli_request *r) {
   r->num_launch_bounds = 0;
-  char *copy = strdup(s);
-  if (!copy) return false;
-  bool ok = true;
-  for (char *tok = strtok(copy, ","); tok && ok; tok = strtok(NULL, ",")) {
-    ok = r->num_launch_bounds < CLI_MAX_BOUNDS &&
-         parse_u32(tok, &r->launch_bounds[r->num_launch_bounds]);
-    r->num_launch_bounds++;
+  for (const char *p = s;; p++) {
+    char digits[16];
+    size_t n = strcspn(p, ",");
+    if (n == 0 || n >= sizeof digits || r->num_launch_bounds == CLI_MAX_BOUNDS) return false;
+    memcpy(digits, p, n);
+    digits[n] = '\0';
+    if (!parse_u32(digits, &r->launch_bounds[r->num_launch_bounds++])) return false;
+    p += n;
+    if (!*p) return true;
   }
-  free(copy);
-  return ok && r->num_launch_bounds;
 }
+
+/* ---- the options of compile, link and case: a table ---- */
+
+typedef int (*option_fn)(cli_request *r, const char *opt, const char *val);
+
+static int set_abi(cli_request *r, const char *opt, const char *val) {
+  cuplug_abi abi;
+  if (!strcmp(val, "numba"))
+    abi = CUPLUG_ABI_NUMBA;
+  else if (!strcmp(val, "c"))
+    abi = CUPLUG_ABI_C;
+  else
+    return usage_error("an ABI is 'numba' or 'c', not '%s'", val);
+  *(!strcmp(opt, "--abi") ? &r->abi : &r->entry_abi) = abi;
+  return 0;
+}
+
+static int set_output(cli_request *r, const char *opt, const char *val) {
+  (void)opt;
+  if (!strcmp(val, "ptx"))
+    r->output = CUPLUG_OUTPUT_PTX;
+  else if (!strcmp(val, "ltoir"))
+    r->output = CUPLUG_OUTPUT_LTOIR;
+  else if (!strcmp(val, "cubin"))
+    r->output = CUPLUG_OUTPUT_CUBIN;
+  else
+    return usage_error("--output is 'ptx', 'ltoir' or 'cubin', not '%s'", val);
+  return 0;
+}
+
+static int add_link(cli_request *r, const char *opt, const char *val) {
+  (void)opt;
+  if (r->num_links == CLI_MAX_FILES) return usage_error("%s", "too many --link files");
+  r->links[r->num_links++] = val;
+  return 0;
+}
+
+static int add_include(cli_request *r, const char *opt, const char *val) {
+  (void)opt;
+  if (r->num_includes == CLI_MAX_FILES) return usage_error("%s", "too many --include folders");
+  r->includes[r->num_includes++] = val;
+  return 0;
+}
+
+static int add_declaration(cli_request *r, const char *opt, const char *val) {
+  const char *eq = strchr(val, '=');
+  if (!eq || eq == val || !eq[1])
+    return usage_error("%s is 'NAME=SIGNATURE', such as 'ext_mul=int32(int32, int32)'", opt);
+  if (r->num_decls == CLI_MAX_FILES) return usage_error("%s", "too many declarations");
+  cli_decl *d = &r->decls[r->num_decls++];
+  d->name = cli_own(r, strndup(val, (size_t)(eq - val)));
+  d->signature = eq + 1;
+  d->abi = strcmp(opt, "--declare-device-c") == 0 ? CUPLUG_ABI_C : CUPLUG_ABI_NUMBA;
+  return 0;
+}
+
+static int set_cc(cli_request *r, const char *opt, const char *val) {
+  (void)opt;
+  unsigned major, minor;
+  char extra;
+  if (!strcmp(val, "current")) {
+    r->current_device = true;
+  } else if (sscanf(val, "%u.%u%c", &major, &minor, &extra) == 2) {
+    r->cc_major = major;
+    r->cc_minor = minor;
+  } else {
+    return usage_error("--cc is MAJOR.MINOR (such as 9.0) or 'current', not '%s'", val);
+  }
+  return 0;
+}
+
+static int set_opt(cli_request *r, const char *opt, const char *val) {
+  (void)opt;
+  uint32_t level;
+  if (!parse_u32(val, &level) || level > 3)
+    return usage_error("--opt is 0, 1, 2 or 3, not '%s'", val);
+  r->opt = level == 0 ? CUPLUG_OPT_NONE : (int32_t)level;
+  return 0;
+}
+
+static int set_bounds(cli_request *r, const char *opt, const char *val) {
+  (void)opt;
+  if (!parse_bounds(val, r))
+    return usage_error("--launch-bounds is N[,M[,K]] (positive integers), not '%s'", val);
+  return 0;
+}
+
+static int set_registers(cli_request *r, const char *opt, const char *val) {
+  (void)opt;
+  if (!parse_u32(val, &r->max_registers))
+    return usage_error("--max-registers is a number, not '%s'", val);
+  return 0;
+}
+
+static int set_kernel(cli_request *r, const char *opt, const char *val) {
+  (void)opt, (void)val;
+  r->kind = CUPLUG_KERNEL;
+  return 0;
+}
+
+/* An option stores its value in a string field, sets a bool field, or
+ * calls its function (given the value when it takes one). */
+enum option_kind { STORE_STRING, SET_FLAG, CALL_FUNCTION };
+#define STRING(name, field) {name, STORE_STRING, true, offsetof(cli_request, field), NULL}
+#define FLAG(name, field) {name, SET_FLAG, false, offsetof(cli_request, field), NULL}
+#define CALL(name, value, fn) {name, CALL_FUNCTION, value, 0, fn}
+static const struct option {
+  const char *name;
+  enum option_kind kind;
+  bool takes_value;
+  size_t field; /* STORE_STRING, SET_FLAG: the offset in cli_request */
+  option_fn call;
+} options[] = {
+    STRING("--entry", entry),
+    STRING("--sig", signature),
+    CALL("--entry-abi", true, set_abi),
+    CALL("--abi", true, set_abi),
+    STRING("--abi-name", abi_name),
+    CALL("--output", true, set_output),
+    CALL("--link", true, add_link),
+    CALL("--include", true, add_include),
+    CALL("--declare-device", true, add_declaration),
+    CALL("--declare-device-c", true, add_declaration),
+    STRING("--ptx", ptx_path),
+    FLAG("--no-lto", no_lto),
+    CALL("--cc", true, set_cc),
+    CALL("--opt", true, set_opt),
+    CALL("--launch-bounds", true, set_bounds),
+    CALL("--max-registers", true, set_registers),
+    STRING("--emit-ir", emit_ir_dir),
+    STRING("-o", out_path),
+    CALL("--kernel", false, set_kernel),
+    FLAG("--debug", debug),
+    FLAG("--lineinfo", lineinfo),
+    FLAG("--fastmath", fastmath),
+    FLAG("--forceinline", forceinline),
+};
 
 /* Parses the shared options; returns 0, or 2 after a usage error.  `i` is
  * advanced past the option's value. */
 static int parse_option(int argc, char **argv, int *i, cli_request *r) {
   const char *opt = argv[*i];
-  static const char *const with_value[] = {
-      "--entry", "--sig", "--entry-abi", "--abi", "--abi-name", "--output", "--cc",
-      "--opt", "--launch-bounds", "--max-registers", "--emit-ir", "-o", "--link",
-      "--declare-device", "--declare-device-c", "--include", "--ptx", NULL};
-  const char *val = NULL;
-  for (int k = 0; with_value[k]; k++) {
-    if (strcmp(opt, with_value[k]) == 0) {
+  for (size_t k = 0; k < sizeof options / sizeof options[0]; k++) {
+    const struct option *o = &options[k];
+    if (strcmp(opt, o->name) != 0) continue;
+    const char *val = NULL;
+    if (o->takes_value) {
       if (*i + 1 >= argc) return usage_error("%s needs a value", opt);
       val = argv[++*i];
     }
+    switch (o->kind) {
+      case STORE_STRING: *(const char **)((char *)r + o->field) = val; return 0;
+      case SET_FLAG: *(bool *)((char *)r + o->field) = true; return 0;
+      case CALL_FUNCTION: return o->call(r, opt, val);
+    }
   }
-  if (!strcmp(opt, "--entry")) {
-    r->entry = val;
-  } else if (!strcmp(opt, "--sig")) {
-    r->signature = val;
-  } else if (!strcmp(opt, "--entry-abi") || !strcmp(opt, "--abi")) {
-    cuplug_abi abi;
-    if (!strcmp(val, "numba"))
-      abi = CUPLUG_ABI_NUMBA;
-    else if (!strcmp(val, "c"))
-      abi = CUPLUG_ABI_C;
-    else
-      return usage_error("an ABI is 'numba' or 'c', not '%s'", val);
-    if (!strcmp(opt, "--abi"))
-      r->abi = abi;
-    else
-      r->entry_abi = abi;
-  } else if (!strcmp(opt, "--abi-name")) {
-    r->abi_name = val;
-  } else if (!strcmp(opt, "--output")) {
-    if (!strcmp(val, "ptx"))
-      r->output = CUPLUG_OUTPUT_PTX;
-    else if (!strcmp(val, "ltoir"))
-      r->output = CUPLUG_OUTPUT_LTOIR;
-    else if (!strcmp(val, "cubin"))
-      r->output = CUPLUG_OUTPUT_CUBIN;
-    else
-      return usage_error("--output is 'ptx', 'ltoir' or 'cubin', not '%s'", val);
-  } else if (!strcmp(opt, "--link")) {
-    if (r->num_links == CLI_MAX_FILES) return usage_error("%s", "too many --link files");
-    r->links[r->num_links++] = val;
-  } else if (!strcmp(opt, "--include")) {
-    if (r->num_includes == CLI_MAX_FILES) return usage_error("%s", "too many --include folders");
-    r->includes[r->num_includes++] = val;
-  } else if (!strcmp(opt, "--declare-device") || !strcmp(opt, "--declare-device-c")) {
-    const char *eq = strchr(val, '=');
-    if (!eq || eq == val || !eq[1])
-      return usage_error("%s is 'NAME=SIGNATURE', such as 'ext_mul=int32(int32, int32)'", opt);
-    if (r->num_decls == CLI_MAX_FILES) return usage_error("%s", "too many declarations");
-    cli_decl *d = &r->decls[r->num_decls++];
-    d->name = cli_own(r, strndup(val, (size_t)(eq - val)));
-    d->signature = eq + 1;
-    d->abi = strcmp(opt, "--declare-device-c") == 0 ? CUPLUG_ABI_C : CUPLUG_ABI_NUMBA;
-  } else if (!strcmp(opt, "--ptx")) {
-    r->ptx_path = val;
-  } else if (!strcmp(opt, "--no-lto")) {
-    r->no_lto = true;
-  } else if (!strcmp(opt, "--cc")) {
-    unsigned major, minor;
-    char extra;
-    if (!strcmp(val, "current"))
-      r->current_device = true;
-    else if (sscanf(val, "%u.%u%c", &major, &minor, &extra) == 2) {
-      r->cc_major = major;
-      r->cc_minor = minor;
-    } else
-      return usage_error("--cc is MAJOR.MINOR (such as 9.0) or 'current', not '%s'", val);
-  } else if (!strcmp(opt, "--opt")) {
-    uint32_t level;
-    if (!parse_u32(val, &level) || level > 3)
-      return usage_error("--opt is 0, 1, 2 or 3, not '%s'", val);
-    r->opt = level == 0 ? CUPLUG_OPT_NONE : (int32_t)level;
-  } else if (!strcmp(opt, "--launch-bounds")) {
-    if (!parse_bounds(val, r))
-      return usage_error("--launch-bounds is N[,M[,K]] (positive integers), not '%s'", val);
-  } else if (!strcmp(opt, "--max-registers")) {
-    if (!parse_u32(val, &r->max_registers))
-      return usage_error("--max-registers is a number, not '%s'", val);
-  } else if (!strcmp(opt, "--emit-ir")) {
-    r->emit_ir_dir = val;
-  } else if (!strcmp(opt, "-o")) {
-    r->out_path = val;
-  } else if (!strcmp(opt, "--kernel")) {
-    r->kind = CUPLUG_KERNEL;
-  } else if (!strcmp(opt, "--debug")) {
-    r->debug = true;
-  } else if (!strcmp(opt, "--lineinfo")) {
-    r->lineinfo = true;
-  } else if (!strcmp(opt, "--fastmath")) {
-    r->fastmath = true;
-  } else if (!strcmp(opt, "--forceinline")) {
-    r->forceinline = true;
-  } else {
-    return usage_error("unknown option '%s'", opt);
-  }
-  return 0;
+  return usage_error("unknown option '%s'", opt);
 }
 
 static bool write_file(const char *path, const void *data, size_t size) {

@@ -645,125 +645,124 @@ static cuplug_error *header_error(const ir_module *m, const ir_item *item,
                        cuplug__ir_line_of(m, item->start), item->name, what);
 }
 
-cuplug_error *cuplug__ir_function_parse(const ir_module *m, const ir_item *item,
-                                ir_function *fn) {
-  memset(fn, 0, sizeof *fn);
-  fn->item = item;
-  const ir_tok *toks = m->toks + item->first;
-  size_t n = item->last - item->first;
-  cursor c = {m->text, toks, n, 1}; /* past define/declare */
-  cuplug_error *e = NULL;
-
-  /* linkage, visibility, calling convention, return attributes */
+/* Linkage, visibility, calling convention and return attributes, the
+ * return type, the @name and the '(' that follows it. */
+static cuplug_error *parse_prefix(const ir_module *m, const ir_item *item, cursor *c,
+                                  ir_function *fn) {
   size_t ret_attr_start = 0;
   bool have_ret_attr = false;
   for (;;) {
-    ir_tok t = cur(&c);
+    ir_tok t = cur(c);
     if (cuplug__ir_word_in(&linkages, m->text, t)) {
       fn->linkage = (ir_span){t.start, tok_end(t)};
-      c.i++;
+      c->i++;
     } else if (cuplug__ir_word_in(&prefix_words, m->text, t)) {
-      c.i++;
-    } else if (cuplug__ir_tok_is(m->text, t, "cc") && c.i + 1 < n) {
-      c.i += 2;
+      c->i++;
+    } else if (cuplug__ir_tok_is(m->text, t, "cc") && c->i + 1 < c->n) {
+      c->i += 2;
     } else if (cuplug__ir_word_in(&ret_attr_words, m->text, t)) {
       if (!have_ret_attr) ret_attr_start = t.start;
       have_ret_attr = true;
-      c.i++;
-      if (cur_punct(&c, '('))
-        skip_group(&c);
-      else if (cuplug__ir_tok_is(m->text, t, "align") && cur(&c).kind == IR_NUMBER)
-        c.i++;
+      c->i++;
+      if (cur_punct(c, '('))
+        skip_group(c);
+      else if (cuplug__ir_tok_is(m->text, t, "align") && cur(c).kind == IR_NUMBER)
+        c->i++;
     } else {
       break;
     }
   }
-  size_t type_start = cur(&c).start;
+  size_t type_start = cur(c).start;
   fn->ret_attrs = have_ret_attr ? (ir_span){ret_attr_start, type_start}
                                 : (ir_span){type_start, type_start};
-  size_t type_first = c.i;
-  if (!parse_type(&c) || c.i == type_first) {
-    e = header_error(m, item, "cannot read the return type");
-    goto done;
+  size_t type_first = c->i;
+  if (!parse_type(c) || c->i == type_first)
+    return header_error(m, item, "cannot read the return type");
+  fn->ret_type = (ir_span){type_start, tok_end(c->toks[c->i - 1])};
+  if (cur(c).kind != IR_GLOBAL)
+    return header_error(m, item, "expected the function's @name after its return type");
+  fn->name = cur(c);
+  c->i++;
+  if (!cur_punct(c, '(')) return header_error(m, item, "expected '(' after the function's name");
+  fn->params_open = cur(c).start;
+  c->i++;
+  return NULL;
+}
+
+/* One parameter: its type, then attributes and its %name up to ',' or ')'. */
+static bool parse_param(cursor *c, ir_param *p) {
+  *p = (ir_param){{cur(c).start, 0}, {cur(c).start, 0}, {.kind = IR_EOF}};
+  if (!parse_type(c)) return false;
+  p->type.end = tok_end(c->toks[c->i - 1]);
+  while (c->i < c->n && !cur_punct(c, ',') && !cur_punct(c, ')')) {
+    if (cur(c).kind == IR_LOCAL) p->name = cur(c);
+    if (cur_punct(c, '(') || cur_punct(c, '{') || cur_punct(c, '['))
+      skip_group(c);
+    else
+      c->i++;
   }
-  fn->ret_type = (ir_span){type_start, tok_end(toks[c.i - 1])};
-  if (cur(&c).kind != IR_GLOBAL) {
-    e = header_error(m, item, "expected the function's @name after its return type");
-    goto done;
-  }
-  fn->name = cur(&c);
-  c.i++;
-  if (!cur_punct(&c, '(')) {
-    e = header_error(m, item, "expected '(' after the function's name");
-    goto done;
-  }
-  fn->params_open = cur(&c).start;
-  c.i++;
+  p->all.end = tok_end(c->toks[c->i - 1]);
+  return true;
+}
+
+/* The parameters, up to and past the closing ')'. */
+static cuplug_error *parse_params(const ir_module *m, const ir_item *item, cursor *c,
+                                  ir_function *fn) {
   size_t cap = 0;
-  while (!cur_punct(&c, ')')) {
-    if (c.i >= n) {
-      e = header_error(m, item, "unterminated parameter list");
-      goto done;
-    }
-    if (cur(&c).kind == IR_PUNCT && cuplug__ir_tok_is(m->text, cur(&c), "...")) {
+  while (!cur_punct(c, ')')) {
+    if (c->i >= c->n) return header_error(m, item, "unterminated parameter list");
+    if (cur(c).kind == IR_PUNCT && cuplug__ir_tok_is(m->text, cur(c), "...")) {
       fn->varargs = true;
-      c.i++;
+      c->i++;
       continue;
     }
-    ir_param p = {0};
-    p.all.start = cur(&c).start;
-    p.type.start = cur(&c).start;
-    if (!parse_type(&c)) {
-      e = header_error(m, item, "cannot read a parameter's type");
-      goto done;
-    }
-    p.type.end = tok_end(toks[c.i - 1]);
-    p.name.kind = IR_EOF;
-    while (c.i < n && !cur_punct(&c, ',') && !cur_punct(&c, ')')) {
-      if (cur(&c).kind == IR_LOCAL) p.name = cur(&c);
-      if (cur_punct(&c, '(') || cur_punct(&c, '{') || cur_punct(&c, '['))
-        skip_group(&c);
-      else
-        c.i++;
-    }
-    p.all.end = tok_end(toks[c.i - 1]);
+    ir_param p;
+    if (!parse_param(c, &p)) return header_error(m, item, "cannot read a parameter's type");
     if (fn->num_params == cap) {
       size_t nc = cap ? cap * 2 : 8;
       ir_param *v = realloc(fn->params, nc * sizeof *v);
-      if (!v) {
-        e = cuplug__error_oom();
-        goto done;
-      }
+      if (!v) return cuplug__error_oom();
       fn->params = v;
       cap = nc;
     }
     fn->params[fn->num_params++] = p;
-    if (cur_punct(&c, ',')) c.i++;
+    if (cur_punct(c, ',')) c->i++;
   }
-  fn->params_close = cur(&c).start;
-  c.i++;
-  size_t attrs_start = c.i < n ? cur(&c).start : fn->params_close + 1;
-  if (item->kind == IR_ITEM_DEFINE) {
-    while (c.i < n && !cur_punct(&c, '{')) c.i++;
-    if (c.i >= n) {
-      e = header_error(m, item, "expected '{' opening the body");
-      goto done;
-    }
-    fn->fn_attrs = (ir_span){attrs_start, cur(&c).start};
-    fn->body_open = cur(&c).start;
-    fn->body_first = item->first + c.i + 1;
-    ir_tok last = toks[n - 1];
-    if (!cuplug__ir_tok_punct(m->text, last, '}')) {
-      e = header_error(m, item, "expected '}' closing the body");
-      goto done;
-    }
-    fn->body_close = last.start;
-    fn->body_last = item->last - 1;
-  } else {
-    fn->fn_attrs = (ir_span){attrs_start, n ? tok_end(toks[n - 1]) : attrs_start};
-    if (fn->fn_attrs.end < attrs_start) fn->fn_attrs.end = attrs_start;
+  fn->params_close = cur(c).start;
+  c->i++;
+  return NULL;
+}
+
+/* Function attributes, then a definition's body between its braces. */
+static cuplug_error *parse_body(const ir_module *m, const ir_item *item, cursor *c,
+                                ir_function *fn) {
+  size_t attrs_start = c->i < c->n ? cur(c).start : fn->params_close + 1;
+  if (item->kind != IR_ITEM_DEFINE) {
+    size_t end = c->n ? tok_end(c->toks[c->n - 1]) : attrs_start;
+    fn->fn_attrs = (ir_span){attrs_start, end < attrs_start ? attrs_start : end};
+    return NULL;
   }
-done:
+  while (c->i < c->n && !cur_punct(c, '{')) c->i++;
+  if (c->i >= c->n) return header_error(m, item, "expected '{' opening the body");
+  fn->fn_attrs = (ir_span){attrs_start, cur(c).start};
+  fn->body_open = cur(c).start;
+  fn->body_first = item->first + c->i + 1;
+  ir_tok last = c->toks[c->n - 1];
+  if (!cuplug__ir_tok_punct(m->text, last, '}'))
+    return header_error(m, item, "expected '}' closing the body");
+  fn->body_close = last.start;
+  fn->body_last = item->last - 1;
+  return NULL;
+}
+
+cuplug_error *cuplug__ir_function_parse(const ir_module *m, const ir_item *item,
+                                        ir_function *fn) {
+  memset(fn, 0, sizeof *fn);
+  fn->item = item;
+  cursor c = {m->text, m->toks + item->first, item->last - item->first, 1}; /* past define */
+  cuplug_error *e = parse_prefix(m, item, &c, fn);
+  if (!e) e = parse_params(m, item, &c, fn);
+  if (!e) e = parse_body(m, item, &c, fn);
   if (e) cuplug__ir_function_free(fn);
   return e;
 }

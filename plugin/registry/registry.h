@@ -76,7 +76,9 @@ struct cuplug_registry {
    * the instances of built-in lowerings live there, for every registry of
    * the process to find. */
   cuplug_registry *base;
-  atomic_ulong serial;         /* numbers the symbols of unique built-ins */
+  /* Numbers the symbols that must be new at every call: each
+   * cuda.shared.array resolve (a new array), each const_array. */
+  atomic_ulong serial;
 };
 
 cuplug_error *cuplug__registry_create(uint32_t flags, cuplug_registry **out);

@@ -18,6 +18,16 @@
  *     cuplug_error* the caller releases with api->error_destroy.
  *   - Every argument struct begins with `size_t struct_size`, which the
  *     caller sets to sizeof(the struct) from the header it was built with.
+ *     Calls added from 1.3 on take exactly one such struct (inputs, options
+ *     and outputs), so that each can gain fields.  Calls of 1.0 to 1.2 that
+ *     take positional arguments keep them within major 1: type_parse,
+ *     type_scalar, type_pointer, type_array, type_signature, type_tuple,
+ *     type_int_literal, type_number_class, session_create,
+ *     session_destroy, artifact_info, artifact_warning, artifact_ir,
+ *     artifact_part, artifact_destroy, registry_create, registry_destroy,
+ *     session_registry, registry_list, library_unload, mem_alloc, mem_free,
+ *     memcpy_to_device, memcpy_to_host, synchronize, device_reset and the
+ *     error calls.
  *     Structs only grow at their end within a major version.  A plugin reads
  *     a shorter (older) struct with the missing fields as zero; fields of a
  *     longer (newer) struct that the plugin does not know must be zero, or
@@ -465,9 +475,10 @@ typedef struct cuplug_load_args {
 typedef struct cuplug_kernel_args {
   size_t struct_size;
   cuplug_library *library;
-  const char *name;      /* NULL: the artifact's kernel */
-  /* The kernel's signature, for packing arguments: NULL for the artifact's.
-   * Exactly one of the two when the library came from bare bytes. */
+  const char *name;      /* NULL: the artifact's kernel, when it holds one only */
+  /* The kernel's signature, for packing arguments: NULL for the one the
+   * artifact recorded for that name.  Exactly one of the two when the
+   * library came from bare bytes, or the artifact knows no such kernel. */
   const char *signature;
   const cuplug_type *signature_type;
   uint32_t debug;        /* bare bytes: the kernel has the exception store */
@@ -750,7 +761,10 @@ typedef struct cuplug_api {
    * .cu compiled by NVRTC and the rest as given, as the artifact's parts. */
   cuplug_error *(*compile_all)(cuplug_compile_args *args);
   /* Links with nvJitLink into a cubin: LTO unless no_lto or debug.  The
-   * linker's log is in the artifact (link_log), or in the error. */
+   * linker's log is in the artifact (link_log), or in the error.  The cubin
+   * artifact keeps every kernel of the artifacts linked (name, signature,
+   * exception store) for load and kernel_get; its symbol and signature are
+   * its kernel's when it holds exactly one. */
   cuplug_error *(*link)(cuplug_link_args *args);
   /* The i-th piece of code of an artifact. */
   cuplug_error *(*artifact_part)(const cuplug_artifact *artifact, size_t index,
