@@ -282,7 +282,8 @@ START_TEST(case_errors) {
   write_text(path, "{\"kind\": ");
   r = run((const char *[]){"case", tmp, NULL});
   ck_assert_int_eq(r.status, 1);
-  T_ASSERT_CONTAINS(r.err, "/case.json: unexpected character at byte 9\n");
+  snprintf(want, sizeof want, "cuplug: error: %s/case.json: unexpected character at byte 9\n", tmp);
+  ck_assert_str_eq(r.err, want);
   result_free(&r);
 }
 END_TEST
@@ -366,7 +367,8 @@ START_TEST(compile_declared_function_to_cubin) {
                            "ext_mul=int32(int32, int32)", "--output", "cubin", "--cc", "9.0", "-o",
                            cubin, NULL});
   ck_assert_int_eq(r.status, 1);
-  T_ASSERT_CONTAINS(r.err, "cuplug: error: CUPLUG_ERR_LINK: ");
+  /* the rest of the line is nvJitLink's words, which vary with its version */
+  T_ASSERT_STARTS(r.err, "cuplug: error: CUPLUG_ERR_LINK: nvJitLink failed to link: ");
   T_ASSERT_CONTAINS(r.err, "Unresolved extern function 'ext_mul'");
   result_free(&r);
   /* a declaration the IR contradicts */
@@ -374,9 +376,10 @@ START_TEST(compile_declared_function_to_cubin) {
                            "void(CPointer(int32), int32, int32)", "--kernel", "--declare-device-c",
                            "ext_mul=int32(int32, int32)", NULL});
   ck_assert_int_eq(r.status, 1);
-  T_ASSERT_CONTAINS(r.err, "cuplug: error: CUPLUG_ERR_DECLARATION_MISMATCH: the IR's declaration "
-                           "of @ext_mul does not match signature 'int32(int32, int32)' under the "
-                           "C ABI");
+  ck_assert_str_eq(r.err, "cuplug: error: CUPLUG_ERR_DECLARATION_MISMATCH: the IR's declaration "
+                          "of @ext_mul does not match signature 'int32(int32, int32)' under the "
+                          "C ABI: it has 3 parameters, expected 2 (found i32 (ptr, i32, i32), "
+                          "expected i32 (i32, i32))\n");
   result_free(&r);
   r = run((const char *[]){"compile", ll, "--entry", "k", "--sig", "void()", "--declare-device",
                            "ext_mul", NULL});
@@ -403,17 +406,25 @@ START_TEST(link_command) {
   T_ASSERT_CONTAINS(text, "mul.lo.s32"); /* ext_mul, inlined by LTO */
   free(text);
   result_free(&r);
+  /* without the .cu, ext_mul is undefined: nvJitLink's words, then its log */
   r = run((const char *[]){"link", ltoir, "--cc", "9.0", "-o", cubin, NULL});
   ck_assert_int_eq(r.status, 1);
-  T_ASSERT_CONTAINS(r.err, "CUPLUG_ERR_LINK");
+  T_ASSERT_STARTS(r.err, "cuplug: error: CUPLUG_ERR_LINK: nvJitLink failed to link: ");
+  T_ASSERT_CONTAINS(r.err, "Unresolved extern function 'ext_mul'");
   result_free(&r);
   r = run((const char *[]){"link", ltoir, NULL});
   ck_assert_int_eq(r.status, 2);
   T_ASSERT_CONTAINS(r.err, "cuplug: link needs -o OUT.cubin\n");
   result_free(&r);
-  r = run((const char *[]){"link", scratch("what.xyz", "hello"), "-o", cubin, NULL});
+  const char *what = scratch("what.xyz", "hello");
+  r = run((const char *[]){"link", what, "-o", cubin, NULL});
   ck_assert_int_eq(r.status, 1);
-  T_ASSERT_CONTAINS(r.err, "CUPLUG_ERR_CODE_KIND");
+  char want[1024];
+  snprintf(want, sizeof want,
+           "cuplug: error: CUPLUG_ERR_CODE_KIND: cannot tell what kind of code %s is: give its "
+           "kind, or a name ending in .cu, .ptx, .ltoir, .cubin, .fatbin, .o or .a\n",
+           what);
+  ck_assert_str_eq(r.err, want);
   result_free(&r);
 }
 END_TEST
@@ -468,9 +479,11 @@ START_TEST(resolve_errors) {
   ck_assert_str_eq(r.err, "cuplug: error: CUPLUG_ERR_UNKNOWN_KEY: nothing is registered under "
                           "the key 'math.nope'\n");
   result_free(&r);
+  /* the position is in the signature the command makes of the argument types */
   r = run((const char *[]){"resolve", "math.sin", "flaot32", NULL});
   ck_assert_int_eq(r.status, 1);
-  T_ASSERT_CONTAINS(r.err, "CUPLUG_ERR_UNKNOWN_TYPE: unknown type 'flaot32'");
+  ck_assert_str_eq(r.err, "cuplug: error: CUPLUG_ERR_UNKNOWN_TYPE: unknown type 'flaot32' at "
+                          "position 5 of 'void(flaot32)'\n");
   result_free(&r);
   r = run((const char *[]){"resolve", "math.sin", NULL});
   ck_assert_int_eq(r.status, 2);

@@ -1,5 +1,5 @@
 /* test_gpu.c - what runs on the GPU: the corpus' values, exceptions,
- * faults, launch errors, cooperative launches.
+ * faults, launch errors, a library of two kernels, cooperative launches.
  *
  * Every case of the numba-cuda corpus runs and is checked against values
  * computed on the host from the case's Python source: device functions
@@ -480,6 +480,49 @@ START_TEST(load_refuses_ltoir) {
 }
 END_TEST
 
+/* ---- a library of two kernels ---- */
+
+/* A cubin linked from two kernels has no one kernel: kernel_get needs a
+ * name, and with it takes that kernel's signature from the artifact. */
+START_TEST(two_kernels_by_name) {
+  cuplug_artifact *one =
+      t_compile_kernel(s, &t_k_const, CUPLUG_OUTPUT_LTOIR, CUPLUG_COMPILE_CURRENT_DEVICE);
+  cuplug_artifact *two =
+      t_compile_kernel(s, &t_k_sum, CUPLUG_OUTPUT_LTOIR, CUPLUG_COMPILE_CURRENT_DEVICE);
+  const cuplug_artifact *arts[] = {one, two};
+  cuplug_link_args la = {.struct_size = sizeof la, .session = s, .artifacts = arts,
+                         .num_artifacts = 2};
+  T_ASSERT_OK(t_api()->link(&la));
+  cuplug_library *lib = load(la.artifact);
+  t_api()->artifact_destroy(la.artifact); /* the library keeps what it needs */
+  t_api()->artifact_destroy(one);
+  t_api()->artifact_destroy(two);
+
+  cuplug_kernel_args ka = {.struct_size = sizeof ka, .library = lib};
+  T_ASSERT_ERROR(t_api()->kernel_get(&ka), CUPLUG_ERR_INVALID_ARGUMENT,
+                 "kernel_get: the library holds 2 kernels (k_const, k_sum): name one");
+  ck_assert_ptr_null(ka.kernel);
+  cuplug_kernel *k_const = kernel(lib, "k_const", NULL), *k_sum = kernel(lib, "k_sum", NULL);
+
+  uint64_t out = t_dev_alloc(s, 4);
+  int32_t got = 0, a = 30, b = 12;
+  cuplug_value v_const[] = {{CUPLUG_TYPE_POINTER, &out}};
+  T_ASSERT_OK(launch(k_const, 1, 1, v_const, 1));
+  t_to_host(s, &got, out, 4);
+  ck_assert_int_eq(got, 11);
+  cuplug_value v_sum[] = {{CUPLUG_TYPE_POINTER, &out}, {CUPLUG_TYPE_INT32, &a},
+                          {CUPLUG_TYPE_INT32, &b}};
+  T_ASSERT_OK(launch(k_sum, 1, 1, v_sum, 3));
+  t_to_host(s, &got, out, 4);
+  ck_assert_int_eq(got, 42);
+  /* each kernel has its own signature: k_sum refuses k_const's arguments */
+  T_ASSERT_ERROR(launch(k_sum, 1, 1, v_const, 1), CUPLUG_ERR_LAUNCH_ARGS,
+                 "kernel k_sum takes 3 arguments (void(CPointer(int32), int32, int32)), got 1");
+  t_dev_free(s, out);
+  t_api()->library_unload(lib);
+}
+END_TEST
+
 /* ---- a cooperative kernel: grid-wide synchronisation through a declared
  * CUDA C++ function, which links libcudadevrt and launches cooperatively */
 
@@ -571,6 +614,7 @@ int main(void) {
   tcase_add_test(tc, debug_kernel_reports_exception);
   tcase_add_test(tc, launch_errors);
   tcase_add_test(tc, load_refuses_ltoir);
+  tcase_add_test(tc, two_kernels_by_name);
   tcase_add_test(tc, cooperative_grid_sync);
   tcase_add_test(tc, fault_then_fresh_context);
   suite_add_tcase(suite, tc);

@@ -395,3 +395,40 @@ cuplug_artifact *t_compile_call(cuplug_session *s, const char *key, const char *
   T_ASSERT_OK(t_try_compile_call(s, key, argtypes, output, opt, 0, how, &a));
   return a;
 }
+
+/* ---- small kernels, several to a cubin ---- */
+
+const t_kernel t_k_const = {"k_const", "void(CPointer(int32))",
+                            "define i32 @k_const(i8** %ret, i32* %out) {\n"
+                            "entry:\n"
+                            "  store i32 11, i32* %out\n"
+                            "  ret i32 0\n"
+                            "}\n"};
+const t_kernel t_k_sum = {"k_sum", "void(CPointer(int32), int32, int32)",
+                          "define i32 @k_sum(i8** %ret, i32* %out, i32 %a, i32 %b) {\n"
+                          "entry:\n"
+                          "  %s = add i32 %a, %b\n"
+                          "  store i32 %s, i32* %out\n"
+                          "  ret i32 0\n"
+                          "}\n"};
+const t_kernel t_k_neg = {"k_neg", "void(CPointer(int64), int64)",
+                          "define i32 @k_neg(i8** %ret, i64* %out, i64 %a) {\n"
+                          "entry:\n"
+                          "  %n = sub i64 0, %a\n"
+                          "  store i64 %n, i64* %out\n"
+                          "  ret i32 0\n"
+                          "}\n"};
+
+cuplug_artifact *t_compile_kernel(cuplug_session *s, const t_kernel *k, cuplug_output output,
+                                  uint32_t flags) {
+  cuplug_module m = {.struct_size = sizeof m, .name = k->name, .text = k->ir,
+                     .size = strlen(k->ir)};
+  const cuplug_module *mods[] = {&m};
+  bool current = (flags & CUPLUG_COMPILE_CURRENT_DEVICE) != 0;
+  cuplug_compile_args a = {.struct_size = sizeof a, .session = s, .modules = mods,
+                           .num_modules = 1, .entry = k->name, .signature = k->signature,
+                           .kind = CUPLUG_KERNEL, .output = output,
+                           .cc_major = current ? 0 : 9, .flags = flags};
+  T_ASSERT_OK(t_api()->compile(&a));
+  return a.artifact;
+}

@@ -212,6 +212,11 @@ START_TEST(builtin_typing) {
     } else {
       ck_assert_msg(e && t_api()->error_code(e) == CUPLUG_ERR_NO_MATCH,
                     "%s(%s) should not type", cases[i].key, cases[i].args);
+      /* about this call (the candidates it lists follow) */
+      char want[512];
+      snprintf(want, sizeof want, "no signature of %s takes (%s); it has: ", cases[i].key,
+               cases[i].args);
+      T_ASSERT_STARTS(t_api()->error_message(e), want);
       t_api()->error_destroy(e);
     }
   }

@@ -203,17 +203,17 @@ START_TEST(current_device) {
   job j;
   case_job_init(&j, "add_i32");
   j.args.flags = CUPLUG_COMPILE_CURRENT_DEVICE;
-  if (!t_have_gpu()) {
-    cuplug_error *e = t_api()->compile(&j.args);
-    ck_assert_ptr_null(j.args.artifact);
-    ck_assert_ptr_nonnull(e);
-    ck_assert_msg(strncmp(t_api()->error_message(e), "no CUDA device", 14) == 0, "%s",
-                  t_api()->error_message(e));
-    T_ASSERT_ERROR(e, CUPLUG_ERR_NO_DEVICE, NULL);
-    return;
-  }
   cuplug_info gi = {.struct_size = sizeof gi};
   T_ASSERT_OK(t_api()->get_info(&gi));
+  if (!t_have_gpu()) {
+    /* the compile fails with the driver's own words, as get_info reports
+     * them: "no CUDA device: " and why (which depends on the machine) */
+    cuplug_error *e = t_api()->compile(&j.args);
+    ck_assert_ptr_null(j.args.artifact);
+    T_ASSERT_STARTS(gi.driver_status, "no CUDA device: ");
+    T_ASSERT_ERROR(e, CUPLUG_ERR_NO_DEVICE, gi.driver_status);
+    return;
+  }
   cuplug_artifact_info info = compile_ok(&j.args);
   ck_assert_uint_eq(info.cc_major, (uint32_t)gi.device_cc_major);
   ck_assert_uint_eq(info.cc_minor, (uint32_t)gi.device_cc_minor);

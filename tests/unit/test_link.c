@@ -1,8 +1,12 @@
 /* test_link.c - external code, without a GPU: telling code kinds,
  * declare_device, NVRTC, compile_all, cubin output and link(), up to the
- * cubin and its symbols; and the GPU calls' errors where there is no GPU. */
+ * cubin, its symbols and what it says about its kernels.  (The GPU calls'
+ * errors where there is no GPU are test_nogpu.c's.) */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/code.h"
 #include "support.h"
@@ -276,9 +280,11 @@ START_TEST(undefined_symbol_is_a_link_error) {
   const cuplug_module *mods[] = {&m};
   cuplug_compile_args a = kernel_args(mods, CUPLUG_OUTPUT_CUBIN);
   cuplug_error *e = t_api()->compile(&a); /* ext_mul declared nowhere */
-  ck_assert_int_eq(t_api()->error_code(e), CUPLUG_ERR_LINK);
-  T_ASSERT_CONTAINS(t_api()->error_message(e), "nvJitLink failed to link: ");
-  T_ASSERT_CONTAINS(t_api()->error_log(e), "ext_mul");
+  ck_assert_ptr_null(a.artifact);
+  /* nvJitLink's words follow; its log names the symbol */
+  T_ASSERT_CODE(e, CUPLUG_ERR_LINK);
+  T_ASSERT_STARTS(t_api()->error_message(e), "nvJitLink failed to link: ");
+  T_ASSERT_CONTAINS(t_api()->error_log(e), "Unresolved extern function 'ext_mul'");
   t_api()->error_destroy(e);
 }
 END_TEST
@@ -336,10 +342,9 @@ START_TEST(link_artifacts_and_code) {
   /* LTO-IR cannot be linked without LTO */
   l.no_lto = 1;
   l.want_ptx = 0;
-  cuplug_error *e = t_api()->link(&l);
-  ck_assert_int_eq(t_api()->error_code(e), CUPLUG_ERR_LINK);
+  /* the message names the input nvJitLink refused, then gives its words */
+  T_ASSERT_ERROR_PREFIX(t_api()->link(&l), CUPLUG_ERR_LINK, "nvJitLink rejected k (ltoir): ");
   ck_assert_ptr_null(l.artifact);
-  t_api()->error_destroy(e);
   l.want_ptx = 1;
   T_ASSERT_ERROR(t_api()->link(&l), CUPLUG_ERR_LINK,
                  "nvJitLink gives the linked PTX only with link-time optimisation");
@@ -367,22 +372,176 @@ START_TEST(link_ptx_without_lto) {
 }
 END_TEST
 
-/* ---- the GPU calls, on a machine without one ---- */
+/* ---- NVRTC's include paths ---- */
 
-START_TEST(gpu_calls_without_a_gpu) {
-  if (t_have_gpu()) return; /* the GPU suite covers them there */
-  uint64_t p = 1;
-  cuplug_error *e = t_api()->mem_alloc(session, 64, &p);
-  ck_assert_int_eq(t_api()->error_code(e), CUPLUG_ERR_NO_DEVICE);
-  T_ASSERT_CONTAINS(t_api()->error_message(e), "no CUDA device: ");
+/* ext_mul with a constant from a header: the header's definition shows in
+ * the code as that constant. */
+static const char header_cu[] =
+    "#include \"cuplug_test_value.h\"\n"
+    "extern \"C\" __device__ int ext_mul(int *ret, int a, int b) {\n"
+    "  *ret = a * b + CUPLUG_TEST_VALUE; return 0; }\n";
+
+/* NVRTC takes each include path as one option, whatever characters it
+ * holds: a folder named "inc<newline>lude" is searched as it is (a
+ * newline-separated option string once split it in two). */
+START_TEST(include_path_with_a_newline) {
+  cuplug_module m = {sizeof m, "k.ll", calling_kernel, strlen(calling_kernel)};
+  const cuplug_module *mods[] = {&m};
+  cuplug_compile_args a = kernel_args(mods, CUPLUG_OUTPUT_LTOIR);
+  T_ASSERT_OK(t_api()->compile(&a));
+  cuplug_code cu = bytes("inc.cu", header_cu);
+  const cuplug_code *code[] = {&cu};
+  const cuplug_artifact *arts[] = {a.artifact};
+
+  /* the folder lives only while NVRTC reads it: a failed assert below
+   * leaves nothing behind in /tmp */
+  char root[] = "/tmp/cuplug-inc-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(root));
+  char dir[64], header[128];
+  snprintf(dir, sizeof dir, "%s/inc\nlude", root);
+  snprintf(header, sizeof header, "%s/cuplug_test_value.h", dir);
+  bool made = mkdir(dir, 0755) == 0, wrote = false;
+  FILE *f = made ? fopen(header, "w") : NULL;
+  if (f) {
+    wrote = fputs("#define CUPLUG_TEST_VALUE 424242\n", f) >= 0;
+    wrote &= fclose(f) == 0;
+  }
+  const char *paths[] = {dir};
+  cuplug_link_args l = {.struct_size = sizeof l, .session = session, .code = code, .num_code = 1,
+                        .artifacts = arts, .num_artifacts = 1, .want_ptx = 1,
+                        .include_paths = paths, .num_include_paths = 1};
+  cuplug_error *linked = t_api()->link(&l);
+  /* compile_all to PTX compiles the .cu with the same path */
+  cuplug_compile_args all = kernel_args(mods, CUPLUG_OUTPUT_PTX);
+  all.link = code;
+  all.num_link = 1;
+  all.include_paths = paths;
+  all.num_include_paths = 1;
+  cuplug_error *compiled = t_api()->compile_all(&all);
+  bool removed = unlink(header) == 0 && rmdir(dir) == 0;
+  ck_assert_int_eq(rmdir(root), 0);
+  ck_assert(made && wrote && removed);
+
+  T_ASSERT_OK(linked);
+  cuplug_artifact_info i = info_of(l.artifact);
+  ck_assert(t_elf_has_symbol(i.data, i.size, "k"));
+  /* ext_mul inlined into k: a * b + 424242, the header's constant */
+  T_ASSERT_CONTAINS(part_of(l.artifact, 1).data, ", 424242;");
+  t_api()->artifact_destroy(l.artifact);
+  T_ASSERT_OK(compiled);
+  cuplug_part p = part_of(all.artifact, 1);
+  ck_assert_str_eq(p.name, "inc.cu");
+  ck_assert_int_eq(p.kind, CUPLUG_CODE_PTX);
+  T_ASSERT_CONTAINS(p.data, ".visible .func  (.param .b32 func_retval0) ext_mul(");
+  T_ASSERT_CONTAINS(p.data, ", 424242;");
+  t_api()->artifact_destroy(all.artifact);
+
+  /* without the path the header is not found: the path is what found it */
+  l.num_include_paths = 0;
+  l.include_paths = NULL;
+  cuplug_error *e = t_api()->link(&l);
+  ck_assert_ptr_null(l.artifact);
+  T_ASSERT_CODE(e, CUPLUG_ERR_NVRTC);
+  T_ASSERT_STARTS(t_api()->error_message(e), "NVRTC failed to compile inc.cu: ");
+  T_ASSERT_CONTAINS(t_api()->error_message(e), "cuplug_test_value.h");
   t_api()->error_destroy(e);
-  static const char image[] = "not a cubin";
-  cuplug_load_args l = {.struct_size = sizeof l, .session = session, .image = image,
-                        .size = sizeof image};
-  e = t_api()->load(&l);
-  ck_assert_int_eq(t_api()->error_code(e), CUPLUG_ERR_NO_DEVICE);
-  ck_assert_ptr_null(l.library);
-  t_api()->error_destroy(e);
+  t_api()->artifact_destroy(a.artifact);
+}
+END_TEST
+
+/* ---- link() of several kernels ---- */
+
+static const cuplug_type *sig_of(const t_kernel *k) { return t_type(k->signature); }
+
+/* link() of the artifacts (and code), as a cubin for cc 9.0. */
+static cuplug_artifact *link_all(const cuplug_artifact *const *arts, size_t n,
+                                 const cuplug_code *const *code, size_t num_code) {
+  cuplug_link_args l = {.struct_size = sizeof l, .session = session, .code = code,
+                        .num_code = num_code, .artifacts = arts, .num_artifacts = n};
+  T_ASSERT_OK(t_api()->link(&l));
+  return l.artifact;
+}
+
+/* With two kernels no one of them is "the" kernel: the cubin says kernel,
+ * with no symbol and no signature (kernel_get then asks for a name). */
+START_TEST(link_two_kernels) {
+  cuplug_artifact *one = t_compile_kernel(session, &t_k_const, CUPLUG_OUTPUT_LTOIR, 0);
+  cuplug_artifact *two = t_compile_kernel(session, &t_k_sum, CUPLUG_OUTPUT_LTOIR, 0);
+  const cuplug_artifact *arts[] = {one, two};
+  cuplug_artifact *linked = link_all(arts, 2, NULL, 0);
+  cuplug_artifact_info i = info_of(linked);
+  ck_assert_int_eq(i.output, CUPLUG_OUTPUT_CUBIN);
+  ck_assert_int_eq(i.kind, CUPLUG_KERNEL);
+  ck_assert_str_eq(i.symbol, "");
+  ck_assert_ptr_null(i.signature);
+  ck_assert_uint_eq(i.cc_major, 9);
+  ck_assert(t_elf_has_symbol(i.data, i.size, "k_const"));
+  ck_assert(t_elf_has_symbol(i.data, i.size, "k_sum"));
+  t_api()->artifact_destroy(linked);
+  t_api()->artifact_destroy(one);
+  t_api()->artifact_destroy(two);
+}
+END_TEST
+
+/* A third kernel keeps it so (the choice does not toggle with the count,
+ * nor fall to the last one). */
+START_TEST(link_three_kernels) {
+  cuplug_artifact *arts[] = {t_compile_kernel(session, &t_k_const, CUPLUG_OUTPUT_LTOIR, 0),
+                             t_compile_kernel(session, &t_k_sum, CUPLUG_OUTPUT_LTOIR, 0),
+                             t_compile_kernel(session, &t_k_neg, CUPLUG_OUTPUT_LTOIR, 0)};
+  cuplug_artifact *linked = link_all((const cuplug_artifact *const *)arts, 3, NULL, 0);
+  cuplug_artifact_info i = info_of(linked);
+  ck_assert_int_eq(i.kind, CUPLUG_KERNEL);
+  ck_assert_str_eq(i.symbol, "");
+  ck_assert_ptr_null(i.signature);
+  ck_assert(t_elf_has_symbol(i.data, i.size, "k_const"));
+  ck_assert(t_elf_has_symbol(i.data, i.size, "k_sum"));
+  ck_assert(t_elf_has_symbol(i.data, i.size, "k_neg"));
+  t_api()->artifact_destroy(linked);
+  for (int k = 0; k < 3; k++) t_api()->artifact_destroy(arts[k]);
+}
+END_TEST
+
+/* Exactly one kernel among what is linked: it is the cubin's, with its
+ * symbol and signature, whatever else comes along (a device function's
+ * artifact, before or after it, or CUDA C++). */
+START_TEST(link_one_kernel_and_more) {
+  static const char twice[] = "define i32 @twice(i32 %x) {\n"
+                              "entry:\n"
+                              "  %y = add i32 %x, %x\n"
+                              "  ret i32 %y\n"
+                              "}\n";
+  cuplug_module m = {sizeof m, "twice.ll", twice, strlen(twice)};
+  const cuplug_module *mods[] = {&m};
+  cuplug_compile_args d = {.struct_size = sizeof d, .session = session, .modules = mods,
+                           .num_modules = 1, .entry = "twice", .signature = "int32(int32)",
+                           .entry_abi = CUPLUG_ABI_C, .output = CUPLUG_OUTPUT_LTOIR,
+                           .cc_major = 9};
+  T_ASSERT_OK(t_api()->compile(&d));
+  ck_assert_int_eq(info_of(d.artifact).kind, CUPLUG_DEVICE_FUNCTION);
+  cuplug_artifact *k = t_compile_kernel(session, &t_k_sum, CUPLUG_OUTPUT_LTOIR, 0);
+
+  const cuplug_artifact *after[] = {k, d.artifact}, *before[] = {d.artifact, k};
+  const cuplug_artifact *const *orders[] = {after, before};
+  for (int o = 0; o < 2; o++) {
+    cuplug_artifact *linked = link_all(orders[o], 2, NULL, 0);
+    cuplug_artifact_info i = info_of(linked);
+    ck_assert_int_eq(i.kind, CUPLUG_KERNEL);
+    ck_assert_str_eq(i.symbol, "k_sum");
+    ck_assert_ptr_eq(i.signature, sig_of(&t_k_sum));
+    t_api()->artifact_destroy(linked);
+  }
+  cuplug_code cu = bytes("ext_mul.cu", ext_mul_cu);
+  const cuplug_code *code[] = {&cu};
+  const cuplug_artifact *alone[] = {k};
+  cuplug_artifact *linked = link_all(alone, 1, code, 1);
+  cuplug_artifact_info i = info_of(linked);
+  ck_assert_int_eq(i.kind, CUPLUG_KERNEL);
+  ck_assert_str_eq(i.symbol, "k_sum");
+  ck_assert_ptr_eq(i.signature, sig_of(&t_k_sum));
+  t_api()->artifact_destroy(linked);
+  t_api()->artifact_destroy(k);
+  t_api()->artifact_destroy(d.artifact);
 }
 END_TEST
 
@@ -405,7 +564,10 @@ Suite *suite_link(void) {
   tcase_add_test(tc, cooperative_code_links_cudadevrt);
   tcase_add_test(tc, link_artifacts_and_code);
   tcase_add_test(tc, link_ptx_without_lto);
-  tcase_add_test(tc, gpu_calls_without_a_gpu);
+  tcase_add_test(tc, include_path_with_a_newline);
+  tcase_add_test(tc, link_two_kernels);
+  tcase_add_test(tc, link_three_kernels);
+  tcase_add_test(tc, link_one_kernel_and_more);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -577,11 +577,12 @@ START_TEST(failure_clears_artifact) {
   cuplug_compile_args a = add_args();
   a.artifact = stale;
   a.output = 7;
-  EXPECT(a, CUPLUG_ERR_OPTION_OUTPUT, NULL);
+  EXPECT(a, CUPLUG_ERR_OPTION_OUTPUT, "Unsupported output type: 7 (ptx, ltoir or cubin)");
   a = add_args();
   a.artifact = stale;
   a.entry = "nope";
-  EXPECT(a, CUPLUG_ERR_ENTRY_NOT_FOUND, NULL);
+  EXPECT(a, CUPLUG_ERR_ENTRY_NOT_FOUND,
+         "entry @nope is not defined in the 1 module(s) given; they define @" ADD_I32);
 }
 END_TEST
 
@@ -594,7 +595,13 @@ START_TEST(abi_field_failure_clears_artifact) {
   n.a.struct_size = sizeof n;
   n.a.artifact = stale;
   n.extra[0] = 1;
-  EXPECT(n.a, CUPLUG_ERR_ABI_FIELD, NULL);
+  char want[256];
+  snprintf(want, sizeof want,
+           "cuplug_compile_args sets byte %zu, beyond the %zu bytes this plugin (ABI %d.%d) "
+           "knows: a field of a newer ABI that it cannot honour",
+           offsetof(newer_args, extra), sizeof(cuplug_compile_args), CUPLUG_ABI_MAJOR,
+           CUPLUG_ABI_MINOR);
+  EXPECT(n.a, CUPLUG_ERR_ABI_FIELD, want);
 }
 END_TEST
 

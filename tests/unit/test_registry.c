@@ -117,12 +117,19 @@ START_TEST(no_match_names_the_candidates) {
                  "float64(float64), int64(int64)");
   /* float64 -> float32 and int64 -> int32 lose values: unsafe, never taken */
   T_ASSERT_OK(add_template(reg, "t.narrow", "float32(float32, int32)"));
-  T_ASSERT_ERROR(resolve(reg, "t.narrow", "float64, int32", &a), CUPLUG_ERR_NO_MATCH, NULL);
-  T_ASSERT_ERROR(resolve(reg, "t.narrow", "float32, int64", &a), CUPLUG_ERR_NO_MATCH, NULL);
+  T_ASSERT_ERROR(resolve(reg, "t.narrow", "float64, int32", &a), CUPLUG_ERR_NO_MATCH,
+                 "no signature of t.narrow takes (float64, int32); it has: "
+                 "float32(float32, int32)");
+  T_ASSERT_ERROR(resolve(reg, "t.narrow", "float32, int64", &a), CUPLUG_ERR_NO_MATCH,
+                 "no signature of t.narrow takes (float32, int64); it has: "
+                 "float32(float32, int32)");
   T_ASSERT_ERROR(resolve(reg, "t.f", "float32, float32", &a), CUPLUG_ERR_NO_MATCH,
                  "no signature of t.f takes (float32, float32); it has: float32(float32), "
                  "float64(float64), int64(int64)");
-  T_ASSERT_ERROR(resolve(reg, "t.f", "float32[:]", &a), CUPLUG_ERR_NO_MATCH, NULL);
+  /* an array is no scalar */
+  T_ASSERT_ERROR(resolve(reg, "t.f", "float32[:]", &a), CUPLUG_ERR_NO_MATCH,
+                 "no signature of t.f takes (float32[:]); it has: float32(float32), "
+                 "float64(float64), int64(int64)");
   T_ASSERT_ERROR(resolve(reg, "t.nothing", "int32", &a), CUPLUG_ERR_UNKNOWN_KEY,
                  "nothing is registered under the key 't.nothing'");
 }
@@ -153,8 +160,13 @@ START_TEST(arrays_and_layouts) {
   T_ASSERT_ERROR(resolve(reg, "t.sum", "float64[:, ::1]", &a), CUPLUG_ERR_NO_LOWERING,
                  "t.sum types as float64(float64[:, :]), but has no lowering for it");
   /* dtype and rank must agree */
-  T_ASSERT_ERROR(resolve(reg, "t.sum", "float64[:]", &a), CUPLUG_ERR_NO_MATCH, NULL);
-  T_ASSERT_ERROR(resolve(reg, "t.sum", "CPointer(float32)", &a), CUPLUG_ERR_NO_MATCH, NULL);
+  T_ASSERT_ERROR(resolve(reg, "t.sum", "float64[:]", &a), CUPLUG_ERR_NO_MATCH,
+                 "no signature of t.sum takes (float64[:]); it has: float32(float32[:]), "
+                 "float64(float64[:, :])");
+  /* nor is a pointer an array */
+  T_ASSERT_ERROR(resolve(reg, "t.sum", "CPointer(float32)", &a), CUPLUG_ERR_NO_MATCH,
+                 "no signature of t.sum takes (CPointer(float32)); it has: "
+                 "float32(float32[:]), float64(float64[:, :])");
 }
 END_TEST
 
@@ -219,14 +231,13 @@ END_TEST
 
 START_TEST(lowering_ir_must_parse_and_define_its_symbol) {
   T_ASSERT_OK(add_template(reg, "t.f", "float32(float32)"));
-  T_ASSERT_ERROR(add_ir(reg, "t.f", "float32(float32)", "f_bad", "define float @f_bad(float %x) {"),
-                 CUPLUG_ERR_LOWERING, NULL);
-  cuplug_lowering_args a = {.struct_size = sizeof a, .registry = reg, .key = "t.f",
-                            .signature = "float32(float32)", .kind = CUPLUG_LOWER_IR,
-                            .symbol = "f_bad", .source = "define float @f_bad(float %x) {"};
-  cuplug_error *e = t_api()->register_lowering(&a);
-  T_ASSERT_CONTAINS(t_api()->error_message(e),
-                    "the lowering of t.f for float32(float32): IR does not parse:");
+  /* the message names the lowering, then quotes LLVM (whose words vary
+   * with its version); the log holds LLVM's diagnostic */
+  cuplug_error *e =
+      add_ir(reg, "t.f", "float32(float32)", "f_bad", "define float @f_bad(float %x) {");
+  T_ASSERT_CODE(e, CUPLUG_ERR_LOWERING);
+  T_ASSERT_STARTS(t_api()->error_message(e),
+                  "the lowering of t.f for float32(float32): IR does not parse: ");
   T_ASSERT_CONTAINS(t_api()->error_log(e), "found end of file when expecting more instructions");
   t_api()->error_destroy(e);
   T_ASSERT_ERROR(add_ir(reg, "t.f", "float32(float32)", "f_promised", twice_f32),
@@ -247,7 +258,9 @@ END_TEST
 START_TEST(registration_argument_errors) {
   T_ASSERT_ERROR(add_template(reg, "has space", "void()"), CUPLUG_ERR_OPTION_NAME,
                  "register_template: key 'has space' is empty or holds spaces");
-  T_ASSERT_ERROR(add_template(reg, "t.x", "float32"), CUPLUG_ERR_SIGNATURE_SYNTAX, NULL);
+  T_ASSERT_ERROR(add_template(reg, "t.x", "float32"), CUPLUG_ERR_SIGNATURE_SYNTAX,
+                 "signature syntax error at position 7 of 'float32': expected '(' and an "
+                 "argument list (a signature), found the end of the text");
   cuplug_template_args t = {.struct_size = sizeof t, .registry = reg, .key = "t.x"};
   T_ASSERT_ERROR(t_api()->register_template(&t), CUPLUG_ERR_INVALID_ARGUMENT,
                  "register_template t.x: give its signature");
@@ -420,32 +433,39 @@ static cuplug_callback_status failing_lowerer(void *user, const char *key, const
   return CUPLUG_CALLBACK_OK;
 }
 
-/* A compile that needs a lowering the callback cannot give fails, naming the key. */
-static cuplug_error *compile_pair(void) {
+/* A compile that needs a lowering the callback cannot give fails, naming the
+ * key; the symbol cuplug named for the call goes to *symbol. */
+static cuplug_error *compile_pair(const char **symbol) {
   cuplug_artifact *a;
+  cuplug_resolve_args how;
   cuplug_error *e = t_try_compile_call(session, "t.pair", "int32, int32", CUPLUG_OUTPUT_PTX, 0,
-                                       0, NULL, &a);
+                                       0, &how, &a);
   ck_assert_ptr_null(a);
+  *symbol = how.symbol;
   return e;
 }
 
 START_TEST(lowering_callback_failures) {
   register_pair(failing_lowerer);
   lowerer_calls = 0;
-  T_ASSERT_ERROR(compile_pair(), CUPLUG_ERR_CALLBACK,
+  const char *symbol;
+  T_ASSERT_ERROR(compile_pair(&symbol), CUPLUG_ERR_CALLBACK,
                  "the lowering of t.pair for int32(int32, int32) failed: no code for you");
   /* asked again (nothing was kept), it now answers IR without the symbol */
-  cuplug_error *e = compile_pair();
-  ck_assert_int_eq(t_api()->error_code(e), CUPLUG_ERR_LOWERING);
-  T_ASSERT_CONTAINS(t_api()->error_message(e), "the lowering of t.pair for int32(int32, int32) "
-                                               "does not define the symbol @__cuplug_t_pair_");
-  T_ASSERT_CONTAINS(t_api()->error_message(e), "its IR defines @not_it");
-  t_api()->error_destroy(e);
-  /* and then IR that does not parse, with LLVM's word in the log */
-  e = compile_pair();
-  ck_assert_int_eq(t_api()->error_code(e), CUPLUG_ERR_LOWERING);
-  T_ASSERT_CONTAINS(t_api()->error_message(e),
-                    "the lowering of t.pair for int32(int32, int32): IR does not parse:");
+  cuplug_error *e = compile_pair(&symbol);
+  ck_assert_int_eq(strncmp(symbol, "__cuplug_t_pair_", 16), 0);
+  char want[512];
+  snprintf(want, sizeof want,
+           "the lowering of t.pair for int32(int32, int32) does not define the symbol @%s it "
+           "promises; its IR defines @not_it",
+           symbol);
+  T_ASSERT_ERROR(e, CUPLUG_ERR_LOWERING, want);
+  /* and then IR that does not parse: LLVM's words (which vary with its
+   * version) follow the stable part, and its diagnostic is in the log */
+  e = compile_pair(&symbol);
+  T_ASSERT_CODE(e, CUPLUG_ERR_LOWERING);
+  T_ASSERT_STARTS(t_api()->error_message(e),
+                  "the lowering of t.pair for int32(int32, int32): IR does not parse: ");
   T_ASSERT_CONTAINS(t_api()->error_log(e), "use of undefined value '%b'");
   t_api()->error_destroy(e);
 }
