@@ -19,6 +19,7 @@
 typedef struct parser {
   const char *text;
   size_t pos;
+  unsigned depth; /* of parse_type's recursion */
 } parser;
 
 static const struct {
@@ -216,7 +217,7 @@ static cuplug_error *parse_integer(parser *p, const char *what, int64_t *out) {
 
 /* UniTuple(T x N), UniTuple(T, N) or Tuple(T1, T2, ...). */
 static cuplug_error *parse_tuple(parser *p, bool uniform, const cuplug_type **out) {
-  const cuplug_type *elems[256];
+  const cuplug_type *elems[CUPLUG_MAX_ARGS];
   size_t n = 0;
   CUPLUG__TRY(expect(p, '(', uniform ? "'(' after 'UniTuple'" : "'(' after 'Tuple'"));
   if (uniform) {
@@ -239,8 +240,8 @@ static cuplug_error *parse_tuple(parser *p, bool uniform, const cuplug_type **ou
   } else if (peek(p) != ')') {
     for (;;) {
       if (n == sizeof elems / sizeof elems[0])
-        return cuplug__error(CUPLUG_ERR_INVALID_TYPE, "a tuple in '%s' has more than %zu elements",
-                             p->text, sizeof elems / sizeof elems[0]);
+        return cuplug__error(CUPLUG_ERR_LIMIT, "a tuple in '%.64s...' has more than %d elements",
+                             p->text, CUPLUG_MAX_ARGS);
       CUPLUG__TRY(parse_type(p, &elems[n++]));
       if (peek(p) != ',') break;
       p->pos++;
@@ -315,7 +316,14 @@ static cuplug_error *parse_base(parser *p, const cuplug_type **out) {
 static cuplug_error *parse_type(parser *p, const cuplug_type **out) {
   const cuplug_type *t;
   size_t start = (skip_space(p), p->pos);
-  CUPLUG__TRY(parse_base(p, &t));
+  if (p->depth > CUPLUG__MAX_TYPE_DEPTH) /* the innermost name is a level of its own */
+    return cuplug__error(CUPLUG_ERR_LIMIT,
+                         "the type at position %zu of '%.64s...' nests more than %d deep", start,
+                         p->text, CUPLUG__MAX_TYPE_DEPTH);
+  p->depth++;
+  cuplug_error *e = parse_base(p, &t);
+  p->depth--;
+  if (e) return e;
   for (;;) {
     char c = peek(p);
     if (c == '*') {
@@ -346,17 +354,16 @@ static cuplug_error *parse_type(parser *p, const cuplug_type **out) {
 
 static cuplug_error *parse_signature_rest(parser *p, const cuplug_type *restype,
                                           const cuplug_type **out) {
-  const cuplug_type *args[256];
+  const cuplug_type *args[CUPLUG_MAX_ARGS];
   size_t nargs = 0;
   p->pos++; /* '(' */
   if (peek(p) == ')') {
     p->pos++;
   } else {
     for (;;) {
-      if (nargs == sizeof args / sizeof args[0])
-        return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
-                             "signature '%s' has more than %zu arguments", p->text,
-                             sizeof args / sizeof args[0]);
+      if (nargs == CUPLUG_MAX_ARGS)
+        return cuplug__error(CUPLUG_ERR_LIMIT, "signature '%.64s...' has more than %d arguments",
+                             p->text, CUPLUG_MAX_ARGS);
       size_t at = (skip_space(p), p->pos);
       CUPLUG__TRY(parse_type(p, &args[nargs]));
       if (args[nargs]->kind == CUPLUG_TYPE_VOID)
@@ -383,7 +390,7 @@ static cuplug_error *parse_signature_rest(parser *p, const cuplug_type *restype,
 cuplug_error *cuplug__type_parse(const char *text, const cuplug_type **out) {
   if (!text || !out)
     return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_parse: NULL argument");
-  parser p = {text, 0};
+  parser p = {text, 0, 0};
   const cuplug_type *t;
   CUPLUG__TRY(parse_type(&p, &t));
   if (peek(&p) == '(') CUPLUG__TRY(parse_signature_rest(&p, t, &t));
@@ -396,7 +403,7 @@ cuplug_error *cuplug__signature_parse(const char *text, const cuplug_type **out)
   const cuplug_type *t;
   CUPLUG__TRY(cuplug__type_parse(text, &t));
   if (t->kind != CUPLUG_TYPE_SIGNATURE) {
-    parser p = {text, strlen(text)};
+    parser p = {text, strlen(text), 0};
     return syntax_error(&p, "'(' and an argument list (a signature)");
   }
   *out = t;

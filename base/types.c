@@ -321,8 +321,22 @@ static size_t bucket_of(const cuplug_type *t) {
   return (size_t)(h % INTERN_BUCKETS);
 }
 
+/* 1 + the depth of the deepest type proto is made of. */
+static uint32_t depth_of(const cuplug_type *proto) {
+  uint32_t d = 0;
+  if (proto->element && proto->element->depth > d) d = proto->element->depth;
+  if (proto->restype && proto->restype->depth > d) d = proto->restype->depth;
+  for (size_t i = 0; i < proto->nargs; i++)
+    if (proto->args[i]->depth > d) d = proto->args[i]->depth;
+  return d + 1;
+}
+
 static cuplug_error *intern(const cuplug_type *proto, char *(*name)(const cuplug_type *),
                             const cuplug_type **out) {
+  uint32_t depth = depth_of(proto);
+  if (depth > CUPLUG__MAX_TYPE_DEPTH)
+    return cuplug__error(CUPLUG_ERR_LIMIT, "a type nested %u deep: types nest at most %d deep",
+                         depth, CUPLUG__MAX_TYPE_DEPTH);
   size_t bucket = bucket_of(proto);
   pthread_mutex_lock(&intern_lock);
   for (cuplug_type *t = interned[bucket]; t; t = t->next) {
@@ -335,6 +349,7 @@ static cuplug_error *intern(const cuplug_type *proto, char *(*name)(const cuplug
   cuplug_type *t = calloc(1, sizeof *t);
   if (!t) goto oom;
   *t = *proto;
+  t->depth = depth;
   t->args = NULL;
   t->next = NULL;
   if (proto->nargs) {
@@ -446,6 +461,9 @@ cuplug_error *cuplug__type_signature(const cuplug_type *restype,
                                      size_t nargs, const cuplug_type **out) {
   if (!restype || !out || (nargs && !args))
     return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_signature: NULL argument");
+  if (nargs > CUPLUG_MAX_ARGS)
+    return cuplug__error(CUPLUG_ERR_LIMIT, "a signature of %zu arguments: at most %d", nargs,
+                         CUPLUG_MAX_ARGS);
   if (!is_value_type(restype) || restype->kind == CUPLUG_TYPE_NUMBER_CLASS)
     return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
                          "a signature cannot return %s", restype->name);
@@ -467,6 +485,9 @@ cuplug_error *cuplug__type_tuple(const cuplug_type *const *elements, size_t n,
                                  const cuplug_type **out) {
   if (!out || (n && !elements))
     return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_tuple: NULL argument");
+  if (n > CUPLUG_MAX_ARGS)
+    return cuplug__error(CUPLUG_ERR_LIMIT, "a tuple of %zu elements: at most %d", n,
+                         CUPLUG_MAX_ARGS);
   for (size_t i = 0; i < n; i++) {
     if (!elements[i])
       return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_tuple: element %zu is NULL", i);

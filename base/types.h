@@ -8,6 +8,9 @@
 
 #define CUPLUG__MAX_NDIM 8
 
+/* The nesting of a type's name in its parser, and of types in one another */
+#define CUPLUG__MAX_TYPE_DEPTH CUPLUG_MAX_TYPE_DEPTH
+
 /* How a type travels through a call under one ABI and position. */
 typedef struct cuplug__lowered {
   char *ir_type;      /* the type as one IR value ("void" for no return) */
@@ -24,6 +27,7 @@ struct cuplug_type {
   size_t nargs;
   const cuplug_type **args; /* a signature's arguments, a tuple's elements */
   int64_t value;             /* an INT_LITERAL's */
+  uint32_t depth;            /* 0 for a scalar; 1 + the deepest part's otherwise */
   char *name;
   /* [abi - 1][position]: numba/c x argument/return, computed at creation. */
   cuplug__lowered lowered[2][2];

@@ -8,8 +8,11 @@
  *     fixed-up module): "final".
  * "bare" is the floor the issue names; but a kernel or a C-ABI wrapper is
  * more for libNVVM to compile than input.ll's plain function, so "final"
- * isolates cuplug's own cost: cuplug / final.  Prints medians, ratios per
- * case and their geometric means.
+ * isolates cuplug's own cost: cuplug / final.  "cuplug" is the default,
+ * safe path (LLVM verifies the IR while libNVVM runs in the helper
+ * process); "trusted" is a CUPLUG_SESSION_TRUSTED session (no
+ * verification, libNVVM in this process).  Prints medians, ratios per case
+ * and their geometric means.
  *
  *   build/bin/compile_bench [CORPUS_DIR] [REPEATS]
  *
@@ -42,8 +45,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "compile_bench: needs libcuplug and libNVVM\n");
     return 1;
   }
-  cuplug_session *s;
+  cuplug_session *s, *st = NULL;
+  cuplug_session_options trusted = {.struct_size = sizeof trusted, .flags = CUPLUG_SESSION_TRUSTED};
   cuplug_error *e = api->session_create(NULL, &s);
+  if (!e) e = api->session_create(&trusted, &st);
   if (e) {
     fprintf(stderr, "compile_bench: %s\n", api->error_message(e));
     return 1;
@@ -54,12 +59,12 @@ int main(int argc, char **argv) {
     fprintf(stderr, "compile_bench: cannot read %s\n", dir);
     return 1;
   }
-  printf("%-14s %6s %9s %9s %9s %12s %12s\n", "case", "output", "bare ms", "final ms",
-         "cuplug ms", "cuplug/bare", "cuplug/final");
-  double logsum[2] = {0, 0}, logown[2] = {0, 0};
+  printf("%-14s %6s %9s %9s %9s %10s %12s %12s %13s\n", "case", "output", "bare ms",
+         "final ms", "cuplug ms", "trusted ms", "cuplug/bare", "cuplug/final", "trusted/bare");
+  double logsum[2] = {0, 0}, logown[2] = {0, 0}, logtrusted[2] = {0, 0};
   int count[2] = {0, 0};
   double *tb = malloc(sizeof(double) * (size_t)reps), *tc = malloc(sizeof(double) * (size_t)reps);
-  double *tf = malloc(sizeof(double) * (size_t)reps);
+  double *tf = malloc(sizeof(double) * (size_t)reps), *tt = malloc(sizeof(double) * (size_t)reps);
   for (int d = 0; d < nd; d++) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s/case.json", dir, names[d]->d_name);
@@ -119,15 +124,24 @@ int main(int argc, char **argv) {
         api->compile(&b);
         double t3 = bench_now();
         api->artifact_destroy(b.artifact);
+        b = a;
+        b.session = st;
+        api->compile(&b);
+        double t4 = bench_now();
+        api->artifact_destroy(b.artifact);
         tb[r] = t1 - t0;
         tf[r] = t2 - t1;
         tc[r] = t3 - t2;
+        tt[r] = t4 - t3;
       }
       api->artifact_destroy(a.artifact);
       double mb = bench_median(tb, reps), mf = bench_median(tf, reps), mc = bench_median(tc, reps);
-      printf("%-14.14s %6s %9.3f %9.3f %9.3f %12.3f %12.3f\n", names[d]->d_name,
-             lto ? "ltoir" : "ptx", mb * 1e3, mf * 1e3, mc * 1e3, mc / mb, mc / mf);
+      double mt = bench_median(tt, reps);
+      printf("%-14.14s %6s %9.3f %9.3f %9.3f %10.3f %12.3f %12.3f %13.3f\n", names[d]->d_name,
+             lto ? "ltoir" : "ptx", mb * 1e3, mf * 1e3, mc * 1e3, mt * 1e3, mc / mb, mc / mf,
+             mt / mb);
       logsum[lto] += log(mc / mb);
+      logtrusted[lto] += log(mt / mb);
       logown[lto] += log(mc / mf);
       count[lto]++;
     }
@@ -139,11 +153,14 @@ int main(int argc, char **argv) {
   free(tb);
   free(tc);
   free(tf);
+  free(tt);
   for (int lto = 1; lto >= 0; lto--)
     if (count[lto])
-      printf("geometric mean, %-5s: cuplug/bare %.3f, cuplug/final %.3f (%d cases)\n",
+      printf("geometric mean, %-5s: cuplug/bare %.3f, cuplug/final %.3f, trusted/bare %.3f "
+             "(%d cases)\n",
              lto ? "ltoir" : "ptx", exp(logsum[lto] / count[lto]),
-             exp(logown[lto] / count[lto]), count[lto]);
+             exp(logown[lto] / count[lto]), exp(logtrusted[lto] / count[lto]), count[lto]);
   api->session_destroy(s);
+  api->session_destroy(st);
   return 0;
 }

@@ -123,16 +123,21 @@ static bool read_options(const json *opts, cli_request *r, char *err, size_t cap
 bool cli_case_load(const char *dir, cli_request *r, char *err, size_t cap) {
   char *path = path_in(dir, "case.json");
   size_t size;
-  char *text = path ? cli_read_file(path, &size) : NULL;
+  char *text = cli_read_file(path, &size);
   if (!text) {
-    snprintf(err, cap, "cannot read %s", path ? path : dir);
+    snprintf(err, cap, "cannot read %s", path);
     free(path);
     return false;
   }
   free(path);
+  bool ok = cli_case_parse(text, dir, r, err, cap);
+  free(text);
+  return ok;
+}
+
+bool cli_case_parse(const char *text, const char *dir, cli_request *r, char *err, size_t cap) {
   char jerr[128];
   json *c = json_parse(text, jerr, sizeof jerr);
-  free(text);
   if (!c || c->kind != JSON_OBJECT) {
     snprintf(err, cap, "%s/case.json: %s", dir, c ? "not an object" : jerr);
     json_free(c);

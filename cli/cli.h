@@ -64,5 +64,7 @@ char *cli_read_file(const char *path, size_t *size);
 
 /* Fills a request from DIR/case.json; returns false with a message. */
 bool cli_case_load(const char *dir, cli_request *r, char *err, size_t cap);
+/* The same from case.json's text (NUL-terminated); files are named in dir. */
+bool cli_case_parse(const char *text, const char *dir, cli_request *r, char *err, size_t cap);
 
 #endif

@@ -538,6 +538,37 @@ size_t cuplug__ir_text_references(const char *text, size_t len, const char *symb
   return n;
 }
 
+cuplug_error *cuplug__ir_check_limits(const char *name, const char *text, size_t len) {
+  if (len > CUPLUG_MAX_MODULE_SIZE)
+    return cuplug__error(CUPLUG_ERR_LIMIT, "IR module %s is %zu bytes: modules hold at most %u",
+                         name, len, CUPLUG_MAX_MODULE_SIZE);
+  int depth = 0;
+  size_t line = 1;
+  for (size_t i = 0; i < len; i++) {
+    switch (text[i]) {
+      case '\n': line++; break;
+      case ';': /* a comment, to the end of its line */
+        while (i + 1 < len && text[i + 1] != '\n') i++;
+        break;
+      case '"': /* a string: LLVM's escapes (\22) never hold a quote */
+        while (i + 1 < len && text[i + 1] != '"') line += text[++i] == '\n';
+        i++;
+        break;
+      case '(': case '[': case '{': case '<':
+        if (++depth > CUPLUG_MAX_IR_NESTING)
+          return cuplug__error(CUPLUG_ERR_LIMIT,
+                               "IR module %s nests brackets more than %d deep on line %zu",
+                               name, CUPLUG_MAX_IR_NESTING, line);
+        break;
+      case ')': case ']': case '}': case '>':
+        depth -= depth > 0;
+        break;
+      default: break;
+    }
+  }
+  return NULL;
+}
+
 size_t cuplug__ir_line_of(const ir_module *m, size_t offset) {
   size_t line = 1;
   for (size_t i = 0; i < offset && i < m->len; i++)

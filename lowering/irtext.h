@@ -145,6 +145,12 @@ bool cuplug__ir_text_defines(const char *text, size_t len, const char *symbol);
  * same quick look (comments count: it errs towards more). */
 size_t cuplug__ir_text_references(const char *text, size_t len, const char *symbol);
 
+/* Is the module within cuplug's limits (CUPLUG_MAX_MODULE_SIZE bytes,
+ * brackets nested at most CUPLUG_MAX_IR_NESTING deep)?  LLVM's parser
+ * recurses on nesting: a deeper module would overflow its stack.  A scan
+ * of the text, without lexing: strings and comments are skipped. */
+cuplug_error *cuplug__ir_check_limits(const char *name, const char *text, size_t len);
+
 /* 1-based line number of a byte offset, for messages. */
 size_t cuplug__ir_line_of(const ir_module *m, size_t offset);
 /* The module's tokens that lie in bytes [start, end): a slice of m->toks. */

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds cuplug and runs the whole test suite, then again in a build with
-# AddressSanitizer and UndefinedBehaviorSanitizer.  GPU tests report
-# "skipped" where there is no CUDA device.
+# AddressSanitizer and UndefinedBehaviorSanitizer, then fuzzes each entry
+# point for 20 s ($CUPLUG_FUZZ_SECONDS).  GPU tests report "skipped" where
+# there is no CUDA device.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -20,3 +21,6 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # Leaks inside the CUDA toolkit's own libraries are theirs, not cuplug's.
 export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0
 (cd build-asan && ctest --output-on-failure -j"$jobs")
+
+echo "== fuzz every entry point briefly (libFuzzer; scripts/fuzz.sh SECONDS for longer)"
+bash scripts/fuzz.sh "${CUPLUG_FUZZ_SECONDS:-20}"

@@ -186,6 +186,9 @@ static cuplug_error *session_create(const cuplug_session_options *options,
   if (o.default_cc_major > 99 || o.default_cc_minor > 9)
     return cuplug__error(CUPLUG_ERR_OPTION_CC, "default compute capability %u.%u is not one",
                          o.default_cc_major, o.default_cc_minor);
+  if (o.flags & ~CUPLUG_SESSION_TRUSTED)
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "session_create: unknown flags 0x%x",
+                         o.flags & ~CUPLUG_SESSION_TRUSTED);
   if (!o.default_cc_major && o.default_cc_minor)
     return cuplug__error(CUPLUG_ERR_OPTION_CC,
                          "default compute capability 0.%u: give a major version",

@@ -8,6 +8,7 @@
  * libNVVM. */
 #include "plugin/llvm/validate.h"
 
+#include <llvm-c/Analysis.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/IRReader.h>
 #include <llvm-c/Support.h>
@@ -57,6 +58,18 @@ static cuplug_error *parse(LLVMContextRef ctx, const cuplug__text *m, LLVMModule
     LLVMDisposeMessage(msg);
     return e;
   }
+  /* What parses may still break LLVM's rules (a value used before it is
+   * defined, a block without a terminator); libNVVM must never see it. */
+  if (LLVMVerifyModule(*out, LLVMReturnStatusAction, &msg)) {
+    char *line = first_line(msg ? msg : "");
+    cuplug_error *e = cuplug__error_log(CUPLUG_ERR_IR_INVALID, msg,
+                                        "IR of module %s is not valid: %s", m->name,
+                                        line ? line : "");
+    free(line);
+    LLVMDisposeMessage(msg);
+    return e;
+  }
+  LLVMDisposeMessage(msg);
   return NULL;
 }
 

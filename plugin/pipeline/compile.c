@@ -5,7 +5,9 @@
  *   check_options     numba-cuda's rules for the options, and warnings
  *   read_signature    the signature string or handle
  *   read_modules      the host's IR modules, none empty
- *   start_validation  LLVM parses them, finds the entry, checks its type
+ *   wake_helper       the helper process that will run libNVVM wakes up
+ *   start_validation  LLVM parses and verifies them, finds the entry,
+ *                     checks its type
  *   choose_cc         explicit, current device, or the default rule
  *   find_entry        the module that defines the entry
  *   lower             for each module, one parse and two passes:
@@ -68,6 +70,8 @@ typedef struct job {
   size_t entry_module;
   /* validation, on its own thread */
   cuplug__text *inputs; /* the caller's modules, as given */
+  bool validating;            /* validation was started */
+  cuplug__nvvm_job nvvm;      /* libNVVM's job: readied early, started by run_nvvm */
   cuplug__worker *validator; /* running the validation, or NULL */
   size_t valid_entry_module;
   cuplug_error *validation;
@@ -156,11 +160,25 @@ static cuplug_error *read_modules(job *j) {
       blank = isspace((unsigned char)m->text[k]);
     if (!m->text || blank)
       return cuplug__error(CUPLUG_ERR_IR_EMPTY, "IR module %s is empty", name);
+    CUPLUG__TRY(cuplug__ir_check_limits(name, m->text, m->size));
     /* A NUL-terminated copy: the lexer's sentinel, and LLVM's.  It lives
      * to the end of the compile, for the validator reads it meanwhile. */
     if (!(j->copies[i] = cuplug__strndup(m->text, m->size))) return cuplug__error_oom();
     j->mods[i] = (cuplug__text){name, j->copies[i], m->size};
   }
+  /* the modules as given, which the passes' output replaces in mods */
+  j->inputs = malloc(a->num_modules * sizeof *j->inputs);
+  if (!j->inputs) return cuplug__error_oom();
+  memcpy(j->inputs, j->mods, a->num_modules * sizeof *j->inputs);
+  return NULL;
+}
+
+/* ---- wake_helper ---- */
+
+/* libNVVM runs in a helper process: waking it now, while the rest of the
+ * pipeline runs, spares the compile the wait for a sleeping process. */
+static cuplug_error *wake_helper(job *j) {
+  cuplug__nvvm_prepare(&j->s->toolkit, &j->nvvm);
   return NULL;
 }
 
@@ -182,14 +200,15 @@ static void validate_task(void *arg) {
                                    &j->valid_entry_module);
 }
 
-static cuplug_error *start_validation(job *j) {
-  size_t n = j->a->num_modules;
-  j->inputs = malloc(n * sizeof *j->inputs);
-  if (!j->inputs) return cuplug__error_oom();
-  memcpy(j->inputs, j->mods, n * sizeof *j->inputs);
+static cuplug_error *launch_validation(job *j) {
+  j->validating = true;
   j->validator = cuplug__pool_run(&j->s->validators, validate_task, j);
   if (!j->validator) validate_task(j); /* no thread to be had: validate here */
   return NULL;
+}
+
+static cuplug_error *start_validation(job *j) {
+  return j->s->trusted ? NULL : launch_validation(j); /* trusted: the host vouches for its IR */
 }
 
 /* Waits for the validator; returns its error, if it found one. */
@@ -227,7 +246,8 @@ static cuplug_error *find_entry(job *j) {
     }
   }
   /* A name the quick look cannot see (escapes), or no entry at all: the
-   * validator knows which. */
+   * validator knows which (a trusted session's compile asks it now). */
+  if (!j->validating) CUPLUG__TRY(launch_validation(j));
   CUPLUG__TRY(finish_validation(j));
   j->entry_module = j->valid_entry_module;
   return NULL;
@@ -388,12 +408,21 @@ static cuplug_error *lower(job *j) {
 static cuplug_error *run_nvvm(job *j) {
   cuplug_compile_args *a = j->a;
   bool ltoir = a->output == CUPLUG_OUTPUT_LTOIR || (a->output == CUPLUG_OUTPUT_CUBIN && j->lto);
-  cuplug__nvvm_options o = {j->cc_major, j->cc_minor, j->opt, a->debug != 0,
-                            a->lineinfo != 0, a->fastmath != 0, ltoir, j->uses_libdevice};
+  cuplug__nvvm_options o = {j->cc_major,      j->cc_minor,       j->opt,
+                            a->debug != 0,    a->lineinfo != 0,  a->fastmath != 0,
+                            ltoir,            j->uses_libdevice, a->time_limit_ms};
   cuplug_artifact *art = j->art;
   cuplug__code own = {ltoir ? CUPLUG_CODE_LTOIR : CUPLUG_CODE_PTX, NULL, NULL, 0};
-  CUPLUG__TRY(cuplug__nvvm_compile(&j->s->toolkit, j->mods, j->num_mods, &o, &own.data,
-                                  &own.size, &art->log));
+  /* libNVVM starts on the IR (in a helper process) while the verifier may
+   * still be at work; IR it rejects stops libNVVM, which may be stuck on it */
+  cuplug__nvvm_job *nvvm = &j->nvvm;
+  CUPLUG__TRY(cuplug__nvvm_start(&j->s->toolkit, j->mods, j->num_mods, &o, nvvm));
+  cuplug_error *invalid = finish_validation(j);
+  if (invalid) {
+    cuplug__nvvm_cancel(&j->s->toolkit, nvvm);
+    return invalid;
+  }
+  CUPLUG__TRY(cuplug__nvvm_finish(&j->s->toolkit, nvvm, &own.data, &own.size, &art->log));
   own.name = cuplug__strdup(j->symbol);
   CUPLUG__TRY(cuplug__artifact_add_part(art, &own));
   if (!art->parts[0].name) return cuplug__error_oom();
@@ -451,7 +480,8 @@ static cuplug_error *link_code(job *j) {
                             .debug = a->debug != 0,
                             .lineinfo = a->lineinfo != 0,
                             .include_paths = a->include_paths,
-                            .num_include_paths = a->num_include_paths};
+                            .num_include_paths = a->num_include_paths,
+                            .time_limit_ms = a->time_limit_ms};
   bool cooperative = false;
   cuplug_error *e = gather_code(j, &in, &cooperative);
   art->cooperative = cooperative;
@@ -486,9 +516,9 @@ static cuplug_error *keep_ir(job *j) {
 }
 
 static cuplug_error *run(cuplug_compile_args *a, bool all) {
-  static const stage stages[] = {check_options, read_signature, read_modules, start_validation,
-                                 choose_cc,     find_entry,     lower,        run_nvvm,
-                                 link_code};
+  static const stage stages[] = {check_options, read_signature, read_modules, wake_helper,
+                                 start_validation, choose_cc,   find_entry,   lower,
+                                 run_nvvm,      link_code};
   job j = {0};
   j.a = a;
   j.all = all;
@@ -502,6 +532,7 @@ static cuplug_error *run(cuplug_compile_args *a, bool all) {
     cuplug__error_destroy(e);
     e = v;
   }
+  if (j.s) cuplug__nvvm_unprepare(&j.s->toolkit, &j.nvvm); /* a helper woken for nothing */
   for (size_t i = 0; j.owned && i < j.cap_mods; i++) free(j.owned[i]);
   for (size_t i = 0; j.copies && i < a->num_modules; i++) free(j.copies[i]);
   for (size_t i = 0; j.names && i < a->num_modules; i++) free(j.names[i]);

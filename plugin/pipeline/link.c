@@ -22,9 +22,9 @@ cuplug_error *cuplug__link_add(cuplug__link_inputs *in, const cuplug__code *c) {
   CUPLUG__TRY(grow(in));
   cuplug__code *out = &in->code[in->num_code];
   if (c->kind == CUPLUG_CODE_CU) {
-    cuplug__nvrtc_options o = {in->cc_major,   in->cc_minor,      in->ltoir,
-                               in->debug,      in->lineinfo,      in->include_paths,
-                               in->num_include_paths};
+    cuplug__nvrtc_options o = {in->cc_major,        in->cc_minor,    in->ltoir,
+                               in->debug,           in->lineinfo,    in->include_paths,
+                               in->num_include_paths, in->time_limit_ms};
     CUPLUG__TRY(cuplug__nvrtc_compile(&in->session->toolkit, &in->session->nvrtc, c, &o, out));
   } else {
     CUPLUG__TRY(cuplug__code_make(c->kind, c->name, c->data, c->size, out));
@@ -55,8 +55,8 @@ cuplug_error *cuplug__link_add_cudadevrt(cuplug__link_inputs *in) {
 
 cuplug_error *cuplug__link_run(cuplug__link_inputs *in, bool lto, uint32_t max_registers,
                                bool want_ptx, cuplug_artifact *art) {
-  cuplug__link_options o = {in->cc_major, in->cc_minor, lto, in->debug, in->lineinfo,
-                            max_registers};
+  cuplug__link_options o = {in->cc_major, in->cc_minor,   lto,          in->debug,
+                            in->lineinfo, max_registers, in->time_limit_ms};
   cuplug__code cubin, ptx;
   char *log;
   CUPLUG__TRY(cuplug__nvjitlink_link(&in->session->toolkit, in->code, in->num_code, &o, &cubin,
@@ -167,7 +167,8 @@ cuplug_error *cuplug__link_api(cuplug_link_args *a) {
                             .debug = a->debug != 0,
                             .lineinfo = a->lineinfo != 0,
                             .include_paths = a->include_paths,
-                            .num_include_paths = a->num_include_paths};
+                            .num_include_paths = a->num_include_paths,
+                            .time_limit_ms = a->time_limit_ms};
   uint32_t max_registers;
   CUPLUG__TRY(choose(a, &in, &max_registers));
   cuplug_artifact *art = cuplug__artifact_new();

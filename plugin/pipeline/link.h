@@ -22,6 +22,7 @@ typedef struct cuplug__link_inputs {
   bool debug, lineinfo;
   const char *const *include_paths; /* for .cu code */
   size_t num_include_paths;
+  uint32_t time_limit_ms; /* of each toolkit call; 0: the session's */
   cuplug__code *code; /* gathered so far */
   size_t num_code;
 } cuplug__link_inputs;

@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "base/types.h"
 #include "lowering/builtins.h"
+#include "lowering/irtext.h"
 #include "plugin/llvm/validate.h"
 #include "plugin/registry/internal.h"
 
@@ -214,6 +215,7 @@ static cuplug_error *check_lowering(const cuplug_lowering_args *a, const cuplug_
  * the signature. */
 static cuplug_error *take_ir(const cuplug_lowering_args *a, size_t n, cuplug__impl *m) {
   m->kind = CUPLUG__IMPL_IR;
+  CUPLUG__TRY(cuplug__ir_check_limits(a->key, a->source, n));
   char *text = cuplug__strndup(a->source, n);
   if (!text) return cuplug__error_oom();
   atomic_init(&m->ir, text);

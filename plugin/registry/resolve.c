@@ -10,6 +10,7 @@
 #include "base/typeconv.h"
 #include "base/types.h"
 #include "lowering/builtins.h"
+#include "lowering/irtext.h"
 #include "plugin/llvm/validate.h"
 #include "plugin/registry/internal.h"
 
@@ -352,6 +353,11 @@ cuplug_error *cuplug__impl_ir(cuplug__impl *m, const char **text) {
                            m->sig->name);
     cuplug__buf_append(&b, out, size ? size : strlen(out));
     if (b.oom) return cuplug__error_oom();
+    cuplug_error *limit = cuplug__ir_check_limits(m->key, b.data, b.len);
+    if (limit) {
+      cuplug__buf_free(&b);
+      return limit;
+    }
     cuplug__text t = {m->key, b.data, b.len};
     cuplug_error *e = cuplug__validate_lowering(&t, m->key, m->symbol, m->sig, m->abi);
     if (e) {

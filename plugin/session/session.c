@@ -9,7 +9,9 @@
 cuplug_error *cuplug__session_create(const cuplug_session_options *o, cuplug_session **out) {
   cuplug_session *s = calloc(1, sizeof *s);
   if (!s) return cuplug__error_oom();
-  cuplug_error *e = cuplug__toolkit_init(&s->toolkit, o ? o->cuda_home : NULL);
+  s->trusted = o && (o->flags & CUPLUG_SESSION_TRUSTED);
+  cuplug_error *e = cuplug__toolkit_init(&s->toolkit, o ? o->cuda_home : NULL, s->trusted,
+                                         o ? o->time_limit_ms : 0);
   if (!e && o && o->registry) {
     s->registry = o->registry;
     cuplug__registry_retain(s->registry);

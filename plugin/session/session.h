@@ -21,6 +21,7 @@ struct cuplug_session {
   cuplug__nvrtc_cache nvrtc; /* .cu code compiled so far */
   cuplug__device device;     /* the GPU, set up on first use */
   uint32_t default_cc_major, default_cc_minor; /* numba's CUDA_DEFAULT_PTX_CC */
+  bool trusted; /* CUPLUG_SESSION_TRUSTED: no verification, the toolkit in process */
 };
 
 cuplug_error *cuplug__session_create(const cuplug_session_options *o, cuplug_session **out);

@@ -13,6 +13,7 @@ typedef struct cuplug__link_options {
   bool debug;
   bool lineinfo;
   uint32_t max_registers; /* 0: no limit */
+  uint32_t time_limit_ms; /* 0: the toolkit's */
 } cuplug__link_options;
 
 /* Links the inputs (of any kind but CU) into *cubin; with ptx non-NULL,

@@ -8,7 +8,7 @@
 
 #include "base/buf.h"
 #include "base/error.h"
-#include "plugin/toolkit/log.h"
+#include "plugin/toolkit/run.h"
 
 struct cuplug__nvrtc_entry {
   uint64_t hash; /* of the source and the options */
@@ -40,14 +40,6 @@ static uint64_t fnv64(const char *p, size_t n) {
   return h;
 }
 
-static char *program_log(const cuplug__nvrtc_api *nvrtc, cuplug__nvrtc_prog prog) {
-  size_t n = 0;
-  if (nvrtc->log_size(prog, &n) || n <= 1) return cuplug__strdup("");
-  char *log = malloc(n + 1);
-  if (log && nvrtc->log(prog, log)) log[0] = '\0';
-  return cuplug__log_finish(log, n);
-}
-
 /* The options as NVRTC takes them into `b`, each ended by a NUL: the
  * first part of the cache key, and argv as it stands. */
 static void put_option(cuplug__buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -74,52 +66,30 @@ static size_t options_text(cuplug__buf *b, cuplug__toolkit *tk, const cuplug__nv
   return n;
 }
 
-/* Compiles with the options options_text wrote (`n` of them, in `opts`). */
+/* Compiles with the options options_text wrote (`n` of them, in `opts`),
+ * as a job for the session's toolkit. */
 static cuplug_error *compile(cuplug__toolkit *tk, const cuplug__code *cu, const char *opts,
-                             size_t n, bool ltoir, cuplug__code *out) {
-  const cuplug__nvrtc_api *nvrtc;
-  CUPLUG__TRY(cuplug__toolkit_nvrtc(tk, &nvrtc));
+                             size_t n, const cuplug__nvrtc_options *o, cuplug__code *out) {
   const char **argv = malloc(n * sizeof *argv);
   if (!argv) return cuplug__error_oom();
   for (size_t i = 0; i < n; opts += strlen(opts) + 1) argv[i++] = opts;
-
-  cuplug__nvrtc_prog prog = NULL;
-  int rc = nvrtc->create(&prog, cu->data, cu->name, 0, NULL, NULL);
-  if (rc) {
-    free(argv);
-    return cuplug__error(CUPLUG_ERR_NVRTC, "NVRTC cannot take %s: %s", cu->name,
-                         nvrtc->error_string(rc));
-  }
-  rc = nvrtc->compile(prog, (int)n, argv);
+  cuplug__tool_input source = {0, cu->name, cu->data, cu->size};
+  cuplug__tool_job job = {.tool = CUPLUG__TOOL_NVRTC, .options = argv, .num_options = n,
+                          .inputs = &source, .num_inputs = 1, .ptx = !o->ltoir};
+  cuplug__tool_output result;
+  cuplug_error *e = cuplug__run(tk, &job, o->time_limit_ms, &result);
   free(argv);
-  char *log = program_log(nvrtc, prog);
-  cuplug_error *e = NULL;
-  if (rc) {
-    char line[512];
-    cuplug__log_first_error(log ? log : "", line, sizeof line);
-    e = cuplug__error_log(CUPLUG_ERR_NVRTC, log, "NVRTC failed to compile %s: %s", cu->name,
-                          line);
-  } else {
-    size_t size = 0;
-    rc = ltoir ? nvrtc->ltoir_size(prog, &size) : nvrtc->ptx_size(prog, &size);
-    char *bytes = rc ? NULL : malloc(size + 1);
-    if (bytes && (ltoir ? nvrtc->ltoir(prog, bytes) : nvrtc->ptx(prog, bytes)) == 0) {
-      if (!ltoir) size = strnlen(bytes, size); /* PTX comes with its NUL */
-      bytes[size] = '\0';
-      out->kind = ltoir ? CUPLUG_CODE_LTOIR : CUPLUG_CODE_PTX;
-      out->data = bytes;
-      out->size = size;
-      out->name = cuplug__strdup(cu->name);
-      if (!out->name) e = cuplug__error_oom();
-    } else {
-      free(bytes);
-      e = cuplug__error(CUPLUG_ERR_NVRTC, "cannot read NVRTC's output for %s", cu->name);
-    }
+  if (e) return e;
+  out->kind = o->ltoir ? CUPLUG_CODE_LTOIR : CUPLUG_CODE_PTX;
+  out->data = result.data;
+  out->size = result.size;
+  out->name = cuplug__strdup(cu->name);
+  free(result.log);
+  if (!out->name) {
+    cuplug__code_free(out);
+    return cuplug__error_oom();
   }
-  free(log);
-  nvrtc->destroy(&prog);
-  if (e) cuplug__code_free(out);
-  return e;
+  return NULL;
 }
 
 cuplug_error *cuplug__nvrtc_compile(cuplug__toolkit *tk, cuplug__nvrtc_cache *cache,
@@ -146,7 +116,7 @@ cuplug_error *cuplug__nvrtc_compile(cuplug__toolkit *tk, cuplug__nvrtc_cache *ca
     pthread_mutex_unlock(&cache->lock);
   }
 
-  cuplug_error *err = compile(tk, cu, key.data, num_options, o->ltoir, out);
+  cuplug_error *err = compile(tk, cu, key.data, num_options, o, out);
   if (!err && cache) {
     struct cuplug__nvrtc_entry *e = calloc(1, sizeof *e);
     if (e && !cuplug__code_make(out->kind, out->name, out->data, out->size, &e->out)) {

@@ -15,6 +15,7 @@ typedef struct cuplug__nvrtc_options {
   bool lineinfo; /* -lineinfo */
   const char *const *include_paths;
   size_t num_include_paths;
+  uint32_t time_limit_ms; /* 0: the toolkit's */
 } cuplug__nvrtc_options;
 
 /* What a session has compiled: the same source and options compile once. */

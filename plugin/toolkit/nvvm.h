@@ -6,6 +6,7 @@
 
 #include "base/ir.h"
 #include "cuplug/cuplug.h"
+#include "plugin/toolkit/run.h"
 #include "plugin/toolkit/toolkit.h"
 
 typedef struct cuplug__nvvm_options {
@@ -13,16 +14,37 @@ typedef struct cuplug__nvvm_options {
   int opt; /* 0..3 */
   bool debug, lineinfo, fastmath, ltoir;
   bool libdevice; /* add libdevice (lazily): the IR calls __nv_* functions */
+  uint32_t time_limit_ms; /* 0: the toolkit's */
 } cuplug__nvvm_options;
 
 /* The IR version libNVVM reads. */
 cuplug_error *cuplug__nvvm_ir_version(cuplug__toolkit *tk, cuplug__ir_version *v);
 
-/* Compiles the modules (plus libdevice when asked, lazily) to PTX or LTO-IR.  On
- * success *result (NUL-terminated) and *log are malloc'd; on failure the
- * error carries libNVVM's log. */
-cuplug_error *cuplug__nvvm_compile(cuplug__toolkit *tk, const cuplug__text *modules,
-                                   size_t num_modules, const cuplug__nvvm_options *o,
-                                   char **result, size_t *size, char **log);
+/* A compilation under way: it runs (in a helper process) while the caller
+ * does other work, such as waiting for the IR's verification. */
+typedef struct cuplug__nvvm_job {
+  char arch[32], opt[16];
+  const char *options[12];
+  cuplug__tool_input *inputs;
+  cuplug__tool_job job;
+  cuplug__running run;
+} cuplug__nvvm_job;
+
+/* Readies a helper for the job while the caller prepares its modules
+ * (optional); unprepare gives it back when the job never starts. */
+void cuplug__nvvm_prepare(cuplug__toolkit *tk, cuplug__nvvm_job *j);
+void cuplug__nvvm_unprepare(cuplug__toolkit *tk, cuplug__nvvm_job *j);
+
+/* Starts compiling the modules (plus libdevice when asked, lazily) to PTX
+ * or LTO-IR; j is prepared, or zeroed.  The modules must live until the
+ * job is finished or cancelled. */
+cuplug_error *cuplug__nvvm_start(cuplug__toolkit *tk, const cuplug__text *modules,
+                                 size_t num_modules, const cuplug__nvvm_options *o,
+                                 cuplug__nvvm_job *j);
+/* On success *result (NUL-terminated) and *log are malloc'd; on failure
+ * the error carries libNVVM's log. */
+cuplug_error *cuplug__nvvm_finish(cuplug__toolkit *tk, cuplug__nvvm_job *j, char **result,
+                                  size_t *size, char **log);
+void cuplug__nvvm_cancel(cuplug__toolkit *tk, cuplug__nvvm_job *j);
 
 #endif

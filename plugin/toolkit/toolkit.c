@@ -12,6 +12,7 @@
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "plugin/toolkit/helpers.h"
 
 /* Library folders inside a CUDA home, in the order tried: the Linux
  * installer puts libNVVM under nvvm/lib64 and the rest under lib64; some
@@ -19,12 +20,19 @@
 static const char *const home_dirs[] = {"nvvm/lib64", "lib64", "lib", "nvvm/lib",
                                         "targets/x86_64-linux/lib", NULL};
 
-cuplug_error *cuplug__toolkit_init(cuplug__toolkit *tk, const char *cuda_home) {
+cuplug_error *cuplug__toolkit_init(cuplug__toolkit *tk, const char *cuda_home, bool in_process,
+                                   uint32_t time_limit_ms) {
   memset(tk, 0, sizeof *tk);
-  if (cuda_home) {
-    tk->cuda_home = cuplug__strdup(cuda_home);
-    if (!tk->cuda_home) return cuplug__error_oom();
+  tk->in_process = in_process;
+  tk->time_limit_ms = time_limit_ms ? time_limit_ms : CUPLUG__DEFAULT_TIME_LIMIT_MS;
+  tk->helpers = calloc(1, sizeof *tk->helpers);
+  if (cuda_home) tk->cuda_home = cuplug__strdup(cuda_home);
+  if (!tk->helpers || (cuda_home && !tk->cuda_home)) {
+    free(tk->helpers);
+    free(tk->cuda_home);
+    return cuplug__error_oom();
   }
+  cuplug__helpers_init(tk->helpers);
   pthread_mutex_init(&tk->lock, NULL);
   return NULL;
 }
@@ -33,10 +41,26 @@ static void lib_release(cuplug__lib *l) {
   if (l->handle) dlclose(l->handle);
   free(l->path);
   free(l->error);
+  free(l->file);
   memset(l, 0, sizeof *l);
 }
 
+cuplug_error *cuplug__toolkit_use_file(cuplug__toolkit *tk, cuplug__lib *lib, const char *path) {
+  pthread_mutex_lock(&tk->lock);
+  cuplug_error *e = NULL;
+  if (lib->state == 0 && (!lib->file || strcmp(lib->file, path) != 0)) {
+    free(lib->file);
+    if (!(lib->file = cuplug__strdup(path))) e = cuplug__error_oom();
+  } else if (lib->state != 0 && lib->path && strcmp(lib->path, path) != 0) {
+    e = cuplug__error(CUPLUG_ERR_HELPER, "the helper runs %s, not %s", lib->path, path);
+  }
+  pthread_mutex_unlock(&tk->lock);
+  return e;
+}
+
 void cuplug__toolkit_release(cuplug__toolkit *tk) {
+  if (tk->helpers) cuplug__helpers_release(tk->helpers);
+  free(tk->helpers);
   lib_release(&tk->nvvm_lib);
   lib_release(&tk->nvrtc_lib);
   lib_release(&tk->nvjitlink_lib);
@@ -67,6 +91,12 @@ static void lib_open(cuplug__toolkit *tk, cuplug__lib *l, const char *what,
     homes[homes[0] ? 1 : 0] = "/usr/local/cuda";
   }
   char path[PATH_MAX];
+  if (l->file) {
+    l->handle = dlopen(l->file, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    if (l->handle) l->path = cuplug__strdup(l->file);
+    search_homes = false;
+    cuplug__buf_printf(&tried, "%s", l->file);
+  }
   for (int h = 0; search_homes && h < 3 && homes[h] && !l->handle; h++) {
     for (int d = 0; home_dirs[d] && !l->handle; d++) {
       for (int f = 0; files[f] && !l->handle; f++) {
@@ -77,7 +107,7 @@ static void lib_open(cuplug__toolkit *tk, cuplug__lib *l, const char *what,
     }
     if (!l->handle) cuplug__buf_printf(&tried, "%s%s", tried.len ? ", " : "", homes[h]);
   }
-  if (!tk->cuda_home) {
+  if (!tk->cuda_home && !l->file) {
     for (int f = 0; files[f] && !l->handle; f++) {
       l->handle = dlopen(files[f], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
       if (l->handle) l->path = cuplug__strdup(files[f]);

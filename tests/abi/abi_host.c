@@ -243,6 +243,34 @@ START_TEST(registry_through_the_table) {
 END_TEST
 #endif
 
+#if CUPLUG_ABI_MINOR >= 3
+/* 1.3: session flags and time limits, the new codes, the limits; a
+ * session made from a 1.2-sized options struct takes the safe path. */
+START_TEST(safety_through_the_table) {
+  static const cuplug_status codes[] = {CUPLUG_ERR_TOOLKIT_CRASH, CUPLUG_ERR_TIMEOUT,
+                                        CUPLUG_ERR_HELPER, CUPLUG_ERR_LIMIT,
+                                        CUPLUG_ERR_IR_INVALID};
+  static const char *const names[] = {"CUPLUG_ERR_TOOLKIT_CRASH", "CUPLUG_ERR_TIMEOUT",
+                                      "CUPLUG_ERR_HELPER", "CUPLUG_ERR_LIMIT",
+                                      "CUPLUG_ERR_IR_INVALID"};
+  for (size_t i = 0; i < 5; i++) ck_assert_str_eq(api->status_name(codes[i]), names[i]);
+  cuplug_session_options o = {.struct_size = sizeof o, .flags = CUPLUG_SESSION_TRUSTED,
+                              .time_limit_ms = 1000};
+  cuplug_session *s = NULL;
+  ck_assert_ptr_null(api->session_create(&o, &s));
+  api->session_destroy(s);
+  o.struct_size = offsetof(cuplug_session_options, flags);
+  ck_assert_ptr_null(api->session_create(&o, &s));
+  api->session_destroy(s);
+  const cuplug_type *t = api->type_scalar(CUPLUG_TYPE_INT8);
+  cuplug_error *e = NULL;
+  for (int i = 0; i <= CUPLUG_MAX_TYPE_DEPTH && !e; i++) e = api->type_pointer(t, &t);
+  ck_assert_int_eq(api->error_code(e), CUPLUG_ERR_LIMIT);
+  api->error_destroy(e);
+}
+END_TEST
+#endif
+
 /* Is libNVVM there?  Asked of the plugin itself, outside any test. */
 static bool have_nvvm(void) {
   void *h = dlopen(plugin_path, RTLD_NOW | RTLD_LOCAL);
@@ -273,6 +301,9 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, errors_are_objects);
 #if CUPLUG_ABI_MINOR >= 2
   tcase_add_test(tc, registry_through_the_table);
+#endif
+#if CUPLUG_ABI_MINOR >= 3
+  tcase_add_test(tc, safety_through_the_table);
 #endif
   suite_add_tcase(s, tc);
   TCase *compiles = tcase_create("compiles");

@@ -155,7 +155,7 @@ END_TEST
 START_TEST(info_lists_versions) {
   result r = run((const char *[]){"info", NULL});
   ck_assert_int_eq(r.status, 0);
-  T_ASSERT_CONTAINS(r.out, "cuplug       " CUPLUG_TEST_PLUGIN_VERSION " (ABI 1.2)\n");
+  T_ASSERT_CONTAINS(r.out, "cuplug       " CUPLUG_TEST_PLUGIN_VERSION " (ABI 1.3)\n");
   T_ASSERT_CONTAINS(r.out, "libNVVM      2.0\n");
   T_ASSERT_CONTAINS(r.out, "NVVM IR      2.0 (debug metadata 3.2)\n");
   T_ASSERT_CONTAINS(r.out, "GPUs         ");

@@ -14,6 +14,8 @@ Suite *suite_link(void);
 Suite *suite_registry(void);
 Suite *suite_builtins(void);
 Suite *suite_nogpu(void);
+Suite *suite_safety(void);
+Suite *suite_limits(void);
 
 static const struct {
   const char *name;
@@ -26,6 +28,7 @@ static const struct {
     {"options", suite_options, true, false},    {"compile", suite_compile, true, false},
     {"link", suite_link, true, false},          {"registry", suite_registry, true, false},
     {"builtins", suite_builtins, true, false},  {"nogpu", suite_nogpu, false, true},
+    {"safety", suite_safety, true, false},      {"limits", suite_limits, true, false},
 };
 
 int main(int argc, char **argv) {

@@ -582,9 +582,9 @@ START_TEST(info_versions) {
   i.struct_size = sizeof i;
   T_ASSERT_OK(t_api()->get_info(&i));
   ck_assert_uint_eq(i.struct_size, sizeof i);
-  ck_assert_str_eq(i.cuplug_version, "1.2.0");
+  ck_assert_str_eq(i.cuplug_version, "1.3.0");
   ck_assert_uint_eq(i.abi_major, 1);
-  ck_assert_uint_eq(i.abi_minor, 2);
+  ck_assert_uint_eq(i.abi_minor, 3);
   ck_assert_int_eq(i.nvvm_major, 2);
   ck_assert_int_eq(i.nvvm_minor, 0);
   ck_assert_int_eq(i.nvvm_ir_major, 2);
@@ -613,9 +613,9 @@ START_TEST(info_older_struct) {
   i.struct_size = size;
   T_ASSERT_OK(t_api()->get_info(&i));
   ck_assert_uint_eq(i.struct_size, size);
-  ck_assert_str_eq(i.cuplug_version, "1.2.0");
+  ck_assert_str_eq(i.cuplug_version, "1.3.0");
   ck_assert_uint_eq(i.abi_major, 1);
-  ck_assert_uint_eq(i.abi_minor, 2);
+  ck_assert_uint_eq(i.abi_minor, 3);
   unsigned char sentinel[sizeof i];
   memset(sentinel, 0xa5, sizeof sentinel);
   ck_assert_mem_eq((const char *)&i + size, sentinel, sizeof i - size);

@@ -447,8 +447,8 @@ START_TEST(argument_count_limit) {
   ck_assert_uint_eq(parse(many_args(256))->nargs, 256);
   char text[8192], want[8300];
   strcpy(text, many_args(257));
-  snprintf(want, sizeof want, "signature '%s' has more than 256 arguments", text);
-  ASSERT_PARSE_ERROR(text, CUPLUG_ERR_INVALID_TYPE, want);
+  snprintf(want, sizeof want, "signature '%.64s...' has more than 256 arguments", text);
+  ASSERT_PARSE_ERROR(text, CUPLUG_ERR_LIMIT, want);
 }
 END_TEST
 

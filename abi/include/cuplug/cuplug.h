@@ -44,6 +44,13 @@
  *   - CUDA is found at run time.  Without libNVVM, or without a GPU, the
  *     plugin still loads; the first call that needs the missing piece fails
  *     with a clear error.
+ *   - since 1.3: nothing a host passes takes the host down.  IR is verified
+ *     by LLVM before libNVVM's result is used; libNVVM, NVRTC and
+ *     nvJitLink run in a helper process (cuplug-helper, beside the plugin)
+ *     that is restarted after a crash (CUPLUG_ERR_TOOLKIT_CRASH) and
+ *     stopped at a time limit (CUPLUG_ERR_TIMEOUT); inputs beyond the
+ *     CUPLUG_MAX_* limits are refused (CUPLUG_ERR_LIMIT).  A session may
+ *     trust its inputs instead (CUPLUG_SESSION_TRUSTED): faster, not safe.
  *
  * This header is C99 and includes only <stddef.h> and <stdint.h>.
  */
@@ -58,7 +65,7 @@ extern "C" {
 #endif
 
 #define CUPLUG_ABI_MAJOR 1
-#define CUPLUG_ABI_MINOR 2
+#define CUPLUG_ABI_MINOR 3
 
 /* True when the table `api` is long enough to hold `member`. */
 #define CUPLUG_API_HAS(api, member)                                            \
@@ -136,9 +143,24 @@ typedef enum cuplug_status {
   CUPLUG_ERR_CALLBACK = 84,       /* a host callback failed or returned nonsense */
   CUPLUG_ERR_LOWERING = 85,       /* a lowering's IR does not parse, or lacks its symbol */
 
+  /* since 1.3: the host is kept safe */
+  CUPLUG_ERR_TOOLKIT_CRASH = 90,  /* libNVVM, NVRTC or nvJitLink crashed, in its helper process */
+  CUPLUG_ERR_TIMEOUT = 91,        /* a toolkit call ran past the time limit and was stopped */
+  CUPLUG_ERR_HELPER = 92,         /* the helper process (cuplug-helper) cannot be started */
+  CUPLUG_ERR_LIMIT = 93,          /* an input beyond cuplug's limits (see CUPLUG_MAX_*) */
+  CUPLUG_ERR_IR_INVALID = 94,     /* IR that parses but that LLVM's verifier rejects */
+
   /* Warnings: never returned by a call, only held by an artifact. */
   CUPLUG_WARN_DEBUG_WITH_OPT = 1000 /* debug together with opt > 0 */
 } cuplug_status;
+
+/* since 1.3: cuplug's limits.  An input beyond one is refused with
+ * CUPLUG_ERR_LIMIT before any work is done on it, so that no input takes
+ * unbounded memory or stack. */
+#define CUPLUG_MAX_MODULE_SIZE (64u << 20) /* bytes of one IR module (numba's are a few MB) */
+#define CUPLUG_MAX_IR_NESTING 256 /* brackets ( [ { < nested in IR text */
+#define CUPLUG_MAX_TYPE_DEPTH 64  /* types in types: CPointer(UniTuple(...)) */
+#define CUPLUG_MAX_ARGS 256       /* arguments of a signature, elements of a tuple */
 
 /* ------------------------------------------------------------------------ */
 /* Opaque handles                                                            */
@@ -309,7 +331,21 @@ typedef struct cuplug_session_options {
    * session holds a reference.  NULL: a registry of its own (see
    * session_registry). */
   cuplug_registry *registry;
+  /* since 1.3 */
+  uint32_t flags;         /* CUPLUG_SESSION_* */
+  /* How long one call of libNVVM, NVRTC or nvJitLink may run before it is
+   * stopped (CUPLUG_ERR_TIMEOUT).  0: two minutes.  A compile or link may
+   * set its own. */
+  uint32_t time_limit_ms;
 } cuplug_session_options;
+
+/* since 1.3: bits of cuplug_session_options.flags */
+/* The host vouches for every input (a front end it wrote and tested):
+ * compiles skip LLVM's verification, and libNVVM, NVRTC and nvJitLink run
+ * in this process rather than in a helper process.  Faster; but IR that is
+ * not valid can then crash or hang the host, and time limits do not apply.
+ * Without it, nothing a host passes can take the host down. */
+#define CUPLUG_SESSION_TRUSTED 0x1u
 
 /* since 1.1: code to link, from a file or from memory.  Read during the
  * call that takes it (a registry copies what it is given). */
@@ -373,6 +409,9 @@ typedef struct cuplug_compile_args {
   const char *const *include_paths; /* for .cu code: after the CUDA and CCCL headers */
   size_t num_include_paths;
   uint32_t no_lto;               /* 1: link PTX rather than LTO-IR (LTO is the default unless debug) */
+
+  /* since 1.3 */
+  uint32_t time_limit_ms;        /* each toolkit call's limit; 0: the session's */
 } cuplug_compile_args;
 
 /* libNVVM's -opt=0, which cannot be written as 0 (the default). */
@@ -459,6 +498,8 @@ typedef struct cuplug_link_args {
   uint32_t use_cooperative;    /* link libcudadevrt */
   const char *const *include_paths; /* for .cu code */
   size_t num_include_paths;
+  /* since 1.3 */
+  uint32_t time_limit_ms;      /* each toolkit call's limit; 0: the session's */
 } cuplug_link_args;
 
 /* since 1.1: a cubin loaded with the driver (cuLibraryLoadData). */
@@ -722,7 +763,9 @@ typedef struct cuplug_api {
   void (*session_destroy)(cuplug_session *session);
 
   /* ---- since 1.0: compile ----
-   * Validates the IR against the signature (LLVM), wraps it (C-ABI wrapper,
+   * Validates the IR against the signature (LLVM parses and verifies it,
+   * while libNVVM already works on it in the helper process, and IR the
+   * verifier rejects stops libNVVM), wraps it (C-ABI wrapper,
    * or the entry itself made the C-ABI function where nothing else calls
    * it; or kernel fix-up with annotations and the debug exception store),
    * legalises it for libNVVM, and compiles it to PTX or LTO-IR.  On success

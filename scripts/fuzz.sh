@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Fuzzes cuplug's entry points with libFuzzer (clang-19, AddressSanitizer
+# and UndefinedBehaviorSanitizer):
+#   scripts/fuzz.sh [SECONDS] [HARNESS...]
+# builds the harnesses in build-fuzz, replays every input in
+# tests/fuzz/regressions/<harness>/ (each a crash fuzzing once found), then
+# runs each harness for SECONDS (default 30) from its seeds: the
+# conformance corpus, the samples, and the inputs of earlier runs in
+# build-fuzz/corpus.  A crash, leak or hang fails the run and leaves its
+# input in build-fuzz/crashes/<harness>/ ($CUPLUG_FUZZ_DIR for another
+# folder); copy it into the regressions folder once fixed.  The harnesses: signature irtext resolve code_kind
+# case_json compile (tests/fuzz/fuzz_*.c).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-30}
+shift || true
+harnesses=("$@")
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(signature irtext resolve code_kind case_json compile)
+
+out=${CUPLUG_FUZZ_DIR:-build-fuzz} # a long run elsewhere leaves CI's folder alone
+bash scripts/deps.sh
+CC=clang-19 CXX=clang++-19 cmake -S . -B "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCUPLUG_TESTS=OFF -DCUPLUG_FUZZ=ON >/dev/null
+cmake --build "$out" -j"$(nproc)" --target fuzz_all cuplug_helper >/dev/null
+
+export CUPLUG_HELPER=$PWD/$out/lib/cuplug-helper
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:intercept_tls_get_addr=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0
+
+# seed <harness> <corpus folder>: the inputs a harness starts from
+seed() {
+  local dir=$2
+  mkdir -p "$dir"
+  case $1 in
+    irtext | compile)
+      for f in tests/conformance/numba/*/input.ll samples/extern/kernel.ll; do
+        cp "$f" "$dir/$(echo "$f" | tr / _)"
+      done ;;
+    case_json)
+      for f in tests/conformance/numba/*/case.json; do cp "$f" "$dir/$(echo "$f" | tr / _)"; done ;;
+    signature)
+      sed -n 's/.*"signature": *"\([^"]*\)".*/\1/p' tests/conformance/numba/*/case.json |
+        sort -u | awk -v d="$dir" '{ f = d "/sig" NR; printf "%s", $0 > f; close(f) }'
+      printf 'UniTuple(int64 x 2)' >"$dir/tuple"
+      printf 'Tuple(float32, Literal[int](3), class(float64))' >"$dir/mixed"
+      printf 'void(float32[:, ::1], CPointer(complex128), array(int8, 3d, F))' >"$dir/arrays" ;;
+    code_kind)
+      cp tests/conformance/numba/add_i32/expected.ptx "$dir/ptx"
+      cp samples/extern/ext_clamp.cu "$dir/cu"
+      printf '\x00\xed\x43\x4e\x7f\x01\x02' >"$dir/ltoir"
+      printf '\x06!<arch>\n' >"$dir/archive" ;;
+    resolve) printf '\x01\x02\x03\x0b\x00' >"$dir/one" ;;
+  esac
+}
+
+status=0
+for h in "${harnesses[@]}"; do
+  bin=$out/fuzz/fuzz_$h
+  regressions=tests/fuzz/regressions/$h
+  if [ -d "$regressions" ] && [ -n "$(ls -A "$regressions")" ]; then
+    echo "== fuzz_$h: replaying $(ls "$regressions" | wc -l) regression inputs"
+    "$bin" -runs=0 "$regressions"/* >"$out/replay-$h.log" 2>&1 ||
+      { cat "$out/replay-$h.log"; status=1; }
+  fi
+  corpus=$out/corpus/$h
+  seed "$h" "$corpus"
+  mkdir -p "$out/crashes/$h"
+  dict=()
+  [ -f "tests/fuzz/$h.dict" ] && dict=(-dict="tests/fuzz/$h.dict")
+  timeout=10
+  [ "$h" = compile ] && timeout=30
+  echo "== fuzz_$h: ${seconds}s"
+  if ! "$bin" "$corpus" "${dict[@]}" -max_total_time="$seconds" -timeout=$timeout \
+      -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
+      -artifact_prefix="$out/crashes/$h/" >"$out/fuzz-$h.log" 2>&1; then
+    tail -n 60 "$out/fuzz-$h.log"
+    echo "fuzz_$h FAILED: the input is in $out/crashes/$h/"
+    status=1
+  else
+    grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|cov: .* ft:" \
+      "$out/fuzz-$h.log" | tail -n 3
+  fi
+done
+exit $status

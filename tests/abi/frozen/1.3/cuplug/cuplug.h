@@ -1,0 +1,910 @@
+/*
+ * cuplug.h - the public contract of the cuplug plugin.
+ *
+ * cuplug is a CUDA device-compilation backend: it takes the NVVM IR a host
+ * JIT emits for a function, wraps it (C ABI device function, or kernel),
+ * compiles it with libNVVM to PTX or LTO-IR, and hands the bytes back.
+ *
+ * How a host uses it
+ *   1. dlopen("libcuplug.so") and dlsym("cuplug_get_api"): the only symbol
+ *      the library exports.
+ *   2. api = cuplug_get_api(CUPLUG_ABI_MAJOR, CUPLUG_ABI_MINOR).  NULL means
+ *      the plugin speaks another major version.  A table is returned for any
+ *      minor: api->abi_minor says which calls exist (see CUPLUG_API_HAS).
+ *   3. Every other call is reached through the table.
+ *
+ * Conventions (true of every call unless its comment says otherwise)
+ *   - Errors are objects.  A call returns NULL on success, or a
+ *     cuplug_error* the caller releases with api->error_destroy.
+ *   - Every argument struct begins with `size_t struct_size`, which the
+ *     caller sets to sizeof(the struct) from the header it was built with.
+ *     Calls added from 1.3 on take exactly one such struct (inputs, options
+ *     and outputs), so that each can gain fields.  Calls of 1.0 to 1.2 that
+ *     take positional arguments keep them within major 1: type_parse,
+ *     type_scalar, type_pointer, type_array, type_signature, type_tuple,
+ *     type_int_literal, type_number_class, session_create,
+ *     session_destroy, artifact_info, artifact_warning, artifact_ir,
+ *     artifact_part, artifact_destroy, registry_create, registry_destroy,
+ *     session_registry, registry_list, library_unload, mem_alloc, mem_free,
+ *     memcpy_to_device, memcpy_to_host, synchronize, device_reset and the
+ *     error calls.
+ *     Structs only grow at their end within a major version.  A plugin reads
+ *     a shorter (older) struct with the missing fields as zero; fields of a
+ *     longer (newer) struct that the plugin does not know must be zero, or
+ *     the call fails with CUPLUG_ERR_ABI_FIELD.
+ *   - Zero is the default of every field: a zero-filled struct with
+ *     struct_size set asks for the documented defaults.
+ *   - Fields marked "out" are written by the call.
+ *   - Handles are opaque.  Each has a create/destroy pair; destroy(NULL) is
+ *     a no-op.  Memory a call hands out is owned by a handle (and lives as
+ *     long as it), never by the host's free().
+ *   - Strings are NUL-terminated UTF-8 unless a size accompanies them.
+ *   - Threads: each call says what may run concurrently.  No call needs a
+ *     global lock held by the host.
+ *   - CUDA is found at run time.  Without libNVVM, or without a GPU, the
+ *     plugin still loads; the first call that needs the missing piece fails
+ *     with a clear error.
+ *   - since 1.3: nothing a host passes takes the host down.  IR is verified
+ *     by LLVM before libNVVM's result is used; libNVVM, NVRTC and
+ *     nvJitLink run in a helper process (cuplug-helper, beside the plugin)
+ *     that is restarted after a crash (CUPLUG_ERR_TOOLKIT_CRASH) and
+ *     stopped at a time limit (CUPLUG_ERR_TIMEOUT); inputs beyond the
+ *     CUPLUG_MAX_* limits are refused (CUPLUG_ERR_LIMIT).  A session may
+ *     trust its inputs instead (CUPLUG_SESSION_TRUSTED): faster, not safe.
+ *
+ * This header is C99 and includes only <stddef.h> and <stdint.h>.
+ */
+#ifndef CUPLUG_CUPLUG_H
+#define CUPLUG_CUPLUG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CUPLUG_ABI_MAJOR 1
+#define CUPLUG_ABI_MINOR 3
+
+/* True when the table `api` is long enough to hold `member`. */
+#define CUPLUG_API_HAS(api, member)                                            \
+  ((api)->struct_size >=                                                       \
+   offsetof(cuplug_api, member) + sizeof(((cuplug_api *)0)->member))
+
+/* ------------------------------------------------------------------------ */
+/* Status codes.  Numbers are stable: new codes are only ever appended.      */
+/* ------------------------------------------------------------------------ */
+
+typedef enum cuplug_status {
+  CUPLUG_OK = 0,
+
+  /* The call itself */
+  CUPLUG_ERR_INVALID_ARGUMENT = 1,  /* a NULL handle or pointer, a bad enum */
+  CUPLUG_ERR_OUT_OF_MEMORY = 2,
+  CUPLUG_ERR_ABI_FIELD = 3,         /* a newer struct sets a field this plugin lacks */
+  CUPLUG_ERR_IO = 4,                /* a file that cannot be read or written */
+
+  /* Types and signatures */
+  CUPLUG_ERR_SIGNATURE_SYNTAX = 10, /* malformed signature or type string */
+  CUPLUG_ERR_UNKNOWN_TYPE = 11,     /* a type name cuplug does not know */
+  CUPLUG_ERR_INVALID_TYPE = 12,     /* a well-formed but impossible type */
+
+  /* The input IR */
+  CUPLUG_ERR_IR_EMPTY = 20,         /* no modules, or a module with no text */
+  CUPLUG_ERR_IR_PARSE = 21,         /* IR that does not parse */
+  CUPLUG_ERR_ENTRY_NOT_FOUND = 22,  /* no definition of the entry symbol */
+  CUPLUG_ERR_ENTRY_MISMATCH = 23,   /* the entry's type disagrees with its signature */
+  CUPLUG_ERR_IR_UNSUPPORTED = 24,   /* valid IR that a transformation cannot handle */
+
+  /* Options (the rules of numba-cuda's compile()) */
+  CUPLUG_ERR_OPTION_OUTPUT = 30,       /* output is not ptx or ltoir */
+  CUPLUG_ERR_OPTION_ABI = 31,          /* abi is not numba or c */
+  CUPLUG_ERR_FORCEINLINE_OUTPUT = 32,  /* forceinline without LTO-IR output */
+  CUPLUG_ERR_FORCEINLINE_KERNEL = 33,  /* forceinline on a kernel */
+  CUPLUG_ERR_C_ABI_KERNEL = 34,        /* the C ABI asked for a kernel */
+  CUPLUG_ERR_KERNEL_RETURN = 35,       /* a kernel whose signature returns a value */
+  CUPLUG_ERR_LAUNCH_BOUNDS = 36,       /* not 1 to 3 positive values */
+  CUPLUG_ERR_OPTION_CC = 37,           /* compute capability out of range */
+  CUPLUG_ERR_OPTION_OPT = 38,          /* opt level outside 0..3 */
+  CUPLUG_ERR_OPTION_KIND = 39,         /* kind is not device or kernel */
+  CUPLUG_ERR_OPTION_NAME = 40,         /* an entry or abi_name that is not a symbol */
+
+  /* The toolkit and the device */
+  CUPLUG_ERR_NVVM_NOT_FOUND = 50,      /* libNVVM could not be loaded */
+  CUPLUG_ERR_LIBDEVICE_NOT_FOUND = 51, /* libdevice.10.bc could not be read */
+  CUPLUG_ERR_NVVM = 52,                /* libNVVM rejected the program (see the log) */
+  CUPLUG_ERR_DRIVER_NOT_FOUND = 53,    /* libcuda could not be loaded */
+  CUPLUG_ERR_NO_DEVICE = 54,           /* no CUDA device is present */
+  CUPLUG_ERR_DRIVER = 55,              /* a CUDA driver call failed */
+  CUPLUG_ERR_NVRTC_NOT_FOUND = 56,     /* NVRTC could not be loaded */
+  CUPLUG_ERR_NVJITLINK_NOT_FOUND = 57, /* nvJitLink could not be loaded */
+
+  /* since 1.1: external code and linking */
+  CUPLUG_ERR_CODE_KIND = 60,      /* code of a kind cuplug cannot tell or link */
+  CUPLUG_ERR_NVRTC = 61,          /* NVRTC failed to compile a .cu (see the log) */
+  CUPLUG_ERR_LINK = 62,           /* nvJitLink failed, e.g. an undefined symbol (see the log) */
+  CUPLUG_ERR_DUPLICATE = 63,      /* a name registered twice */
+  CUPLUG_ERR_DECLARATION_MISMATCH = 64, /* IR declares a registered function otherwise */
+
+  /* since 1.1: loading and launching */
+  CUPLUG_ERR_LOAD = 70,           /* the driver would not load the image */
+  CUPLUG_ERR_KERNEL_NOT_FOUND = 71, /* no kernel of that name in the image */
+  CUPLUG_ERR_LAUNCH_ARGS = 72,    /* wrong number or types of kernel arguments */
+  CUPLUG_ERR_LAUNCH_CONFIG = 73,  /* grid, block or shared memory beyond the device */
+  CUPLUG_ERR_KERNEL_EXCEPTION = 74, /* a debug kernel raised (code, thread, block) */
+  CUPLUG_ERR_KERNEL_FAULT = 75,   /* the kernel faulted; the context is lost */
+
+  /* since 1.2: typing and lowering */
+  CUPLUG_ERR_UNKNOWN_KEY = 80,    /* nothing is registered under the key */
+  CUPLUG_ERR_NO_MATCH = 81,       /* no signature of the key takes these argument types */
+  CUPLUG_ERR_AMBIGUOUS = 82,      /* several signatures match equally well */
+  CUPLUG_ERR_NO_LOWERING = 83,    /* a signature with no implementation */
+  CUPLUG_ERR_CALLBACK = 84,       /* a host callback failed or returned nonsense */
+  CUPLUG_ERR_LOWERING = 85,       /* a lowering's IR does not parse, or lacks its symbol */
+
+  /* since 1.3: the host is kept safe */
+  CUPLUG_ERR_TOOLKIT_CRASH = 90,  /* libNVVM, NVRTC or nvJitLink crashed, in its helper process */
+  CUPLUG_ERR_TIMEOUT = 91,        /* a toolkit call ran past the time limit and was stopped */
+  CUPLUG_ERR_HELPER = 92,         /* the helper process (cuplug-helper) cannot be started */
+  CUPLUG_ERR_LIMIT = 93,          /* an input beyond cuplug's limits (see CUPLUG_MAX_*) */
+  CUPLUG_ERR_IR_INVALID = 94,     /* IR that parses but that LLVM's verifier rejects */
+
+  /* Warnings: never returned by a call, only held by an artifact. */
+  CUPLUG_WARN_DEBUG_WITH_OPT = 1000 /* debug together with opt > 0 */
+} cuplug_status;
+
+/* since 1.3: cuplug's limits.  An input beyond one is refused with
+ * CUPLUG_ERR_LIMIT before any work is done on it, so that no input takes
+ * unbounded memory or stack. */
+#define CUPLUG_MAX_MODULE_SIZE (64u << 20) /* bytes of one IR module (numba's are a few MB) */
+#define CUPLUG_MAX_IR_NESTING 256 /* brackets ( [ { < nested in IR text */
+#define CUPLUG_MAX_TYPE_DEPTH 64  /* types in types: CPointer(UniTuple(...)) */
+#define CUPLUG_MAX_ARGS 256       /* arguments of a signature, elements of a tuple */
+
+/* ------------------------------------------------------------------------ */
+/* Opaque handles                                                            */
+/* ------------------------------------------------------------------------ */
+
+typedef struct cuplug_error cuplug_error;       /* error or warning */
+typedef struct cuplug_type cuplug_type;         /* interned, immutable */
+typedef struct cuplug_session cuplug_session;   /* toolkit + defaults */
+typedef struct cuplug_artifact cuplug_artifact; /* a compile's result */
+typedef struct cuplug_registry cuplug_registry; /* since 1.1: typing and lowering */
+typedef struct cuplug_library cuplug_library;   /* since 1.1: a loaded cubin */
+typedef struct cuplug_kernel cuplug_kernel;     /* since 1.1: a kernel of a library */
+
+/* ------------------------------------------------------------------------ */
+/* Enumerations.  0 is always "the default".                                 */
+/* ------------------------------------------------------------------------ */
+
+typedef enum cuplug_type_kind {
+  CUPLUG_TYPE_INVALID = 0,
+  CUPLUG_TYPE_VOID = 1, /* "void", "none" */
+  CUPLUG_TYPE_BOOL = 2, /* "bool", "boolean", "b1" */
+  CUPLUG_TYPE_INT8 = 3,
+  CUPLUG_TYPE_INT16 = 4,
+  CUPLUG_TYPE_INT32 = 5,
+  CUPLUG_TYPE_INT64 = 6, /* also "intp" */
+  CUPLUG_TYPE_UINT8 = 7,
+  CUPLUG_TYPE_UINT16 = 8,
+  CUPLUG_TYPE_UINT32 = 9,
+  CUPLUG_TYPE_UINT64 = 10, /* also "uintp" */
+  CUPLUG_TYPE_FLOAT16 = 11,
+  CUPLUG_TYPE_FLOAT32 = 12,
+  CUPLUG_TYPE_FLOAT64 = 13,
+  CUPLUG_TYPE_COMPLEX64 = 14,
+  CUPLUG_TYPE_COMPLEX128 = 15,
+  CUPLUG_TYPE_POINTER = 16,  /* "CPointer(T)" or "T*" */
+  CUPLUG_TYPE_ARRAY = 17,    /* "T[:]", "T[:, ::1]", ... */
+  CUPLUG_TYPE_SIGNATURE = 18, /* "R(A, B)" */
+  /* since 1.2 */
+  CUPLUG_TYPE_TUPLE = 19,       /* "UniTuple(int64 x 2)", "Tuple(int64, float32)" */
+  CUPLUG_TYPE_INT_LITERAL = 20, /* "Literal[int](2)": an int64 whose value typing sees;
+                                   passed as an i64, or as the type a signature converts it to */
+  CUPLUG_TYPE_NUMBER_CLASS = 21 /* "class(float32)": a dtype passed as an argument */
+} cuplug_type_kind;
+
+typedef enum cuplug_layout {
+  CUPLUG_LAYOUT_ANY = 0, /* "A": T[:, :] */
+  CUPLUG_LAYOUT_C = 1,   /* C-contiguous: T[::1], T[:, ::1] */
+  CUPLUG_LAYOUT_F = 2    /* Fortran-contiguous: T[::1, :] */
+} cuplug_layout;
+
+typedef enum cuplug_abi {
+  CUPLUG_ABI_DEFAULT = 0, /* numba for an entry; c for a device function's output */
+  CUPLUG_ABI_NUMBA = 1,   /* i32 f(R *ret, flattened args...): status code return */
+  CUPLUG_ABI_C = 2        /* R f(flattened args...) */
+} cuplug_abi;
+
+typedef enum cuplug_function_kind {
+  CUPLUG_DEVICE_FUNCTION = 0, /* the default, as numba-cuda's compile() */
+  CUPLUG_KERNEL = 1           /* a __global__ entry point */
+} cuplug_function_kind;
+
+typedef enum cuplug_output {
+  CUPLUG_OUTPUT_DEFAULT = 0, /* the call's default: PTX for compile(), as numba-cuda's */
+  CUPLUG_OUTPUT_PTX = 1,
+  CUPLUG_OUTPUT_LTOIR = 2,
+  CUPLUG_OUTPUT_CUBIN = 3 /* since 1.1: compiled and linked with what it calls */
+} cuplug_output;
+
+/* since 1.1: kinds of code to link */
+typedef enum cuplug_code_kind {
+  CUPLUG_CODE_AUTO = 0,    /* from the path's suffix, else from the contents */
+  CUPLUG_CODE_CU = 1,      /* CUDA C++ (.cu), compiled with NVRTC */
+  CUPLUG_CODE_PTX = 2,     /* .ptx */
+  CUPLUG_CODE_LTOIR = 3,   /* .ltoir */
+  CUPLUG_CODE_CUBIN = 4,   /* .cubin */
+  CUPLUG_CODE_FATBIN = 5,  /* .fatbin */
+  CUPLUG_CODE_OBJECT = 6,  /* .o, a host object holding device code */
+  CUPLUG_CODE_ARCHIVE = 7  /* .a, a library of such objects */
+} cuplug_code_kind;
+
+/* Where a type is passed, for cuplug_type_lower_args. */
+typedef enum cuplug_position {
+  CUPLUG_POSITION_ARGUMENT = 0,
+  CUPLUG_POSITION_RETURN = 1
+} cuplug_position;
+
+/* Bits of cuplug_compile_args.flags */
+#define CUPLUG_COMPILE_CURRENT_DEVICE 0x1u /* cc of the current device (numba's *_for_current_device) */
+#define CUPLUG_COMPILE_KEEP_IR 0x2u        /* keep the NVVM IR handed to libNVVM in the artifact */
+#define CUPLUG_COMPILE_LINKED_PTX 0x4u     /* since 1.1: cubin output also keeps the linked PTX */
+
+/* ------------------------------------------------------------------------ */
+/* Argument structs                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* Versions of the plugin, the toolkit and the driver.  Output only: the
+ * plugin fills the struct up to the caller's struct_size and sets
+ * struct_size to the number of bytes it filled.  A version that was not
+ * found is -1, with the reason in the matching *_status string. */
+typedef struct cuplug_info {
+  size_t struct_size;
+  const char *cuplug_version; /* out: "1.2.0": the ABI's major.minor, then a patch number */
+  uint32_t abi_major;         /* out */
+  uint32_t abi_minor;         /* out */
+  int32_t nvvm_major, nvvm_minor;       /* out: libNVVM, e.g. 2.0 */
+  int32_t nvvm_ir_major, nvvm_ir_minor; /* out: NVVM IR version, e.g. 2.0 */
+  int32_t nvvm_dbg_major, nvvm_dbg_minor; /* out: debug metadata version */
+  int32_t nvrtc_major, nvrtc_minor;     /* out */
+  int32_t nvjitlink_major, nvjitlink_minor; /* out */
+  int32_t driver_version;  /* out: as cuDriverGetVersion, e.g. 13000 */
+  int32_t device_count;    /* out: 0 when there is no GPU or no driver */
+  int32_t device_cc_major; /* out: device 0, -1 when none */
+  int32_t device_cc_minor; /* out */
+  const char *device_name; /* out: device 0, "" when none */
+  const char *nvvm_path;   /* out: the library loaded, or "" */
+  const char *nvvm_status; /* out: "ok" or why it was not found */
+  const char *nvrtc_status;     /* out */
+  const char *nvjitlink_status; /* out */
+  const char *driver_status;    /* out */
+} cuplug_info;
+
+/* Data model of one type: how it travels through a call under an ABI. */
+typedef struct cuplug_type_lower_args {
+  size_t struct_size;
+  const cuplug_type *type; /* a value type, or a signature */
+  cuplug_abi abi;          /* 0: numba */
+  cuplug_position position;
+  /* out.  For a value type: the NVVM IR types of the parameters it is
+   * flattened into (an array: meminfo, parent, nitems, itemsize, data,
+   * shape[N], strides[N]), and `ir_type`, its IR type as one value (the
+   * array's struct, "{float, float}" for complex64).  As a return under the
+   * numba ABI, `parts` holds the type of the return slot's pointee.  For a
+   * signature: `ir_type` is the function type ("i32 (i64*, i32, i32)"),
+   * `parts` its parameters. */
+  const char *ir_type;
+  size_t num_parts;
+  const char *const *parts;
+} cuplug_type_lower_args;
+
+/* What a type is made of. */
+typedef struct cuplug_type_info {
+  size_t struct_size;
+  const cuplug_type *type;
+  cuplug_type_kind kind;        /* out */
+  const char *name;             /* out: canonical name, parses back to `type` */
+  const cuplug_type *element;   /* out: pointee (pointer), dtype (array) */
+  uint32_t ndim;                /* out: arrays */
+  cuplug_layout layout;         /* out: arrays */
+  const cuplug_type *restype;   /* out: signatures */
+  size_t num_args;              /* out: signatures' arguments, tuples' elements */
+  const cuplug_type *const *args; /* out */
+  uint32_t size;                /* out: bytes of a scalar or pointer, 0 otherwise */
+  /* since 1.2 */
+  int64_t literal_value;        /* out: an INT_LITERAL's value */
+} cuplug_type_info;
+
+typedef struct cuplug_session_options {
+  size_t struct_size;
+  /* The CUDA toolkit to use.  NULL: $CUDA_HOME, then /usr/local/cuda, then
+   * the dynamic loader's search path. */
+  const char *cuda_home;
+  /* The PTX cc used when a compile gives none (numba-cuda's
+   * CUDA_DEFAULT_PTX_CC).  0.0: 5.0, numba-cuda's.  The effective default is
+   * the larger of this and the lowest cc NVRTC supports (7.5 with CUDA 13). */
+  uint32_t default_cc_major;
+  uint32_t default_cc_minor;
+  /* since 1.1: the declarations this session's compiles consult.  The
+   * session holds a reference.  NULL: a registry of its own (see
+   * session_registry). */
+  cuplug_registry *registry;
+  /* since 1.3 */
+  uint32_t flags;         /* CUPLUG_SESSION_* */
+  /* How long one call of libNVVM, NVRTC or nvJitLink may run before it is
+   * stopped (CUPLUG_ERR_TIMEOUT).  0: two minutes.  A compile or link may
+   * set its own. */
+  uint32_t time_limit_ms;
+} cuplug_session_options;
+
+/* since 1.3: bits of cuplug_session_options.flags */
+/* The host vouches for every input (a front end it wrote and tested):
+ * compiles skip LLVM's verification, and libNVVM, NVRTC and nvJitLink run
+ * in this process rather than in a helper process.  Faster; but IR that is
+ * not valid can then crash or hang the host, and time limits do not apply.
+ * Without it, nothing a host passes can take the host down. */
+#define CUPLUG_SESSION_TRUSTED 0x1u
+
+/* since 1.1: code to link, from a file or from memory.  Read during the
+ * call that takes it (a registry copies what it is given). */
+typedef struct cuplug_code {
+  size_t struct_size;
+  cuplug_code_kind kind; /* 0: from the suffix of path (or name), else the contents */
+  const char *name;      /* for messages and logs; NULL: path, or "code<i>" */
+  const char *path;      /* a file; used when data is NULL */
+  const void *data;      /* the bytes (text need not be NUL-terminated) */
+  size_t size;
+} cuplug_code;
+
+/* One NVVM IR module, as text in the NVVM dialect (LLVM 7, typed pointers),
+ * which is what numba-cuda's front end emits. */
+typedef struct cuplug_module {
+  size_t struct_size;
+  const char *name; /* for messages; NULL: "module<i>" */
+  const char *text; /* need not be NUL-terminated */
+  size_t size;      /* bytes of text */
+} cuplug_module;
+
+/* compile(): the backend of numba-cuda's compile(), compile_ptx() and
+ * compile_cuda().  The caller's modules are read during the call only.
+ * The fields up to `artifact` are required; every later field is an option
+ * whose zero is its default, so a caller built against an older header
+ * (a shorter struct) gets the defaults for the options it does not know. */
+typedef struct cuplug_compile_args {
+  size_t struct_size;
+  cuplug_session *session;
+  const cuplug_module *const *modules; /* the host JIT's IR */
+  size_t num_modules;
+  const char *entry;     /* the entry's symbol in the modules */
+  /* The entry's signature, numba-style ("int64(int32, float32[::1])"), or
+   * as a handle.  Exactly one of the two. */
+  const char *signature;
+  const cuplug_type *signature_type;
+  cuplug_artifact *artifact; /* out: release with artifact_destroy */
+
+  /* options */
+  cuplug_abi entry_abi;  /* the entry's ABI in the IR.  0: numba */
+  cuplug_function_kind kind; /* 0: device function */
+  cuplug_abi abi;        /* device functions: the ABI to export.  0: c */
+  const char *abi_name;  /* C ABI: the exported name.  NULL: the entry's name */
+  cuplug_output output;  /* 0: PTX */
+  uint32_t cc_major;     /* 0: the session's default (see session options) */
+  uint32_t cc_minor;
+  int32_t opt;           /* libNVVM -opt level 1..3, CUPLUG_OPT_NONE for 0; 0: 3 */
+  uint32_t debug;        /* 1: debug info (-g) and, for kernels, the exception store */
+  uint32_t lineinfo;     /* 1: -generate-line-info */
+  uint32_t fastmath;     /* 1: -ftz=1 -prec-div=0 -prec-sqrt=0 -fma=1 */
+  uint32_t forceinline;  /* 1: alwaysinline the device function (LTO-IR only) */
+  const uint32_t *launch_bounds; /* kernels: max threads per block, min
+                                    blocks per SM, max blocks per cluster */
+  size_t num_launch_bounds;      /* 0..3 */
+  uint32_t max_registers;        /* kept in the artifact, used at link time */
+  uint32_t flags;                /* CUPLUG_COMPILE_* */
+
+  /* since 1.1 */
+  const cuplug_code *const *link; /* more code: linked into a cubin, passed through by compile_all */
+  size_t num_link;
+  const char *const *include_paths; /* for .cu code: after the CUDA and CCCL headers */
+  size_t num_include_paths;
+  uint32_t no_lto;               /* 1: link PTX rather than LTO-IR (LTO is the default unless debug) */
+
+  /* since 1.3 */
+  uint32_t time_limit_ms;        /* each toolkit call's limit; 0: the session's */
+} cuplug_compile_args;
+
+/* libNVVM's -opt=0, which cannot be written as 0 (the default). */
+#define CUPLUG_OPT_NONE (-1)
+
+/* What a compile produced.  Pointers are owned by the artifact. */
+typedef struct cuplug_artifact_info {
+  size_t struct_size;
+  cuplug_output output;  /* out: PTX or LTOIR, never DEFAULT */
+  const void *data;      /* out: PTX (NUL-terminated) or LTO-IR bytes */
+  size_t size;           /* out: bytes, without PTX's terminating NUL */
+  const char *symbol;    /* out: the exported function or kernel */
+  const char *log;       /* out: libNVVM's log, "" when it said nothing */
+  uint32_t cc_major;     /* out: the cc compiled for */
+  uint32_t cc_minor;
+  cuplug_function_kind kind; /* out */
+  uint32_t debug;        /* out: compiled with the exception store */
+  uint32_t lineinfo;     /* out */
+  uint32_t max_registers; /* out: as given, for the linker */
+  size_t num_warnings;   /* out: see artifact_warning */
+  size_t num_ir_modules; /* out: with CUPLUG_COMPILE_KEEP_IR, see artifact_ir */
+  /* since 1.1 */
+  size_t num_parts;      /* out: pieces of code it holds (see artifact_part) */
+  const char *link_log;  /* out: nvJitLink's log, "" when it said nothing */
+  const cuplug_type *signature; /* out: the entry's signature, for launching */
+  uint32_t use_cooperative; /* out: links libcudadevrt; launch cooperatively */
+} cuplug_artifact_info;
+
+/* since 1.1: one piece of code an artifact holds.  compile() and link()
+ * give one (the PTX, LTO-IR or cubin; a cubin may add the linked PTX);
+ * compile_all() gives its own code, then each .cu compiled, then the other
+ * code as it was given. */
+typedef struct cuplug_part {
+  size_t struct_size;
+  cuplug_code_kind kind; /* out */
+  const char *name;      /* out */
+  const void *data;      /* out */
+  size_t size;           /* out */
+} cuplug_part;
+
+/* since 1.1: registries */
+typedef struct cuplug_registry_options {
+  size_t struct_size;
+  uint32_t flags; /* CUPLUG_REGISTRY_* */
+} cuplug_registry_options;
+
+/* since 1.2: bits of cuplug_registry_options.flags */
+#define CUPLUG_REGISTRY_NO_BUILTINS 0x1u /* an empty registry: no cuda.* and math.* */
+
+/* since 1.1: numba-cuda's declare_device_function.  Calling `name` with the
+ * signature's argument types gives its return type; the IR calls the
+ * external symbol `name` under `abi`; a compile whose IR calls it links
+ * `link`.  (Since 1.2 this is a key `name` with one concrete template and a
+ * lowering that calls the symbol: resolve_call answers for it too.) */
+typedef struct cuplug_declare_device_args {
+  size_t struct_size;
+  cuplug_registry *registry;
+  const char *name; /* the external symbol */
+  const char *signature; /* exactly one of the two */
+  const cuplug_type *signature_type;
+  /* options */
+  cuplug_abi abi;   /* how it is called: 0: numba (int f(R *ret, args...)), or c */
+  const cuplug_code *const *link; /* copied: files are read now */
+  size_t num_link;
+  uint32_t use_cooperative; /* it synchronises the grid: cudadevrt, cooperative launch */
+} cuplug_declare_device_args;
+
+/* since 1.1: link code into a cubin with nvJitLink. */
+typedef struct cuplug_link_args {
+  size_t struct_size;
+  cuplug_session *session;
+  const cuplug_code *const *code; /* files or bytes of any cuplug_code_kind */
+  size_t num_code;
+  cuplug_artifact *artifact; /* out: the cubin (and the linked PTX with want_ptx) */
+  /* options */
+  const cuplug_artifact *const *artifacts; /* compiled code to link as well */
+  size_t num_artifacts;
+  uint32_t cc_major, cc_minor; /* 0: the artifacts' cc, else the session's default */
+  uint32_t no_lto;             /* 1: no link-time optimisation */
+  uint32_t max_registers;      /* 0: the artifacts', else none */
+  uint32_t lineinfo;
+  uint32_t debug;              /* -g; implies no_lto */
+  uint32_t want_ptx;           /* also keep the linked PTX */
+  uint32_t use_cooperative;    /* link libcudadevrt */
+  const char *const *include_paths; /* for .cu code */
+  size_t num_include_paths;
+  /* since 1.3 */
+  uint32_t time_limit_ms;      /* each toolkit call's limit; 0: the session's */
+} cuplug_link_args;
+
+/* since 1.1: a cubin loaded with the driver (cuLibraryLoadData). */
+typedef struct cuplug_load_args {
+  size_t struct_size;
+  cuplug_session *session;
+  const cuplug_artifact *artifact; /* a cubin artifact, or: */
+  const void *image;               /* a cubin (or fatbin, or PTX text) */
+  size_t size;
+  cuplug_library *library;         /* out: release with library_unload */
+} cuplug_load_args;
+
+/* since 1.1: a kernel of a loaded library. */
+typedef struct cuplug_kernel_args {
+  size_t struct_size;
+  cuplug_library *library;
+  const char *name;      /* NULL: the artifact's kernel, when it holds one only */
+  /* The kernel's signature, for packing arguments: NULL for the one the
+   * artifact recorded for that name.  Exactly one of the two when the
+   * library came from bare bytes, or the artifact knows no such kernel. */
+  const char *signature;
+  const cuplug_type *signature_type;
+  uint32_t debug;        /* bare bytes: the kernel has the exception store */
+  cuplug_kernel *kernel; /* out: owned by the library */
+} cuplug_kernel_args;
+
+/* since 1.1: an array argument, as numba-cuda passes one: a device pointer
+ * with its shape and strides (in bytes). */
+typedef struct cuplug_array {
+  uint64_t data;       /* device address of element [0, ..., 0] */
+  cuplug_type_kind dtype;
+  uint32_t ndim;
+  int64_t shape[8];
+  int64_t strides[8];
+} cuplug_array;
+
+/* since 1.1: one kernel argument: its kind and where its value is.
+ * Scalars point at the C value (int32_t, float, uint8_t for bool,
+ * uint16_t bits for float16, two floats for complex64); CPointer points at
+ * a uint64_t device address; an array at a cuplug_array. */
+typedef struct cuplug_value {
+  cuplug_type_kind kind;
+  const void *data;
+} cuplug_value;
+
+/* since 1.1: a kernel launch. */
+typedef struct cuplug_launch_args {
+  size_t struct_size;
+  cuplug_kernel *kernel;
+  uint32_t grid[3];  /* 0 counts as 1 */
+  uint32_t block[3]; /* 0 counts as 1 */
+  const cuplug_value *args; /* one per argument of the kernel's signature */
+  size_t num_args;
+  /* options */
+  uint32_t shared_mem; /* dynamic shared memory, bytes */
+  void *stream;        /* a CUstream; NULL: the default stream */
+  uint32_t cooperative; /* 1: cuLaunchCooperativeKernel (also when the kernel needs it) */
+} cuplug_launch_args;
+
+/* ------------------------------------------------------------------------ */
+/* since 1.2: typing templates and lowering implementations                  */
+/*                                                                           */
+/* A host front end meets a call f(a, b) in its source.  It asks             */
+/* resolve_call how the key "f" types with the argument types of a and b,   */
+/* gets a signature, a symbol and an ABI back, converts its arguments to the */
+/* signature's argument types and emits a call to the symbol (declared in    */
+/* its IR with the signature under the ABI).  A compile whose IR calls the   */
+/* symbol adds the implementation: NVVM IR goes to libNVVM with the host's   */
+/* modules (and is inlined), CUDA C++ is compiled by NVRTC and linked.       */
+/* ------------------------------------------------------------------------ */
+
+/* What a host callback returns. */
+typedef enum cuplug_callback_status {
+  CUPLUG_CALLBACK_OK = 0,
+  CUPLUG_CALLBACK_NO_MATCH = 1, /* typing: the template does not take these types */
+  CUPLUG_CALLBACK_FAILED = 2    /* the callback failed; its message says why */
+} cuplug_callback_status;
+
+/* A generic typing template.  Given the argument types of a call, it
+ * returns CUPLUG_CALLBACK_OK with *signature set to a signature with as
+ * many arguments (the types the arguments are converted to, and the return
+ * type), or NO_MATCH.  On FAILED it may write a NUL-terminated reason into
+ * message (message_size bytes).  It may run on many threads at once and
+ * must not register into the registry that calls it. */
+typedef cuplug_callback_status (*cuplug_typer_fn)(void *user_data, const char *key,
+                                                  const cuplug_type *const *argtypes,
+                                                  size_t nargs,
+                                                  const cuplug_type **signature,
+                                                  char *message, size_t message_size);
+
+/* A lowering callback: NVVM IR text (the NVVM dialect, as compile() takes)
+ * that defines `symbol` with `signature` under `abi`.  It sets *ir and
+ * *ir_size; cuplug copies the text as soon as the callback returns, so a
+ * static string, or a buffer the host keeps until its next call on the same
+ * thread, will do.  It is called once per symbol, the first time a compile
+ * needs it; on many threads at once for different symbols. */
+typedef cuplug_callback_status (*cuplug_lowerer_fn)(void *user_data, const char *key,
+                                                    const cuplug_type *signature,
+                                                    const char *symbol, cuplug_abi abi,
+                                                    const char **ir, size_t *ir_size,
+                                                    char *message, size_t message_size);
+
+/* A typing template for a key: one concrete signature, or a generic typer.
+ * A key may have many templates; resolve_call consults them all. */
+typedef struct cuplug_template_args {
+  size_t struct_size;
+  cuplug_registry *registry;
+  const char *key; /* "math.sin", "mylib.clamp": any text without spaces */
+  /* exactly one of the three */
+  const char *signature;             /* concrete: "float32(float32)" */
+  const cuplug_type *signature_type; /* concrete, as a handle */
+  cuplug_typer_fn typer;             /* generic */
+  /* options */
+  void *user_data;         /* handed to typer */
+  const char *description; /* generic: what it takes, for list ("T(T, T) for T in ...") */
+} cuplug_template_args;
+
+typedef enum cuplug_lowering_kind {
+  CUPLUG_LOWER_IR = 1,      /* NVVM IR text that defines the symbol */
+  CUPLUG_LOWER_CUDA = 2,    /* CUDA C++ that defines it (extern "C" __device__) */
+  CUPLUG_LOWER_CALLBACK = 3 /* a cuplug_lowerer_fn that returns NVVM IR */
+} cuplug_lowering_kind;
+
+/* How a key is lowered for one signature (or for all it types to). */
+typedef struct cuplug_lowering_args {
+  size_t struct_size;
+  cuplug_registry *registry;
+  const char *key;
+  /* The signature it implements: one of the two, or neither for a
+   * callback that lowers every signature the key's templates give. */
+  const char *signature;
+  const cuplug_type *signature_type;
+  cuplug_lowering_kind kind;
+  /* The symbol the code defines.  Required for IR and CUDA; for a callback,
+   * NULL lets cuplug name one per signature ("__cuplug_<key>_<hash>"). */
+  const char *symbol;
+  const char *source;   /* IR or CUDA: the text, copied (IR is parsed now) */
+  size_t source_size;   /* 0: strlen(source) */
+  cuplug_lowerer_fn lowerer; /* CALLBACK */
+  void *user_data;           /* handed to lowerer */
+  /* options */
+  cuplug_abi abi; /* how the symbol is called.  0: c (R f(args...)) */
+} cuplug_lowering_args;
+
+/* How a call types, and what to call. */
+typedef struct cuplug_resolve_args {
+  size_t struct_size;
+  cuplug_registry *registry;
+  const char *key;
+  const cuplug_type *const *argtypes; /* may be NULL when nargs is 0 */
+  size_t nargs;
+  const cuplug_type *signature; /* out: convert the arguments to its types */
+  const char *symbol;           /* out: lives as long as the registry */
+  cuplug_abi abi;               /* out: C or NUMBA */
+  /* out: the IR's declaration of the symbol under the ABI, ready to paste,
+   * as "declare float @__cuplug_math_sin_a151b990d066dd28(float)". */
+  const char *declaration;
+} cuplug_resolve_args;
+
+/* One entry of registry_list.  Strings live as long as the registry. */
+typedef struct cuplug_listing {
+  size_t struct_size;
+  const char *key;
+  const cuplug_type *signature; /* a concrete template's; NULL for a generic one */
+  const char *description;      /* a generic template's, else "" */
+  const char *symbol;           /* a concrete signature's implementation, or "" */
+  uint32_t builtin;             /* 1: part of cuplug's CUDA library */
+} cuplug_listing;
+
+/* Called for each template by registry_list; a non-zero return stops the walk. */
+typedef int (*cuplug_list_fn)(void *user_data, const cuplug_listing *entry);
+
+/* numba-cuda's cuda.const.array_like: bytes that become an array in
+ * constant memory.  The result is a function with no arguments that returns
+ * the array (C layout), under the C ABI. */
+typedef struct cuplug_const_array_args {
+  size_t struct_size;
+  cuplug_registry *registry;
+  const cuplug_type *dtype; /* bool, an integer, a float or a complex */
+  uint32_t ndim;            /* 1..8 */
+  const int64_t *shape;     /* ndim extents */
+  const void *data;         /* the elements, C order; copied */
+  size_t size;              /* bytes: the product of shape times the dtype's size */
+  const cuplug_type *signature; /* out: "float32[:, ::1]()" */
+  const char *symbol;           /* out */
+  cuplug_abi abi;               /* out: C */
+  const char *declaration;      /* out: as resolve_call's */
+} cuplug_const_array_args;
+
+/* One NVVM IR module as it went to libNVVM. */
+typedef struct cuplug_ir_view {
+  size_t struct_size;
+  const char *name; /* out: the input's name ("module<N>" when it had none),
+                       a lowering's symbol, or "cuplug.builtins" */
+  const char *text; /* out: NUL-terminated */
+  size_t size;      /* out */
+} cuplug_ir_view;
+
+/* ------------------------------------------------------------------------ */
+/* The function table                                                        */
+/* ------------------------------------------------------------------------ */
+
+typedef struct cuplug_api {
+  size_t struct_size;
+  uint32_t abi_major; /* the plugin's ABI version */
+  uint32_t abi_minor;
+
+  /* ---- since 1.0: errors ---- */
+
+  /* The status code of an error or warning.  NULL gives CUPLUG_OK. */
+  cuplug_status (*error_code)(const cuplug_error *error);
+  /* One line naming what went wrong and the culprit.  Lives as long as the
+   * error.  NULL gives "". */
+  const char *(*error_message)(const cuplug_error *error);
+  /* The toolkit's log (libNVVM...) when one exists, else "". */
+  const char *(*error_log)(const cuplug_error *error);
+  /* Releases an error.  NULL is a no-op.  Not for an artifact's warnings. */
+  void (*error_destroy)(cuplug_error *error);
+  /* The name of a status ("CUPLUG_ERR_IR_PARSE"); static storage. */
+  const char *(*status_name)(cuplug_status status);
+
+  /* ---- since 1.0: versions ---- */
+
+  /* Fills *info.  Loads the toolkit libraries and the driver if present;
+   * never fails for their absence (see the *_status strings).  Strings are
+   * static or live until the plugin is unloaded.  Thread-safe. */
+  cuplug_error *(*get_info)(cuplug_info *info);
+
+  /* ---- since 1.0: types ----
+   * Types are interned: equal types are the same pointer; they are owned by
+   * the plugin and live until it is unloaded.  All type calls are
+   * thread-safe. */
+
+  /* Parses a type ("float32[:, ::1]") or a signature ("int64(int32,
+   * CPointer(float64))").  Errors: CUPLUG_ERR_SIGNATURE_SYNTAX and
+   * CUPLUG_ERR_UNKNOWN_TYPE, naming the text and its position. */
+  cuplug_error *(*type_parse)(const char *text, const cuplug_type **out);
+  /* The scalar type of a kind (VOID..COMPLEX128), else NULL. */
+  const cuplug_type *(*type_scalar)(cuplug_type_kind kind);
+  /* CPointer(pointee).  The pointee may not be void or a signature. */
+  cuplug_error *(*type_pointer)(const cuplug_type *pointee,
+                                const cuplug_type **out);
+  /* An array of ndim 1..8 of a numeric or bool dtype. */
+  cuplug_error *(*type_array)(const cuplug_type *dtype, uint32_t ndim,
+                              cuplug_layout layout, const cuplug_type **out);
+  /* restype(argtypes...): argtypes may be NULL when nargs is 0. */
+  cuplug_error *(*type_signature)(const cuplug_type *restype,
+                                  const cuplug_type *const *argtypes,
+                                  size_t nargs, const cuplug_type **out);
+  /* What a type is made of (args->type in, the rest out). */
+  cuplug_error *(*type_info)(cuplug_type_info *args);
+  /* The data model: how a type is passed under an ABI, as NVVM IR types. */
+  cuplug_error *(*type_lower)(cuplug_type_lower_args *args);
+
+  /* ---- since 1.0: sessions ----
+   * A session holds the toolkit it found and its defaults.  Compiles on one
+   * session, or on several, may run on many threads at once; destroy a
+   * session only when no call on it is running. */
+  cuplug_error *(*session_create)(const cuplug_session_options *options,
+                                  cuplug_session **out);
+  void (*session_destroy)(cuplug_session *session);
+
+  /* ---- since 1.0: compile ----
+   * Validates the IR against the signature (LLVM parses and verifies it,
+   * while libNVVM already works on it in the helper process, and IR the
+   * verifier rejects stops libNVVM), wraps it (C-ABI wrapper,
+   * or the entry itself made the C-ABI function where nothing else calls
+   * it; or kernel fix-up with annotations and the debug exception store),
+   * legalises it for libNVVM, and compiles it to PTX or LTO-IR.  On success
+   * args->artifact holds the result.  Thread-safe (see sessions). */
+  cuplug_error *(*compile)(cuplug_compile_args *args);
+
+  /* ---- since 1.0: artifacts ----
+   * An artifact is immutable: reading it from many threads is safe. */
+  cuplug_error *(*artifact_info)(const cuplug_artifact *artifact,
+                                 cuplug_artifact_info *info);
+  /* The i-th warning, owned by the artifact (do not destroy); NULL past the end. */
+  const cuplug_error *(*artifact_warning)(const cuplug_artifact *artifact,
+                                          size_t index);
+  /* The i-th IR module handed to libNVVM (with CUPLUG_COMPILE_KEEP_IR). */
+  cuplug_error *(*artifact_ir)(const cuplug_artifact *artifact, size_t index,
+                               cuplug_ir_view *view);
+  void (*artifact_destroy)(cuplug_artifact *artifact);
+
+  /* ---- since 1.1: registries ----
+   * A registry is reference-counted: sessions hold a reference, and
+   * registry_destroy gives the caller's back.  Registering and compiling
+   * with the registry may run on many threads at once. */
+  cuplug_error *(*registry_create)(const cuplug_registry_options *options,
+                                   cuplug_registry **out);
+  void (*registry_destroy)(cuplug_registry *registry);
+  /* The registry a session's compiles consult (borrowed: the session's). */
+  cuplug_registry *(*session_registry)(cuplug_session *session);
+  /* numba-cuda's declare_device_function.  CUPLUG_ERR_DUPLICATE when the
+   * name is taken; errors of reading and telling the kind of each code. */
+  cuplug_error *(*declare_device)(cuplug_declare_device_args *args);
+
+  /* ---- since 1.1: external code ---- */
+
+  /* numba-cuda's compile_all: the compile's own code (output 0: LTO-IR),
+   * then the code it links (declared functions it calls, args->link), each
+   * .cu compiled by NVRTC and the rest as given, as the artifact's parts. */
+  cuplug_error *(*compile_all)(cuplug_compile_args *args);
+  /* Links with nvJitLink into a cubin: LTO unless no_lto or debug.  The
+   * linker's log is in the artifact (link_log), or in the error.  The cubin
+   * artifact keeps every kernel of the artifacts linked (name, signature,
+   * exception store) for load and kernel_get; its symbol and signature are
+   * its kernel's when it holds exactly one. */
+  cuplug_error *(*link)(cuplug_link_args *args);
+  /* The i-th piece of code of an artifact. */
+  cuplug_error *(*artifact_part)(const cuplug_artifact *artifact, size_t index,
+                                 cuplug_part *part);
+
+  /* ---- since 1.1: the GPU ----
+   * These use the current CUDA context of the calling thread; where there
+   * is none, the primary context of device 0, which the session then holds.
+   * Without a driver or a device they fail with CUPLUG_ERR_NO_DEVICE.
+   * Thread-safe; a kernel may be launched from many threads at once. */
+  cuplug_error *(*load)(cuplug_load_args *args);
+  void (*library_unload)(cuplug_library *library);
+  cuplug_error *(*kernel_get)(cuplug_kernel_args *args);
+  /* Packs the arguments from the kernel's signature (arrays become numba's
+   * meminfo, parent, nitems, itemsize, data, shape, strides) and launches.
+   * A debug kernel's exception store is cleared before and read after (the
+   * launch then waits for the kernel): an exception becomes
+   * CUPLUG_ERR_KERNEL_EXCEPTION naming its code, thread and block. */
+  cuplug_error *(*launch)(cuplug_launch_args *args);
+  /* Device memory, for hosts that bring none of their own. */
+  cuplug_error *(*mem_alloc)(cuplug_session *session, size_t bytes, uint64_t *device_ptr);
+  cuplug_error *(*mem_free)(cuplug_session *session, uint64_t device_ptr);
+  cuplug_error *(*memcpy_to_device)(cuplug_session *session, uint64_t dst, const void *src,
+                                    size_t bytes);
+  cuplug_error *(*memcpy_to_host)(cuplug_session *session, void *dst, uint64_t src,
+                                  size_t bytes);
+  /* Waits for all work of the session's context. */
+  cuplug_error *(*synchronize)(cuplug_session *session);
+  /* After CUPLUG_ERR_KERNEL_FAULT: resets the device's primary context and
+   * takes a fresh one.  Device memory of the old context is gone;
+   * libraries stay loaded.  CUDA's rule for faults is that the process
+   * must be relaunched, and drivers that keep to it (580 does) refuse the
+   * fresh context: then CUPLUG_ERR_KERNEL_FAULT says so, and everything
+   * but the GPU (compiling, linking) goes on. */
+  cuplug_error *(*device_reset)(cuplug_session *session);
+
+  /* ---- since 1.2: more types (see CUPLUG_TYPE_TUPLE...) ---- */
+
+  /* Tuple(elements...): UniTuple when all are the same.  n may be 0. */
+  cuplug_error *(*type_tuple)(const cuplug_type *const *elements, size_t n,
+                              const cuplug_type **out);
+  cuplug_error *(*type_int_literal)(int64_t value, const cuplug_type **out);
+  /* class(dtype), the type of a dtype given as an argument */
+  cuplug_error *(*type_number_class)(const cuplug_type *dtype, const cuplug_type **out);
+
+  /* ---- since 1.2: typing templates and lowerings ----
+   * Every registry but a CUPLUG_REGISTRY_NO_BUILTINS one starts with
+   * cuplug's CUDA library (cuda.*, math.*; see README).  Registering and
+   * resolving may run on many threads at once. */
+
+  /* CUPLUG_ERR_DUPLICATE when the key already has this concrete signature. */
+  cuplug_error *(*register_template)(cuplug_template_args *args);
+  /* CUPLUG_ERR_DUPLICATE when the key already has a lowering for the
+   * signature, or the symbol is taken; CUPLUG_ERR_LOWERING when IR does not
+   * parse or does not define the symbol. */
+  cuplug_error *(*register_lowering)(cuplug_lowering_args *args);
+  /* Types a call numba's way: among the key's concrete signatures with as
+   * many arguments, an exact match wins, else the one needing the fewest
+   * safe conversions (int32 to float64, int64 to float64, uint8 to
+   * int16), then the fewest promotions (int32 to int64, float32 to
+   * float64), then the nearest (float16 to float32 over float64, uint8 to
+   * int64 over float32); a conversion numba calls unsafe (float64 to
+   * float32, int64 to int32, int32 to float32) never matches.  An integer
+   * literal converts to any integer type that holds its value, and to a
+   * float that holds it exactly.  Generic templates answer for themselves.  The symbol
+   * is the registry's, or the built-ins' (shared by the process); a
+   * compile with a registry that did not resolve it fails with
+   * CUPLUG_ERR_NO_LOWERING.  Errors: CUPLUG_ERR_UNKNOWN_KEY,
+   * CUPLUG_ERR_NO_MATCH and CUPLUG_ERR_AMBIGUOUS (listing the candidates),
+   * CUPLUG_ERR_NO_LOWERING, CUPLUG_ERR_CALLBACK.  cuda.shared.array gives a
+   * new array, and symbol, at each call: resolve it once per call site. */
+  cuplug_error *(*resolve_call)(cuplug_resolve_args *args);
+  /* Calls visit for every template whose key starts with prefix (NULL or
+   * "": all), in key order; built-ins included.  visit runs under the
+   * registry's read lock: it may resolve, not register. */
+  cuplug_error *(*registry_list)(cuplug_registry *registry, const char *prefix,
+                                 cuplug_list_fn visit, void *user_data);
+  /* numba-cuda's cuda.const.array_like: see cuplug_const_array_args.  Each
+   * call makes a new symbol. */
+  cuplug_error *(*const_array)(cuplug_const_array_args *args);
+} cuplug_api;
+
+/* The one exported symbol.  Returns the plugin's table when `major` is the
+ * plugin's major version, whatever `minor` (check api->abi_minor), else
+ * NULL.  The table is static: it lives until the plugin is unloaded. */
+typedef const cuplug_api *(*cuplug_get_api_fn)(uint32_t major, uint32_t minor);
+
+#if defined(_WIN32)
+#define CUPLUG_EXPORT __declspec(dllexport)
+#else
+#define CUPLUG_EXPORT __attribute__((visibility("default")))
+#endif
+
+CUPLUG_EXPORT const cuplug_api *cuplug_get_api(uint32_t major, uint32_t minor);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CUPLUG_CUPLUG_H */

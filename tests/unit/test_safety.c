@@ -1,0 +1,278 @@
+/* test_safety.c - nothing a host passes takes the host down.
+ *
+ * The inputs issue 8 found crashing or hanging libNVVM are refused by
+ * LLVM's verifier before libNVVM is trusted with them; libNVVM itself runs
+ * in a helper process, so that a crash or a hang there is an error here
+ * (the misbehaving helper is tests/unit/fake_helper.c); and a trusted
+ * session runs the toolkit in this process. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "plugin/session/session.h"
+#include "plugin/toolkit/helpers.h"
+#include "support.h"
+
+/* A case's input.ll with one edit: `from` replaced by `to`. */
+static char *edited_case(const char *name, const char *from, const char *to, size_t *size) {
+  char rel[256];
+  snprintf(rel, sizeof rel, "conformance/numba/%s/input.ll", name);
+  size_t n;
+  char *text = t_read(t_path(rel), &n);
+  char *at = strstr(text, from);
+  ck_assert_msg(at != NULL, "%s has no '%s'", name, from);
+  size_t before = (size_t)(at - text), fl = strlen(from), tl = strlen(to);
+  char *out = malloc(n - fl + tl + 1);
+  memcpy(out, text, before);
+  memcpy(out + before, to, tl);
+  memcpy(out + before + tl, at + fl, n - before - fl + 1);
+  free(text);
+  *size = n - fl + tl;
+  return out;
+}
+
+/* Compiles a case's (edited) IR as the case says. */
+static cuplug_error *compile_text(cuplug_session *s, const char *name, const char *ir, size_t n,
+                                  uint32_t time_limit_ms) {
+  t_case *cases;
+  int num = t_cases(&cases);
+  const t_case *c = NULL;
+  for (int i = 0; i < num && !c; i++)
+    if (!strcmp(cases[i].name, name)) c = &cases[i];
+  ck_assert_ptr_nonnull(c);
+  cuplug_module m = {sizeof m, "input.ll", ir, n};
+  const cuplug_module *mods[] = {&m};
+  cuplug_compile_args a;
+  t_case_args(c, s, mods, &a);
+  a.output = CUPLUG_OUTPUT_LTOIR;
+  a.time_limit_ms = time_limit_ms;
+  cuplug_error *e = t_api()->compile(&a);
+  if (!e) t_api()->artifact_destroy(a.artifact);
+  t_cases_free(cases, num);
+  return e;
+}
+
+/* Compiles a case as it is. */
+static cuplug_error *compile_case(cuplug_session *s, const char *name) {
+  char rel[256];
+  snprintf(rel, sizeof rel, "conformance/numba/%s/input.ll", name);
+  size_t n;
+  char *text = t_read(t_path(rel), &n);
+  cuplug_error *e = compile_text(s, name, text, n, 0);
+  free(text);
+  return e;
+}
+
+static void compiles(cuplug_session *s, const char *name) { T_ASSERT_OK(compile_case(s, name)); }
+
+/* A session whose helper program is `program`, misbehaving as `mode`. */
+static cuplug_session *session_with_helper(const char *program, const char *mode,
+                                           uint32_t time_limit_ms) {
+  setenv("CUPLUG_HELPER", program, 1);
+  if (mode) setenv("FAKE_HELPER", mode, 1);
+  cuplug_session_options o = {.struct_size = sizeof o, .time_limit_ms = time_limit_ms};
+  cuplug_session *s = NULL;
+  T_ASSERT_OK(t_api()->session_create(&o, &s));
+  return s;
+}
+
+static const char *real_helper;
+
+static void setup(void) { real_helper = getenv("CUPLUG_HELPER"); }
+
+static void teardown(void) {
+  setenv("CUPLUG_HELPER", real_helper, 1);
+  unsetenv("FAKE_HELPER");
+}
+
+static double seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* ---- the inputs that crashed or hung libNVVM ---- */
+
+START_TEST(use_before_definition) {
+  /* dev_bool with a store moved above the alloca it stores to: SIGSEGV in
+   * libNVVM, before */
+  cuplug_session *s = t_session();
+  size_t n;
+  char *ir = edited_case("dev_bool", "  %\".15\" = alloca i1\n  store i1 0, i1* %\".15\"\n",
+                         "  store i1 0, i1* %\".15\"\n  %\".15\" = alloca i1\n", &n);
+  cuplug_error *e = compile_text(s, "dev_bool", ir, n, 0);
+  T_ASSERT_ERROR(e, CUPLUG_ERR_IR_INVALID,
+                 "IR of module input.ll is not valid: Instruction does not dominate all uses!");
+  free(ir);
+  compiles(s, "dev_bool"); /* the session goes on */
+  t_api()->session_destroy(s);
+}
+END_TEST
+
+START_TEST(entry_label_after_its_instruction) {
+  /* add_i32 with `entry:` below the block's first instruction: SIGSEGV */
+  cuplug_session *s = t_session();
+  size_t n;
+  char *ir = edited_case("add_i32", "entry:\n  br label %\"B0\"\n", "  br label %\"B0\"\nentry:\n",
+                         &n);
+  T_ASSERT_ERROR(compile_text(s, "add_i32", ir, n, 0), CUPLUG_ERR_IR_PARSE,
+                 "IR does not parse: input.ll:10:1: error: expected instruction opcode");
+  free(ir);
+  compiles(s, "add_i32");
+  t_api()->session_destroy(s);
+}
+END_TEST
+
+START_TEST(instruction_using_itself) {
+  /* dev_ext_i32 with %".20" = add %".20", 1: libNVVM never returned */
+  cuplug_session *s = t_session();
+  size_t n;
+  char *ir = edited_case("dev_ext_i32", "%\".20\" = add nsw i64 %\".19\", 1",
+                         "%\".20\" = add nsw i64 %\".20\", 1", &n);
+  double t0 = seconds();
+  T_ASSERT_ERROR(compile_text(s, "dev_ext_i32", ir, n, 0), CUPLUG_ERR_IR_INVALID,
+                 "IR of module input.ll is not valid: Only PHI nodes may reference their own "
+                 "value!");
+  ck_assert_double_lt(seconds() - t0, 10.0);
+  free(ir);
+  t_api()->session_destroy(s);
+}
+END_TEST
+
+START_TEST(verifier_stops_a_stuck_libnvvm) {
+  /* invalid IR reaches a helper that never answers: the verifier's verdict
+   * stops it, long before the time limit */
+  cuplug_session *s = session_with_helper(getenv("CUPLUG_FAKE_HELPER"), "hang", 60000);
+  size_t n;
+  char *ir = edited_case("dev_ext_i32", "%\".20\" = add nsw i64 %\".19\", 1",
+                         "%\".20\" = add nsw i64 %\".20\", 1", &n);
+  double t0 = seconds();
+  T_ASSERT_ERROR_PREFIX(compile_text(s, "dev_ext_i32", ir, n, 0), CUPLUG_ERR_IR_INVALID,
+                        "IR of module input.ll is not valid: ");
+  ck_assert_double_lt(seconds() - t0, 10.0);
+  free(ir);
+  t_api()->session_destroy(s);
+}
+END_TEST
+
+/* ---- a helper that crashes, hangs, garbles or is missing ---- */
+
+START_TEST(crash_is_an_error) {
+  cuplug_session *s = session_with_helper(getenv("CUPLUG_FAKE_HELPER"), "crash", 0);
+  for (int round = 0; round < 2; round++) /* a fresh helper each time */
+    T_ASSERT_ERROR(compile_case(s, "add_i32"), CUPLUG_ERR_TOOLKIT_CRASH,
+                   "libNVVM crashed: the helper process that ran it was killed by signal 11 "
+                   "(Segmentation fault); this process goes on, and the next call starts a "
+                   "fresh helper");
+  ck_assert_uint_eq(cuplug__helpers_idle(s->toolkit.helpers), 0);
+  t_api()->session_destroy(s);
+}
+END_TEST
+
+START_TEST(hang_is_stopped_at_the_time_limit) {
+  cuplug_session *s = session_with_helper(getenv("CUPLUG_FAKE_HELPER"), "hang", 300);
+  double t0 = seconds();
+  T_ASSERT_ERROR(compile_case(s, "add_i32"), CUPLUG_ERR_TIMEOUT,
+                 "libNVVM did not finish within the time limit of 300 ms: its helper process "
+                 "was stopped (raise time_limit_ms if the work is that large)");
+  double took = seconds() - t0;
+  ck_assert_double_ge(took, 0.3);
+  ck_assert_double_lt(took, 5.0);
+  t_api()->session_destroy(s);
+}
+END_TEST
+
+START_TEST(a_compile_sets_its_own_time_limit) {
+  cuplug_session *s = session_with_helper(getenv("CUPLUG_FAKE_HELPER"), "hang", 60000);
+  size_t n;
+  char *text = t_read(t_path("conformance/numba/add_i32/input.ll"), &n);
+  T_ASSERT_ERROR(compile_text(s, "add_i32", text, n, 200), CUPLUG_ERR_TIMEOUT,
+                 "libNVVM did not finish within the time limit of 200 ms: its helper process "
+                 "was stopped (raise time_limit_ms if the work is that large)");
+  free(text);
+  t_api()->session_destroy(s);
+}
+END_TEST
+
+START_TEST(garbled_answer_is_an_error) {
+  cuplug_session *s = session_with_helper(getenv("CUPLUG_FAKE_HELPER"), "garble", 0);
+  T_ASSERT_ERROR(compile_case(s, "add_i32"), CUPLUG_ERR_TOOLKIT_CRASH,
+                 "the helper process that ran libNVVM answered garbled bytes: it was stopped");
+  t_api()->session_destroy(s);
+}
+END_TEST
+
+START_TEST(helper_that_cannot_start) {
+  const char *fake = getenv("CUPLUG_FAKE_HELPER");
+  cuplug_session *s = session_with_helper(fake, "exit", 0);
+  char want[4096];
+  snprintf(want, sizeof want,
+           "the helper process exited as it started (status 3): run %s by hand to see why",
+           fake);
+  T_ASSERT_ERROR(compile_case(s, "add_i32"), CUPLUG_ERR_HELPER, want);
+  t_api()->session_destroy(s);
+}
+END_TEST
+
+START_TEST(helper_missing) {
+  cuplug_session *s = session_with_helper("/nonexistent/cuplug-helper", NULL, 0);
+  T_ASSERT_ERROR(compile_case(s, "add_i32"), CUPLUG_ERR_HELPER,
+                 "the helper program cuplug-helper, which runs libNVVM, NVRTC and nvJitLink "
+                 "apart from this process, is not there (tried /nonexistent/cuplug-helper "
+                 "($CUPLUG_HELPER)): install it beside libcuplug.so, set CUPLUG_HELPER, or "
+                 "trust the inputs (CUPLUG_SESSION_TRUSTED)");
+  t_api()->session_destroy(s);
+}
+END_TEST
+
+START_TEST(trusted_session_needs_no_helper) {
+  setenv("CUPLUG_HELPER", "/nonexistent/cuplug-helper", 1);
+  cuplug_session_options o = {.struct_size = sizeof o, .flags = CUPLUG_SESSION_TRUSTED};
+  cuplug_session *s = NULL;
+  T_ASSERT_OK(t_api()->session_create(&o, &s));
+  compiles(s, "add_i32");
+  compiles(s, "saxpy_kernel");
+  t_api()->session_destroy(s);
+}
+END_TEST
+
+START_TEST(helpers_stay_warm) {
+  cuplug_session *s = t_session();
+  for (int i = 0; i < 3; i++) compiles(s, "add_i32");
+  /* one compile at a time needs one helper, kept for the next */
+  ck_assert_uint_eq(cuplug__helpers_idle(s->toolkit.helpers), 1);
+  t_api()->session_destroy(s);
+}
+END_TEST
+
+START_TEST(unknown_session_flags) {
+  cuplug_session_options o = {.struct_size = sizeof o, .flags = 0x10};
+  cuplug_session *s = (cuplug_session *)1;
+  T_ASSERT_ERROR(t_api()->session_create(&o, &s), CUPLUG_ERR_INVALID_ARGUMENT,
+                 "session_create: unknown flags 0x10");
+  ck_assert_ptr_null(s);
+}
+END_TEST
+
+Suite *suite_safety(void) {
+  Suite *s = suite_create("safety");
+  TCase *tc = tcase_create("safety");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, use_before_definition);
+  tcase_add_test(tc, entry_label_after_its_instruction);
+  tcase_add_test(tc, instruction_using_itself);
+  tcase_add_test(tc, verifier_stops_a_stuck_libnvvm);
+  tcase_add_test(tc, crash_is_an_error);
+  tcase_add_test(tc, hang_is_stopped_at_the_time_limit);
+  tcase_add_test(tc, a_compile_sets_its_own_time_limit);
+  tcase_add_test(tc, garbled_answer_is_an_error);
+  tcase_add_test(tc, helper_that_cannot_start);
+  tcase_add_test(tc, helper_missing);
+  tcase_add_test(tc, trusted_session_needs_no_helper);
+  tcase_add_test(tc, helpers_stay_warm);
+  tcase_add_test(tc, unknown_session_flags);
+  suite_add_tcase(s, tc);
+  return s;
+}
