@@ -31,7 +31,7 @@ static const char usage_text[] =
     "  compile FILE.ll... --entry SYMBOL --sig SIG [options]\n"
     "      Compile NVVM IR (the text numba-cuda's front end emits) to PTX, LTO-IR,\n"
     "      or a cubin linked with the code it calls.\n"
-    "  link FILE... -o OUT.cubin [--cc MAJOR.MINOR] [--no-lto] [--max-registers N]\n"
+    "  link FILE... -o OUT.cubin [--cc MAJOR.MINOR[a|f]] [--no-lto] [--max-registers N]\n"
     "       [--ptx OUT.ptx] [--include DIR] [--debug] [--lineinfo]\n"
     "      Link code with nvJitLink: .cu (compiled by NVRTC), .ptx, .ltoir, .cubin,\n"
     "      .fatbin, .o, .a.\n"
@@ -59,8 +59,9 @@ static const char usage_text[] =
     "  --abi-name NAME         the C-ABI function's name (default: the entry's)\n"
     "  --output ptx|ltoir|cubin  what to produce (default ptx); cubin links the\n"
     "                          declared functions the IR calls and every --link\n"
-    "  --cc MAJOR.MINOR|current  target compute capability (default: max(5.0,\n"
-    "                          lowest NVRTC cc)); 'current' asks the GPU\n"
+    "  --cc MAJOR.MINOR[a|f]|current  target compute capability (default: max(5.0,\n"
+    "                          lowest NVRTC cc)); 9.0a arch-specific, 10.0f family;\n"
+    "                          'current' asks the GPU\n"
     "  --opt 0|1|2|3           libNVVM optimisation level (default 3)\n"
     "  --debug                 debug info; kernels get the exception store\n"
     "  --lineinfo              line information\n"
@@ -178,16 +179,20 @@ static int add_declaration(cli_request *r, const char *opt, const char *val) {
 static int set_cc(cli_request *r, const char *opt, const char *val) {
   (void)opt;
   unsigned major, minor;
-  char extra;
+  char suffix = 0, extra;
   if (!strcmp(val, "current")) {
     r->current_device = true;
-  } else if (sscanf(val, "%u.%u%c", &major, &minor, &extra) == 2) {
+    return 0;
+  }
+  int n = sscanf(val, "%u.%u%c%c", &major, &minor, &suffix, &extra);
+  if (n == 2 || (n == 3 && (suffix == 'a' || suffix == 'f'))) {
     r->cc_major = major;
     r->cc_minor = minor;
-  } else {
-    return usage_error("--cc is MAJOR.MINOR (such as 9.0) or 'current', not '%s'", val);
+    r->cc_suffix = n == 3 ? (uint32_t)suffix : 0;
+    return 0;
   }
-  return 0;
+  return usage_error("--cc is MAJOR.MINOR[a|f] (such as 9.0 or 9.0a) or 'current', not '%s'",
+                     val);
 }
 
 static int set_opt(cli_request *r, const char *opt, const char *val) {
@@ -423,6 +428,7 @@ static int run_compile(cli_request *r, bool check) {
       .output = r->output,
       .cc_major = r->cc_major,
       .cc_minor = r->cc_minor,
+      .cc_suffix = r->cc_suffix,
       .opt = r->opt,
       .debug = r->debug,
       .lineinfo = r->lineinfo,
@@ -584,6 +590,7 @@ static int cmd_link(int argc, char **argv) {
                         .num_code = r.num_links,
                         .cc_major = r.cc_major,
                         .cc_minor = r.cc_minor,
+                        .cc_suffix = r.cc_suffix,
                         .no_lto = r.no_lto,
                         .max_registers = r.max_registers,
                         .lineinfo = r.lineinfo,

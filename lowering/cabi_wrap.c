@@ -236,7 +236,29 @@ static cuplug_error *rewrite_entry(ir_rewrite *rw, const ir_function *fn,
   return NULL;
 }
 
+/* numba-cuda's C-ABI functions have no environment: the entry's
+ * `@_ZN08NumbaEnv<name> = common global i8* null`, which its Numba-ABI body
+ * declares, becomes internal, and libNVVM drops it unless it is used. */
+static void internalize_env(ir_rewrite *rw, const char *entry) {
+  if (strncmp(entry, "_ZN", 3) != 0) return;
+  const char *text = rw->m.text;
+  for (size_t i = 0; i < rw->m.num_items; i++) {
+    const ir_item *it = &rw->m.items[i];
+    if (it->kind != IR_ITEM_GLOBAL || strncmp(it->name, "_ZN08NumbaEnv", 13) != 0 ||
+        strcmp(it->name + 13, entry + 3) != 0)
+      continue;
+    for (size_t k = it->first; k < it->last; k++) {
+      ir_tok t = rw->m.toks[k];
+      if (cuplug__ir_tok_is(text, t, "common")) {
+        cuplug__ir_edit_replace(&rw->edits, t.start, t.start + t.len, "internal");
+        return;
+      }
+    }
+  }
+}
+
 cuplug_error *cuplug__cabi_wrap(ir_rewrite *rw, const cuplug__cabi_options *o) {
+  if (o->has_entry) internalize_env(rw, o->entry);
   if (o->has_entry && o->sole_caller) {
     ir_function fn;
     bool found;

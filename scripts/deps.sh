@@ -9,7 +9,7 @@ packages=(
   check libsubunit-dev           # unit tests (linked statically, so they run on the GPU host)
   libffi-dev                     # host callbacks
   python3-dev python3-pytest python3-numpy
-  python3-setuptools python3-wheel python3-venv   # the Python module, pip-installed offline
+  python3-setuptools python3-wheel python3-venv python3-pip   # the Python module, pip-installed offline
   clang-19 libclang-rt-19-dev    # libFuzzer harnesses (scripts/fuzz.sh)
   luajit libluajit-5.1-dev       # samples/luajit
   libtsan2                       # the registry's threaded test, under ThreadSanitizer

@@ -28,7 +28,7 @@ plugin/gpu        cuplug/ base/ plugin/toolkit/ plugin/session/ plugin/gpu/
 plugin/api        cuplug/ base/ plugin/
 cli               cuplug/ cli.h json.h ptxsig.h
 samples           cuplug/
-host_shims        cuplug/ Python.h
+host_shims        cuplug/ Python.h shim.h
 '
 
 status=0

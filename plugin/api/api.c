@@ -41,6 +41,8 @@
 #define MIN_LOWERING SIZE_TO(cuplug_lowering_args, user_data)
 #define MIN_RESOLVE SIZE_TO(cuplug_resolve_args, abi)
 #define MIN_CONST_ARRAY SIZE_TO(cuplug_const_array_args, abi)
+/* since 1.3 */
+#define MIN_KERNEL_INFO SIZE_TO(cuplug_kernel_info, cooperative)
 
 static cuplug_error *import_args(void *local, size_t local_size, const void *caller,
                                  size_t min_size, const char *what) {
@@ -215,6 +217,7 @@ static cuplug_error *artifact_info(const cuplug_artifact *art, cuplug_artifact_i
   a.log = art->log ? art->log : "";
   a.cc_major = art->cc_major;
   a.cc_minor = art->cc_minor;
+  a.cc_suffix = (uint32_t)(unsigned char)art->cc_suffix[0];
   a.kind = art->kind;
   a.debug = art->debug;
   a.lineinfo = art->lineinfo;
@@ -320,6 +323,10 @@ IMPORTING(register_lowering, cuplug_lowering_args, MIN_LOWERING, cuplug__registe
 IMPORTING_EXPORTING(resolve_call, cuplug_resolve_args, MIN_RESOLVE, cuplug__resolve_call)
 IMPORTING_EXPORTING(const_array, cuplug_const_array_args, MIN_CONST_ARRAY, cuplug__const_array)
 
+/* ---- since 1.3 ---- */
+
+IMPORTING_EXPORTING(kernel_info, cuplug_kernel_info, MIN_KERNEL_INFO, cuplug__kernel_info)
+
 static const cuplug_api api_v1 = {
     .struct_size = sizeof(cuplug_api),
     .abi_major = CUPLUG_ABI_MAJOR,
@@ -371,6 +378,8 @@ static const cuplug_api api_v1 = {
     .resolve_call = resolve_call,
     .registry_list = cuplug__registry_list,
     .const_array = const_array,
+    /* since 1.3 */
+    .kernel_info = kernel_info,
 };
 
 CUPLUG_EXPORT const cuplug_api *cuplug_get_api(uint32_t major, uint32_t minor) {

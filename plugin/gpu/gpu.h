@@ -30,6 +30,7 @@ struct cuplug_kernel {
 cuplug_error *cuplug__load(cuplug_load_args *a);
 void cuplug__library_unload(cuplug_library *l);
 cuplug_error *cuplug__kernel_get(cuplug_kernel_args *a);
+cuplug_error *cuplug__kernel_info(cuplug_kernel_info *a);
 /* launch.c */
 cuplug_error *cuplug__launch(const cuplug_launch_args *a);
 /* memory.c */

@@ -169,6 +169,16 @@ static cuplug_error *handle_of(cuplug_library *l, const char *name, cuplug__cu_k
   return rc ? cuplug__driver_error(cu, rc, "cuLibraryGetKernel") : NULL;
 }
 
+cuplug_error *cuplug__kernel_info(cuplug_kernel_info *a) {
+  const cuplug_kernel *k = a->kernel;
+  if (!k) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "kernel_info: kernel is NULL");
+  a->name = k->name;
+  a->signature = k->sig;
+  a->debug = k->debug;
+  a->cooperative = k->cooperative;
+  return NULL;
+}
+
 cuplug_error *cuplug__kernel_get(cuplug_kernel_args *a) {
   cuplug_library *l = a->library;
   if (!l) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "kernel_get: library is NULL");

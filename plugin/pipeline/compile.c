@@ -55,7 +55,7 @@ typedef struct job {
   cuplug_abi abi;       /* resolved: NUMBA or C */
   const char *symbol;   /* the exported name */
   int opt;
-  uint32_t cc_major, cc_minor;
+  cuplug__cc cc;
   cuplug__ir_version irv;
   bool uses_libdevice;
   bool all;          /* compile_all: list the code, do not link it */
@@ -230,10 +230,10 @@ static cuplug_error *choose_cc(job *j) {
   if (a->flags & CUPLUG_COMPILE_CURRENT_DEVICE) {
     int major, minor;
     CUPLUG__TRY(cuplug__toolkit_current_cc(&j->s->toolkit, &major, &minor));
-    return cuplug__session_cc(j->s, (uint32_t)major, (uint32_t)minor, &j->cc_major,
-                              &j->cc_minor);
+    return cuplug__session_cc(j->s, (uint32_t)major, (uint32_t)minor, (char)a->cc_suffix,
+                              &j->cc);
   }
-  return cuplug__session_cc(j->s, a->cc_major, a->cc_minor, &j->cc_major, &j->cc_minor);
+  return cuplug__session_cc(j->s, a->cc_major, a->cc_minor, (char)a->cc_suffix, &j->cc);
 }
 
 /* ---- find_entry ---- */
@@ -408,9 +408,16 @@ static cuplug_error *lower(job *j) {
 static cuplug_error *run_nvvm(job *j) {
   cuplug_compile_args *a = j->a;
   bool ltoir = a->output == CUPLUG_OUTPUT_LTOIR || (a->output == CUPLUG_OUTPUT_CUBIN && j->lto);
-  cuplug__nvvm_options o = {j->cc_major,      j->cc_minor,       j->opt,
-                            a->debug != 0,    a->lineinfo != 0,  a->fastmath != 0,
-                            ltoir,            j->uses_libdevice, a->time_limit_ms};
+  cuplug__nvvm_options o = {.cc_major = j->cc.major,
+                            .cc_minor = j->cc.minor,
+                            .opt = j->opt,
+                            .debug = a->debug != 0,
+                            .lineinfo = a->lineinfo != 0,
+                            .fastmath = a->fastmath != 0,
+                            .ltoir = ltoir,
+                            .libdevice = j->uses_libdevice,
+                            .time_limit_ms = a->time_limit_ms};
+  memcpy(o.cc_suffix, j->cc.suffix, sizeof o.cc_suffix);
   cuplug_artifact *art = j->art;
   cuplug__code own = {ltoir ? CUPLUG_CODE_LTOIR : CUPLUG_CODE_PTX, NULL, NULL, 0};
   /* libNVVM starts on the IR (in a helper process) while the verifier may
@@ -440,8 +447,9 @@ static cuplug_error *run_nvvm(job *j) {
   }
   art->output = ltoir ? CUPLUG_OUTPUT_LTOIR : CUPLUG_OUTPUT_PTX;
   art->symbol = cuplug__strdup(j->symbol);
-  art->cc_major = j->cc_major;
-  art->cc_minor = j->cc_minor;
+  art->cc_major = j->cc.major;
+  art->cc_minor = j->cc.minor;
+  memcpy(art->cc_suffix, j->cc.suffix, sizeof art->cc_suffix);
   art->kind = a->kind;
   art->debug = a->debug != 0;
   art->lineinfo = a->lineinfo != 0;
@@ -474,8 +482,9 @@ static cuplug_error *link_code(job *j) {
   if (a->output != CUPLUG_OUTPUT_CUBIN && !j->all) return NULL;
   cuplug_artifact *art = j->art;
   cuplug__link_inputs in = {.session = j->s,
-                            .cc_major = j->cc_major,
-                            .cc_minor = j->cc_minor,
+                            .cc_major = j->cc.major,
+                            .cc_minor = j->cc.minor,
+                            .cc_suffix = {j->cc.suffix[0], 0},
                             .ltoir = j->all ? a->output == CUPLUG_OUTPUT_LTOIR : j->lto,
                             .debug = a->debug != 0,
                             .lineinfo = a->lineinfo != 0,

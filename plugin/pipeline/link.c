@@ -22,9 +22,15 @@ cuplug_error *cuplug__link_add(cuplug__link_inputs *in, const cuplug__code *c) {
   CUPLUG__TRY(grow(in));
   cuplug__code *out = &in->code[in->num_code];
   if (c->kind == CUPLUG_CODE_CU) {
-    cuplug__nvrtc_options o = {in->cc_major,        in->cc_minor,    in->ltoir,
-                               in->debug,           in->lineinfo,    in->include_paths,
-                               in->num_include_paths, in->time_limit_ms};
+    cuplug__nvrtc_options o = {.cc_major = in->cc_major,
+                               .cc_minor = in->cc_minor,
+                               .ltoir = in->ltoir,
+                               .debug = in->debug,
+                               .lineinfo = in->lineinfo,
+                               .include_paths = in->include_paths,
+                               .num_include_paths = in->num_include_paths,
+                               .time_limit_ms = in->time_limit_ms};
+    memcpy(o.cc_suffix, in->cc_suffix, sizeof o.cc_suffix);
     CUPLUG__TRY(cuplug__nvrtc_compile(&in->session->toolkit, &in->session->nvrtc, c, &o, out));
   } else {
     CUPLUG__TRY(cuplug__code_make(c->kind, c->name, c->data, c->size, out));
@@ -55,8 +61,14 @@ cuplug_error *cuplug__link_add_cudadevrt(cuplug__link_inputs *in) {
 
 cuplug_error *cuplug__link_run(cuplug__link_inputs *in, bool lto, uint32_t max_registers,
                                bool want_ptx, cuplug_artifact *art) {
-  cuplug__link_options o = {in->cc_major, in->cc_minor,   lto,          in->debug,
-                            in->lineinfo, max_registers, in->time_limit_ms};
+  cuplug__link_options o = {.cc_major = in->cc_major,
+                            .cc_minor = in->cc_minor,
+                            .lto = lto,
+                            .debug = in->debug,
+                            .lineinfo = in->lineinfo,
+                            .max_registers = max_registers,
+                            .time_limit_ms = in->time_limit_ms};
+  memcpy(o.cc_suffix, in->cc_suffix, sizeof o.cc_suffix);
   cuplug__code cubin, ptx;
   char *log;
   CUPLUG__TRY(cuplug__nvjitlink_link(&in->session->toolkit, in->code, in->num_code, &o, &cubin,
@@ -93,7 +105,10 @@ static cuplug_error *check(const cuplug_link_args *a) {
   for (size_t i = 0; i < a->num_artifacts; i++)
     if (!a->artifacts[i])
       return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "link: artifact %zu is NULL", i);
-  return NULL;
+  if (a->cc_suffix && !a->cc_major)
+    return cuplug__error(CUPLUG_ERR_OPTION_CC,
+                         "link: cc_suffix without cc_major (the artifacts' cc brings its own)");
+  return cuplug__check_cc_suffix(a->cc_suffix);
 }
 
 /* The cc and register limit: given, else the artifacts' (the first one's
@@ -101,16 +116,23 @@ static cuplug_error *check(const cuplug_link_args *a) {
 static cuplug_error *choose(const cuplug_link_args *a, cuplug__link_inputs *in,
                             uint32_t *max_registers) {
   uint32_t major = a->cc_major, minor = a->cc_minor, regs = a->max_registers;
+  char suffix = major ? (char)a->cc_suffix : 0;
   for (size_t i = 0; i < a->num_artifacts; i++) {
     const cuplug_artifact *art = a->artifacts[i];
     if (!major) {
       major = art->cc_major;
       minor = art->cc_minor;
+      suffix = art->cc_suffix[0];
     }
     if (!a->max_registers && art->max_registers > regs) regs = art->max_registers;
   }
   *max_registers = regs;
-  return cuplug__session_cc(a->session, major, minor, &in->cc_major, &in->cc_minor);
+  cuplug__cc cc;
+  CUPLUG__TRY(cuplug__session_cc(a->session, major, minor, suffix, &cc));
+  in->cc_major = cc.major;
+  in->cc_minor = cc.minor;
+  memcpy(in->cc_suffix, cc.suffix, sizeof in->cc_suffix);
+  return NULL;
 }
 
 static bool is_cooperative(const cuplug_link_args *a) {
@@ -140,6 +162,7 @@ static cuplug_error *fill(const cuplug_link_args *a, const cuplug__link_inputs *
                           uint32_t max_registers, cuplug_artifact *art) {
   art->cc_major = in->cc_major;
   art->cc_minor = in->cc_minor;
+  memcpy(art->cc_suffix, in->cc_suffix, sizeof art->cc_suffix);
   art->max_registers = max_registers;
   art->lineinfo = a->lineinfo != 0;
   art->cooperative = is_cooperative(a);

@@ -18,6 +18,7 @@
 typedef struct cuplug__link_inputs {
   cuplug_session *session;
   uint32_t cc_major, cc_minor;
+  char cc_suffix[2]; /* "", "a" or "f" */
   bool ltoir; /* .cu code becomes LTO-IR (else PTX) */
   bool debug, lineinfo;
   const char *const *include_paths; /* for .cu code */

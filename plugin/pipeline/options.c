@@ -11,6 +11,7 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/types.h"
+#include "plugin/session/session.h"
 
 static bool is_identifier(const char *s) {
   if (!s || !(isalpha((unsigned char)*s) || *s == '_')) return false;
@@ -126,8 +127,9 @@ static cuplug_error *check_opt_and_cc(const cuplug_compile_args *a, cuplug__opti
   if (a->cc_major > 99 || a->cc_minor > 9)
     return cuplug__error(CUPLUG_ERR_OPTION_CC, "compute capability %u.%u is not one",
                          a->cc_major, a->cc_minor);
-  return NULL;
+  return cuplug__check_cc_suffix(a->cc_suffix);
 }
+
 
 /* The entry, and abi_name: the C-ABI wrapper's name, which only a device
  * function exported under the C ABI from a Numba-ABI entry has. */

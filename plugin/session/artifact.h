@@ -29,6 +29,7 @@ struct cuplug_artifact {
   char *log;                /* libNVVM's */
   char *link_log;           /* nvJitLink's */
   uint32_t cc_major, cc_minor;
+  char cc_suffix[2]; /* "", "a" or "f" */
   cuplug_function_kind kind;
   uint32_t debug, lineinfo, max_registers;
   const cuplug_type *signature; /* the entry's, or NULL */

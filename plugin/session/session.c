@@ -42,8 +42,29 @@ void cuplug__session_destroy(cuplug_session *s) {
   free(s);
 }
 
-cuplug_error *cuplug__session_cc(cuplug_session *s, uint32_t major, uint32_t minor,
-                                 uint32_t *out_major, uint32_t *out_minor) {
+cuplug_error *cuplug__check_cc_suffix(uint32_t suffix) {
+  if (suffix != 0 && suffix != 'a' && suffix != 'f')
+    return cuplug__error(CUPLUG_ERR_OPTION_CC,
+                         "cc_suffix %u: give 0, 'a' (arch-specific) or 'f' (family)", suffix);
+  return NULL;
+}
+
+/* A suffix for a cc: 'a' from 9.0 on, 'f' from 10.0 on. */
+static cuplug_error *check_suffix(char suffix, int cc) {
+  CUPLUG__TRY(cuplug__check_cc_suffix((uint32_t)(unsigned char)suffix));
+  if (suffix == 'a' && cc < 90)
+    return cuplug__error(CUPLUG_ERR_OPTION_CC,
+                         "arch-specific code (cc_suffix 'a') needs compute capability 9.0 or "
+                         "higher, not %d.%d", cc / 10, cc % 10);
+  if (suffix == 'f' && cc < 100)
+    return cuplug__error(CUPLUG_ERR_OPTION_CC,
+                         "family code (cc_suffix 'f') needs compute capability 10.0 or higher, "
+                         "not %d.%d", cc / 10, cc % 10);
+  return NULL;
+}
+
+cuplug_error *cuplug__session_cc(cuplug_session *s, uint32_t major, uint32_t minor, char suffix,
+                                 cuplug__cc *out) {
   const int *archs;
   int n;
   cuplug__toolkit_nvrtc_archs(&s->toolkit, &archs, &n);
@@ -57,6 +78,7 @@ cuplug_error *cuplug__session_cc(cuplug_session *s, uint32_t major, uint32_t min
     want = (int)(s->default_cc_major * 10 + s->default_cc_minor);
     if (want < lowest) want = lowest;
   }
+  CUPLUG__TRY(check_suffix(suffix, want));
   /* As numba-cuda's find_closest_arch: the cc itself, else the highest
    * supported cc below it. */
   if (n) {
@@ -67,9 +89,16 @@ cuplug_error *cuplug__session_cc(cuplug_session *s, uint32_t major, uint32_t min
       return cuplug__error(CUPLUG_ERR_OPTION_CC,
                            "compute capability %d.%d is not supported (requires >= %d.%d)",
                            want / 10, want % 10, archs[0] / 10, archs[0] % 10);
+    if (suffix && found != want)
+      return cuplug__error(CUPLUG_ERR_OPTION_CC,
+                           "arch-specific compute_%d%c needs that compute capability; the "
+                           "closest this toolkit supports is %d.%d",
+                           want, suffix, found / 10, found % 10);
     want = found;
   }
-  *out_major = (uint32_t)want / 10;
-  *out_minor = (uint32_t)want % 10;
+  out->major = (uint32_t)want / 10;
+  out->minor = (uint32_t)want % 10;
+  out->suffix[0] = suffix;
+  out->suffix[1] = 0;
   return NULL;
 }

@@ -26,9 +26,20 @@ struct cuplug_session {
 
 cuplug_error *cuplug__session_create(const cuplug_session_options *o, cuplug_session **out);
 void cuplug__session_destroy(cuplug_session *s);
-/* The default cc rule (numba-cuda's): max(the session's default, the
- * lowest cc NVRTC supports), then the closest cc NVRTC has at or below it. */
-cuplug_error *cuplug__session_cc(cuplug_session *s, uint32_t major, uint32_t minor,
-                                 uint32_t *out_major, uint32_t *out_minor);
+/* A compute capability as the toolkit's -arch takes it: 9.0 with suffix
+ * "a" is compute_90a (arch-specific), 10.0 with "f" compute_100f (family). */
+typedef struct cuplug__cc {
+  uint32_t major, minor;
+  char suffix[2]; /* "", "a" or "f" */
+} cuplug__cc;
+
+/* The cc to compile for (numba-cuda's rule): the one given (major 0: max of
+ * the session's default and the lowest cc NVRTC supports), then the
+ * closest cc NVRTC has at or below it.  A suffix (0, 'a' or 'f') holds for
+ * that cc only: moving to another one is an error, as in numba-cuda. */
+cuplug_error *cuplug__session_cc(cuplug_session *s, uint32_t major, uint32_t minor, char suffix,
+                                 cuplug__cc *out);
+/* A caller's cc_suffix: 0, 'a' or 'f'. */
+cuplug_error *cuplug__check_cc_suffix(uint32_t suffix);
 
 #endif

@@ -28,7 +28,7 @@ static cuplug_error *link_once(cuplug__toolkit *tk, const cuplug__tool_input *in
   char arch[32], regs[48];
   const char *opts[8];
   size_t k = 0;
-  snprintf(arch, sizeof arch, "-arch=sm_%u%u", o->cc_major, o->cc_minor);
+  snprintf(arch, sizeof arch, "-arch=sm_%u%u%s", o->cc_major, o->cc_minor, o->cc_suffix);
   opts[k++] = arch;
   if (o->lto) opts[k++] = "-lto";
   if (ptx) opts[k++] = "-ptx";

@@ -9,6 +9,7 @@
 
 typedef struct cuplug__link_options {
   uint32_t cc_major, cc_minor;
+  char cc_suffix[2]; /* "", "a" or "f" */
   bool lto;
   bool debug;
   bool lineinfo;

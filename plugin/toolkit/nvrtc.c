@@ -54,7 +54,7 @@ static void put_option(cuplug__buf *b, const char *fmt, ...) {
 static size_t options_text(cuplug__buf *b, cuplug__toolkit *tk, const cuplug__nvrtc_options *o) {
   const char *home = cuplug__toolkit_home(tk);
   size_t n = 4 + o->num_include_paths;
-  put_option(b, "-arch=sm_%u%u", o->cc_major, o->cc_minor);
+  put_option(b, "-arch=sm_%u%u%s", o->cc_major, o->cc_minor, o->cc_suffix);
   put_option(b, "--relocatable-device-code=true");
   if (o->ltoir) put_option(b, "--dlink-time-opt"), n++;
   if (o->debug) put_option(b, "-G"), n++;

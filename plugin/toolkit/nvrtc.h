@@ -10,6 +10,7 @@
 
 typedef struct cuplug__nvrtc_options {
   uint32_t cc_major, cc_minor;
+  char cc_suffix[2]; /* "", "a" or "f" */
   bool ltoir;    /* --dlink-time-opt: LTO-IR, else PTX */
   bool debug;    /* -G */
   bool lineinfo; /* -lineinfo */

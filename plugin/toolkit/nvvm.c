@@ -19,7 +19,8 @@ cuplug_error *cuplug__nvvm_ir_version(cuplug__toolkit *tk, cuplug__ir_version *v
  * fastmath (ftz, approximate division and square root, fma), LTO-IR. */
 static size_t put_options(cuplug__nvvm_job *j, const cuplug__nvvm_options *o) {
   size_t n = 0;
-  snprintf(j->arch, sizeof j->arch, "-arch=compute_%u%u", o->cc_major, o->cc_minor);
+  snprintf(j->arch, sizeof j->arch, "-arch=compute_%u%u%s", o->cc_major, o->cc_minor,
+           o->cc_suffix);
   snprintf(j->opt, sizeof j->opt, "-opt=%d", o->opt);
   j->options[n++] = j->arch;
   j->options[n++] = j->opt;

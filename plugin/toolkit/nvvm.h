@@ -11,6 +11,7 @@
 
 typedef struct cuplug__nvvm_options {
   uint32_t cc_major, cc_minor;
+  char cc_suffix[2]; /* "", "a" (arch-specific) or "f" (family) */
   int opt; /* 0..3 */
   bool debug, lineinfo, fastmath, ltoir;
   bool libdevice; /* add libdevice (lazily): the IR calls __nv_* functions */

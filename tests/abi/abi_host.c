@@ -269,6 +269,23 @@ START_TEST(safety_through_the_table) {
   api->error_destroy(e);
 }
 END_TEST
+
+/* 1.3: kernel_info refuses a NULL kernel and a struct older than itself. */
+START_TEST(kernel_info_refusals) {
+  cuplug_kernel_info info = {.struct_size = sizeof info};
+  cuplug_error *e = api->kernel_info(&info);
+  ck_assert_int_eq(api->error_code(e), CUPLUG_ERR_INVALID_ARGUMENT);
+  ck_assert_str_eq(api->error_message(e), "kernel_info: kernel is NULL");
+  api->error_destroy(e);
+  info.struct_size = offsetof(cuplug_kernel_info, cooperative);
+  e = api->kernel_info(&info);
+  ck_assert_int_eq(api->error_code(e), CUPLUG_ERR_INVALID_ARGUMENT);
+  ck_assert_str_eq(api->error_message(e),
+                   "cuplug_kernel_info has struct_size 36, less than the 40 bytes of its first "
+                   "version: set struct_size = sizeof(cuplug_kernel_info)");
+  api->error_destroy(e);
+}
+END_TEST
 #endif
 
 /* Is libNVVM there?  Asked of the plugin itself, outside any test. */
@@ -304,6 +321,7 @@ int main(int argc, char **argv) {
 #endif
 #if CUPLUG_ABI_MINOR >= 3
   tcase_add_test(tc, safety_through_the_table);
+  tcase_add_test(tc, kernel_info_refusals);
 #endif
   suite_add_tcase(s, tc);
   TCase *compiles = tcase_create("compiles");

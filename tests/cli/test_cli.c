@@ -138,8 +138,14 @@ START_TEST(usage_errors_exit_2) {
   r = run((const char *[]){"compile", corpus_ir, "--entry", "x", "--sig", "void()", "--cc", "nine",
                            NULL});
   ck_assert_int_eq(r.status, 2);
-  T_ASSERT_CONTAINS(r.err,
-                    "cuplug: --cc is MAJOR.MINOR (such as 9.0) or 'current', not 'nine'\n");
+  T_ASSERT_CONTAINS(r.err, "cuplug: --cc is MAJOR.MINOR[a|f] (such as 9.0 or 9.0a) or 'current', "
+                           "not 'nine'\n");
+  result_free(&r);
+  r = run((const char *[]){"compile", corpus_ir, "--entry", "x", "--sig", "void()", "--cc", "9.0b",
+                           NULL});
+  ck_assert_int_eq(r.status, 2);
+  T_ASSERT_CONTAINS(r.err, "cuplug: --cc is MAJOR.MINOR[a|f] (such as 9.0 or 9.0a) or 'current', "
+                           "not '9.0b'\n");
   result_free(&r);
   r = run((const char *[]){"compile", corpus_ir, "--frob", NULL});
   ck_assert_int_eq(r.status, 2);
@@ -173,6 +179,12 @@ START_TEST(compile_device_function_to_ptx) {
                            "\t.param .b32 add_i32_param_0,\n"
                            "\t.param .b32 add_i32_param_1\n)");
   ck_assert_str_eq(r.err, "");
+  result_free(&r);
+  /* arch-specific, as numba-cuda compiles for an H100 or H200: sm_90a */
+  r = run((const char *[]){"compile", corpus_ir, "--entry", entry_of("add_i32"), "--sig",
+                           "int64(int32, int32)", "--cc", "9.0a", NULL});
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  T_ASSERT_CONTAINS(r.out, ".target sm_90a\n");
   result_free(&r);
 }
 END_TEST

@@ -3,7 +3,8 @@
  * For each case folder (tests/conformance/numba, or $CUPLUG_CONFORMANCE_DIR):
  *   - its input.ll compiles to PTX whose visible function (device: named
  *     abi_name) or kernel has the same return and parameter layout as
- *     numba-cuda's own expected.ptx;
+ *     numba-cuda's own expected.ptx, beside the same module variables (a
+ *     C-ABI function has no NumbaEnv; a kernel keeps its own);
  *   - it compiles to LTO-IR, which starts with the LTO-IR magic;
  *   - a kernel's LTO-IR links with nvJitLink into a cubin that keeps the
  *     kernel's symbol (@llvm.used at work).
@@ -36,6 +37,36 @@ static cuplug_artifact *compile_case(const t_case *c, cuplug_output output) {
   return a.artifact;
 }
 
+/* The PTX's module-scope variables (.global, .common, .const, .shared
+ * lines outside any function), one per line, in order; a NumbaEnv's name is
+ * cut to "_ZN08NumbaEnv" (its hash and uid change from one numba run to the
+ * next). */
+static char *module_variables(const char *ptx) {
+  size_t cap = strlen(ptx) + 1, n = 0;
+  char *out = malloc(cap);
+  int depth = 0;
+  for (const char *line = ptx; *line;) {
+    const char *end = strchr(line, '\n');
+    size_t len = end ? (size_t)(end - line) : strlen(line);
+    const char *p = line;
+    while (p < line + len && (*p == ' ' || *p == '\t')) p++;
+    if (depth == 0 && (!strncmp(p, ".global", 7) || !strncmp(p, ".common", 7) ||
+                       !strncmp(p, ".const", 6) || !strncmp(p, ".shared", 7) ||
+                       !strncmp(p, ".visible .global", 16) || !strncmp(p, ".extern .global", 15))) {
+      size_t keep = (size_t)(line + len - p);
+      const char *env = strstr(p, "_ZN08NumbaEnv");
+      if (env && env < line + len) keep = (size_t)(env - p) + strlen("_ZN08NumbaEnv");
+      memcpy(out + n, p, keep);
+      n += keep;
+      out[n++] = '\n';
+    }
+    for (const char *q = line; q < line + len; q++) depth += *q == '{' ? 1 : *q == '}' ? -1 : 0;
+    line = end ? end + 1 : line + len;
+  }
+  out[n] = 0;
+  return out;
+}
+
 static cuplug_artifact_info info_of(const cuplug_artifact *art) {
   cuplug_artifact_info info = {.struct_size = sizeof info};
   T_ASSERT_OK(t_api()->artifact_info(art, &info));
@@ -62,6 +93,12 @@ START_TEST(ptx_layout_matches_numba_cuda) {
                 c->name, a, b);
   if (c->kernel) ck_assert_str_eq(info.symbol, json_string(c->json, "entry"));
   else ck_assert_str_eq(info.symbol, name);
+  char *got_vars = module_variables(info.data), *want_vars = module_variables(expected);
+  ck_assert_msg(strcmp(got_vars, want_vars) == 0,
+                "%s: module variables differ\n  cuplug:\n%s  expected:\n%s", c->name, got_vars,
+                want_vars);
+  free(got_vars);
+  free(want_vars);
   free(expected);
   t_api()->artifact_destroy(art);
 }

@@ -503,6 +503,19 @@ START_TEST(two_kernels_by_name) {
                  "kernel_get: the library holds 2 kernels (k_const, k_sum): name one");
   ck_assert_ptr_null(ka.kernel);
   cuplug_kernel *k_const = kernel(lib, "k_const", NULL), *k_sum = kernel(lib, "k_sum", NULL);
+  /* kernel_info tells each kernel's name and the signature it settled on */
+  const cuplug_type *sum_sig = NULL;
+  T_ASSERT_OK(t_api()->type_parse("void(CPointer(int32), int32, int32)", &sum_sig));
+  cuplug_kernel_info info = {.struct_size = sizeof info, .kernel = k_sum};
+  T_ASSERT_OK(t_api()->kernel_info(&info));
+  ck_assert_str_eq(info.name, "k_sum");
+  ck_assert_ptr_eq(info.signature, sum_sig); /* types are interned */
+  ck_assert_uint_eq(info.debug, 0);
+  ck_assert_uint_eq(info.cooperative, 0);
+  info.kernel = k_const;
+  T_ASSERT_OK(t_api()->kernel_info(&info));
+  ck_assert_str_eq(info.name, "k_const");
+  ck_assert_ptr_ne(info.signature, sum_sig);
 
   uint64_t out = t_dev_alloc(s, 4);
   int32_t got = 0, a = 30, b = 12;

@@ -180,6 +180,20 @@ START_TEST(cc_closest_below) {
 }
 END_TEST
 
+/* numba-cuda compiles for an H200 as (9, 0, "a"): compute_90a */
+START_TEST(cc_arch_specific) {
+  job j;
+  case_job_init(&j, "add_i32");
+  j.args.cc_major = 9;
+  j.args.cc_suffix = 'a';
+  cuplug_artifact_info info = compile_ok(&j.args);
+  T_ASSERT_CONTAINS((const char *)info.data, "\n.target sm_90a\n");
+  ck_assert_uint_eq(info.cc_major, 9);
+  ck_assert_uint_eq(info.cc_suffix, 'a');
+  t_api()->artifact_destroy(j.args.artifact);
+}
+END_TEST
+
 START_TEST(cc_session_default) {
   cuplug_session_options o = {.struct_size = sizeof o, .default_cc_major = 8, .default_cc_minor = 6};
   cuplug_session *s = NULL;
@@ -767,6 +781,7 @@ Suite *suite_compile(void) {
   tcase_add_test(tc, artifact_info_fields);
   tcase_add_test(tc, cc_explicit);
   tcase_add_test(tc, cc_closest_below);
+  tcase_add_test(tc, cc_arch_specific);
   tcase_add_test(tc, cc_session_default);
   tcase_add_test(tc, current_device);
   tcase_add_test(tc, ltoir_magic);

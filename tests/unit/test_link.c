@@ -354,6 +354,37 @@ START_TEST(link_artifacts_and_code) {
 }
 END_TEST
 
+/* An arch-specific artifact links for its arch: the .cu by NVRTC, the
+ * link by nvJitLink, both for sm_90a. */
+START_TEST(link_arch_specific) {
+  cuplug_module m = {sizeof m, "k.ll", calling_kernel, strlen(calling_kernel)};
+  const cuplug_module *mods[] = {&m};
+  cuplug_compile_args a = kernel_args(mods, CUPLUG_OUTPUT_LTOIR);
+  a.cc_suffix = 'a';
+  T_ASSERT_OK(t_api()->compile(&a));
+  cuplug_code cu = bytes("ext_mul.cu", ext_mul_cu);
+  const cuplug_code *code[] = {&cu};
+  const cuplug_artifact *arts[] = {a.artifact};
+  cuplug_link_args l = {.struct_size = sizeof l, .session = session, .code = code, .num_code = 1,
+                        .artifacts = arts, .num_artifacts = 1, .want_ptx = 1};
+  T_ASSERT_OK(t_api()->link(&l));
+  cuplug_artifact_info i = info_of(l.artifact);
+  ck_assert_uint_eq(i.cc_major, 9);
+  ck_assert_uint_eq(i.cc_suffix, 'a');
+  T_ASSERT_CONTAINS(part_of(l.artifact, 1).data, "\n.target sm_90a\n");
+  t_api()->artifact_destroy(l.artifact);
+  /* a suffix needs the cc it belongs to */
+  l.cc_suffix = 'a';
+  T_ASSERT_ERROR(t_api()->link(&l), CUPLUG_ERR_OPTION_CC,
+                 "link: cc_suffix without cc_major (the artifacts' cc brings its own)");
+  l.cc_major = 8;
+  T_ASSERT_ERROR(t_api()->link(&l), CUPLUG_ERR_OPTION_CC,
+                 "arch-specific code (cc_suffix 'a') needs compute capability 9.0 or higher, "
+                 "not 8.0");
+  t_api()->artifact_destroy(a.artifact);
+}
+END_TEST
+
 START_TEST(link_ptx_without_lto) {
   cuplug_module m = {sizeof m, "k.ll", calling_kernel, strlen(calling_kernel)};
   const cuplug_module *mods[] = {&m};
@@ -564,6 +595,7 @@ Suite *suite_link(void) {
   tcase_add_test(tc, cooperative_code_links_cudadevrt);
   tcase_add_test(tc, link_artifacts_and_code);
   tcase_add_test(tc, link_ptx_without_lto);
+  tcase_add_test(tc, link_arch_specific);
   tcase_add_test(tc, include_path_with_a_newline);
   tcase_add_test(tc, link_two_kernels);
   tcase_add_test(tc, link_three_kernels);

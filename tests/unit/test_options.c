@@ -187,6 +187,37 @@ START_TEST(cc_out_of_range) {
 }
 END_TEST
 
+/* numba-cuda's third cc item: 'a' (arch-specific) from 9.0, 'f' (family)
+ * from 10.0, and only for a cc the toolkit has itself. */
+START_TEST(cc_suffix_refusals) {
+  cuplug_compile_args a = add_args();
+  a.cc_major = 9;
+  a.cc_suffix = 'b';
+  EXPECT(a, CUPLUG_ERR_OPTION_CC, "cc_suffix 98: give 0, 'a' (arch-specific) or 'f' (family)");
+  a = add_args();
+  a.cc_major = 8;
+  a.cc_suffix = 'a';
+  EXPECT(a, CUPLUG_ERR_OPTION_CC,
+         "arch-specific code (cc_suffix 'a') needs compute capability 9.0 or higher, not 8.0");
+  a = add_args();
+  a.cc_suffix = 'a'; /* the default cc, 7.5 with CUDA 13 */
+  EXPECT(a, CUPLUG_ERR_OPTION_CC,
+         "arch-specific code (cc_suffix 'a') needs compute capability 9.0 or higher, not 7.5");
+  a = add_args();
+  a.cc_major = 9;
+  a.cc_suffix = 'f';
+  EXPECT(a, CUPLUG_ERR_OPTION_CC,
+         "family code (cc_suffix 'f') needs compute capability 10.0 or higher, not 9.0");
+  a = add_args();
+  a.cc_major = 9;
+  a.cc_minor = 5; /* no such cc: 9.0 is the closest, which 9.5a cannot become */
+  a.cc_suffix = 'a';
+  EXPECT(a, CUPLUG_ERR_OPTION_CC,
+         "arch-specific compute_95a needs that compute capability; the closest this toolkit "
+         "supports is 9.0");
+}
+END_TEST
+
 START_TEST(opt_out_of_range) {
   cuplug_compile_args a = add_args();
   a.opt = -2;
@@ -624,6 +655,7 @@ Suite *suite_options(void) {
   tcase_add_test(tc, cc_with_current_device);
   tcase_add_test(tc, cc_below_nvrtc_lowest);
   tcase_add_test(tc, cc_out_of_range);
+  tcase_add_test(tc, cc_suffix_refusals);
   tcase_add_test(tc, opt_out_of_range);
   tcase_add_test(tc, kind_unknown);
   tcase_add_test(tc, no_entry);

@@ -412,6 +412,9 @@ typedef struct cuplug_compile_args {
 
   /* since 1.3 */
   uint32_t time_limit_ms;        /* each toolkit call's limit; 0: the session's */
+  uint32_t cc_suffix;            /* 0, or 'a' (arch-specific, compute_90a: cc 9.0 and up)
+                                    or 'f' (family, compute_100f: cc 10.0 and up), as the
+                                    third item of numba-cuda's cc tuples */
 } cuplug_compile_args;
 
 /* libNVVM's -opt=0, which cannot be written as 0 (the default). */
@@ -438,6 +441,8 @@ typedef struct cuplug_artifact_info {
   const char *link_log;  /* out: nvJitLink's log, "" when it said nothing */
   const cuplug_type *signature; /* out: the entry's signature, for launching */
   uint32_t use_cooperative; /* out: links libcudadevrt; launch cooperatively */
+  /* since 1.3 */
+  uint32_t cc_suffix;       /* out: 0, 'a' or 'f' (see cuplug_compile_args) */
 } cuplug_artifact_info;
 
 /* since 1.1: one piece of code an artifact holds.  compile() and link()
@@ -500,6 +505,8 @@ typedef struct cuplug_link_args {
   size_t num_include_paths;
   /* since 1.3 */
   uint32_t time_limit_ms;      /* each toolkit call's limit; 0: the session's */
+  uint32_t cc_suffix;          /* with cc_major: 0, 'a' or 'f' (see cuplug_compile_args);
+                                  without: the artifacts' */
 } cuplug_link_args;
 
 /* since 1.1: a cubin loaded with the driver (cuLibraryLoadData). */
@@ -525,6 +532,17 @@ typedef struct cuplug_kernel_args {
   uint32_t debug;        /* bare bytes: the kernel has the exception store */
   cuplug_kernel *kernel; /* out: owned by the library */
 } cuplug_kernel_args;
+
+/* since 1.3: what a kernel is, for a host that packs its own arguments or
+ * shows them (the signature kernel_get settled on). */
+typedef struct cuplug_kernel_info {
+  size_t struct_size;
+  const cuplug_kernel *kernel;
+  const char *name;             /* out: lives as long as the kernel */
+  const cuplug_type *signature; /* out */
+  uint32_t debug;               /* out: it has the exception store */
+  uint32_t cooperative;         /* out: it is launched cooperatively */
+} cuplug_kernel_info;
 
 /* since 1.1: an array argument, as numba-cuda passes one: a device pointer
  * with its shape and strides (in bytes). */
@@ -888,6 +906,12 @@ typedef struct cuplug_api {
   /* numba-cuda's cuda.const.array_like: see cuplug_const_array_args.  Each
    * call makes a new symbol. */
   cuplug_error *(*const_array)(cuplug_const_array_args *args);
+
+  /* ---- since 1.3 ---- */
+
+  /* What a kernel is: its name, its signature, how it is launched.
+   * Thread-safe. */
+  cuplug_error *(*kernel_info)(cuplug_kernel_info *args);
 } cuplug_api;
 
 /* The one exported symbol.  Returns the plugin's table when `major` is the

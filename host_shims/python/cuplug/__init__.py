@@ -1,0 +1,485 @@
+"""cuplug: numba-cuda's CUDA compile backend, for any Python JIT.
+
+Compile the NVVM IR a front end emits to PTX, LTO-IR or a cubin (with
+numba-cuda's names and defaults), link CUDA C++ and other device code with
+nvJitLink, type calls through a registry of numba-cuda's built-ins and your
+own functions, and load and launch kernels on arrays of CuPy, PyTorch or
+numba-cuda::
+
+    import cuplug
+    ptx, restype = cuplug.compile(ir, "float32(float32, float32)", entry="_ZN...")
+    cubin = cuplug.link([ltoir, "ext.cu"])
+    kernel = cuplug.load(cubin).get_kernel("k", "void(float32[::1], float32)")
+    kernel[blocks, threads](x, 2.0)
+
+Everything goes through the plugin's C ABI (libcuplug.so beside this
+package, or $CUPLUG_LIBRARY).  Calls that compile, link or launch release
+the GIL.  Errors are subclasses of CuplugError, carrying the plugin's code
+and the toolkit's log; the plugin's warnings are Python warnings
+(CuplugWarning).
+"""
+
+import os as _os
+import re as _re
+import warnings as _warnings
+from collections import namedtuple as _namedtuple
+
+from . import _cuplug
+from ._cuplug import Artifact, Kernel, Library, Registry, Session, Type, info, literal, typeof
+
+__all__ = [
+    "CuplugError", "CuplugWarning", "ArgumentError", "TypeSyntaxError", "IRError",
+    "OptionError", "ToolkitError", "ToolkitCrash", "ToolkitTimeout", "LinkError",
+    "RegistryError", "GPUError",
+    "LaunchArgumentError", "KernelException", "KernelFault", "TypingError", "LimitError",
+    "Type", "Session", "Registry", "Artifact", "Library", "Kernel", "Module",
+    "Resolution", "DeclaredFunction",
+    "info", "typeof", "literal", "default_session",
+    "compile", "compile_ptx", "compile_for_current_device", "compile_ptx_for_current_device",
+    "compile_all", "declare_device", "register_typing", "register_lowering", "resolve_call",
+    "link", "load",
+]
+
+# ---- errors and warnings --------------------------------------------------
+
+
+class CuplugError(Exception):
+    """An error the cuplug plugin reported.
+
+    code: the plugin's status number; name: its name ("CUPLUG_ERR_IR_PARSE");
+    message: one line naming the culprit; log: the toolkit's log ("" when
+    there is none)."""
+
+    def __init__(self, code, name, message, log=""):
+        super().__init__(message)
+        self.code = code
+        self.name = name
+        self.message = message
+        self.log = log
+
+    def __str__(self):
+        return "%s: %s" % (self.name, self.message)
+
+
+class ArgumentError(CuplugError, ValueError):
+    """A call's arguments are wrong (CUPLUG_ERR_INVALID_ARGUMENT, _ABI_FIELD, _IO)."""
+
+
+class TypeSyntaxError(CuplugError, ValueError):
+    """A type or signature that does not parse, or cannot be (10 to 12)."""
+
+
+class IRError(CuplugError, ValueError):
+    """IR that is empty, does not parse, is not valid, or lacks its entry (20 to 24, 94)."""
+
+
+class OptionError(CuplugError, ValueError):
+    """An option numba-cuda's rules refuse (30 to 40)."""
+
+
+class ToolkitError(CuplugError):
+    """The CUDA toolkit is missing, or refused the work (see .log)."""
+
+
+class ToolkitCrash(ToolkitError):
+    """libNVVM, NVRTC or nvJitLink crashed in its helper process; this one goes on."""
+
+
+class ToolkitTimeout(ToolkitError, TimeoutError):
+    """A toolkit call ran past the time limit and was stopped."""
+
+
+class LinkError(ToolkitError):
+    """Code that cannot be linked, or a link that failed (60 to 62)."""
+
+
+class RegistryError(CuplugError, ValueError):
+    """A name registered twice, or IR that declares a registered function
+    otherwise than it was registered (CUPLUG_ERR_DUPLICATE, _DECLARATION_MISMATCH)."""
+
+
+class GPUError(CuplugError):
+    """Loading or launching failed (53 to 55, 70 to 73)."""
+
+
+class LaunchArgumentError(GPUError, TypeError):
+    """Kernel arguments that do not match its signature (CUPLUG_ERR_LAUNCH_ARGS)."""
+
+
+class KernelException(GPUError):
+    """A debug kernel raised an exception: exception_code (the front end's
+    number for it), tid and ctaid (the thread that raised it, as numba-cuda
+    lists them), also in the message."""
+
+    def __init__(self, code, name, message, log=""):
+        super().__init__(code, name, message, log)
+        m = _re.search(r"raised exception (-?\d+): tid=\[(\d+), (\d+), (\d+)\] "
+                       r"ctaid=\[(\d+), (\d+), (\d+)\]", message)
+        self.exception_code = int(m.group(1)) if m else None
+        self.tid = tuple(int(m.group(i)) for i in (2, 3, 4)) if m else None
+        self.ctaid = tuple(int(m.group(i)) for i in (5, 6, 7)) if m else None
+
+
+class KernelFault(GPUError):
+    """A kernel faulted: the CUDA context is lost (see Session.device_reset)."""
+
+
+class TypingError(CuplugError, TypeError):
+    """A call the registry cannot type or lower, or a callback that failed (80 to 85)."""
+
+
+class LimitError(CuplugError, ValueError):
+    """An input beyond cuplug's limits (CUPLUG_ERR_LIMIT)."""
+
+
+class CuplugWarning(UserWarning):
+    """A warning the plugin attached to a result (code, name, message)."""
+
+    def __init__(self, code, name, message):
+        super().__init__("%s: %s" % (name, message))
+        self.code = code
+        self.name = name
+        self.message = message
+
+
+def _error_class(code):
+    if code == 2:
+        return MemoryError
+    if code in (1, 3, 4):
+        return ArgumentError
+    if 10 <= code <= 12:
+        return TypeSyntaxError
+    if 20 <= code <= 24 or code == 94:
+        return IRError
+    if 30 <= code <= 40:
+        return OptionError
+    if 60 <= code <= 62:
+        return LinkError
+    if code in (63, 64):
+        return RegistryError
+    if code == 72:
+        return LaunchArgumentError
+    if code == 74:
+        return KernelException
+    if code == 75:
+        return KernelFault
+    if code in (53, 54, 55) or 70 <= code <= 73:
+        return GPUError
+    if 80 <= code <= 85:
+        return TypingError
+    if code == 90:
+        return ToolkitCrash
+    if code == 91:
+        return ToolkitTimeout
+    if code == 93:
+        return LimitError
+    return ToolkitError
+
+
+def _make_error(code, name, message, log):
+    cls = _error_class(code)
+    if cls is MemoryError:
+        return MemoryError("%s: %s" % (name, message))
+    return cls(code, name, message, log)
+
+
+def _warn(code, name, message):
+    _warnings.warn(CuplugWarning(code, name, message), stacklevel=3)
+
+
+def _plugin_path():
+    env = _os.environ.get("CUPLUG_LIBRARY")
+    if env:
+        return env
+    here = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "libcuplug.so")
+    if _os.path.exists(here):
+        return here
+    raise ImportError("the cuplug plugin is not there: %s is missing (set CUPLUG_LIBRARY to "
+                      "a libcuplug.so)" % here)
+
+
+_cuplug._load(_plugin_path(), _make_error, _warn)
+
+# ---- sessions --------------------------------------------------------------
+
+_default = None
+
+
+def default_session():
+    """The session the module-level calls use when given none (made on first use)."""
+    global _default
+    if _default is None:
+        _default = Session()
+    return _default
+
+
+def _session(session):
+    return session if session is not None else default_session()
+
+
+# ---- compiling -------------------------------------------------------------
+
+_OUTPUTS = {"ptx": 1, "ltoir": 2, "cubin": 3}
+
+
+def _modules(ir):
+    if isinstance(ir, (str, bytes, bytearray, memoryview)):
+        return [("module0", ir)]
+    if isinstance(ir, (list, tuple)):
+        if not ir:
+            raise ValueError("ir: give at least one module")
+        out = []
+        for i, m in enumerate(ir):
+            if not isinstance(m, (str, bytes, bytearray, memoryview)):
+                raise TypeError("ir[%d] must be text or bytes, not %s" % (i, type(m).__name__))
+            out.append(("module%d" % i, m))
+        return out
+    raise TypeError("ir must be text, bytes, or a list of them, not %s" % type(ir).__name__)
+
+
+def _opt(opt):
+    if opt is None or opt is True:
+        return 0  # the plugin's default: 3
+    if opt is False or opt == 0:
+        return -1  # CUPLUG_OPT_NONE
+    return int(opt)
+
+
+def _bounds(launch_bounds):
+    if launch_bounds is None:
+        return None
+    if isinstance(launch_bounds, int):
+        return (launch_bounds,)
+    return tuple(launch_bounds)
+
+
+def _code(c):
+    """Code to link: an Artifact's parts, a path, bytes, or (name, bytes)."""
+    if isinstance(c, Artifact):
+        return [(k, n, d) for k, n, d in c.parts]
+    return [c]
+
+
+def _codes(codes):
+    out = []
+    for c in codes or ():
+        out.extend(_code(c))
+    return out
+
+
+def _result(art, output):
+    return art.data
+
+
+def _compile(ir, sig, entry, entry_abi, device, abi, abi_info, output, cc, opt, debug, lineinfo,
+             fastmath, forceinline, launch_bounds, link, session, max_registers, time_limit_ms,
+             current_device, all_):
+    if output not in _OUTPUTS:
+        raise OptionError(30, "CUPLUG_ERR_OPTION_OUTPUT",
+                          "Unsupported output type: %s (ptx or ltoir)" % (output,))
+    abi_name = (abi_info or {}).get("abi_name")
+    sig_t = typeof(sig) if isinstance(sig, str) else sig
+    art = _session(session).compile(
+        _modules(ir), entry, sig_t, entry_abi=entry_abi, kind=0 if device else 1,
+        abi=abi if device else "numba", abi_name=abi_name, output=_OUTPUTS[output],
+        cc=cc, current_device=current_device, opt=_opt(opt), debug=bool(debug),
+        lineinfo=lineinfo, fastmath=fastmath, forceinline=forceinline,
+        launch_bounds=_bounds(launch_bounds), max_registers=max_registers or 0,
+        link=_codes(link), time_limit_ms=time_limit_ms, all=all_)
+    restype = sig_t.restype if isinstance(sig_t, Type) else None
+    if all_:
+        return [d for _, _, d in art.parts], restype
+    return art.data, restype
+
+
+def compile(ir, sig, *, entry, entry_abi="numba", device=True, abi="c", abi_info=None,
+            output="ptx", cc=None, opt=None, debug=None, lineinfo=False, fastmath=False,
+            forceinline=False, launch_bounds=None, link=(), session=None, max_registers=None,
+            time_limit_ms=0):
+    """Compile a host JIT's NVVM IR: numba-cuda's compile().
+
+    ir: the IR as text or bytes, or a list of modules.  sig: the entry's
+    signature ("float32(float32, int32)" or a Type).  entry: its symbol in the
+    IR, whose ABI is entry_abi ("numba": status return and return slot, or
+    "c").  A device function is exported under abi ("c": R name(args), named
+    abi_info["abi_name"] or the entry's name; or "numba"); device=False makes
+    a kernel.  output: "ptx", "ltoir" or "cubin" (linked with `link` and the
+    declared functions it calls).  cc: (major, minor); None: the default
+    rule.  Returns (code, restype): PTX as str, LTO-IR or a cubin as bytes,
+    and the signature's return type."""
+    return _compile(ir, sig, entry, entry_abi, device, abi, abi_info, output, cc, opt, debug,
+                    lineinfo, fastmath, forceinline, launch_bounds, link, session,
+                    max_registers, time_limit_ms, False, False)
+
+
+def compile_ptx(ir, sig, *, entry, entry_abi="numba", device=False, abi="numba", abi_info=None,
+                cc=None, opt=None, debug=None, lineinfo=False, fastmath=False,
+                launch_bounds=None, link=(), session=None, max_registers=None,
+                time_limit_ms=0):
+    """numba-cuda's compile_ptx: a kernel (device=False) to PTX by default.
+    Returns (ptx, restype)."""
+    return _compile(ir, sig, entry, entry_abi, device, abi, abi_info, "ptx", cc, opt, debug,
+                    lineinfo, fastmath, False, launch_bounds, link, session, max_registers,
+                    time_limit_ms, False, False)
+
+
+def compile_for_current_device(ir, sig, *, entry, entry_abi="numba", device=True, abi="c",
+                               abi_info=None, output="ptx", opt=None, debug=None,
+                               lineinfo=False, fastmath=False, forceinline=False,
+                               launch_bounds=None, link=(), session=None, max_registers=None,
+                               time_limit_ms=0):
+    """compile() for the compute capability of the current GPU."""
+    return _compile(ir, sig, entry, entry_abi, device, abi, abi_info, output, None, opt, debug,
+                    lineinfo, fastmath, forceinline, launch_bounds, link, session,
+                    max_registers, time_limit_ms, True, False)
+
+
+def compile_ptx_for_current_device(ir, sig, *, entry, entry_abi="numba", device=False,
+                                   abi="numba", abi_info=None, opt=None, debug=None,
+                                   lineinfo=False, fastmath=False, launch_bounds=None, link=(),
+                                   session=None, max_registers=None, time_limit_ms=0):
+    """compile_ptx() for the compute capability of the current GPU."""
+    return _compile(ir, sig, entry, entry_abi, device, abi, abi_info, "ptx", None, opt, debug,
+                    lineinfo, fastmath, False, launch_bounds, link, session, max_registers,
+                    time_limit_ms, True, False)
+
+
+def compile_all(ir, sig, *, entry, entry_abi="numba", device=True, abi="c", abi_info=None,
+                output="ltoir", cc=None, opt=None, debug=None, lineinfo=False, fastmath=False,
+                forceinline=False, launch_bounds=None, link=(), session=None,
+                max_registers=None, time_limit_ms=0):
+    """numba-cuda's compile_all: the compile's own code (LTO-IR by default),
+    then each .cu it links compiled by NVRTC, then the other code as given.
+    Returns (codes, restype)."""
+    if output == "cubin":
+        raise OptionError(30, "CUPLUG_ERR_OPTION_OUTPUT",
+                          "Unsupported output type: cubin (ptx or ltoir)")
+    return _compile(ir, sig, entry, entry_abi, device, abi, abi_info, output, cc, opt, debug,
+                    lineinfo, fastmath, forceinline, launch_bounds, link, session,
+                    max_registers, time_limit_ms, False, True)
+
+
+# ---- typing and lowering ---------------------------------------------------
+
+Resolution = _namedtuple("Resolution", "signature symbol abi declaration")
+Resolution.__doc__ = """How a call types: convert the arguments to signature.args,
+call symbol under abi ("c" or "numba"), declared in the IR as declaration."""
+
+DeclaredFunction = _namedtuple("DeclaredFunction", "name signature abi")
+DeclaredFunction.__doc__ = "A CUDA C++ function declared with declare_device."
+
+
+def _registry(session, registry):
+    return registry if registry is not None else _session(session).registry
+
+
+def declare_device(name, sig, link=None, use_cooperative=False, abi="numba", *, session=None,
+                   registry=None):
+    """numba-cuda's declare_device: the external function `name`, of
+    signature sig, under abi ("numba" or "c"), defined by the code in `link`
+    (paths, bytes, or (name, bytes)), linked into every cubin whose IR calls
+    it.  It is also a key resolve_call answers for."""
+    if link is None:
+        link = ()
+    elif isinstance(link, (str, bytes)):
+        link = (link,)
+    sig_t = typeof(sig) if isinstance(sig, str) else sig
+    _registry(session, registry).declare_device(name, sig_t, abi, tuple(link),
+                                                bool(use_cooperative))
+    return DeclaredFunction(name, sig_t, abi)
+
+
+def register_typing(key, sigs_or_callable, *, description=None, session=None, registry=None):
+    """Typing templates for `key`: concrete signatures (a signature, or a
+    list of them), or a callable typer(key, argtypes) -> signature or None
+    (no match), run with the GIL held.  An exception in the typer becomes the
+    resolve's TypingError, with the exception as its __cause__."""
+    r = _registry(session, registry)
+    if callable(sigs_or_callable):
+        r.register_template(key, typer=sigs_or_callable, description=description)
+        return
+    sigs = sigs_or_callable
+    if isinstance(sigs, (str, Type)):
+        sigs = [sigs]
+    for s in sigs:
+        r.register_template(key, signature=s)
+
+
+def register_lowering(key, sig=None, *, ir=None, cuda=None, callable=None, symbol=None, abi="c",
+                      session=None, registry=None):
+    """How `key` is lowered for sig: NVVM IR text that defines `symbol`
+    (ir=), CUDA C++ that defines it (cuda=), or a callable
+    lower(key, signature, symbol, abi) -> IR text, run the first time a
+    compile needs it (sig None: every signature the key's templates give;
+    symbol None: cuplug names one)."""
+    given = [x is not None for x in (ir, cuda, callable)]
+    if sum(given) != 1:
+        raise TypeError("register_lowering: give exactly one of ir=, cuda= and callable=")
+    kind = 1 if ir is not None else 2 if cuda is not None else 3
+    _registry(session, registry).register_lowering(
+        key, kind, signature=sig, symbol=symbol, source=ir if ir is not None else cuda,
+        lowerer=callable, abi=abi)
+
+
+def resolve_call(key, argtypes, *, session=None, registry=None):
+    """How a call of `key` with arguments of argtypes types, numba's way:
+    a Resolution(signature, symbol, abi, declaration)."""
+    return Resolution(*_registry(session, registry).resolve(key, tuple(argtypes)))
+
+
+# ---- linking, loading, launching ------------------------------------------
+
+
+def link(codes, cc=None, lto=True, max_registers=None, *, debug=False, lineinfo=False,
+         include_paths=(), use_cooperative=False, session=None, time_limit_ms=0):
+    """Link device code into a cubin (bytes) with nvJitLink: Artifacts,
+    paths (.cu compiled by NVRTC, .ptx, .ltoir, .cubin, .fatbin, .o, .a),
+    bytes, or (name, bytes).  LTO unless lto=False or debug."""
+    art = _link(codes, cc, lto, max_registers, debug, lineinfo, include_paths, use_cooperative,
+                session, time_limit_ms)
+    return art.data
+
+
+def _link(codes, cc, lto, max_registers, debug, lineinfo, include_paths, use_cooperative,
+          session, time_limit_ms):
+    if isinstance(codes, (str, bytes, Artifact)):
+        codes = [codes]
+    arts = [c for c in codes if isinstance(c, Artifact)]
+    rest = [c for c in codes if not isinstance(c, Artifact)]
+    return _session(session).link(code=rest, artifacts=arts, cc=cc, no_lto=not lto,
+                                  max_registers=max_registers or 0, debug=debug,
+                                  lineinfo=lineinfo, cooperative=use_cooperative,
+                                  include_paths=list(include_paths), time_limit_ms=time_limit_ms)
+
+
+class Module:
+    """A loaded cubin: get_kernel(name, sig) gives its kernels.  close() (or
+    leaving a with block) unloads it."""
+
+    def __init__(self, library):
+        self._library = library
+
+    def get_kernel(self, name=None, sig=None, *, debug=False):
+        """The kernel `name` (None: the only kernel of a cuplug cubin), whose
+        arguments are packed by sig (None: the signature cuplug compiled it
+        with).  kernel[grid, block, stream, shared_mem](*args) launches it."""
+        if self._library is None:
+            raise ValueError("the module is closed")
+        return self._library.get_kernel(name, sig, debug)
+
+    def close(self):
+        if self._library is not None:
+            self._library.close()
+        self._library = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def load(cubin, *, session=None):
+    """Load a cubin (bytes, or an Artifact from link or a cubin compile) on
+    the GPU: a Module."""
+    return Module(_session(session).load(cubin))

@@ -1,0 +1,535 @@
+"""cuplug.numba: numba-cuda on cuplug.
+
+numba-cuda types a Python function and lowers it to Numba-ABI NVVM IR
+(numba.cuda.compiler.compile_cuda); cuplug does everything after: the
+C-ABI wrapper, the kernel fix-up and exception store, libNVVM, and linking
+the files of cuda.declare_device.
+
+* compile(), compile_ptx(), compile_for_current_device(),
+  compile_ptx_for_current_device() and compile_all() have the contract of
+  numba.cuda's functions of those names.
+* jit() is a decorator with cuda.jit's options: eager with a signature,
+  lazy by argument types.  Its kernels compile, link and load through
+  cuplug, and launch through cuplug (arrays with __cuda_array_interface__
+  or __dlpack__; NumPy arrays are copied to the device and back, as
+  numba-cuda does).
+* install() makes numba-cuda's own @cuda.jit kernels and cuda.compile*
+  compile through cuplug; uninstall() restores numba-cuda.
+
+Supported: numba-cuda 0.30 (SUPPORTED); another version gets a clear
+error rather than a silent mismatch.
+"""
+
+import re as _re
+
+SUPPORTED = ("0.30",)
+
+_installed = None  # what install() replaced, for uninstall()
+
+
+def _numba_cuda():
+    """numba-cuda's modules, after checking its version."""
+    try:
+        import numpy as np
+
+        if not hasattr(np, "row_stack"):  # numpy 2.5 dropped it; numba-cuda 0.30 uses it
+            np.row_stack = np.vstack
+        import numba_cuda
+        from numba import cuda  # noqa: F401
+    except ImportError as e:
+        raise ImportError("cuplug.numba needs numba-cuda: %s" % e) from e
+    version = getattr(numba_cuda, "__version__", "unknown")
+    if not any(version == v or version.startswith(v + ".") for v in SUPPORTED):
+        raise RuntimeError("cuplug.numba supports numba-cuda %s; this is numba-cuda %s"
+                           % (", ".join(SUPPORTED), version))
+    from numba.cuda import compiler, dispatcher
+    from numba.cuda import codegen
+    from numba.cuda.cudadrv import nvvm
+    return compiler, dispatcher, codegen, nvvm
+
+
+import cuplug as _cuplug  # noqa: E402
+
+# ---- numba types as cuplug's -----------------------------------------------
+
+_SCALARS = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+            "float16", "float32", "float64", "complex64", "complex128", "none", "void"}
+
+
+def type_name(t):
+    """A numba type as cuplug writes it ("array(float32, 1d, C)" parses as
+    float32[::1]); NotImplementedError for types cuplug has no model of."""
+    name = str(t)
+    if name.startswith("readonly "):
+        name = name[len("readonly "):]
+    base = _re.sub(r"[\[(].*", "", name)
+    if name in _SCALARS or base in ("array", "CPointer", "UniTuple", "Tuple", "Literal",
+                                    "class"):
+        return "void" if name == "none" else name
+    raise NotImplementedError("cuplug.numba (signature): cuplug has no model of the numba type %s"
+                              % name)
+
+
+def signature_of(cres):
+    """The cuplug signature of a compile result (NotImplementedError, naming
+    the type, where cuplug has no model of one)."""
+    sig = cres.signature
+    for t in (sig.return_type,) + tuple(sig.args):
+        try:
+            _cuplug.typeof(type_name(t))
+        except _cuplug.TypeSyntaxError:  # array(Record(...)), say
+            raise NotImplementedError("cuplug.numba (signature): cuplug has no model of the "
+                                      "numba type %s" % t) from None
+    return "%s(%s)" % (type_name(sig.return_type), ", ".join(type_name(a) for a in sig.args))
+
+
+_LINKABLE_KINDS = {"CUSource": 1, "PTXSource": 2, "LTOIR": 3, "Cubin": 4, "Fatbin": 5,
+                   "Object": 6, "Archive": 7}
+
+
+def link_code(library):
+    """The files and code a numba library links (cuda.declare_device's
+    link=, NRT, cudadevrt), as cuplug takes them."""
+    out = []
+    for f in library._linking_files:
+        if isinstance(f, str):
+            out.append(f)
+        else:
+            kind = _LINKABLE_KINDS.get(type(f).__name__, 0)
+            data = f.data
+            out.append((kind, f.name, data.encode() if isinstance(data, str) else data))
+    if getattr(library, "needs_cudadevrt", False):
+        from numba.cuda.cudadrv.libs import get_cudalib
+        out.append(get_cudalib("cudadevrt", static=True))
+    return out
+
+
+def _cc(cc):
+    """numba-cuda's cc, (major, minor) or (major, minor, "a" or "f" or ""),
+    as cuplug takes it."""
+    if len(cc) > 2 and cc[2]:
+        return (int(cc[0]), int(cc[1]), str(cc[2]))
+    return (int(cc[0]), int(cc[1]))
+
+
+def _device_cc(cc):
+    """The cc numba-cuda builds a launched kernel for: a device's, arch-specific
+    from 9.0 on (CUDACodeLibrary._ensure_cc)."""
+    return (int(cc[0]), int(cc[1]), "a") if int(cc[0]) >= 9 else (int(cc[0]), int(cc[1]))
+
+
+def c_abi_name(pyfunc, abi_info):
+    """The C-ABI function's name as numba-cuda gives it: abi_info's
+    "abi_name" as it is, else the function's name escaped to a symbol
+    ("<lambda>" becomes "_3clambda_3e")."""
+    if abi_info and "abi_name" in abi_info:
+        return abi_info["abi_name"]
+    from numba.cuda import itanium_mangler
+    return itanium_mangler.escape_string(pyfunc.__qualname__.split(".")[-1])
+
+
+# ---- compile() and friends --------------------------------------------------
+
+
+def _lower(pyfunc, sig, debug, lineinfo, fastmath, cc, opt, device):
+    """numba-cuda's front end: typing and lowering to Numba-ABI IR."""
+    compiler, _, _, _ = _numba_cuda()
+    from numba.cuda.core import config, sigutils
+    from numba.cuda.core.compiler_lock import global_compiler_lock
+
+    debug = config.CUDA_DEBUGINFO_DEFAULT if debug is None else debug
+    opt = (config.OPT != 0) if opt is None else opt
+    args, return_type = sigutils.normalize_signature(sig)
+    cc = compiler._default_cc(cc)
+    nvvm_options = {"fastmath": fastmath, "opt": 3 if opt else 0}
+    if debug:
+        nvvm_options["g"] = None
+    with global_compiler_lock:
+        cres = _original("compile_cuda", compiler.compile_cuda)(
+            pyfunc, return_type, args, debug=debug, lineinfo=lineinfo, fastmath=fastmath,
+            nvvm_options=nvvm_options, cc=cc, abi="numba")
+    from numba.cuda import types
+    resty = cres.signature.return_type
+    if resty and not device and resty != types.void:
+        raise TypeError("CUDA kernel must have void return type.")
+    return cres, cc, bool(debug), bool(opt)
+
+
+def _check(device, abi, output, forceinline):
+    if output not in ("ptx", "ltoir"):
+        raise NotImplementedError("Unsupported output type: %s" % output)
+    if forceinline and output != "ltoir":
+        raise ValueError("Can only designate forced inlining in LTO-IR")
+    if abi not in ("numba", "c"):
+        raise NotImplementedError("Unsupported ABI: %s" % abi)
+    if abi == "c" and not device:
+        raise NotImplementedError("The C ABI is not supported for kernels")
+    if forceinline and not device:
+        raise ValueError("Cannot force-inline kernels")
+
+
+def _compile(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output,
+             forceinline, launch_bounds, all_, session, current_device=False):
+    _check(device, abi, output, forceinline)
+    if current_device:
+        cc = tuple(_cuplug.info()["device_cc"])
+    cres, cc, debug, opt = _lower(pyfunc, sig, debug, lineinfo, fastmath, cc, opt, device)
+    abi_name = c_abi_name(pyfunc, abi_info) if device and abi == "c" else None
+    lib = cres.library
+    compile_fn = _cuplug.compile_all if all_ else _cuplug.compile
+    code, _ = compile_fn(
+        lib.llvm_strs, signature_of(cres), entry=cres.fndesc.llvm_func_name,
+        entry_abi="numba", device=device, abi=abi if device else "numba",
+        abi_info={"abi_name": abi_name} if abi_name else None, output=output, cc=_cc(cc),
+        opt=opt, debug=debug, lineinfo=lineinfo, fastmath=fastmath, forceinline=forceinline,
+        launch_bounds=launch_bounds, link=link_code(lib) if all_ else (), session=session)
+    return code, cres.signature.return_type
+
+
+def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None,
+            opt=None, abi="c", abi_info=None, output="ptx", forceinline=False,
+            launch_bounds=None, *, session=None):
+    """numba.cuda.compile through cuplug: (code, resty), resty numba's type."""
+    return _compile(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi, abi_info,
+                    output, forceinline, launch_bounds, False, session)
+
+
+def compile_for_current_device(pyfunc, sig, debug=None, lineinfo=False, device=True,
+                               fastmath=False, opt=None, abi="c", abi_info=None, output="ptx",
+                               forceinline=False, launch_bounds=None, *, session=None):
+    """numba.cuda.compile_for_current_device through cuplug."""
+    return _compile(pyfunc, sig, debug, lineinfo, device, fastmath, None, opt, abi, abi_info,
+                    output, forceinline, launch_bounds, False, session, current_device=True)
+
+
+def compile_ptx(pyfunc, sig, debug=None, lineinfo=False, device=False, fastmath=False, cc=None,
+                opt=None, abi="numba", abi_info=None, launch_bounds=None, *, session=None):
+    """numba.cuda.compile_ptx through cuplug: a kernel to PTX by default."""
+    return _compile(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi, abi_info,
+                    "ptx", False, launch_bounds, False, session)
+
+
+def compile_ptx_for_current_device(pyfunc, sig, debug=None, lineinfo=False, device=False,
+                                   fastmath=False, opt=None, abi="numba", abi_info=None,
+                                   launch_bounds=None, *, session=None):
+    """numba.cuda.compile_ptx_for_current_device through cuplug."""
+    return _compile(pyfunc, sig, debug, lineinfo, device, fastmath, None, opt, abi, abi_info,
+                    "ptx", False, launch_bounds, False, session, current_device=True)
+
+
+def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None,
+                opt=None, abi="c", abi_info=None, output="ltoir", forceinline=False,
+                launch_bounds=None, *, session=None):
+    """numba.cuda.compile_all through cuplug: (codes, resty)."""
+    return _compile(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi, abi_info,
+                    output, forceinline, launch_bounds, True, session)
+
+
+# ---- jit: kernels compiled, loaded and launched by cuplug ------------------
+
+
+class _Configured:
+    def __init__(self, dispatcher, config):
+        self._dispatcher = dispatcher
+        self._config = config
+
+    def __call__(self, *args):
+        return self._dispatcher._launch(self._config, args)
+
+
+class Dispatcher:
+    """A kernel of cuplug.numba.jit: kernel[grid, block, stream, shared_mem](*args)."""
+
+    def __init__(self, pyfunc, sigs, options):
+        self.py_func = pyfunc
+        self._options = options
+        self._kernels = {}  # argument types -> cuplug.Kernel
+        self._session = options.pop("session", None)
+        for sig in sigs:
+            self.compile(sig)
+
+    def __getitem__(self, config):
+        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
+            raise TypeError("kernel[grid, block, stream, shared_mem]: give 2 to 4 values")
+        return _Configured(self, config)
+
+    def compile(self, sig):
+        """Compile for a signature (argument types, or void(...)): a cuplug.Kernel."""
+        _numba_cuda()
+        from numba.cuda.core import sigutils
+        args, _ = sigutils.normalize_signature(sig)
+        return self._kernel_for(tuple(args))
+
+    def _kernel_for(self, argtypes):
+        kernel = self._kernels.get(argtypes)
+        if kernel is not None:
+            return kernel
+        from numba.cuda import types
+        o = self._options
+        cc = tuple(_cuplug.info()["device_cc"])
+        cres, cc, debug, opt = _lower(self.py_func, types.void(*argtypes), o.get("debug"),
+                                      o.get("lineinfo", False), o.get("fastmath", False), cc,
+                                      o.get("opt"), device=False)
+        lib = cres.library
+        link = link_code(lib) + list(o.get("link") or ())
+        sig = signature_of(cres)
+        cubin, _ = _cuplug.compile(
+            lib.llvm_strs, sig, entry=cres.fndesc.llvm_func_name, device=False,
+            output="cubin", cc=_device_cc(cc), opt=opt, debug=debug,
+            lineinfo=o.get("lineinfo", False),
+            fastmath=o.get("fastmath", False), launch_bounds=o.get("launch_bounds"),
+            max_registers=o.get("max_registers"), link=link, session=self._session)
+        module = _cuplug.load(cubin, session=self._session)
+        kernel = module.get_kernel(cres.fndesc.llvm_func_name, sig, debug=debug)
+        self._kernels[argtypes] = _Bound(kernel, module, cres.call_helper)
+        return self._kernels[argtypes]
+
+    def _argtypes(self, args):
+        from numba.cuda.typing.typeof import Purpose, typeof
+        return tuple(typeof(a, Purpose.argument) for a in args)
+
+    def _launch(self, config, args):
+        import numpy as np
+        from numba import cuda
+        staged = []
+        dev_args = []
+        for a in args:  # NumPy arrays go to the device and back, as in numba-cuda
+            if isinstance(a, np.ndarray):
+                d = cuda.to_device(a)
+                staged.append((a, d))
+                dev_args.append(d)
+            else:
+                dev_args.append(a)
+        bound = self._kernel_for(self._argtypes(dev_args))
+        try:
+            bound.kernel[config](*dev_args)
+        except _cuplug.KernelException as e:
+            raise bound.exception(e) from None
+        for host, dev in staged:
+            dev.copy_to_host(host)
+
+
+class _Bound:
+    """A kernel with the module it lives in and numba-cuda's table of the
+    exceptions it may raise."""
+
+    def __init__(self, kernel, module, call_helper):
+        self.kernel = kernel
+        self.module = module
+        self.call_helper = call_helper
+
+    def __getitem__(self, config):
+        return self.kernel[config]
+
+    def exception(self, e):
+        """The exception numba-cuda raises for cuplug's KernelException e:
+        the kernel's own class and arguments, the thread's position first."""
+        if e.exception_code is None:
+            return e
+        exccls, exc_args, loc = self.call_helper.get_exception(e.exception_code)
+        prefix = "tid=%s ctaid=%s" % (list(e.tid), list(e.ctaid))
+        if loc is not None:
+            import os
+            sym, path, line = loc
+            prefix = "In function %r, file %s, line %s, %s" % (sym, os.path.abspath(path), line,
+                                                                prefix)
+        args = (("%s: %s" % (prefix, exc_args[0]),) + tuple(exc_args[1:])) if exc_args \
+            else (prefix,)
+        return exccls(*args)
+
+
+def jit(func_or_sig=None, *sigs, **options):
+    """cuda.jit's decorator, compiling through cuplug:
+    @jit, @jit("void(float32[::1])"), @jit(debug=True, link=["ext.cu"])."""
+    if options.get("device"):
+        raise NotImplementedError("cuplug.numba.jit makes kernels; use numba.cuda.jit(device="
+                                  "True) for device functions, which kernels may call")
+
+    def wrap(fn, signatures):
+        return Dispatcher(fn, signatures, dict(options))
+
+    if callable(func_or_sig):
+        return wrap(func_or_sig, sigs)
+    signatures = [] if func_or_sig is None else (
+        list(func_or_sig) if isinstance(func_or_sig, list) else [func_or_sig])
+    return lambda fn: wrap(fn, signatures + list(sigs))
+
+
+# ---- install(): numba-cuda's own kernels and compile* through cuplug ------
+#
+# numba-cuda still types, lowers (to its own ABI), loads and launches; what it
+# would hand to libNVVM and its linker, a library hands to cuplug instead: the
+# kernel fix-up and exception store, the C-ABI wrapper, libNVVM, NVRTC and
+# nvJitLink.  A function whose signature holds a type cuplug has no model of
+# (records, functions as arguments, omitted arguments, extension types) is
+# left to numba-cuda whole; stats() counts both.
+
+_originals = {}
+_stats = {"cuplug": 0, "numba-cuda": 0, "reasons": {}}
+
+
+def _original(name, default):
+    return _originals.get(name, default)
+
+
+def stats():
+    """Since install(): how many functions cuplug compiled, how many it left
+    to numba-cuda, and why ({reason: count})."""
+    return {"cuplug": _stats["cuplug"], "numba-cuda": _stats["numba-cuda"],
+            "reasons": dict(_stats["reasons"])}
+
+
+def _left_to_numba(reason):
+    _stats["numba-cuda"] += 1
+    _stats["reasons"][reason] = _stats["reasons"].get(reason, 0) + 1
+
+
+def _kind_of(type_text):
+    """A type's kind for stats(): "Record" for "array(Record(a[...]), 1d, C)"."""
+    m = _re.match(r"(?:readonly |unaligned )*(?:array\()?([A-Za-z_][\w *]*)", type_text)
+    return m.group(1).strip() if m else type_text
+
+
+def _object_code(cubin, name):
+    """A cubin as numba-cuda's linker returns it (cuda.core's ObjectCode)."""
+    try:
+        from cuda.core import ObjectCode
+    except ImportError:  # cuda.core before 1.0
+        from cuda.core.experimental import ObjectCode
+    return ObjectCode.from_cubin(cubin, name=name)
+
+
+def _make_library_class(base):
+    class CuplugCodeLibrary(base):
+        """numba-cuda's code library, compiling and linking through cuplug
+        when its entry is cuplug's (else as numba-cuda does)."""
+
+        def _cuplug_args(self, cc):
+            entry = getattr(self, "_cuplug_entry", None)
+            if entry is None:
+                return None
+            name, sig, abi, abi_name = entry
+            kernel = self._entry_name == name
+            opts = self._nvvm_options
+            fn = self.get_function(name)
+            args = dict(entry=name, entry_abi="numba", device=not kernel,
+                        abi="numba" if kernel else abi,
+                        abi_info={"abi_name": abi_name} if abi_name and not kernel else None,
+                        cc=_cc(self._ensure_cc(cc)), opt=3 if opts.get("opt", 3) else False,
+                        debug="g" in opts, fastmath=bool(opts.get("fastmath")),
+                        launch_bounds=getattr(fn, "_cuplug_launch_bounds", None)
+                        if kernel else None)
+            return args, sig
+
+        def get_asm_strs(self, cc=None):
+            args = self._cuplug_args(cc)
+            if args is None:
+                return super().get_asm_strs(cc=cc)
+            kw, sig = args
+            key = self._ensure_cc(cc)
+            if key not in self._ptx_cache:
+                code, _ = _cuplug.compile(self.llvm_strs, sig, output="ptx", **kw)
+                self._ptx_cache[key] = [code.strip("\x00").strip()]
+                from numba.cuda.core import config
+                if config.DUMP_ASSEMBLY:  # as numba-cuda prints it
+                    print(("ASSEMBLY %s" % self._name).center(80, "-"))
+                    print(self._ptx_cache[key][0])
+                    print("=" * 80)
+            return self._ptx_cache[key]
+
+        def get_ltoir(self, cc=None):
+            args = self._cuplug_args(cc)
+            if args is None:
+                return super().get_ltoir(cc=cc)
+            kw, sig = args
+            key = self._ensure_cc(cc)
+            if key not in self._ltoir_cache:
+                code, _ = _cuplug.compile(self.llvm_strs, sig, output="ltoir", **kw)
+                self._ltoir_cache[key] = code
+            return self._ltoir_cache[key]
+
+        def get_cubin(self, cc=None):
+            args = self._cuplug_args(cc)
+            if args is None:
+                return super().get_cubin(cc=cc)
+            kw, sig = args
+            key = self._ensure_cc(cc)
+            if key not in self._cubin_cache:
+                code, _ = _cuplug.compile(self.llvm_strs, sig, output="cubin",
+                                          link=link_code(self),
+                                          max_registers=self._max_registers, **kw)
+                self._cubin_cache[key] = _object_code(code, self._name)
+                self._linkerinfo_cache[key] = ""
+            return self._cubin_cache[key]
+
+    return CuplugCodeLibrary
+
+
+def install():
+    """Make numba-cuda's own @cuda.jit kernels and cuda.compile* compile
+    through cuplug: numba-cuda types and lowers, cuplug fixes kernels up,
+    wraps C-ABI functions, runs libNVVM and links.  uninstall() undoes it."""
+    global _installed
+    if _installed:
+        return
+    compiler, dispatcher, codegen, nvvm = _numba_cuda()
+    original_compile_cuda = compiler.compile_cuda
+    original_kernel_fixup = compiler.kernel_fixup
+    original_set_launch_bounds = nvvm.set_launch_bounds
+
+    def compile_cuda(pyfunc, return_type, args, *a, abi="numba", abi_info=None, **kw):
+        # numba-cuda lowers under its own ABI; cuplug makes the C ABI
+        cres = original_compile_cuda(pyfunc, return_type, args, *a, abi="numba", **kw)
+        try:
+            sig = signature_of(cres)
+        except NotImplementedError as e:
+            _left_to_numba(_kind_of(str(e).split("numba type ", 1)[-1]))
+            if abi == "c":  # numba-cuda's own C ABI, then
+                return original_compile_cuda(pyfunc, return_type, args, *a, abi="c",
+                                             abi_info=abi_info, **kw)
+            return cres
+        _stats["cuplug"] += 1
+        abi_name = c_abi_name(pyfunc, abi_info) if abi == "c" else None
+        cres.library._cuplug_entry = (cres.fndesc.llvm_func_name, sig, abi, abi_name)
+        cres.library.get_function(cres.fndesc.llvm_func_name)._cuplug = True
+        return cres
+
+    def kernel_fixup(kernel, debug):
+        if not getattr(kernel, "_cuplug", False):  # numba-cuda compiles it
+            return original_kernel_fixup(kernel, debug)
+        # cuplug fixes the kernel up when it compiles it
+
+    def set_launch_bounds(kernel, launch_bounds):
+        if not getattr(kernel, "_cuplug", False):
+            return original_set_launch_bounds(kernel, launch_bounds)
+        kernel._cuplug_launch_bounds = launch_bounds
+
+    _originals.update(compile_cuda=original_compile_cuda)
+    _installed = [
+        (compiler, "compile_cuda", compiler.compile_cuda),
+        (dispatcher, "compile_cuda", dispatcher.compile_cuda),
+        (compiler, "kernel_fixup", compiler.kernel_fixup),
+        (dispatcher, "kernel_fixup", dispatcher.kernel_fixup),
+        (nvvm, "set_launch_bounds", nvvm.set_launch_bounds),
+        (codegen.JITCUDACodegen, "_library_class", codegen.JITCUDACodegen._library_class),
+    ]
+    compiler.compile_cuda = dispatcher.compile_cuda = compile_cuda
+    compiler.kernel_fixup = dispatcher.kernel_fixup = kernel_fixup
+    nvvm.set_launch_bounds = set_launch_bounds
+    codegen.JITCUDACodegen._library_class = _make_library_class(codegen.CUDACodeLibrary)
+
+
+def uninstall():
+    """Restore numba-cuda's own compilation."""
+    global _installed
+    if not _installed:
+        return
+    for owner, name, value in _installed:
+        setattr(owner, name, value)
+    _installed = None
+    _originals.clear()
+
+
+def installed():
+    """Is cuplug compiling numba-cuda's kernels?"""
+    return bool(_installed)

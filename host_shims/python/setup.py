@@ -1,0 +1,62 @@
+"""pip install ./host_shims/python (offline: --no-index --no-build-isolation).
+
+Builds the extension cuplug._cuplug on CPython's limited API (one wheel for
+Python 3.11 and later), and puts the plugin (libcuplug.so) and its helper
+process (cuplug-helper) in the package beside it.  Those come from the
+CMake build in $CUPLUG_BUILD_DIR when set, else from a build this runs
+(build-python/ at the repository's root)."""
+import os
+import shutil
+import subprocess
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def plugin_build():
+    given = os.environ.get("CUPLUG_BUILD_DIR")
+    if given:
+        return os.path.abspath(given)
+    out = os.path.join(ROOT, "build-python")
+    subprocess.check_call(["cmake", "-S", ROOT, "-B", out, "-DCMAKE_BUILD_TYPE=Release",
+                           "-DCUPLUG_TESTS=OFF"])
+    subprocess.check_call(["cmake", "--build", out, "-j", str(os.cpu_count() or 2),
+                           "--target", "cuplug", "cuplug_helper"])
+    return out
+
+
+class BuildWithPlugin(build_ext):
+    def run(self):
+        super().run()
+        build = plugin_build()
+        target = os.path.join(self.build_lib, "cuplug")
+        os.makedirs(target, exist_ok=True)
+        for name in ("libcuplug.so", "cuplug-helper"):
+            src = os.path.join(build, "lib", name)
+            if not os.path.exists(src):
+                raise SystemExit("cuplug: %s is missing: build the plugin first" % src)
+            shutil.copy2(src, os.path.join(target, name))
+
+
+setup(
+    name="cuplug",
+    version="1.3.0",
+    description="numba-cuda's CUDA compile backend as a plugin with a stable C ABI",
+    packages=["cuplug"],
+    package_data={"cuplug": ["__init__.pyi", "py.typed"]},
+    python_requires=">=3.11",
+    ext_modules=[Extension(
+        "cuplug._cuplug",
+        sources=["src/module.c", "src/session.c", "src/launch.c"],
+        include_dirs=[os.path.join(ROOT, "abi", "include"), "src"],
+        define_macros=[("Py_LIMITED_API", "0x030B0000")],
+        libraries=["dl"],
+        py_limited_api=True,
+    )],
+    cmdclass={"build_ext": BuildWithPlugin},
+    options={"bdist_wheel": {"py_limited_api": "cp311"}},
+    zip_safe=False,
+)

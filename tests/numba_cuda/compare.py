@@ -1,0 +1,64 @@
+"""Compares two junit XML reports of numba-cuda's tests: the outcome counts
+of each, and each test whose outcome differs (stock's, then cuplug's).
+
+    python3 compare.py stock.xml cuplug.xml [STATS_DIR]
+
+STATS_DIR holds the cuplug run's cuplug.numba.stats(), one file per
+process: how many functions cuplug compiled and how many it left to
+numba-cuda, with why.
+"""
+import glob
+import json
+import os
+import sys
+import xml.etree.ElementTree as ET
+from collections import Counter
+
+
+def outcomes(path):
+    """{test id: outcome} from a junit XML file."""
+    out = {}
+    for case in ET.parse(path).getroot().iter("testcase"):
+        key = "%s::%s" % (case.get("classname"), case.get("name"))
+        outcome = "passed"
+        for child in case:
+            if child.tag in ("failure", "error", "skipped"):
+                outcome = {"failure": "failed"}.get(child.tag, child.tag)
+                break
+        out[key] = outcome
+    return out
+
+
+def stats(where):
+    """cuplug.numba.stats() summed over the processes of a run."""
+    total = {"cuplug": 0, "numba-cuda": 0, "reasons": Counter()}
+    for path in glob.glob(os.path.join(where, "*.json")):
+        with open(path) as f:
+            s = json.load(f)
+        total["cuplug"] += s["cuplug"]
+        total["numba-cuda"] += s["numba-cuda"]
+        total["reasons"].update(s["reasons"])
+    return total
+
+
+def main(stock_path, cuplug_path, stats_dir=None):
+    stock, cuplug = outcomes(stock_path), outcomes(cuplug_path)
+    for name, result in (("stock", stock), ("cuplug", cuplug)):
+        counts = Counter(result.values())
+        print("%-6s %5d tests: %s" % (name, len(result), ", ".join(
+            "%d %s" % (counts[k], k) for k in ("passed", "failed", "error", "skipped"))))
+    differ = sorted(k for k in set(stock) | set(cuplug) if stock.get(k) != cuplug.get(k))
+    print("%d tests differ" % len(differ))
+    for k in differ:
+        print("  %-8s -> %-8s %s" % (stock.get(k, "absent"), cuplug.get(k, "absent"), k))
+    if stats_dir:
+        s = stats(stats_dir)
+        print("functions compiled by cuplug: %d; left to numba-cuda: %d" %
+              (s["cuplug"], s["numba-cuda"]))
+        for reason, n in s["reasons"].most_common():
+            print("  %5d  a signature with %s" % (n, reason))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(*sys.argv[1:4]))

@@ -1,0 +1,1 @@
+from filecheck import _Missing as Matcher  # noqa: F401

@@ -1,0 +1,1 @@
+from filecheck import _Missing as Options  # noqa: F401

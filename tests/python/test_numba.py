@@ -1,0 +1,242 @@
+"""cuplug.numba: numba-cuda types and lowers, cuplug does the rest.  Each
+test checks cuplug's result against numba-cuda's own (the same PTX entry,
+the same numbers), on the GPU with numba-cuda 0.30."""
+import re
+
+import pytest
+
+import cuplug
+
+pytestmark = pytest.mark.gpu
+
+import cuplug.numba as cnumba
+
+try:  # numba-cuda, where there is one (kernels below name its cuda module)
+    cnumba._numba_cuda()
+    from numba import cuda
+    WHY_NOT = None
+except ImportError as e:
+    cuda = None
+    WHY_NOT = str(e)
+
+
+@pytest.fixture
+def nc():
+    """numba.cuda (the test is skipped, and says why, without numba-cuda)."""
+    if cuda is None:
+        pytest.skip(WHY_NOT)
+    return cuda
+
+
+def entry_params(ptx, name_part):
+    """The .entry's name and its parameter declarations, one per line, with
+    numba's per-compile uid ("B2v7") taken out of the mangled names."""
+    m = re.search(r"\.entry\s+(\S*%s\S*)\(([^)]*)\)" % re.escape(name_part), ptx)
+    assert m, "no .entry for %s in\n%s" % (name_part, ptx[:2000])
+    text = re.sub(r"B\d+v\d+B", "B", m.group(1) + "(" + m.group(2))
+    name, params = text.split("(", 1)
+    return name, [p.strip() for p in params.split(",")]
+
+
+def axpy(r, x, y, a):
+    i = cuda.grid(1)
+    if i < r.size:
+        r[i] = a * x[i] + y[i]
+
+
+def add(a, b):
+    return a + b
+
+
+def test_kernel_ptx_has_numbas_entry(nc):
+    sig = "void(float32[::1], float32[::1], float32[::1], float32)"
+    ours, resty = cnumba.compile_ptx(axpy, sig, cc=(9, 0))
+    theirs, their_resty = cuda.compile_ptx(axpy, sig, cc=(9, 0))
+    assert str(resty) == str(their_resty) == "none"
+    assert entry_params(ours, "axpy") == entry_params(theirs, "axpy")
+    assert ".target sm_90" in ours
+
+
+def test_c_abi_device_function(nc):
+    ptx, resty = cnumba.compile(add, "float32(float32, float32)", abi="c", cc=(9, 0))
+    assert str(resty) == "float32"
+    # the C ABI: the value returned, named as the Python function
+    assert re.search(r"\.visible\s+\.func\s+\(\.param\s+\.b32\s+func_retval0\)\s+add\(", ptx), ptx
+    ptx, _ = cnumba.compile(add, "float32(float32, float32)", abi="c",
+                            abi_info={"abi_name": "my_add"}, cc=(9, 0))
+    assert re.search(r"\.func\s+\(\.param\s+\.b32\s+func_retval0\)\s+my_add\(", ptx)
+    theirs, _ = cuda.compile(add, "float32(float32, float32)", abi="c",
+                             abi_info={"abi_name": "my_add"}, cc=(9, 0))
+    assert re.search(r"\.func\s+\(\.param\s+\.b32\s+func_retval0\)\s+my_add\(", theirs)
+    # as numba-cuda: no environment beside a C-ABI function; a lambda's name escaped
+    assert "NumbaEnv" not in ptx and "NumbaEnv" not in theirs
+    ptx, _ = cnumba.compile(lambda x: x, "int32(int32)", abi="c", cc=(9, 0))
+    assert re.search(r"\.func\s+\(\.param\s+\.b32\s+func_retval0\)\s+_3clambda_3e\(", ptx)
+
+
+def test_ltoir_and_compile_all(nc):
+    code, _ = cnumba.compile(add, "int32(int32, int32)", output="ltoir", cc=(9, 0))
+    assert isinstance(code, bytes) and len(code) > 0
+    codes, resty = cnumba.compile_all(add, "int32(int32, int32)", cc=(9, 0))
+    assert len(codes) == 1 and codes[0][:4] == code[:4]
+    assert str(resty) == "int32"
+
+
+def test_numba_errors_kept(nc):
+    with pytest.raises(NotImplementedError, match="The C ABI is not supported for kernels"):
+        cnumba.compile(axpy, "void(float32[::1], float32[::1], float32[::1], float32)",
+                       device=False, abi="c")
+    with pytest.raises(ValueError, match="Can only designate forced inlining in LTO-IR"):
+        cnumba.compile(add, "int32(int32, int32)", forceinline=True)
+    with pytest.raises(NotImplementedError, match="Unsupported output type: cubin"):
+        cnumba.compile(add, "int32(int32, int32)", output="cubin")
+
+
+def test_what_cuplug_cannot_compile_names_its_stage(nc):
+    from numba.cuda import types
+    from numba.cuda.core.errors import TypingError
+    with pytest.raises(NotImplementedError) as e:
+        cnumba.type_name(types.unicode_type)
+    assert str(e.value) == ("cuplug.numba (signature): cuplug has no model of the numba type "
+                            "unicode_type")
+
+    def untypable(x):
+        return x.no_such_attribute
+
+    with pytest.raises(TypingError, match="no_such_attribute"):  # numba-cuda's own error
+        cnumba.compile(untypable, "int32(int32)")
+
+
+def test_jit_on_cupy_numba_and_numpy_arrays(nc):
+    import numpy as np
+    cp = pytest.importorskip("cupy")
+    k = cnumba.jit("void(float32[::1], float32[::1], float32[::1], float32)")(axpy)
+    n = 1000
+    x = cp.arange(n, dtype=cp.float32)
+    y = cp.ones(n, dtype=cp.float32)
+    r = cp.zeros(n, dtype=cp.float32)
+    k[(n + 127) // 128, 128](r, x, y, 2.0)
+    cp.cuda.runtime.deviceSynchronize()
+    assert cp.array_equal(r, 2 * x + 1)
+    # numba-cuda's device arrays, and NumPy arrays copied there and back
+    dr = cuda.device_array(n, dtype=np.float32)
+    k[(n + 127) // 128, 128](dr, cuda.to_device(np.arange(n, dtype=np.float32)),
+                              cuda.to_device(np.ones(n, dtype=np.float32)), 3.0)
+    assert np.array_equal(dr.copy_to_host(), 3 * np.arange(n, dtype=np.float32) + 1)
+    hr = np.zeros(n, dtype=np.float32)
+    k[(n + 127) // 128, 128](hr, np.arange(n, dtype=np.float32), np.ones(n, np.float32), 4.0)
+    assert np.array_equal(hr, 4 * np.arange(n, dtype=np.float32) + 1)
+
+
+def test_jit_lazy_compiles_per_type(nc):
+    import numpy as np
+    k = cnumba.jit(axpy)
+    for dt in (np.float32, np.float64):
+        x = np.arange(64, dtype=dt)
+        r = np.zeros(64, dtype=dt)
+        k[1, 64](r, x, x, dt(2))
+        assert np.array_equal(r, 3 * x)
+    assert len(k._kernels) == 2
+
+
+def test_jit_debug_kernel_raises(nc):
+    import numpy as np
+
+    def bad(r):
+        i = cuda.grid(1)
+        if i == 5:
+            raise ValueError("five")
+        r[i] = i
+
+    k = cnumba.jit("void(int32[::1])", debug=True, opt=False)(bad)
+    r = cuda.device_array(8, dtype=np.int32)
+    with pytest.raises(ValueError) as e:  # numba-cuda's exception, as numba-cuda raises it
+        k[1, 8](r)
+    assert str(e.value).endswith("tid=[0, 0, 5] ctaid=[0, 0, 0]: five"), str(e.value)
+    stock = cuda.jit("void(int32[::1])", debug=True, opt=False)(bad)
+    with pytest.raises(ValueError) as e2:
+        stock[1, 8](r)
+    assert str(e2.value).split("tid=")[1] == str(e.value).split("tid=")[1]
+
+
+def test_install_routes_numba_cuda_through_cuplug(nc):
+    import numpy as np
+    cnumba.install()
+    try:
+        assert cnumba.installed()
+
+        @cuda.jit("void(float32[::1], float32[::1], float32[::1], float32)")
+        def axpy_installed(r, x, y, a):
+            i = cuda.grid(1)
+            if i < r.size:
+                r[i] = a * x[i] + y[i]
+
+        n = 300
+        x = np.arange(n, dtype=np.float32)
+        r = np.zeros(n, dtype=np.float32)
+        axpy_installed[3, 128](r, x, np.ones(n, np.float32), 2.0)
+        assert np.array_equal(r, 2 * x + 1)
+        lib = next(iter(axpy_installed.overloads.values()))._codelibrary
+        assert type(lib).__name__ == "CuplugCodeLibrary"
+        assert lib._cuplug_entry[1] == "void(array(float32, 1d, C), array(float32, 1d, C), " \
+                                       "array(float32, 1d, C), float32)"
+        assert cnumba.stats()["cuplug"] >= 1
+
+        ptx, _ = cuda.compile(add, "float64(float64, float64)", abi="c", cc=(9, 0))
+        assert re.search(r"\.func\s+\(\.param\s+\.b64\s+func_retval0\)\s+add\(", ptx)
+    finally:
+        cnumba.uninstall()
+    assert not cnumba.installed()
+
+    @cuda.jit("void(float32[::1])")
+    def stock(r):
+        r[0] = 7
+
+    lib = next(iter(stock.overloads.values()))._codelibrary
+    assert type(lib).__name__ == "CUDACodeLibrary"
+
+
+def test_install_links_declared_cuda_cpp(nc, tmp_path):
+    import numpy as np
+    src = tmp_path / "mul.cu"
+    src.write_text('extern "C" __device__ int mul(int *r, int a, int b)'
+                   ' { *r = a * b; return 0; }\n')
+    mul = cuda.declare_device("mul", "int32(int32, int32)", link=[str(src)])
+    cnumba.install()
+    try:
+        @cuda.jit("void(int32[::1])")
+        def k(r):
+            i = cuda.grid(1)
+            r[i] = mul(i, 3)
+
+        r = np.zeros(32, dtype=np.int32)
+        k[1, 32](r)
+        assert np.array_equal(r, 3 * np.arange(32, dtype=np.int32))
+    finally:
+        cnumba.uninstall()
+
+
+def test_install_leaves_what_cuplug_cannot_model_to_numba_cuda(nc):
+    """A kernel on a record array (no cuplug type) compiles and runs as
+    numba-cuda's own; stats() says so."""
+    import numpy as np
+    rec = np.dtype([("a", np.float64), ("b", np.int32)])
+    before = cnumba.stats()
+    cnumba.install()
+    try:
+        @cuda.jit
+        def set_b(r):
+            i = cuda.grid(1)
+            if i < r.size:
+                r[i].b = i * 2
+
+        r = np.zeros(16, dtype=rec)
+        set_b[1, 16](r)
+        assert list(r["b"]) == [2 * i for i in range(16)]
+        after = cnumba.stats()
+        assert after["numba-cuda"] == before["numba-cuda"] + 1
+        assert after["reasons"].get("Record", 0) == before["reasons"].get("Record", 0) + 1
+        lib = next(iter(set_b.overloads.values()))._codelibrary
+        assert getattr(lib, "_cuplug_entry", None) is None
+    finally:
+        cnumba.uninstall()
