@@ -319,16 +319,37 @@ END_TEST
 
 /* ---- link() ---- */
 
+/* calling_kernel compiled to LTO-IR for cc 9.0 (with cc_suffix), and the
+ * arguments that link it with ext_mul.cu, keeping the linked PTX. */
+typedef struct kernel_link {
+  cuplug_module m;
+  const cuplug_module *mods[1];
+  cuplug_compile_args a;
+  cuplug_code cu;
+  const cuplug_code *code[1];
+  const cuplug_artifact *arts[1];
+  cuplug_link_args l;
+} kernel_link;
+
+static void kernel_link_init(kernel_link *k, uint32_t cc_suffix) {
+  k->m = (cuplug_module){sizeof k->m, "k.ll", calling_kernel, strlen(calling_kernel)};
+  k->mods[0] = &k->m;
+  k->a = kernel_args(k->mods, CUPLUG_OUTPUT_LTOIR);
+  k->a.cc_suffix = cc_suffix;
+  T_ASSERT_OK(t_api()->compile(&k->a));
+  k->cu = bytes("ext_mul.cu", ext_mul_cu);
+  k->code[0] = &k->cu;
+  k->arts[0] = k->a.artifact;
+  k->l = (cuplug_link_args){.struct_size = sizeof k->l, .session = session, .code = k->code,
+                            .num_code = 1, .artifacts = k->arts, .num_artifacts = 1,
+                            .want_ptx = 1};
+}
+
 START_TEST(link_artifacts_and_code) {
-  cuplug_module m = {sizeof m, "k.ll", calling_kernel, strlen(calling_kernel)};
-  const cuplug_module *mods[] = {&m};
-  cuplug_compile_args a = kernel_args(mods, CUPLUG_OUTPUT_LTOIR);
-  T_ASSERT_OK(t_api()->compile(&a));
-  cuplug_code cu = bytes("ext_mul.cu", ext_mul_cu);
-  const cuplug_code *code[] = {&cu};
-  const cuplug_artifact *arts[] = {a.artifact};
-  cuplug_link_args l = {.struct_size = sizeof l, .session = session, .code = code, .num_code = 1,
-                        .artifacts = arts, .num_artifacts = 1, .want_ptx = 1};
+  kernel_link k;
+  kernel_link_init(&k, 0);
+  cuplug_compile_args a = k.a;
+  cuplug_link_args l = k.l;
   T_ASSERT_OK(t_api()->link(&l));
   cuplug_artifact_info i = info_of(l.artifact);
   ck_assert_int_eq(i.output, CUPLUG_OUTPUT_CUBIN);
@@ -357,16 +378,10 @@ END_TEST
 /* An arch-specific artifact links for its arch: the .cu by NVRTC, the
  * link by nvJitLink, both for sm_90a. */
 START_TEST(link_arch_specific) {
-  cuplug_module m = {sizeof m, "k.ll", calling_kernel, strlen(calling_kernel)};
-  const cuplug_module *mods[] = {&m};
-  cuplug_compile_args a = kernel_args(mods, CUPLUG_OUTPUT_LTOIR);
-  a.cc_suffix = 'a';
-  T_ASSERT_OK(t_api()->compile(&a));
-  cuplug_code cu = bytes("ext_mul.cu", ext_mul_cu);
-  const cuplug_code *code[] = {&cu};
-  const cuplug_artifact *arts[] = {a.artifact};
-  cuplug_link_args l = {.struct_size = sizeof l, .session = session, .code = code, .num_code = 1,
-                        .artifacts = arts, .num_artifacts = 1, .want_ptx = 1};
+  kernel_link k;
+  kernel_link_init(&k, 'a');
+  cuplug_compile_args a = k.a;
+  cuplug_link_args l = k.l;
   T_ASSERT_OK(t_api()->link(&l));
   cuplug_artifact_info i = info_of(l.artifact);
   ck_assert_uint_eq(i.cc_major, 9);

@@ -46,24 +46,56 @@ static void release_view(view *v) {
   v->has_buffer = false;
 }
 
-/* Code to link: a path (str), bytes (the kind told by their contents), or
- * a tuple (name, bytes) or (kind, name, bytes). */
-typedef struct code_list {
-  cuplug_code *code;
-  const cuplug_code **ptrs;
+/* What a call takes from a Python sequence (code to link, IR modules): an
+ * array of C structs of one size, pointers to each, and the buffers they
+ * borrow, released together. */
+typedef struct item_list {
+  void *items;
+  const void **ptrs;
   view *views;
   size_t n;
-} code_list;
+} item_list;
 
-static void code_list_free(code_list *l) {
+/* Fills the struct at `out` from `item`, the i-th, borrowing into v. */
+typedef int (*item_fn)(PyObject *item, size_t i, void *out, view *v);
+
+static void item_list_free(item_list *l) {
   for (size_t i = 0; i < l->n; i++) release_view(&l->views[i]);
-  PyMem_Free(l->code);
+  PyMem_Free(l->items);
   PyMem_Free(l->ptrs);
   PyMem_Free(l->views);
   memset(l, 0, sizeof *l);
 }
 
-static int code_item(PyObject *item, size_t i, cuplug_code *c, view *v) {
+/* seq (None: empty) as an item_list of structs of `size` bytes. */
+static int item_list_of(PyObject *seq, const char *what, size_t size, item_fn convert,
+                        item_list *l) {
+  memset(l, 0, sizeof *l);
+  if (!seq || seq == Py_None) return 0;
+  PyObject *fast = PySequence_Fast(seq, what);
+  if (!fast) return -1;
+  Py_ssize_t n = PySequence_Size(fast);
+  l->items = PyMem_Calloc((size_t)n + 1, size);
+  l->ptrs = PyMem_Calloc((size_t)n + 1, sizeof *l->ptrs);
+  l->views = PyMem_Calloc((size_t)n + 1, sizeof *l->views);
+  int rc = l->items && l->ptrs && l->views ? 0 : (PyErr_NoMemory(), -1);
+  for (Py_ssize_t i = 0; rc == 0 && i < n; i++) {
+    PyObject *item = PySequence_GetItem(fast, i);
+    void *out = (char *)l->items + (size_t)i * size;
+    rc = item ? convert(item, (size_t)i, out, &l->views[i]) : -1;
+    Py_XDECREF(item); /* it stays alive in seq, which the caller holds */
+    l->ptrs[i] = out;
+    l->n = (size_t)i + 1;
+  }
+  Py_DECREF(fast);
+  if (rc < 0) item_list_free(l);
+  return rc;
+}
+
+/* Code to link: a path (str), bytes (the kind told by their contents), or
+ * a tuple (name, bytes) or (kind, name, bytes). */
+static int code_item(PyObject *item, size_t i, void *out, view *v) {
+  cuplug_code *c = out;
   *c = (cuplug_code){.struct_size = sizeof *c};
   char what[64];
   snprintf(what, sizeof what, "code %zu", i);
@@ -93,26 +125,9 @@ static int code_item(PyObject *item, size_t i, cuplug_code *c, view *v) {
   return 0;
 }
 
-static int code_list_of(PyObject *seq, code_list *l) {
-  memset(l, 0, sizeof *l);
-  if (!seq || seq == Py_None) return 0;
-  PyObject *fast = PySequence_Fast(seq, "code to link must be a sequence");
-  if (!fast) return -1;
-  Py_ssize_t n = PySequence_Size(fast);
-  l->code = PyMem_Calloc((size_t)n + 1, sizeof *l->code);
-  l->ptrs = PyMem_Calloc((size_t)n + 1, sizeof *l->ptrs);
-  l->views = PyMem_Calloc((size_t)n + 1, sizeof *l->views);
-  int rc = l->code && l->ptrs && l->views ? 0 : (PyErr_NoMemory(), -1);
-  for (Py_ssize_t i = 0; rc == 0 && i < n; i++) {
-    PyObject *item = PySequence_GetItem(fast, i);
-    rc = item ? code_item(item, (size_t)i, &l->code[i], &l->views[i]) : -1;
-    Py_XDECREF(item); /* it stays alive in seq, which the caller holds */
-    l->ptrs[i] = &l->code[i];
-    l->n = (size_t)i + 1;
-  }
-  Py_DECREF(fast);
-  if (rc < 0) code_list_free(l);
-  return rc;
+
+static int code_list_of(PyObject *seq, item_list *l) {
+  return item_list_of(seq, "code to link must be a sequence", sizeof(cuplug_code), code_item, l);
 }
 
 /* A sequence of str as a C array (valid while seq lives). */
@@ -339,18 +354,18 @@ static PyObject *declare_device(PyObject *self, PyObject *args, PyObject *kw) {
     return NULL;
   const cuplug_type *t = shim_type_from(sig, "signature");
   if (!t) return NULL;
-  code_list l;
+  item_list l;
   if (code_list_of(link, &l) < 0) return NULL;
   cuplug_declare_device_args a = {.struct_size = sizeof a,
                                   .registry = ((shim_registry *)self)->registry,
                                   .name = name,
                                   .signature_type = t,
                                   .abi = abi_of(abi),
-                                  .link = l.ptrs,
+                                  .link = (const cuplug_code *const *)l.ptrs,
                                   .num_link = l.n,
                                   .use_cooperative = (uint32_t)cooperative};
   cuplug_error *e = shim_api->declare_device(&a);
-  code_list_free(&l);
+  item_list_free(&l);
   if (e) return shim_raise(e);
   Py_RETURN_NONE;
 }
@@ -676,50 +691,21 @@ static void session_dealloc(PyObject *self) {
   Py_DECREF(t);
 }
 
-/* The modules of a compile: a list of (name, text) or texts. */
-typedef struct module_list {
-  cuplug_module *mods;
-  const cuplug_module **ptrs;
-  view *views;
-  size_t n;
-} module_list;
-
-static void module_list_free(module_list *l) {
-  for (size_t i = 0; i < l->n; i++) release_view(&l->views[i]);
-  PyMem_Free(l->mods);
-  PyMem_Free(l->ptrs);
-  PyMem_Free(l->views);
-}
-
-static int module_list_of(PyObject *seq, module_list *l) {
-  memset(l, 0, sizeof *l);
-  PyObject *fast = PySequence_Fast(seq, "modules must be a sequence");
-  if (!fast) return -1;
-  Py_ssize_t n = PySequence_Size(fast);
-  l->mods = PyMem_Calloc((size_t)n + 1, sizeof *l->mods);
-  l->ptrs = PyMem_Calloc((size_t)n + 1, sizeof *l->ptrs);
-  l->views = PyMem_Calloc((size_t)n + 1, sizeof *l->views);
-  int rc = l->mods && l->ptrs && l->views ? 0 : (PyErr_NoMemory(), -1);
-  for (Py_ssize_t i = 0; rc == 0 && i < n; i++) {
-    PyObject *item = PySequence_GetItem(fast, i);
-    cuplug_module *m = &l->mods[i];
-    *m = (cuplug_module){.struct_size = sizeof *m};
-    PyObject *text = item;
-    if (item && PyTuple_Check(item) && PyTuple_Size(item) == 2) {
-      PyObject *name = PyTuple_GetItem(item, 0);
-      if (name != Py_None && !(m->name = PyUnicode_AsUTF8AndSize(name, NULL))) rc = -1;
-      text = PyTuple_GetItem(item, 1);
-    }
-    if (rc == 0) rc = item ? view_of(text, "an IR module", &l->views[i]) : -1;
-    m->text = l->views[i].data;
-    m->size = (size_t)l->views[i].size;
-    l->ptrs[i] = m;
-    l->n = (size_t)i + 1;
-    Py_XDECREF(item); /* it lives on in seq */
+/* A module of a compile: (name, text) or text. */
+static int module_item(PyObject *item, size_t i, void *out, view *v) {
+  (void)i;
+  cuplug_module *m = out;
+  *m = (cuplug_module){.struct_size = sizeof *m};
+  PyObject *text = item;
+  if (PyTuple_Check(item) && PyTuple_Size(item) == 2) {
+    PyObject *name = PyTuple_GetItem(item, 0);
+    if (name != Py_None && !(m->name = PyUnicode_AsUTF8AndSize(name, NULL))) return -1;
+    text = PyTuple_GetItem(item, 1);
   }
-  Py_DECREF(fast);
-  if (rc < 0) module_list_free(l);
-  return rc;
+  if (view_of(text, "an IR module", v) < 0) return -1;
+  m->text = v->data;
+  m->size = (size_t)v->size;
+  return 0;
 }
 
 static PyObject *session_compile(PyObject *self, PyObject *args, PyObject *kw) {
@@ -783,30 +769,31 @@ static PyObject *session_compile(PyObject *self, PyObject *args, PyObject *kw) {
     if (n > 4) a.num_launch_bounds = 4;
   }
   if (cc_of(cc, &a.cc_major, &a.cc_minor, &a.cc_suffix) < 0) return NULL;
-  module_list ml;
-  code_list cl;
+  item_list ml, cl;
   const char **inc;
-  if (module_list_of(modules, &ml) < 0) return NULL;
+  if (item_list_of(modules, "modules must be a sequence", sizeof(cuplug_module), module_item,
+                   &ml) < 0)
+    return NULL;
   if (code_list_of(link, &cl) < 0) {
-    module_list_free(&ml);
+    item_list_free(&ml);
     return NULL;
   }
   if (strings_of(includes, &inc, &a.num_include_paths, "include_paths must be a sequence of str") <
       0) {
-    module_list_free(&ml);
-    code_list_free(&cl);
+    item_list_free(&ml);
+    item_list_free(&cl);
     return NULL;
   }
-  a.modules = ml.ptrs;
+  a.modules = (const cuplug_module *const *)ml.ptrs;
   a.num_modules = ml.n;
-  a.link = cl.ptrs;
+  a.link = (const cuplug_code *const *)cl.ptrs;
   a.num_link = cl.n;
   a.include_paths = inc;
   cuplug_error *e;
   Py_BEGIN_ALLOW_THREADS e = all ? shim_api->compile_all(&a) : shim_api->compile(&a);
   Py_END_ALLOW_THREADS
-  module_list_free(&ml);
-  code_list_free(&cl);
+  item_list_free(&ml);
+  item_list_free(&cl);
   PyMem_Free(inc);
   return e ? shim_raise(e) : artifact_new(a.artifact);
 }
@@ -846,7 +833,7 @@ static PyObject *session_link(PyObject *self, PyObject *args, PyObject *kw) {
     av[i] = ((shim_artifact *)o)->artifact;
     Py_DECREF(o);
   }
-  code_list cl;
+  item_list cl;
   const char **inc = NULL;
   if (!av || code_list_of(code, &cl) < 0) {
     PyMem_Free(av);
@@ -854,20 +841,20 @@ static PyObject *session_link(PyObject *self, PyObject *args, PyObject *kw) {
     return av ? NULL : PyErr_NoMemory();
   }
   if (strings_of(includes, &inc, &a.num_include_paths, "include_paths must be a sequence") < 0) {
-    code_list_free(&cl);
+    item_list_free(&cl);
     PyMem_Free(av);
     Py_DECREF(fast);
     return NULL;
   }
   a.artifacts = av;
   a.num_artifacts = (size_t)na;
-  a.code = cl.ptrs;
+  a.code = (const cuplug_code *const *)cl.ptrs;
   a.num_code = cl.n;
   a.include_paths = inc;
   cuplug_error *e;
   Py_BEGIN_ALLOW_THREADS e = shim_api->link(&a);
   Py_END_ALLOW_THREADS
-  code_list_free(&cl);
+  item_list_free(&cl);
   PyMem_Free(av);
   PyMem_Free(inc);
   Py_DECREF(fast);
