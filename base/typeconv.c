@@ -2,10 +2,13 @@
  *
  * numba ranks a conversion as exact, a promotion (a wider type of the same
  * kind: int32 to int64, float32 to float64), safe (no value is lost: int32
- * to float64, uint8 to int16) or unsafe (int64 to float64, float64 to
- * int32).  Its rules give a few direct conversions between numbers; the
- * rest follow by chaining, a chain being as bad as its worst step.  The
- * table below holds numba's direct rules; the closure is computed once.
+ * to float64, uint8 to int16) or unsafe (int64 to int32, float64 to
+ * float32).  Its rules (numba-cuda's typeconv/rules.py) give a few direct
+ * conversions between numbers, each with its way back, which is unsafe;
+ * the rest follow by chaining, a chain being as bad as its worst step.  The
+ * table below holds those rules; the closure is computed once.  So every
+ * real number converts to every other (unsafely at worst), a real to a
+ * complex, and a complex to no real at all.
  *
  * An integer literal is better than its int64: it converts to any integer
  * type that holds its value as a promotion, and to a float that holds it
@@ -24,33 +27,42 @@
 #define LAST CUPLUG_TYPE_COMPLEX128
 #define N (LAST - FIRST + 1)
 
+/* numba-cuda's casting rules: BOTH(a, b, how) is a -> b `how` and back
+ * unsafe (its safe_unsafe, promote_unsafe, unsafe_unsafe); ONE_WAY has no
+ * way back (its safe). */
+#define BOTH(a, b, how) {CUPLUG_TYPE_##a, CUPLUG_TYPE_##b, CUPLUG__CONV_##how, CUPLUG__CONV_UNSAFE}
+#define ONE_WAY(a, b, how) {CUPLUG_TYPE_##a, CUPLUG_TYPE_##b, CUPLUG__CONV_##how, CUPLUG__CONV_NONE}
 static const struct {
   cuplug_type_kind from, to;
-  cuplug__conversion how;
+  cuplug__conversion how, back;
 } rules[] = {
-    {CUPLUG_TYPE_BOOL, CUPLUG_TYPE_INT8, CUPLUG__CONV_SAFE},
-    {CUPLUG_TYPE_BOOL, CUPLUG_TYPE_UINT8, CUPLUG__CONV_SAFE},
-    {CUPLUG_TYPE_INT8, CUPLUG_TYPE_INT16, CUPLUG__CONV_PROMOTE},
-    {CUPLUG_TYPE_UINT8, CUPLUG_TYPE_UINT16, CUPLUG__CONV_PROMOTE},
-    {CUPLUG_TYPE_INT16, CUPLUG_TYPE_INT32, CUPLUG__CONV_PROMOTE},
-    {CUPLUG_TYPE_UINT16, CUPLUG_TYPE_UINT32, CUPLUG__CONV_PROMOTE},
-    {CUPLUG_TYPE_INT32, CUPLUG_TYPE_INT64, CUPLUG__CONV_PROMOTE},
-    {CUPLUG_TYPE_UINT32, CUPLUG_TYPE_UINT64, CUPLUG__CONV_PROMOTE},
-    {CUPLUG_TYPE_UINT8, CUPLUG_TYPE_INT16, CUPLUG__CONV_SAFE},
-    {CUPLUG_TYPE_UINT16, CUPLUG_TYPE_INT32, CUPLUG__CONV_SAFE},
-    {CUPLUG_TYPE_UINT32, CUPLUG_TYPE_INT64, CUPLUG__CONV_SAFE},
-    {CUPLUG_TYPE_INT8, CUPLUG_TYPE_FLOAT16, CUPLUG__CONV_SAFE},
-    {CUPLUG_TYPE_INT16, CUPLUG_TYPE_FLOAT32, CUPLUG__CONV_SAFE},
-    {CUPLUG_TYPE_INT32, CUPLUG_TYPE_FLOAT64, CUPLUG__CONV_SAFE},
+    BOTH(BOOL, INT8, SAFE),
+    BOTH(BOOL, UINT8, SAFE),
+    BOTH(INT8, INT16, PROMOTE),
+    BOTH(UINT8, UINT16, PROMOTE),
+    BOTH(INT16, INT32, PROMOTE),
+    BOTH(UINT16, UINT32, PROMOTE),
+    BOTH(INT32, INT64, PROMOTE),
+    BOTH(UINT32, UINT64, PROMOTE),
+    BOTH(UINT8, INT16, SAFE),
+    BOTH(UINT16, INT32, SAFE),
+    BOTH(UINT32, INT64, SAFE),
+    BOTH(INT8, FLOAT16, SAFE),
+    BOTH(INT16, FLOAT32, SAFE),
+    BOTH(INT32, FLOAT64, SAFE),
+    BOTH(INT16, FLOAT16, UNSAFE),
+    BOTH(INT32, FLOAT32, UNSAFE),
     /* numba calls these safe too, so that float64 + int64 types as float64 */
-    {CUPLUG_TYPE_INT64, CUPLUG_TYPE_FLOAT64, CUPLUG__CONV_SAFE},
-    {CUPLUG_TYPE_UINT64, CUPLUG_TYPE_FLOAT64, CUPLUG__CONV_SAFE},
-    {CUPLUG_TYPE_FLOAT16, CUPLUG_TYPE_FLOAT32, CUPLUG__CONV_PROMOTE},
-    {CUPLUG_TYPE_FLOAT32, CUPLUG_TYPE_FLOAT64, CUPLUG__CONV_PROMOTE},
-    {CUPLUG_TYPE_FLOAT32, CUPLUG_TYPE_COMPLEX64, CUPLUG__CONV_SAFE},
-    {CUPLUG_TYPE_FLOAT64, CUPLUG_TYPE_COMPLEX128, CUPLUG__CONV_SAFE},
-    {CUPLUG_TYPE_COMPLEX64, CUPLUG_TYPE_COMPLEX128, CUPLUG__CONV_PROMOTE},
+    BOTH(INT64, FLOAT64, SAFE),
+    BOTH(UINT64, FLOAT64, SAFE),
+    BOTH(FLOAT16, FLOAT32, PROMOTE),
+    BOTH(FLOAT32, FLOAT64, PROMOTE),
+    ONE_WAY(FLOAT32, COMPLEX64, SAFE),
+    ONE_WAY(FLOAT64, COMPLEX128, SAFE),
+    BOTH(COMPLEX64, COMPLEX128, PROMOTE),
 };
+#undef BOTH
+#undef ONE_WAY
 
 static cuplug__conversion table[N][N];
 static unsigned distance[N][N];
@@ -71,17 +83,20 @@ static bool better(cuplug__conversion c, unsigned d, int i, int j) {
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 
 static void table_init(void) {
-  /* Every number converts to every other, unsafely at worst; the rules
-   * say which conversions are better than that. */
   for (int i = 0; i < N; i++)
     for (int j = 0; j < N; j++) {
-      table[i][j] = i == j ? CUPLUG__CONV_EXACT : CUPLUG__CONV_UNSAFE;
-      distance[i][j] = i == j ? 0 : 100;
+      table[i][j] = i == j ? CUPLUG__CONV_EXACT : CUPLUG__CONV_NONE;
+      distance[i][j] = 0;
     }
   for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
     int i = rules[r].from - FIRST, j = rules[r].to - FIRST;
+    unsigned d = category(i) == category(j) ? 1 : 8;
     table[i][j] = rules[r].how;
-    distance[i][j] = category(i) == category(j) ? 1 : 8;
+    distance[i][j] = d;
+    if (rules[r].back != CUPLUG__CONV_NONE) {
+      table[j][i] = rules[r].back;
+      distance[j][i] = d;
+    }
   }
   /* the best chain: as bad as its worst step, as long as its steps */
   for (int k = 0; k < N; k++)

@@ -39,13 +39,16 @@ static const char usage_text[] =
     "      Compile a conformance case folder (DIR/case.json, DIR/input.ll, and the\n"
     "      files its declare_device entries link).  --check compares the result's\n"
     "      PTX signature with DIR/expected.ptx.\n"
-    "  resolve KEY 'ARGTYPES'\n"
+    "  resolve [--strict] KEY 'ARGTYPES'\n"
     "      How a call of KEY with arguments of these types types, as a host front\n"
-    "      end asks: prints 'SIGNATURE SYMBOL ABI'.  ARGTYPES is a comma-separated\n"
-    "      list, e.g. 'float32[:], int64, float32' or '(Literal[int](2))'.\n"
+    "      end asks: prints 'SIGNATURE SYMBOL ABI', and warns of an argument it\n"
+    "      converts unsafely.  ARGTYPES is a comma-separated list, e.g.\n"
+    "      'float32[:], int64, float32' or '(Literal[int](2))'.  The rule is\n"
+    "      numba-cuda's; --strict refuses ties and unsafe conversions.\n"
     "  list [PREFIX]\n"
     "      The registered keys (cuplug's CUDA library: cuda.*, math.*) starting\n"
-    "      with PREFIX, one signature (or a generic template's description) a line.\n"
+    "      with PREFIX, one signature (or a generic template's description) a line;\n"
+    "      [extension: ...] marks what cuplug takes beyond numba-cuda 0.30.\n"
     "  info\n"
     "      Print the versions found (cuplug, ABI, libNVVM, NVVM IR, NVRTC,\n"
     "      nvJitLink, driver) and whether a GPU is present.\n"
@@ -682,8 +685,21 @@ static cuplug_error *parse_argtypes(const char *text, const cuplug_type *const *
   return NULL;
 }
 
+/* The name of a type (it has one: types are interned and named). */
+static const char *type_name(const cuplug_type *t) {
+  cuplug_type_info info = {.struct_size = sizeof info, .type = t};
+  cuplug_error *e = api->type_info(&info);
+  api->error_destroy(e);
+  return e ? "?" : info.name;
+}
+
 static int cmd_resolve(int argc, char **argv) {
-  if (argc != 4) return usage_error("%s", "resolve takes a KEY and its 'ARGTYPES'");
+  bool strict = argc > 2 && !strcmp(argv[2], "--strict");
+  if (strict) {
+    argv++;
+    argc--;
+  }
+  if (argc != 4) return usage_error("%s", "resolve takes [--strict] a KEY and its 'ARGTYPES'");
   const cuplug_type *const *args;
   size_t n;
   cuplug_error *e = parse_argtypes(argv[3], &args, &n);
@@ -691,13 +707,20 @@ static int cmd_resolve(int argc, char **argv) {
   cuplug_registry *r;
   e = api->registry_create(NULL, &r);
   if (e) return report(e);
+  cuplug_conversion conv[CUPLUG_MAX_ARGS];
   cuplug_resolve_args a = {.struct_size = sizeof a, .registry = r, .key = argv[2],
-                           .argtypes = args, .nargs = n};
+                           .argtypes = args, .nargs = n, .arg_conversions = conv,
+                           .flags = strict ? CUPLUG_RESOLVE_STRICT : 0};
   e = api->resolve_call(&a);
   if (!e) {
-    cuplug_type_info info = {.struct_size = sizeof info, .type = a.signature};
-    e = api->type_info(&info);
-    if (!e) printf("%s %s %s\n", info.name, a.symbol, a.abi == CUPLUG_ABI_C ? "c" : "numba");
+    printf("%s %s %s\n", type_name(a.signature), a.symbol,
+           a.abi == CUPLUG_ABI_C ? "c" : "numba");
+    cuplug_type_info sig = {.struct_size = sizeof sig, .type = a.signature};
+    api->error_destroy(api->type_info(&sig));
+    for (size_t i = 0; i < n; i++)
+      if (conv[i] == CUPLUG_CONV_UNSAFE)
+        fprintf(stderr, "cuplug: warning: argument %zu converts unsafely, %s to %s\n", i,
+                type_name(args[i]), type_name(sig.args[i]));
   }
   api->registry_destroy(r);
   return e ? report(e) : 0;
@@ -715,7 +738,10 @@ static int print_listing(void *user, const cuplug_listing *l) {
     }
     what = info.name;
   }
-  printf("%-30s %s\n", l->key, what);
+  if (*l->extension)
+    printf("%-30s %s  [extension: %s]\n", l->key, what, l->extension);
+  else
+    printf("%-30s %s\n", l->key, what);
   return 0;
 }
 

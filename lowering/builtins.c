@@ -39,6 +39,18 @@ const cuplug__builtin *const *cuplug__builtins(size_t *count) {
   return all;
 }
 
+/* What cuplug's built-ins take beyond numba-cuda 0.30's typing (the README
+ * lists them; tests/numba_cuda/typing_matrix.py allows them). */
+const char *cuplug__builtin_extension(const cuplug__builtin *b) {
+  if (strcmp(b->key, "cuda.atomic.exch") == 0)
+    return "float32 and float64 arrays; CPointer(T) targets";
+  if (strncmp(b->key, "cuda.atomic.", 12) == 0 && strcmp(b->key, "cuda.atomic.compare_and_swap"))
+    return "CPointer(T) targets";
+  if (strcmp(b->key, "cuda.clock64") == 0 || strcmp(b->key, "cuda.globaltimer") == 0)
+    return "not in numba-cuda 0.30";
+  return "";
+}
+
 /* ---- writing IR ---- */
 
 size_t cuplug__bi_param(const cuplug_type *sig, size_t arg) {

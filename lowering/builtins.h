@@ -34,6 +34,9 @@ typedef struct cuplug__builtin cuplug__builtin;
 
 /* Every built-in, in the order they register. */
 const cuplug__builtin *const *cuplug__builtins(size_t *count);
+/* What a built-in offers beyond numba-cuda 0.30's typing, for
+ * registry_list: "" when nothing. */
+const char *cuplug__builtin_extension(const cuplug__builtin *b);
 
 /* The tables of each family (builtins_*.c). */
 extern const cuplug__builtin cuplug__builtins_thread[], cuplug__builtins_atomic[],

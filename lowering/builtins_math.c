@@ -210,7 +210,7 @@ const cuplug__builtin cuplug__builtins_math[] = {
     MATH("atanh", "atanh", UNARY, CALL),
     MATH("cosh", "cosh", UNARY, CALL),
     MATH("sinh", "sinh", UNARY, CALL),
-    MATH("tanh", "tanh", UNARY, CALL),
+    MATH("tanh", "tanh", UNARY16, CALL), /* float16: numba-cuda's fp16 overload */
     MATH("tan", "tan", UNARY, CALL),
     MATH("erf", "erf", UNARY, CALL),
     MATH("erfc", "erfc", UNARY, CALL),
@@ -237,6 +237,7 @@ const cuplug__builtin cuplug__builtins_math[] = {
     MATH("copysign", "copysign", BINARY, CALL),
     MATH("fmod", "fmod", BINARY, CALL),
     MATH("remainder", "remainder", BINARY, CALL),
+    MATH("nextafter", "nextafter", BINARY, CALL),
     MATH("pow", "pow",
          SIGS("float32(float32, float32)", "float64(float64, float64)", "float32(float32, int32)",
               "float64(float64, int32)"),
@@ -247,7 +248,8 @@ const cuplug__builtin cuplug__builtins_math[] = {
     MATH("isfinite", "isfinite", PREDICATES, PREDICATE),
     MATH("frexp", "frexp", SIGS("Tuple(float32, int32)(float32)", "Tuple(float64, int32)(float64)"),
          FREXP),
-    MATH("modf", "modf", SIGS("UniTuple(float32 x 2)(float32)", "UniTuple(float64 x 2)(float64)"),
+    /* float64 first, as numba-cuda declares them: modf(bool) is float64's */
+    MATH("modf", "modf", SIGS("UniTuple(float64 x 2)(float64)", "UniTuple(float32 x 2)(float32)"),
          MODF),
     {"cuda.fp16.hadd", H2, NULL, NULL, lower_half, "add.f16", H_ASM, false},
     {"cuda.fp16.hsub", H2, NULL, NULL, lower_half, "sub.f16", H_ASM, false},

@@ -4,7 +4,8 @@
  * grid(), gridsize(), syncthreads and its _count/_and/_or forms, syncwarp,
  * the threadfences, the warp shuffles and votes, activemask, lanemask_lt,
  * popc, clz, ffs, brev, fma, cbrt and nanosleep, with numba-cuda's types
- * and its intrinsics; and two cuplug adds, clock64 and globaltimer. */
+ * and its intrinsics; and two cuplug adds, clock64 and globaltimer (marked
+ * as extensions in registry_list). */
 #include <stdio.h>
 #include <string.h>
 
@@ -193,13 +194,14 @@ static cuplug_error *lower_shfl(const cuplug__builtin *b, const cuplug_type *sig
   return NULL;
 }
 
-/* all_sync, any_sync, eq_sync (bool) and ballot_sync (int32)(mask, predicate). */
+/* all_sync, any_sync, eq_sync (bool) and ballot_sync (int32)(mask,
+ * predicate): an integer mask, an integer or bool predicate (numba-cuda
+ * 0.30 refuses a float). */
 static cuplug_error *type_vote(const cuplug__builtin *b, const cuplug_type *const *args,
                                size_t n, const cuplug_type **sig) {
   *sig = NULL;
   if (n != 2 || !is_int(args[0])) return NULL;
-  bool number = args[1]->kind == CUPLUG_TYPE_FLOAT32 || args[1]->kind == CUPLUG_TYPE_FLOAT64;
-  if (!is_int(args[1]) && args[1]->kind != CUPLUG_TYPE_BOOL && !number) return NULL;
+  if (!is_int(args[1]) && args[1]->kind != CUPLUG_TYPE_BOOL) return NULL;
   const cuplug_type *restype = cuplug__type_scalar(b->op == 3 ? CUPLUG_TYPE_INT32 : CUPLUG_TYPE_BOOL);
   return cuplug__bi_sig(sig, restype, 2, args[0], args[1]);
 }
@@ -210,10 +212,7 @@ static cuplug_error *lower_vote(const cuplug__builtin *b, const cuplug_type *sig
   cuplug__bi_begin(out, sig, symbol);
   cuplug__bi_int(out, "mask", "p0", sig->args[0], 32);
   size_t p = cuplug__bi_param(sig, 1);
-  if (cuplug__type_is_float(pt))
-    cuplug__buf_printf(out, "  %%pred = fcmp une %s %%p%zu, 0.0\n", cuplug__bi_ir(pt), p);
-  else
-    cuplug__buf_printf(out, "  %%pred = icmp ne i%u %%p%zu, 0\n", cuplug__bi_bits(pt), p);
+  cuplug__buf_printf(out, "  %%pred = icmp ne i%u %%p%zu, 0\n", cuplug__bi_bits(pt), p);
   cuplug__buf_printf(out,
                      "  %%pair = call {i32, i1} @llvm.nvvm.vote.sync(i32 %%mask, i32 %d, i1 "
                      "%%pred)\n",
@@ -254,14 +253,20 @@ static cuplug_error *lower_by_width(const cuplug__builtin *b, const cuplug_type 
   return NULL;
 }
 
-/* ffs: uint32 from __nv_ffs(i32) or __nv_ffsll(i64), which give int. */
+/* ffs: uint32 from __nv_ffs(i32) or __nv_ffsll(i64), which give int; an 8
+ * or 16-bit argument is widened first (which moves no set bit below it). */
 static cuplug_error *lower_ffs(const cuplug__builtin *b, const cuplug_type *sig,
                                const char *symbol, cuplug__buf *out) {
   (void)b;
   bool wide = cuplug__bi_bits(sig->args[0]) == 64;
   cuplug__bi_begin(out, sig, symbol);
-  cuplug__buf_printf(out, "  %%v = call i32 @__nv_ffs%s(i%d %%p0)\n  ret i32 %%v\n}\n",
-                     wide ? "ll" : "", wide ? 64 : 32);
+  const char *arg = "%p0";
+  if (cuplug__bi_bits(sig->args[0]) < 32) {
+    cuplug__bi_int(out, "x", "p0", sig->args[0], 32);
+    arg = "%x";
+  }
+  cuplug__buf_printf(out, "  %%v = call i32 @__nv_ffs%s(i%d %s)\n  ret i32 %%v\n}\n",
+                     wide ? "ll" : "", wide ? 64 : 32, arg);
   cuplug__buf_printf(out, "declare i32 @__nv_ffs%s(i%d)\n", wide ? "ll" : "", wide ? 64 : 32);
   return NULL;
 }
@@ -326,7 +331,8 @@ const cuplug__builtin cuplug__builtins_thread[] = {
      SIGS("int8(int8)", "int16(int16)", "int32(int32)", "int64(int64)", "uint8(uint8)",
           "uint16(uint16)", "uint32(uint32)", "uint64(uint64)"),
      NULL, NULL, lower_bitcount, "ctlz", 1, false},
-    {"cuda.ffs", SIGS("uint32(int32)", "uint32(uint32)", "uint32(int64)", "uint32(uint64)"), NULL,
+    {"cuda.ffs", SIGS("uint32(int8)", "uint32(int16)", "uint32(int32)", "uint32(int64)",
+                      "uint32(uint8)", "uint32(uint16)", "uint32(uint32)", "uint32(uint64)"), NULL,
      NULL, lower_ffs, NULL, 0, false},
     {"cuda.brev", SIGS("uint32(uint32)", "uint64(uint64)"), NULL, NULL, lower_by_width,
      "__nv_brev|__nv_brevll", 0, false},

@@ -320,7 +320,16 @@ static cuplug_error *launch(cuplug_launch_args *args) {
 
 IMPORTING(register_template, cuplug_template_args, MIN_TEMPLATE, cuplug__register_template)
 IMPORTING(register_lowering, cuplug_lowering_args, MIN_LOWERING, cuplug__register_lowering)
-IMPORTING_EXPORTING(resolve_call, cuplug_resolve_args, MIN_RESOLVE, cuplug__resolve_call)
+/* A host of ABI 1.2 or older (a struct without `flags`) keeps the rule it
+ * was written for: strict. */
+static cuplug_error *resolve_call(cuplug_resolve_args *args) {
+  cuplug_resolve_args a;
+  CUPLUG__TRY(import_args(&a, sizeof a, args, MIN_RESOLVE, "cuplug_resolve_args"));
+  if (args->struct_size < SIZE_TO(cuplug_resolve_args, flags)) a.flags = CUPLUG_RESOLVE_STRICT;
+  CUPLUG__TRY(cuplug__resolve_call(&a));
+  export_args(args, &a, sizeof a);
+  return NULL;
+}
 IMPORTING_EXPORTING(const_array, cuplug_const_array_args, MIN_CONST_ARRAY, cuplug__const_array)
 
 /* ---- since 1.3 ---- */

@@ -254,9 +254,10 @@ cuplug_error *cuplug__registry_list(cuplug_registry *r, const char *prefix,
       const cuplug__template *tp = &keys[i]->templates[t];
       /* a template's signature is lowered by its own layer (see resolve) */
       const cuplug__impl *m = tp->sig ? cuplug__key_impl(keys[i], tp->sig) : NULL;
+      const char *extension = tp->builtin ? cuplug__builtin_extension(tp->builtin) : "";
       cuplug_listing l = {sizeof l, keys[i]->name, tp->sig,
                           tp->sig ? "" : (tp->description ? tp->description : ""),
-                          m && m->symbol ? m->symbol : "", keys[i]->builtin};
+                          m && m->symbol ? m->symbol : "", keys[i]->builtin, extension};
       stop = visit(user_data, &l) != 0;
     }
   }

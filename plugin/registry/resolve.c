@@ -18,7 +18,9 @@
 
 /* How a candidate signature fits the call: numba counts conversions of
  * each kind and prefers fewer unsafe, then fewer safe, then fewer
- * promotions; cuplug then prefers the nearer conversions (typeconv.c). */
+ * promotions, and of equally good ones the first declared.  The strict
+ * rule then prefers the nearer conversions (typeconv.c) and calls what is
+ * still equal a tie. */
 typedef struct candidate {
   const cuplug_type *sig;
   int unsafe, safe, promote;
@@ -26,16 +28,16 @@ typedef struct candidate {
   bool base; /* the built-ins' template gave it */
 } candidate;
 
-static int compare(const candidate *a, const candidate *b) {
+static int compare(const candidate *a, const candidate *b, bool strict) {
   if (a->unsafe != b->unsafe) return a->unsafe - b->unsafe;
   if (a->safe != b->safe) return a->safe - b->safe;
   if (a->promote != b->promote) return a->promote - b->promote;
-  return (a->distance > b->distance) - (a->distance < b->distance);
+  return strict ? (a->distance > b->distance) - (a->distance < b->distance) : 0;
 }
 
 /* Rates sig against the argument types; false when it does not fit.
- * `unsafe_ok`: a generic template chose sig and may ask for any
- * conversion between numbers. */
+ * `unsafe_ok`: any conversion between numbers may be asked for (numba's
+ * rule; under the strict one, only when a generic template chose sig). */
 static bool rate(const cuplug_type *sig, const cuplug_type *const *args, size_t n,
                  bool unsafe_ok, candidate *c) {
   *c = (candidate){sig, 0, 0, 0, 0, false};
@@ -62,17 +64,20 @@ typedef struct search {
   const char *key;
   const cuplug_type *const *args;
   size_t nargs;
+  bool strict;
   candidate best;
   const cuplug_type *tied; /* a different signature as good as best */
   bool found;
 } search;
 
+/* Candidates come in declaration order: a later one must be better. */
 static void consider(search *s, const candidate *c) {
-  if (!s->found || compare(c, &s->best) < 0) {
+  int order = s->found ? compare(c, &s->best, s->strict) : -1;
+  if (order < 0) {
     s->best = *c;
     s->tied = NULL;
     s->found = true;
-  } else if (compare(c, &s->best) == 0 && c->sig != s->best.sig) {
+  } else if (order == 0 && s->strict && c->sig != s->best.sig) {
     s->tied = c->sig;
   }
 }
@@ -120,7 +125,7 @@ static cuplug_error *consult(search *s, const cuplug__key *k, bool base) {
       }
     }
     candidate c;
-    if (sig && rate(sig, s->args, s->nargs, !t->sig, &c)) {
+    if (sig && rate(sig, s->args, s->nargs, !s->strict || !t->sig, &c)) {
       c.base = base;
       consider(s, &c);
     }
@@ -277,7 +282,11 @@ static cuplug_error *unresolved(const cuplug_resolve_args *a, const search *s,
 cuplug_error *cuplug__resolve_call(cuplug_resolve_args *a) {
   CUPLUG__TRY(check_call(a));
   cuplug_registry *r = a->registry;
-  search s = {.key = a->key, .args = a->argtypes, .nargs = a->nargs};
+  if (a->flags & ~CUPLUG_RESOLVE_STRICT)
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "resolve_call %s: unknown flags 0x%x",
+                         a->key, a->flags & ~CUPLUG_RESOLVE_STRICT);
+  search s = {.key = a->key, .args = a->argtypes, .nargs = a->nargs,
+              .strict = (a->flags & CUPLUG_RESOLVE_STRICT) != 0};
   pthread_rwlock_rdlock(&r->lock);
   const cuplug__key *own = cuplug__registry_own_key(r, a->key),
                     *base = cuplug__registry_base_key(r, a->key);
@@ -318,6 +327,13 @@ cuplug_error *cuplug__resolve_call(cuplug_resolve_args *a) {
   a->signature = s.best.sig;
   a->symbol = m->symbol;
   a->abi = m->abi;
+  a->conversion = CUPLUG_CONV_EXACT;
+  for (size_t i = 0; i < a->nargs; i++) {
+    cuplug_conversion c = (cuplug_conversion)cuplug__convert(a->argtypes[i], s.best.sig->args[i],
+                                                             NULL);
+    if (c > a->conversion) a->conversion = c;
+    if (a->arg_conversions) a->arg_conversions[i] = c;
+  }
   return NULL;
 }
 

@@ -115,7 +115,7 @@ START_TEST(help_documents_every_flag) {
       "compile FILE.ll", "case DIR", "info", "--entry", "--sig", "--entry-abi", "--kernel",
       "--abi ", "--abi-name", "--output", "--cc", "--opt", "--debug", "--lineinfo",
       "--fastmath", "--forceinline", "--launch-bounds", "--max-registers", "--emit-ir",
-      "-o OUT", "--check", "link FILE", "resolve KEY", "list [PREFIX]", "--declare-device ",
+      "-o OUT", "--check", "link FILE", "resolve [--strict] KEY", "list [PREFIX]", "--declare-device ",
       "--declare-device-c", "--link FILE", "--include DIR", "--no-lto", "--ptx OUT.ptx"};
   for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) T_ASSERT_CONTAINS(r.out, flags[i]);
   result_free(&r);
@@ -476,6 +476,17 @@ START_TEST(resolve_prints_signature_symbol_abi) {
   r = run((const char *[]){"resolve", "cuda.syncthreads", "", NULL});
   T_ASSERT_CONTAINS(r.out, "void() __cuplug_cuda_syncthreads_");
   result_free(&r);
+  /* numba-cuda's rule takes an unsafe conversion as the last resort, and
+   * says so; --strict refuses it */
+  r = run((const char *[]){"resolve", "cuda.brev", "int32", NULL});
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  T_ASSERT_CONTAINS(r.out, "uint32(uint32) __cuplug_cuda_brev_");
+  ck_assert_str_eq(r.err, "cuplug: warning: argument 0 converts unsafely, int32 to uint32\n");
+  result_free(&r);
+  r = run((const char *[]){"resolve", "--strict", "cuda.brev", "int32", NULL});
+  ck_assert_int_eq(r.status, 1);
+  T_ASSERT_CONTAINS(r.err, "CUPLUG_ERR_NO_MATCH: no signature of cuda.brev takes (int32)");
+  result_free(&r);
 }
 END_TEST
 
@@ -499,7 +510,7 @@ START_TEST(resolve_errors) {
   result_free(&r);
   r = run((const char *[]){"resolve", "math.sin", NULL});
   ck_assert_int_eq(r.status, 2);
-  T_ASSERT_CONTAINS(r.err, "cuplug: resolve takes a KEY and its 'ARGTYPES'\n");
+  T_ASSERT_CONTAINS(r.err, "cuplug: resolve takes [--strict] a KEY and its 'ARGTYPES'\n");
   result_free(&r);
 }
 END_TEST
@@ -517,9 +528,15 @@ START_TEST(list_keys_with_a_prefix) {
   r = run((const char *[]){"list", "cuda.atomic.a", NULL});
   ck_assert_str_eq(r.out,
                    "cuda.atomic.add                T(T[...] ary, index, value) or T(CPointer(T), "
-                   "value) for T in int32, uint32, int64, uint64, float32, float64\n"
+                   "value) for T in int32, uint32, int64, uint64, float32, float64  "
+                   "[extension: CPointer(T) targets]\n"
                    "cuda.atomic.and_               T(T[...] ary, index, value) or T(CPointer(T), "
-                   "value) for T in int32, uint32, int64, uint64\n");
+                   "value) for T in int32, uint32, int64, uint64  "
+                   "[extension: CPointer(T) targets]\n");
+  result_free(&r);
+  /* what cuplug takes beyond numba-cuda is marked */
+  r = run((const char *[]){"list", "cuda.atomic.exch", NULL});
+  T_ASSERT_CONTAINS(r.out, "[extension: float32 and float64 arrays; CPointer(T) targets]\n");
   result_free(&r);
   r = run((const char *[]){"list", NULL});
   ck_assert_int_eq(r.status, 0);

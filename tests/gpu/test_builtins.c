@@ -525,6 +525,8 @@ REF(r_isnan, U(isnan(X(0).f) != 0))
 REF(r_isinf, U(isinf(X(0).f) != 0))
 REF(r_isfinite, U(isfinite(X(0).f) != 0))
 REF(r_degrees, F(X(0).f * (180.0 / M_PI)))
+REF(r_nextafter, F(nextafter(X(0).f, X(1).f)))
+REF(r_nextafterf, F(nextafterf((float)X(0).f, (float)X(1).f)))
 
 #define MATH2(key, gen, ref, check)                                                              \
   {key, "float32", {gen}, ref, check}, { key, "float64", {gen}, ref, check }
@@ -545,6 +547,8 @@ static const ew_case math_cases[] = {
     MATH2("math.degrees", G_REAL, r_degrees, REL),
     {"math.atan2", "float32, float32", {G_REAL, G_REAL}, r_atan2, REL},
     {"math.atan2", "float64, float64", {G_REAL, G_REAL}, r_atan2, REL},
+    {"math.nextafter", "float32, float32", {G_REAL, G_REAL}, r_nextafterf, EXACT},
+    {"math.nextafter", "float64, float64", {G_REAL, G_REAL}, r_nextafter, EXACT},
     {"math.pow", "float32, float32", {G_POS, G_SMALL}, r_pow, REL},
     {"math.pow", "float64, float64", {G_POS, G_SMALL}, r_pow, REL},
     {"math.pow", "float32, int32", {G_UNIT, G_SMALL}, r_pow, REL},
@@ -572,6 +576,8 @@ REF(r_clz32, U((uint32_t)X(0).u ? (uint64_t)__builtin_clz((uint32_t)X(0).u) : 32
 REF(r_clz64, U(X(0).u ? (uint64_t)__builtin_clzll(X(0).u) : 64))
 REF(r_ffs32, U((uint64_t)__builtin_ffs((int)(uint32_t)X(0).u)))
 REF(r_ffs64, U((uint64_t)__builtin_ffsll((long long)X(0).u)))
+REF(r_ffs8, U((uint64_t)__builtin_ffs((int)(int8_t)X(0).u)))
+REF(r_ffs16, U((uint64_t)__builtin_ffs((int)(uint16_t)X(0).u)))
 REF(r_brev32, U(brev(X(0).u, 32)))
 REF(r_brev64, U(brev(X(0).u, 64)))
 REF(r_fmaf, F(fmaf((float)X(0).f, (float)X(1).f, (float)X(2).f)))
@@ -591,6 +597,8 @@ static const ew_case bit_cases[] = {
     {"cuda.ffs", "int32", {G_BITS}, r_ffs32, EXACT},
     {"cuda.ffs", "uint32", {G_BITS}, r_ffs32, EXACT},
     {"cuda.ffs", "int64", {G_BITS}, r_ffs64, EXACT},
+    {"cuda.ffs", "int8", {G_BITS}, r_ffs8, EXACT}, /* numba-cuda's 8 and 16-bit forms */
+    {"cuda.ffs", "uint16", {G_BITS}, r_ffs16, EXACT},
     {"cuda.ffs", "uint64", {G_BITS}, r_ffs64, EXACT},
     {"cuda.brev", "uint32", {G_BITS}, r_brev32, EXACT},
     {"cuda.brev", "uint64", {G_BITS}, r_brev64, EXACT},
@@ -701,7 +709,7 @@ static const ew_case warp_cases[] = {
     {"cuda.ballot_sync", "int32, bool", {G_MASK, G_EVERY3}, r_ballot, EXACT},
     {"cuda.all_sync", "int32, int32", {G_MASK, G_VOTE}, r_all, EXACT},
     {"cuda.any_sync", "int32, int32", {G_MASK, G_VOTE}, r_any, EXACT},
-    {"cuda.any_sync", "int32, float32", {G_MASK, G_VOTE}, r_any, EXACT},
+    {"cuda.any_sync", "int32, bool", {G_MASK, G_VOTE}, r_any, EXACT},
     {"cuda.eq_sync", "int32, int32", {G_MASK, G_VOTE}, r_eq, EXACT},
 };
 

@@ -25,7 +25,7 @@ def test_concrete_templates_and_ir_lowering():
                                 "  ret float %x\n}\n", registry=reg)
     r = cuplug.resolve_call("t.clamp", ["float32", "float32", "float32"], registry=reg)
     assert r == ("float32(float32, float32, float32)", "t_clamp", "c",
-                 "declare float @t_clamp(float, float, float)")
+                 "declare float @t_clamp(float, float, float)", ("exact", "exact", "exact"))
     with pytest.raises(cuplug.TypingError) as e:
         cuplug.resolve_call("t.clamp", ["float64"] * 3, registry=reg)
     assert e.value.name == "CUPLUG_ERR_NO_LOWERING"
@@ -119,3 +119,22 @@ def test_register_lowering_needs_one_source():
     with pytest.raises(TypeError) as e:
         cuplug.register_lowering("t.x", "int32()", ir="x", cuda="y")
     assert str(e.value) == "register_lowering: give exactly one of ir=, cuda= and callable="
+
+
+def test_numba_cuda_rule_and_strict():
+    """numba-cuda's choice by default: the first declared of equally good
+    signatures, an unsafe conversion as the last resort (and said so);
+    strict=True refuses both."""
+    r = cuplug.resolve_call("math.sin", ["bool"])
+    assert r.signature == "float64(int64)" and r.conversions == ("safe",)
+    r = cuplug.resolve_call("cuda.brev", ["int32"])
+    assert r.signature == "uint32(uint32)" and r.conversions == ("unsafe",)
+    with pytest.raises(cuplug.TypingError) as e:
+        cuplug.resolve_call("cuda.brev", ["int32"], strict=True)
+    assert e.value.name == "CUPLUG_ERR_NO_MATCH"
+    with pytest.raises(cuplug.TypingError) as e:
+        cuplug.resolve_call("math.sin", ["bool"], strict=True)
+    assert e.value.name == "CUPLUG_ERR_AMBIGUOUS"
+    r = cuplug.resolve_call("math.pow", ["float32", "int32"])
+    assert r.signature == "float32(float32, int32)" and r.conversions == ("exact", "exact")
+    assert cuplug.resolve_call("cuda.ffs", ["int8"]).signature == "uint32(int8)"

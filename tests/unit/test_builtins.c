@@ -52,7 +52,7 @@ static const struct {
      "shfl.sync.bfly.b32"},
     {"cuda.all_sync", "int32, bool", "bool(int32, bool)", "vote.sync.all.pred"},
     {"cuda.any_sync", "int32, int32", "bool(int32, int32)", "vote.sync.any.pred"},
-    {"cuda.eq_sync", "int32, float32", "bool(int32, float32)", "vote.sync.uni.pred"},
+    {"cuda.eq_sync", "int32, int64", "bool(int32, int64)", "vote.sync.uni.pred"},
     {"cuda.ballot_sync", "int32, int32", "int32(int32, int32)", "vote.sync.ballot.b32"},
     {"cuda.activemask", "", "uint32()", "activemask.b32"},
     {"cuda.lanemask_lt", "", "uint32()", "%lanemask_lt"},
@@ -60,6 +60,7 @@ static const struct {
     {"cuda.popc", "uint64", "uint64(uint64)", "popc.b64"},
     {"cuda.clz", "int64", "int64(int64)", "clz.b64"},
     {"cuda.ffs", "uint32", "uint32(uint32)", "bfind.shiftamt.u32"},
+    {"cuda.ffs", "int8", "uint32(int8)", "bfind.shiftamt.u32"},
     {"cuda.brev", "uint32", "uint32(uint32)", "brev.b32"},
     {"cuda.brev", "uint64", "uint64(uint64)", "brev.b64"},
     {"cuda.fma", "float32, float32, float32", "float32(float32, float32, float32)", "fma.rn.f32"},
@@ -194,11 +195,21 @@ START_TEST(builtin_typing) {
       {"math.frexp", "float64", "Tuple(float64, int32)(float64)"},
       {"math.modf", "float32", "UniTuple(float32 x 2)(float32)"},
       {"math.copysign", "int64, int64", "float64(float64, float64)"}, /* int64 -> float64 */
-      {"math.copysign", "complex64, float32", NULL},
+      /* numba-cuda's rule: an unsafe conversion as the last resort */
+      {"math.copysign", "complex64, float32", NULL}, /* a complex becomes no real */
+      {"math.copysign", "float64, float32", "float64(float64, float64)"},
+      {"math.copysign", "float32[:], float32", NULL}, /* an array is no number */
+      {"math.nextafter", "float32, float32", "float32(float32, float32)"},
+      {"cuda.any_sync", "int32, float32", NULL}, /* numba-cuda 0.30: integer or bool */
+      {"math.tanh", "float16", "float16(float16)"},
+      {"math.modf", "bool", "UniTuple(float64 x 2)(float64)"},
       {"math.pow", "float32, Literal[int](2)", "float32(float32, int32)"}, /* powi */
       {"math.pow", "float32, float64", "float64(float64, float64)"},
       {"cuda.syncwarp", "Literal[int](-1)", "void(int32)"},
-      {"cuda.syncwarp", "int64", NULL}, /* int64 -> int32 loses values */
+      {"cuda.syncwarp", "int64", "void(int32)"}, /* int64 -> int32: unsafe, the only one */
+      {"cuda.brev", "int32", "uint32(uint32)"},  /* two unsafe: the first declared */
+      {"math.sin", "bool", "float64(int64)"},    /* four safe: the first declared */
+      {"cuda.ffs", "int8", "uint32(int8)"},
       {"cuda.popc", "int8", "int8(int8)"},
       {"cuda.ffs", "int64", "uint32(int64)"},
   };

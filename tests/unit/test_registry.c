@@ -35,21 +35,38 @@ static cuplug_error *add_ir(cuplug_registry *r, const char *key, const char *sig
   return t_api()->register_lowering(&a);
 }
 
-/* resolve_call on "A, B" argument types; the error, or the signature's name. */
-static cuplug_error *resolve(cuplug_registry *r, const char *key, const char *argtypes,
-                             cuplug_resolve_args *out) {
+/* resolve_call on "A, B" argument types, with CUPLUG_RESOLVE_* flags. */
+static cuplug_error *resolve_with(cuplug_registry *r, const char *key, const char *argtypes,
+                                  uint32_t flags, cuplug_resolve_args *out) {
   const cuplug_type *const *args;
   size_t n;
   t_argtypes(argtypes, &args, &n);
   *out = (cuplug_resolve_args){.struct_size = sizeof *out, .registry = r, .key = key,
-                               .argtypes = args, .nargs = n};
+                               .argtypes = args, .nargs = n, .flags = flags};
   return t_api()->resolve_call(out);
 }
 
-static const char *resolved(cuplug_registry *r, const char *key, const char *argtypes) {
+/* ...numba-cuda's rule (the default), and the strict one */
+static cuplug_error *resolve(cuplug_registry *r, const char *key, const char *argtypes,
+                             cuplug_resolve_args *out) {
+  return resolve_with(r, key, argtypes, 0, out);
+}
+
+static cuplug_error *resolve_strict(cuplug_registry *r, const char *key, const char *argtypes,
+                                    cuplug_resolve_args *out) {
+  return resolve_with(r, key, argtypes, CUPLUG_RESOLVE_STRICT, out);
+}
+
+/* The signature's name (the call must resolve). */
+static const char *resolved_with(cuplug_registry *r, const char *key, const char *argtypes,
+                                 uint32_t flags) {
   cuplug_resolve_args a;
-  T_ASSERT_OK(resolve(r, key, argtypes, &a));
+  T_ASSERT_OK(resolve_with(r, key, argtypes, flags, &a));
   return t_type_name(a.signature);
+}
+
+static const char *resolved(cuplug_registry *r, const char *key, const char *argtypes) {
+  return resolved_with(r, key, argtypes, 0);
 }
 
 static const char twice_f32[] =
@@ -75,6 +92,55 @@ static void register_f(void) {
 
 /* ---- numba's choice of a signature ---- */
 
+/* numba-cuda's rule: an unsafe conversion is the last resort, and a
+ * resolve says which conversions its choice needs; unknown flags are
+ * refused; a host of ABI 1.2 (no flags in its struct) keeps the strict rule. */
+START_TEST(unsafe_as_the_last_resort) {
+  register_f();
+  cuplug_resolve_args a;
+  /* int64 to float32 is unsafe, to float64 safe, to int64 exact */
+  T_ASSERT_OK(resolve(reg, "t.f", "int64", &a));
+  ck_assert_str_eq(t_type_name(a.signature), "int64(int64)");
+  ck_assert_int_eq(a.conversion, CUPLUG_CONV_EXACT);
+  /* a complex converts to no real type, even as the last resort */
+  T_ASSERT_ERROR_PREFIX(resolve(reg, "t.f", "complex64", &a), CUPLUG_ERR_NO_MATCH,
+                        "no signature of t.f takes (complex64)");
+  T_ASSERT_OK(add_template(reg, "t.narrow", "float32(float32, int32)"));
+  cuplug_conversion each[2] = {CUPLUG_CONV_UNSAFE, CUPLUG_CONV_UNSAFE};
+  const cuplug_type *const *args;
+  size_t n;
+  t_argtypes("float32, int16", &args, &n);
+  a = (cuplug_resolve_args){.struct_size = sizeof a, .registry = reg, .key = "t.narrow",
+                            .argtypes = args, .nargs = n, .arg_conversions = each};
+  T_ASSERT_ERROR(t_api()->resolve_call(&a), CUPLUG_ERR_NO_LOWERING,
+                 "t.narrow types as float32(float32, int32), but has no lowering for it");
+  T_ASSERT_OK(add_ir(reg, "t.narrow", "float32(float32, int32)", "narrow",
+                     "define float @narrow(float %x, i32 %n) {\n  ret float %x\n}\n"));
+  T_ASSERT_OK(t_api()->resolve_call(&a));
+  ck_assert_int_eq(a.conversion, CUPLUG_CONV_PROMOTE);
+  ck_assert_int_eq(each[0], CUPLUG_CONV_EXACT);
+  ck_assert_int_eq(each[1], CUPLUG_CONV_PROMOTE);
+  t_argtypes("float64, int64", &args, &n);
+  a.argtypes = args;
+  T_ASSERT_OK(t_api()->resolve_call(&a));
+  ck_assert_int_eq(a.conversion, CUPLUG_CONV_UNSAFE);
+  ck_assert_int_eq(each[0], CUPLUG_CONV_UNSAFE);
+  ck_assert_int_eq(each[1], CUPLUG_CONV_UNSAFE);
+  T_ASSERT_OK(resolve(reg, "t.f", "float32", &a));
+  ck_assert_int_eq(a.conversion, CUPLUG_CONV_EXACT);
+  T_ASSERT_ERROR(resolve_with(reg, "t.f", "float32", 0x6, &a), CUPLUG_ERR_INVALID_ARGUMENT,
+                 "resolve_call t.f: unknown flags 0x6");
+  /* a 1.2-sized struct: the strict rule */
+  T_ASSERT_OK(add_template(reg, "t.g", "float64(int64, float64)"));
+  T_ASSERT_OK(add_template(reg, "t.g", "float64(float64, int64)"));
+  t_argtypes("int32, int32", &args, &n);
+  a = (cuplug_resolve_args){.struct_size = offsetof(cuplug_resolve_args, flags),
+                            .registry = reg, .key = "t.g", .argtypes = args, .nargs = n};
+  T_ASSERT_ERROR_PREFIX(t_api()->resolve_call(&a), CUPLUG_ERR_AMBIGUOUS,
+                        "ambiguous call t.g(int32, int32)");
+}
+END_TEST
+
 START_TEST(exact_then_promotion_then_safe) {
   register_f();
   ck_assert_str_eq(resolved(reg, "t.f", "float32"), "float32(float32)");
@@ -84,9 +150,12 @@ START_TEST(exact_then_promotion_then_safe) {
   ck_assert_str_eq(resolved(reg, "t.f", "int16"), "int64(int64)");
   /* float16 promotes to float32 */
   ck_assert_str_eq(resolved(reg, "t.f", "float16"), "float32(float32)");
-  /* uint8 converts safely to each: the one that stays an integer wins */
-  ck_assert_str_eq(resolved(reg, "t.f", "uint8"), "int64(int64)");
-  ck_assert_str_eq(resolved(reg, "t.f", "bool"), "int64(int64)");
+  /* uint8 converts safely to each: numba-cuda takes the first declared;
+   * the strict rule, the one that stays an integer */
+  ck_assert_str_eq(resolved(reg, "t.f", "uint8"), "float32(float32)");
+  ck_assert_str_eq(resolved(reg, "t.f", "bool"), "float32(float32)");
+  ck_assert_str_eq(resolved_with(reg, "t.f", "uint8", CUPLUG_RESOLVE_STRICT), "int64(int64)");
+  ck_assert_str_eq(resolved_with(reg, "t.f", "bool", CUPLUG_RESOLVE_STRICT), "int64(int64)");
   /* numba calls int64 -> float64 safe (float64 + int64 is a float64) */
   ck_assert_str_eq(resolved(reg, "t.f", "uint64"), "float64(float64)");
   /* a literal prefers an integer that holds it */
@@ -111,16 +180,16 @@ END_TEST
 START_TEST(no_match_names_the_candidates) {
   register_f();
   cuplug_resolve_args a;
-  /* a complex converts to no real type */
-  T_ASSERT_ERROR(resolve(reg, "t.f", "complex64", &a), CUPLUG_ERR_NO_MATCH,
+  /* under the strict rule a complex converts to no real type */
+  T_ASSERT_ERROR(resolve_strict(reg, "t.f", "complex64", &a), CUPLUG_ERR_NO_MATCH,
                  "no signature of t.f takes (complex64); it has: float32(float32), "
                  "float64(float64), int64(int64)");
   /* float64 -> float32 and int64 -> int32 lose values: unsafe, never taken */
   T_ASSERT_OK(add_template(reg, "t.narrow", "float32(float32, int32)"));
-  T_ASSERT_ERROR(resolve(reg, "t.narrow", "float64, int32", &a), CUPLUG_ERR_NO_MATCH,
+  T_ASSERT_ERROR(resolve_strict(reg, "t.narrow", "float64, int32", &a), CUPLUG_ERR_NO_MATCH,
                  "no signature of t.narrow takes (float64, int32); it has: "
                  "float32(float32, int32)");
-  T_ASSERT_ERROR(resolve(reg, "t.narrow", "float32, int64", &a), CUPLUG_ERR_NO_MATCH,
+  T_ASSERT_ERROR(resolve_strict(reg, "t.narrow", "float32, int64", &a), CUPLUG_ERR_NO_MATCH,
                  "no signature of t.narrow takes (float32, int64); it has: "
                  "float32(float32, int32)");
   T_ASSERT_ERROR(resolve(reg, "t.f", "float32, float32", &a), CUPLUG_ERR_NO_MATCH,
@@ -139,8 +208,11 @@ START_TEST(ambiguity_is_an_error) {
   T_ASSERT_OK(add_template(reg, "t.g", "float64(int64, float64)"));
   T_ASSERT_OK(add_template(reg, "t.g", "float64(float64, int64)"));
   cuplug_resolve_args a;
-  /* each needs one promotion and one safe conversion */
-  T_ASSERT_ERROR(resolve(reg, "t.g", "int32, int32", &a), CUPLUG_ERR_AMBIGUOUS,
+  /* each needs one promotion and one safe conversion: a tie, under the
+   * strict rule; numba-cuda's takes the first declared */
+  T_ASSERT_ERROR(resolve(reg, "t.g", "int32, int32", &a), CUPLUG_ERR_NO_LOWERING,
+                 "t.g types as float64(int64, float64), but has no lowering for it");
+  T_ASSERT_ERROR(resolve_strict(reg, "t.g", "int32, int32", &a), CUPLUG_ERR_AMBIGUOUS,
                  "ambiguous call t.g(int32, int32): float64(int64, float64) and "
                  "float64(float64, int64) match equally well (candidates: "
                  "float64(int64, float64), float64(float64, int64))");
@@ -575,6 +647,7 @@ Suite *suite_registry(void) {
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, exact_then_promotion_then_safe);
+  tcase_add_test(tc, unsafe_as_the_last_resort);
   tcase_add_test(tc, no_match_names_the_candidates);
   tcase_add_test(tc, ambiguity_is_an_error);
   tcase_add_test(tc, arrays_and_layouts);

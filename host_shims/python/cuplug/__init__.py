@@ -361,9 +361,11 @@ def compile_all(ir, sig, *, entry, entry_abi="numba", device=True, abi="c", abi_
 
 # ---- typing and lowering ---------------------------------------------------
 
-Resolution = _namedtuple("Resolution", "signature symbol abi declaration")
+Resolution = _namedtuple("Resolution", "signature symbol abi declaration conversions")
 Resolution.__doc__ = """How a call types: convert the arguments to signature.args,
-call symbol under abi ("c" or "numba"), declared in the IR as declaration."""
+call symbol under abi ("c" or "numba"), declared in the IR as declaration;
+conversions says what each argument needs ("exact", "promote", "safe" or
+"unsafe"), so that a front end can warn of an unsafe one."""
 
 DeclaredFunction = _namedtuple("DeclaredFunction", "name signature abi")
 DeclaredFunction.__doc__ = "A CUDA C++ function declared with declare_device."
@@ -421,10 +423,12 @@ def register_lowering(key, sig=None, *, ir=None, cuda=None, callable=None, symbo
         lowerer=callable, abi=abi)
 
 
-def resolve_call(key, argtypes, *, session=None, registry=None):
-    """How a call of `key` with arguments of argtypes types, numba's way:
-    a Resolution(signature, symbol, abi, declaration)."""
-    return Resolution(*_registry(session, registry).resolve(key, tuple(argtypes)))
+def resolve_call(key, argtypes, *, strict=False, session=None, registry=None):
+    """How a call of `key` with arguments of argtypes types, numba-cuda's
+    way (ties to the first declared signature, an unsafe conversion as the
+    last resort; strict=True refuses both): a Resolution(signature, symbol,
+    abi, declaration, conversions)."""
+    return Resolution(*_registry(session, registry).resolve(key, tuple(argtypes), strict))
 
 
 # ---- linking, loading, launching ------------------------------------------

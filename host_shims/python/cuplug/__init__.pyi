@@ -84,7 +84,8 @@ class Registry:
                           symbol: Optional[str] = ..., source: Optional[Union[str, bytes]] = ...,
                           lowerer: Optional[Callable[..., str]] = ...,
                           abi: Optional[str] = ...) -> None: ...
-    def resolve(self, key: str, argtypes: Tuple[Type, ...]) -> Tuple[Type, str, str, str]: ...
+    def resolve(self, key: str, argtypes: Tuple[Type, ...],
+                strict: bool = ...) -> Tuple[Type, str, str, str, Tuple[str, ...]]: ...
     def list(self, prefix: Optional[str] = ...) -> list[Tuple[str, Type, str, str, bool]]: ...
     def const_array(self, dtype: Type, shape: Tuple[int, ...],
                     data: Any) -> Tuple[Type, str, str, str]: ...
@@ -110,6 +111,7 @@ class Resolution(NamedTuple):
     symbol: str
     abi: str
     declaration: str
+    conversions: Tuple[str, ...]
 
 class DeclaredFunction(NamedTuple):
     name: str
@@ -155,7 +157,8 @@ def register_lowering(key: str, sig: Optional[Signature] = ..., *, ir: Optional[
                       symbol: Optional[str] = ..., abi: str = ...,
                       session: Optional[Session] = ...,
                       registry: Optional[Registry] = ...) -> None: ...
-def resolve_call(key: str, argtypes: Iterable[Type], *, session: Optional[Session] = ...,
+def resolve_call(key: str, argtypes: Iterable[Type], *, strict: bool = ...,
+                 session: Optional[Session] = ...,
                  registry: Optional[Registry] = ...) -> Resolution: ...
 def link(codes: Union[Code, Sequence[Code]], cc: Optional[Tuple[int, int]] = ..., lto: bool = ...,
          max_registers: Optional[int] = ..., *, debug: bool = ..., lineinfo: bool = ...,

@@ -518,7 +518,8 @@ static PyObject *register_lowering(PyObject *self, PyObject *args, PyObject *kw)
 static PyObject *resolve(PyObject *self, PyObject *args) {
   const char *key;
   PyObject *argtypes;
-  if (!PyArg_ParseTuple(args, "sO:resolve", &key, &argtypes)) return NULL;
+  int strict = 0;
+  if (!PyArg_ParseTuple(args, "sO|p:resolve", &key, &argtypes, &strict)) return NULL;
   PyObject *fast = PySequence_Fast(argtypes, "argtypes must be a sequence of types");
   if (!fast) return NULL;
   Py_ssize_t n = PySequence_Size(fast);
@@ -535,13 +536,31 @@ static PyObject *resolve(PyObject *self, PyObject *args) {
   }
   Py_DECREF(fast);
   if (!types) return PyErr_NoMemory();
+  cuplug_conversion *conv = PyMem_Calloc((size_t)n + 1, sizeof *conv);
+  if (!conv) {
+    PyMem_Free(types);
+    return PyErr_NoMemory();
+  }
   cuplug_resolve_args a = {.struct_size = sizeof a, .registry = ((shim_registry *)self)->registry,
-                           .key = key, .argtypes = types, .nargs = (size_t)n};
+                           .key = key, .argtypes = types, .nargs = (size_t)n,
+                           .flags = strict ? CUPLUG_RESOLVE_STRICT : 0, .arg_conversions = conv};
   cuplug_error *e = shim_api->resolve_call(&a);
   PyMem_Free(types);
-  if (e) return shim_raise(e);
-  return Py_BuildValue("(Nsss)", shim_type(a.signature), a.symbol,
-                       a.abi == CUPLUG_ABI_C ? "c" : "numba", a.declaration);
+  if (e) {
+    PyMem_Free(conv);
+    return shim_raise(e);
+  }
+  static const char *const names[] = {"exact", "promote", "safe", "unsafe"};
+  PyObject *convs = PyTuple_New(n);
+  for (Py_ssize_t i = 0; convs && i < n; i++) {
+    PyObject *s = PyUnicode_FromString(conv[i] <= CUPLUG_CONV_UNSAFE ? names[conv[i]] : "?");
+    if (!s) Py_CLEAR(convs);
+    else PyTuple_SetItem(convs, i, s);
+  }
+  PyMem_Free(conv);
+  if (!convs) return NULL;
+  return Py_BuildValue("(NsssN)", shim_type(a.signature), a.symbol,
+                       a.abi == CUPLUG_ABI_C ? "c" : "numba", a.declaration, convs);
 }
 
 static int list_one(void *user, const cuplug_listing *l) {
@@ -604,7 +623,8 @@ static PyMethodDef registry_methods[] = {
      "register_lowering(key, kind, signature=None, symbol=None, source=None, lowerer=None, "
      "abi=None)"},
     {"resolve", resolve, METH_VARARGS,
-     "resolve(key, argtypes) -> (signature, symbol, abi, declaration)"},
+     "resolve(key, argtypes, strict=False) -> (signature, symbol, abi, declaration, "
+     "conversions)"},
     {"list", list_, METH_VARARGS,
      "list(prefix=None) -> [(key, signature, description, symbol, builtin)]"},
     {"const_array", const_array, METH_VARARGS,
