@@ -663,6 +663,15 @@ typedef struct cuplug_lowering_args {
 } cuplug_lowering_args;
 
 /* How a call types, and what to call. */
+/* since 1.3: how an argument converts to the type a call takes, numba's
+ * ranking, best first. */
+typedef enum cuplug_conversion {
+  CUPLUG_CONV_EXACT = 0,
+  CUPLUG_CONV_PROMOTE = 1, /* a wider type of its kind: int32 to int64, float32 to float64 */
+  CUPLUG_CONV_SAFE = 2,    /* no value lost: int32 to float64, uint8 to int16 */
+  CUPLUG_CONV_UNSAFE = 3   /* a value may change: float64 to float32, int64 to int32 */
+} cuplug_conversion;
+
 typedef struct cuplug_resolve_args {
   size_t struct_size;
   cuplug_registry *registry;
@@ -675,7 +684,15 @@ typedef struct cuplug_resolve_args {
   /* out: the IR's declaration of the symbol under the ABI, ready to paste,
    * as "declare float @__cuplug_math_sin_a151b990d066dd28(float)". */
   const char *declaration;
+  /* since 1.3 */
+  uint32_t flags;                /* CUPLUG_RESOLVE_* */
+  cuplug_conversion conversion;  /* out: the worst conversion an argument needs */
+  /* optional: nargs entries, each set to its argument's conversion */
+  cuplug_conversion *arg_conversions;
 } cuplug_resolve_args;
+
+/* since 1.3: bits of cuplug_resolve_args.flags */
+#define CUPLUG_RESOLVE_STRICT 0x1u /* refuse ties and unsafe conversions (see resolve_call) */
 
 /* One entry of registry_list.  Strings live as long as the registry. */
 typedef struct cuplug_listing {
@@ -685,6 +702,9 @@ typedef struct cuplug_listing {
   const char *description;      /* a generic template's, else "" */
   const char *symbol;           /* a concrete signature's implementation, or "" */
   uint32_t builtin;             /* 1: part of cuplug's CUDA library */
+  /* since 1.3: what a built-in offers beyond numba-cuda 0.30 ("" when
+   * nothing), such as cuda.atomic.exch on float arrays */
+  const char *extension;
 } cuplug_listing;
 
 /* Called for each template by registry_list; a non-zero return stops the walk. */
@@ -882,15 +902,20 @@ typedef struct cuplug_api {
    * signature, or the symbol is taken; CUPLUG_ERR_LOWERING when IR does not
    * parse or does not define the symbol. */
   cuplug_error *(*register_lowering)(cuplug_lowering_args *args);
-  /* Types a call numba's way: among the key's concrete signatures with as
-   * many arguments, an exact match wins, else the one needing the fewest
-   * safe conversions (int32 to float64, int64 to float64, uint8 to
-   * int16), then the fewest promotions (int32 to int64, float32 to
-   * float64), then the nearest (float16 to float32 over float64, uint8 to
-   * int64 over float32); a conversion numba calls unsafe (float64 to
-   * float32, int64 to int32, int32 to float32) never matches.  An integer
-   * literal converts to any integer type that holds its value, and to a
-   * float that holds it exactly.  Generic templates answer for themselves.  The symbol
+  /* Types a call as numba-cuda's typing does: among the key's signatures
+   * with as many arguments (a generic template's answer among them), the
+   * one needing the fewest unsafe conversions (float64 to float32, int64 to
+   * int32, int32 to uint32), then the fewest safe ones (int32 to float64,
+   * uint8 to int16), then the fewest promotions (int32 to int64, float32 to
+   * float64); of equally good ones, the first declared (math.sin(bool) is
+   * float64(int64)).  `conversion` and `arg_conversions` say what the
+   * choice needs, so that a front end can warn of an unsafe one.  With
+   * CUPLUG_RESOLVE_STRICT (cuplug 1.2's rule) an unsafe conversion never
+   * matches a concrete signature, equally good signatures are told apart by
+   * the nearer conversions (float16 to float32 over float64, uint8 to int64
+   * over float32), and a tie is CUPLUG_ERR_AMBIGUOUS.  An integer literal
+   * converts to any integer type that holds its value, and to a float that
+   * holds it exactly.  The symbol
    * is the registry's, or the built-ins' (shared by the process); a
    * compile with a registry that did not resolve it fails with
    * CUPLUG_ERR_NO_LOWERING.  Errors: CUPLUG_ERR_UNKNOWN_KEY,
