@@ -471,12 +471,20 @@ cuplug_error *cuplug__ir_module_parse(ir_module *m, const char *name, const char
       m->items = v;
     }
     m->items[m->num_items++] = it;
-    if (kind == IR_ITEM_META) {
-      long v = strtol(it.name, NULL, 10);
-      if (v > m->max_meta) m->max_meta = v;
-    } else if (kind == IR_ITEM_ATTRS && *it.name) {
-      long v = strtol(it.name, NULL, 10);
-      if (v > m->max_attrs) m->max_attrs = v;
+    if (kind == IR_ITEM_META || (kind == IR_ITEM_ATTRS && *it.name)) {
+      /* LLVM numbers metadata and attribute groups with 32 bits; a larger
+       * number would overflow the numbers a rewrite hands out after it */
+      unsigned long long v = strtoull(it.name, NULL, 10);
+      if (v > UINT32_MAX) {
+        cuplug_error *e = cuplug__error(CUPLUG_ERR_IR_PARSE,
+                                        "%s:%zu: %c%.24s...: the number is beyond 32 bits", name,
+                                        cuplug__ir_line_of(m, it.start),
+                                        kind == IR_ITEM_META ? '!' : '#', it.name);
+        cuplug__ir_module_free(m);
+        return e;
+      }
+      long *max = kind == IR_ITEM_META ? &m->max_meta : &m->max_attrs;
+      if ((long)v > *max) *max = (long)v;
     }
     i = k;
   }

@@ -408,6 +408,23 @@ START_TEST(module_unclosed_body) {
 }
 END_TEST
 
+/* Metadata and attribute-group numbers are LLVM's 32 bits: a larger one
+ * (fuzzing found !0888...8) is refused before a rewrite numbers after it. */
+START_TEST(module_numbers_beyond_32_bits) {
+  ir_module m;
+  static const char meta[] = "!0 = !{}\n!4294967296 = !{}\n";
+  T_ASSERT_ERROR(cuplug__ir_module_parse(&m, "m.ll", meta, strlen(meta), NULL),
+                 CUPLUG_ERR_IR_PARSE, "m.ll:2: !4294967296...: the number is beyond 32 bits");
+  static const char attrs[] = "attributes #99999999999999999999999999 = { nounwind }\n";
+  T_ASSERT_ERROR(cuplug__ir_module_parse(&m, "a.ll", attrs, strlen(attrs), NULL),
+                 CUPLUG_ERR_IR_PARSE,
+                 "a.ll:1: #999999999999999999999999...: the number is beyond 32 bits");
+  m = parse_module("ok.ll", "!4294967295 = !{}\n");
+  ck_assert_int_eq(m.max_meta, 4294967295L);
+  cuplug__ir_module_free(&m);
+}
+END_TEST
+
 START_TEST(module_empty) {
   ir_module m = parse_module("e.ll", "; nothing but a comment\n\n");
   ck_assert_uint_eq(m.num_items, 0);
@@ -1019,6 +1036,7 @@ Suite *suite_irtext(void) {
   tcase_add_test(mod, module_numba_layout);
   tcase_add_test(mod, module_clang_layout);
   tcase_add_test(mod, module_unclosed_body);
+  tcase_add_test(mod, module_numbers_beyond_32_bits);
   tcase_add_test(mod, module_empty);
   tcase_add_test(mod, header_with_attributes_and_varargs);
   tcase_add_test(mod, header_with_struct_return_and_type_params);

@@ -92,6 +92,24 @@ START_TEST(ir_nested_to_the_limit) {
 }
 END_TEST
 
+/* Metadata numbers beyond LLVM's 32 bits (fuzzing found one that
+ * overflowed the numbers a rewrite hands out after it): LLVM's error names
+ * the place (cuplug's lexer refuses it too: test_irtext); a large number
+ * within them is fine. */
+START_TEST(metadata_number_beyond_32_bits) {
+  static const char head[] = "define i32 @f() {\n  ret i32 7\n}\n!named = !{!%s}\n!%s = !{}\n";
+  char ir[256];
+  snprintf(ir, sizeof ir, head, "4294967296", "4294967296");
+  T_ASSERT_ERROR(compile_ir(ir, strlen(ir), "f", "int32()"), CUPLUG_ERR_IR_PARSE,
+                 "IR does not parse: big.ll:4:13: error: expected 32-bit integer (too large)");
+  snprintf(ir, sizeof ir, head, "08888888888888888888888888888", "08888888888888888888888888888");
+  T_ASSERT_ERROR_PREFIX(compile_ir(ir, strlen(ir), "f", "int32()"), CUPLUG_ERR_IR_PARSE,
+                        "IR does not parse: big.ll:4:");
+  snprintf(ir, sizeof ir, head, "1000000", "1000000");
+  T_ASSERT_OK(compile_ir(ir, strlen(ir), "f", "int32()"));
+}
+END_TEST
+
 START_TEST(types_nested_100000_deep) {
   size_t depth = 100000, cap = depth * 10 + 16, n = 0;
   char *text = malloc(cap);
@@ -174,6 +192,7 @@ Suite *suite_limits(void) {
   tcase_add_test(tc, functions_100000);
   tcase_add_test(tc, ir_nested_100000_deep);
   tcase_add_test(tc, ir_nested_to_the_limit);
+  tcase_add_test(tc, metadata_number_beyond_32_bits);
   tcase_add_test(tc, types_nested_100000_deep);
   tcase_add_test(tc, signature_of_10000_parameters);
   tcase_add_test(tc, registry_of_a_million_keys);

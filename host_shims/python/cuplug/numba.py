@@ -14,7 +14,10 @@ the files of cuda.declare_device.
   or __dlpack__; NumPy arrays are copied to the device and back, as
   numba-cuda does).
 * install() makes numba-cuda's own @cuda.jit kernels and cuda.compile*
-  compile through cuplug; uninstall() restores numba-cuda.
+  compile through cuplug; uninstall() restores numba-cuda.  A function whose
+  signature holds a type cuplug has no model of (records, functions or
+  omitted arguments, extension types) is left to numba-cuda, and counted
+  by stats().
 
 Supported: numba-cuda 0.30 (SUPPORTED); another version gets a clear
 error rather than a silent mismatch.
