@@ -11,7 +11,9 @@ other Python launchers on the same work:
     ints, through cuplug and cuda.core's launch().
 
 Each launcher's kernel is launched N times without waiting; the cost is the
-time per launch, medians of R rounds.  Also: the time of `import cuplug` in
+time per launch, the median of R rounds.  The rounds go round the launchers
+(one round of each, then the next), so that the machine's drift falls on
+all of them alike.  Also: the time of `import cuplug` in
 a fresh process.
 
     python3 bench/python_launch_bench.py [BUILD_DIR]
@@ -41,19 +43,23 @@ extern "C" __global__ void axpy5(float *r, const float *x, const float *y, float
 """
 
 
-def per_launch(launch, sync):
-    for _ in range(200):
-        launch()
-    sync()
-    times = []
-    for _ in range(ROUNDS):
-        t0 = time.perf_counter()
-        for _ in range(N):
+def per_launch(work):
+    """work: [(name, launch, sync)].  Median microseconds per launch of each,
+    by name, over ROUNDS rounds taken in turn."""
+    times = {name: [] for name, _, _ in work}
+    for name, launch, sync in work:  # warm up
+        for _ in range(200):
             launch()
-        t1 = time.perf_counter()
         sync()
-        times.append((t1 - t0) / N * 1e6)
-    return statistics.median(times)
+    for _ in range(ROUNDS):
+        for name, launch, sync in work:
+            t0 = time.perf_counter()
+            for _ in range(N):
+                launch()
+            t1 = time.perf_counter()
+            sync()
+            times[name].append((t1 - t0) / N * 1e6)
+    return {name: statistics.median(t) for name, t in times.items()}
 
 
 def raw_c_us():
@@ -79,19 +85,15 @@ def main():
     r = cp.zeros(n, dtype=cp.float32)
     sync = cp.cuda.runtime.deviceSynchronize
     grid, block = (n + 255) // 256, 256
-    rows = []
-
-    raw = raw_c_us()
-    rows.append(("raw cuLaunchKernel from C (5 args)", raw))
+    work, missing = [], []
 
     cubin, _ = cuplug.compile(kernels.axpy5_ir(), kernels.AXPY5_SIG, entry="axpy5",
                               entry_abi="c", device=False, output="cubin", cc=cc)
     k = cuplug.load(cubin).get_kernel("axpy5", kernels.AXPY5_SIG)
     launcher = k[grid, block]
-    rows.append(("cuplug kernel[g, b](3 CuPy arrays, 2 scalars)",
-                 per_launch(lambda: launcher(r, x, y, 2.0, n), sync)))
-    rows.append(("cuplug, configured each call",
-                 per_launch(lambda: k[grid, block](r, x, y, 2.0, n), sync)))
+    work.append(("cuplug kernel[g, b](3 CuPy arrays, 2 scalars)",
+                 lambda: launcher(r, x, y, 2.0, n), sync))
+    work.append(("cuplug, configured each call", lambda: k[grid, block](r, x, y, 2.0, n), sync))
 
     class Interface:  # CuPy's arrays seen only through their __cuda_array_interface__
         __slots__ = ("a",)
@@ -104,16 +106,16 @@ def main():
             return self.a.__cuda_array_interface__
 
     ri, xi, yi = Interface(r), Interface(x), Interface(y)
-    rows.append(("cuplug, the same arrays through __cuda_array_interface__",
-                 per_launch(lambda: launcher(ri, xi, yi, 2.0, n), sync)))
-    rows.append(("  of which CuPy builds 3 interface dicts",
-                 per_launch(lambda: (r.__cuda_array_interface__, x.__cuda_array_interface__,
-                                     y.__cuda_array_interface__), lambda: None)))
+    work.append(("cuplug, the same arrays through __cuda_array_interface__",
+                 lambda: launcher(ri, xi, yi, 2.0, n), sync))
+    work.append(("  of which CuPy builds 3 interface dicts",
+                 lambda: (r.__cuda_array_interface__, x.__cuda_array_interface__,
+                          y.__cuda_array_interface__), lambda: None))
 
     raw_kernel = cp.RawKernel(CUDA_SRC, "axpy5")
     a32, n32 = cp.float32(2.0), cp.int32(n)
-    rows.append(("CuPy RawKernel (3 CuPy arrays, 2 scalars)",
-                 per_launch(lambda: raw_kernel((grid,), (block,), (r, x, y, a32, n32)), sync)))
+    work.append(("CuPy RawKernel (3 CuPy arrays, 2 scalars)",
+                 lambda: raw_kernel((grid,), (block,), (r, x, y, a32, n32)), sync))
 
     try:
         import numpy as np
@@ -127,17 +129,16 @@ def main():
                 r_[i] = a_ * x_[i] + y_[i]
 
         numba_launch = axpy[grid, block]
-        rows.append(("numba-cuda dispatcher (3 CuPy arrays, 2 scalars)",
-                     per_launch(lambda: numba_launch(r, x, y, 2.0, n), sync)))
+        work.append(("numba-cuda dispatcher (3 CuPy arrays, 2 scalars)",
+                     lambda: numba_launch(r, x, y, 2.0, n), sync))
     except Exception as e:  # numba-cuda absent or broken: say so
-        rows.append(("numba-cuda dispatcher: " + type(e).__name__, float("nan")))
+        missing.append("numba-cuda dispatcher: " + type(e).__name__)
 
     pcubin, _ = cuplug.compile(kernels.axpy5_ptr_ir(), kernels.AXPY5_PTR_SIG, entry="axpy5p",
                                entry_abi="c", device=False, output="cubin", cc=cc)
     kp = cuplug.load(pcubin).get_kernel("axpy5p", kernels.AXPY5_PTR_SIG)[grid, block]
     pr, px, py = r.data.ptr, x.data.ptr, y.data.ptr
-    rows.append(("cuplug, CPointer parameters as ints",
-                 per_launch(lambda: kp(pr, px, py, 2.0, n), sync)))
+    work.append(("cuplug, CPointer parameters as ints", lambda: kp(pr, px, py, 2.0, n), sync))
     try:
         try:
             from cuda.core import Device, LaunchConfig, Program, ProgramOptions, launch
@@ -151,16 +152,21 @@ def main():
         config = LaunchConfig(grid=grid, block=block)
         import numpy as np
         a_, n_ = np.float32(2.0), np.int32(n)
-        rows.append(("cuda.core launch(), pointers as ints",
-                     per_launch(lambda: launch(stream, config, ker, pr, px, py, a_, n_),
-                                stream.sync)))
+        work.append(("cuda.core launch(), pointers as ints",
+                     lambda: launch(stream, config, ker, pr, px, py, a_, n_), stream.sync))
     except Exception as e:
-        rows.append(("cuda.core launch(): " + type(e).__name__ + " " + str(e)[:60], float("nan")))
+        missing.append("cuda.core launch(): " + type(e).__name__ + " " + str(e)[:60])
 
-    print("%-52s %9s %9s" % ("launch, host cost", "us", "x raw C"))
-    for name, us in rows:
-        print("%-52s %9.3f %9.3f" % (name, us, us / raw))
-    print("%-52s %9.1f ms" % ("import cuplug (fresh process)", import_ms()))
+    before = raw_c_us()
+    us = per_launch(work)
+    raw = statistics.median([before, raw_c_us()])  # the anchor, before and after
+    print("%-58s %9s %9s" % ("launch, host cost", "us", "x raw C"))
+    print("%-58s %9.3f %9.3f" % ("raw cuLaunchKernel from C (5 args)", raw, 1.0))
+    for name, _, _ in work:
+        print("%-58s %9.3f %9.3f" % (name, us[name], us[name] / raw))
+    for name in missing:
+        print("%-58s %9s" % (name, "n/a"))
+    print("%-58s %9.1f ms" % ("import cuplug (fresh process)", import_ms()))
 
 
 if __name__ == "__main__":

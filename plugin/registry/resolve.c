@@ -25,7 +25,8 @@ typedef struct candidate {
   const cuplug_type *sig;
   int unsafe, safe, promote;
   unsigned distance;
-  bool base; /* the built-ins' template gave it */
+  bool base;    /* the built-ins' template gave it */
+  bool vouched; /* a generic template gave it (see conversion) */
 } candidate;
 
 static int compare(const candidate *a, const candidate *b, bool strict) {
@@ -35,16 +36,34 @@ static int compare(const candidate *a, const candidate *b, bool strict) {
   return strict ? (a->distance > b->distance) - (a->distance < b->distance) : 0;
 }
 
+/* Is t a number (numba's number domain)? */
+static bool is_number(const cuplug_type *t) {
+  return (t->kind >= CUPLUG_TYPE_BOOL && t->kind <= CUPLUG_TYPE_COMPLEX128) ||
+         t->kind == CUPLUG_TYPE_INT_LITERAL;
+}
+
+/* How an argument converts to a parameter; `vouched`: a generic template
+ * chose the signature, and numba takes its answer as it is, so a number
+ * goes to any number (complex64 to an atomic's int32: unsafe). */
+static cuplug__conversion conversion(const cuplug_type *from, const cuplug_type *to, bool vouched,
+                                     unsigned *d) {
+  cuplug__conversion c = cuplug__convert(from, to, d);
+  if (c == CUPLUG__CONV_NONE && vouched && is_number(from) && is_number(to))
+    return CUPLUG__CONV_UNSAFE;
+  return c;
+}
+
 /* Rates sig against the argument types; false when it does not fit.
  * `unsafe_ok`: any conversion between numbers may be asked for (numba's
- * rule; under the strict one, only when a generic template chose sig). */
+ * rule; under the strict one, only when a generic template chose sig);
+ * `vouched`: see conversion(). */
 static bool rate(const cuplug_type *sig, const cuplug_type *const *args, size_t n,
-                 bool unsafe_ok, candidate *c) {
-  *c = (candidate){sig, 0, 0, 0, 0, false};
+                 bool unsafe_ok, bool vouched, candidate *c) {
+  *c = (candidate){sig, 0, 0, 0, 0, false, vouched};
   if (sig->nargs != n) return false;
   for (size_t i = 0; i < n; i++) {
     unsigned d;
-    cuplug__conversion conv = cuplug__convert(args[i], sig->args[i], &d);
+    cuplug__conversion conv = conversion(args[i], sig->args[i], vouched, &d);
     c->distance += d;
     switch (conv) {
       case CUPLUG__CONV_EXACT: break;
@@ -125,7 +144,7 @@ static cuplug_error *consult(search *s, const cuplug__key *k, bool base) {
       }
     }
     candidate c;
-    if (sig && rate(sig, s->args, s->nargs, !s->strict || !t->sig, &c)) {
+    if (sig && rate(sig, s->args, s->nargs, !s->strict || !t->sig, !s->strict && !t->sig, &c)) {
       c.base = base;
       consider(s, &c);
     }
@@ -329,8 +348,8 @@ cuplug_error *cuplug__resolve_call(cuplug_resolve_args *a) {
   a->abi = m->abi;
   a->conversion = CUPLUG_CONV_EXACT;
   for (size_t i = 0; i < a->nargs; i++) {
-    cuplug_conversion c = (cuplug_conversion)cuplug__convert(a->argtypes[i], s.best.sig->args[i],
-                                                             NULL);
+    cuplug_conversion c =
+        (cuplug_conversion)conversion(a->argtypes[i], s.best.sig->args[i], s.best.vouched, NULL);
     if (c > a->conversion) a->conversion = c;
     if (a->arg_conversions) a->arg_conversions[i] = c;
   }

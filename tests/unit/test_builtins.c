@@ -203,6 +203,9 @@ START_TEST(builtin_typing) {
       {"cuda.any_sync", "int32, float32", NULL}, /* numba-cuda 0.30: integer or bool */
       {"math.tanh", "float16", "float16(float16)"},
       {"math.modf", "bool", "UniTuple(float64 x 2)(float64)"},
+      /* a generic template's answer stands, as in numba-cuda: any number goes */
+      {"cuda.atomic.add", "float32[::1], int32, complex64", "float32(float32[::1], int64, float32)"},
+      {"cuda.atomic.add", "float32[::1], float64, int8", "float32(float32[::1], int64, float32)"},
       {"math.pow", "float32, Literal[int](2)", "float32(float32, int32)"}, /* powi */
       {"math.pow", "float32, float64", "float64(float64, float64)"},
       {"cuda.syncwarp", "Literal[int](-1)", "void(int32)"},
