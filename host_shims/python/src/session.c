@@ -370,6 +370,29 @@ static PyObject *declare_device(PyObject *self, PyObject *args, PyObject *kw) {
   Py_RETURN_NONE;
 }
 
+/* A callback's Python exception, said in `message` (with its class name
+ * when `with_type`, else `fallback` when it has no words) and kept for the
+ * call that made the plugin call back (shim_keep_callback_error). */
+static void callback_failed(char *message, size_t message_size, bool with_type,
+                            const char *fallback) {
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyErr_NormalizeException(&type, &value, &tb);
+  PyObject *text = value ? PyObject_Str(value) : NULL;
+  const char *s = text ? PyUnicode_AsUTF8AndSize(text, NULL) : NULL;
+  PyObject *tname = with_type && type ? PyType_GetName((PyTypeObject *)type) : NULL;
+  const char *n = tname ? PyUnicode_AsUTF8AndSize(tname, NULL) : NULL;
+  if (with_type)
+    snprintf(message, message_size, "%s: %s", n ? n : "exception", s ? s : "");
+  else
+    snprintf(message, message_size, "%s", s ? s : fallback);
+  Py_XDECREF(tname);
+  Py_XDECREF(text);
+  PyErr_Clear();
+  PyErr_Restore(type, value, tb);
+  shim_keep_callback_error();
+}
+
 /* A generic typing template in Python: f(key, argtypes) -> signature or None. */
 static cuplug_callback_status python_typer(void *user, const char *key,
                                            const cuplug_type *const *argtypes, size_t nargs,
@@ -394,21 +417,8 @@ static cuplug_callback_status python_typer(void *user, const char *key,
       st = CUPLUG_CALLBACK_OK;
     }
   }
-  if (st == CUPLUG_CALLBACK_FAILED && PyErr_Occurred()) {
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
-    PyErr_NormalizeException(&type, &value, &tb);
-    PyObject *text = value ? PyObject_Str(value) : NULL;
-    const char *s = text ? PyUnicode_AsUTF8AndSize(text, NULL) : NULL;
-    PyObject *tname = type ? PyType_GetName((PyTypeObject *)type) : NULL;
-    const char *n = tname ? PyUnicode_AsUTF8AndSize(tname, NULL) : NULL;
-    snprintf(message, message_size, "%s: %s", n ? n : "exception", s ? s : "");
-    Py_XDECREF(tname);
-    Py_XDECREF(text);
-    PyErr_Clear();
-    PyErr_Restore(type, value, tb);
-    shim_keep_callback_error();
-  }
+  if (st == CUPLUG_CALLBACK_FAILED && PyErr_Occurred())
+    callback_failed(message, message_size, true, NULL);
   Py_XDECREF(r);
   PyGILState_Release(g);
   return st;
@@ -439,18 +449,7 @@ static cuplug_callback_status python_lowerer(void *user, const char *key,
     *ir_size = (size_t)v.size;
     st = CUPLUG_CALLBACK_OK;
   }
-  if (st != CUPLUG_CALLBACK_OK) {
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
-    PyErr_NormalizeException(&type, &value, &tb);
-    PyObject *text = value ? PyObject_Str(value) : NULL;
-    const char *s = text ? PyUnicode_AsUTF8AndSize(text, NULL) : NULL;
-    snprintf(message, message_size, "%s", s ? s : "the lowering failed");
-    Py_XDECREF(text);
-    PyErr_Clear();
-    PyErr_Restore(type, value, tb);
-    shim_keep_callback_error();
-  }
+  if (st != CUPLUG_CALLBACK_OK) callback_failed(message, message_size, false, "the lowering failed");
   Py_XDECREF(r);
   PyGILState_Release(g);
   return st;
