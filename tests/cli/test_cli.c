@@ -560,10 +560,8 @@ int main(int argc, char **argv) {
     printf("skipped: libNVVM not found (set CUDA_HOME)\n");
     return T_SKIP;
   }
-  Suite *s = suite_create("cli");
-  TCase *tc = tcase_create("cli");
-  tcase_add_checked_fixture(tc, setup, teardown);
-  tcase_set_timeout(tc, 60);
+  Suite *s;
+  TCase *tc = t_suite(&s, "cli", setup, teardown, 60);
   tcase_add_test(tc, help_documents_every_flag);
   tcase_add_test(tc, usage_errors_exit_2);
   tcase_add_test(tc, info_lists_versions);
@@ -580,6 +578,5 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, resolve_prints_signature_symbol_abi);
   tcase_add_test(tc, resolve_errors);
   tcase_add_test(tc, list_keys_with_a_prefix);
-  suite_add_tcase(s, tc);
   return t_run_suite(s);
 }

@@ -199,6 +199,16 @@ int t_run_suite(Suite *s) {
   return failed ? 1 : 0;
 }
 
+TCase *t_suite(Suite **suite, const char *name, void (*setup)(void), void (*teardown)(void),
+               double timeout) {
+  *suite = suite_create(name);
+  TCase *tc = tcase_create(name);
+  if (setup || teardown) tcase_add_checked_fixture(tc, setup, teardown);
+  if (timeout > 0) tcase_set_timeout(tc, timeout);
+  suite_add_tcase(*suite, tc);
+  return tc;
+}
+
 bool t_nvjitlink(const void *ltoir, size_t size, unsigned cc, void **cubin,
                  size_t *cubin_size, char **log) {
   static void *h;

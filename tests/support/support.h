@@ -119,6 +119,12 @@ bool t_elf_has_symbol(const void *elf, size_t size, const char *name);
 /* Runs a Check suite; returns the process exit status. */
 int t_run_suite(Suite *s);
 
+/* A suite of one case, both called `name`, with its fixture (NULL: none)
+ * and its time limit in seconds (0: Check's default): the case, for the
+ * tests; *suite receives the suite. */
+TCase *t_suite(Suite **suite, const char *name, void (*setup)(void), void (*teardown)(void),
+               double timeout);
+
 
 /* Links LTO-IR into a cubin with nvJitLink, loaded straight from the
  * toolkit (the test's own check, independent of cuplug).  Returns false

@@ -447,10 +447,8 @@ START_TEST(dynamic_shared_array_links) {
 END_TEST
 
 Suite *suite_builtins(void) {
-  Suite *s = suite_create("builtins");
-  TCase *tc = tcase_create("builtins");
-  tcase_add_checked_fixture(tc, setup, teardown);
-  tcase_set_timeout(tc, 120);
+  Suite *s;
+  TCase *tc = t_suite(&s, "builtins", setup, teardown, 120);
   tcase_add_loop_test(tc, call_lowers_to_its_instruction, 0, sizeof calls / sizeof calls[0]);
   tcase_add_test(tc, inlined_at_opt_0);
   tcase_add_test(tc, builtin_typing);
@@ -461,6 +459,5 @@ Suite *suite_builtins(void) {
   tcase_add_test(tc, local_array_in_the_callers_frame);
   tcase_add_test(tc, const_array_in_constant_memory);
   tcase_add_test(tc, tuple_returning_math);
-  suite_add_tcase(s, tc);
   return s;
 }

@@ -773,10 +773,8 @@ START_TEST(status_names) {
 END_TEST
 
 Suite *suite_compile(void) {
-  Suite *s = suite_create("compile");
-  TCase *tc = tcase_create("compile");
-  tcase_set_timeout(tc, 120);
-  tcase_add_checked_fixture(tc, setup, teardown);
+  Suite *s;
+  TCase *tc = t_suite(&s, "compile", setup, teardown, 120);
   tcase_add_test(tc, corpus_compiles_to_ptx);
   tcase_add_test(tc, artifact_info_fields);
   tcase_add_test(tc, cc_explicit);
@@ -804,6 +802,5 @@ Suite *suite_compile(void) {
   tcase_add_test(tc, threads_share_a_session);
   tcase_add_test(tc, destroy_null_is_noop);
   tcase_add_test(tc, status_names);
-  suite_add_tcase(s, tc);
   return s;
 }

@@ -508,8 +508,8 @@ START_TEST(cabi_wrap_range_return_attribute_then_legalize) {
 END_TEST
 
 Suite *suite_legalize(void) {
-  Suite *s = suite_create("legalize");
-  TCase *tc = tcase_create("legalize");
+  Suite *s;
+  TCase *tc = t_suite(&s, "legalize", NULL, NULL, 0);
   tcase_add_test(tc, strips_attributes_newer_than_llvm7);
   tcase_add_test(tc, keeps_attribute_words_used_as_names);
   tcase_add_test(tc, legal_attrs_copy);
@@ -525,6 +525,5 @@ Suite *suite_legalize(void) {
   tcase_add_test(tc, kernel_fixup_then_legalize);
   tcase_add_test(tc, cabi_wrap_forceinline_then_legalize);
   tcase_add_test(tc, cabi_wrap_range_return_attribute_then_legalize);
-  suite_add_tcase(s, tc);
   return s;
 }

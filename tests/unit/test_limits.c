@@ -184,10 +184,8 @@ START_TEST(registry_of_a_million_keys) {
 END_TEST
 
 Suite *suite_limits(void) {
-  Suite *s = suite_create("limits");
-  TCase *tc = tcase_create("limits");
-  tcase_add_checked_fixture(tc, setup, teardown);
-  tcase_set_timeout(tc, 300);
+  Suite *s;
+  TCase *tc = t_suite(&s, "limits", setup, teardown, 300);
   tcase_add_test(tc, module_of_100_mb);
   tcase_add_test(tc, functions_100000);
   tcase_add_test(tc, ir_nested_100000_deep);
@@ -196,6 +194,5 @@ Suite *suite_limits(void) {
   tcase_add_test(tc, types_nested_100000_deep);
   tcase_add_test(tc, signature_of_10000_parameters);
   tcase_add_test(tc, registry_of_a_million_keys);
-  suite_add_tcase(s, tc);
   return s;
 }

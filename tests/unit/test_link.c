@@ -592,10 +592,8 @@ START_TEST(link_one_kernel_and_more) {
 END_TEST
 
 Suite *suite_link(void) {
-  Suite *s = suite_create("link");
-  TCase *tc = tcase_create("link");
-  tcase_add_checked_fixture(tc, setup, teardown);
-  tcase_set_timeout(tc, 60);
+  Suite *s;
+  TCase *tc = t_suite(&s, "link", setup, teardown, 60);
   tcase_add_test(tc, kinds_from_suffixes);
   tcase_add_test(tc, kinds_from_contents);
   tcase_add_test(tc, code_errors);
@@ -615,6 +613,5 @@ Suite *suite_link(void) {
   tcase_add_test(tc, link_two_kernels);
   tcase_add_test(tc, link_three_kernels);
   tcase_add_test(tc, link_one_kernel_and_more);
-  suite_add_tcase(s, tc);
   return s;
 }

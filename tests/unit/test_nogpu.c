@@ -74,12 +74,10 @@ START_TEST(load_without_a_device) {
 END_TEST
 
 Suite *suite_nogpu(void) {
-  Suite *s = suite_create("nogpu");
-  TCase *tc = tcase_create("nogpu");
-  tcase_add_checked_fixture(tc, setup, teardown);
+  Suite *s;
+  TCase *tc = t_suite(&s, "nogpu", setup, teardown, 0);
   tcase_add_test(tc, info_says_why);
   tcase_add_test(tc, memory_calls);
   tcase_add_test(tc, load_without_a_device);
-  suite_add_tcase(s, tc);
   return s;
 }

@@ -637,10 +637,8 @@ START_TEST(abi_field_failure_clears_artifact) {
 END_TEST
 
 Suite *suite_options(void) {
-  Suite *s = suite_create("options");
-  TCase *tc = tcase_create("options");
-  tcase_set_timeout(tc, 60);
-  tcase_add_checked_fixture(tc, setup, teardown);
+  Suite *s;
+  TCase *tc = t_suite(&s, "options", setup, teardown, 60);
   tcase_add_test(tc, output_unknown);
   tcase_add_test(tc, forceinline_needs_ltoir);
   tcase_add_test(tc, abi_unknown);
@@ -691,6 +689,5 @@ Suite *suite_options(void) {
   tcase_add_test(tc, debug_without_opt_is_quiet);
   tcase_add_test(tc, failure_clears_artifact);
   tcase_add_test(tc, abi_field_failure_clears_artifact);
-  suite_add_tcase(s, tc);
   return s;
 }

@@ -642,10 +642,8 @@ START_TEST(const_array_rules) {
 END_TEST
 
 Suite *suite_registry(void) {
-  Suite *s = suite_create("registry");
-  TCase *tc = tcase_create("registry");
-  tcase_add_checked_fixture(tc, setup, teardown);
-  tcase_set_timeout(tc, 60);
+  Suite *s;
+  TCase *tc = t_suite(&s, "registry", setup, teardown, 60);
   tcase_add_test(tc, exact_then_promotion_then_safe);
   tcase_add_test(tc, unsafe_as_the_last_resort);
   tcase_add_test(tc, no_match_names_the_candidates);
@@ -664,6 +662,5 @@ Suite *suite_registry(void) {
   tcase_add_test(tc, list_in_key_order);
   tcase_add_test(tc, empty_registry_has_no_builtins);
   tcase_add_test(tc, const_array_rules);
-  suite_add_tcase(s, tc);
   return s;
 }

@@ -256,10 +256,8 @@ START_TEST(unknown_session_flags) {
 END_TEST
 
 Suite *suite_safety(void) {
-  Suite *s = suite_create("safety");
-  TCase *tc = tcase_create("safety");
-  tcase_add_checked_fixture(tc, setup, teardown);
-  tcase_set_timeout(tc, 120);
+  Suite *s;
+  TCase *tc = t_suite(&s, "safety", setup, teardown, 120);
   tcase_add_test(tc, use_before_definition);
   tcase_add_test(tc, entry_label_after_its_instruction);
   tcase_add_test(tc, instruction_using_itself);
@@ -273,6 +271,5 @@ Suite *suite_safety(void) {
   tcase_add_test(tc, trusted_session_needs_no_helper);
   tcase_add_test(tc, helpers_stay_warm);
   tcase_add_test(tc, unknown_session_flags);
-  suite_add_tcase(s, tc);
   return s;
 }
