@@ -176,21 +176,29 @@ static cuplug_error *type_lower(cuplug_type_lower_args *args) {
 
 /* ---- sessions ---- */
 
+/* The options of a create call (NULL: every default), with the flags it
+ * knows; `out` is checked. */
+static cuplug_error *import_options(const char *call, const void *out, void *local,
+                                    size_t local_size, const void *caller, size_t min_size,
+                                    const char *what, const uint32_t *flags, uint32_t known) {
+  if (!out) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "%s: out is NULL", call);
+  memset(local, 0, local_size);
+  if (caller) CUPLUG__TRY(import_args(local, local_size, caller, min_size, what));
+  if (*flags & ~known)
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "%s: unknown flags 0x%x", call,
+                         *flags & ~known);
+  return NULL;
+}
+
 static cuplug_error *session_create(const cuplug_session_options *options,
                                     cuplug_session **out) {
-  if (!out) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "session_create: out is NULL");
-  *out = NULL;
+  if (out) *out = NULL;
   cuplug_session_options o;
-  memset(&o, 0, sizeof o);
-  if (options)
-    CUPLUG__TRY(import_args(&o, sizeof o, options, MIN_SESSION_OPTIONS,
-                           "cuplug_session_options"));
+  CUPLUG__TRY(import_options("session_create", out, &o, sizeof o, options, MIN_SESSION_OPTIONS,
+                             "cuplug_session_options", &o.flags, CUPLUG_SESSION_TRUSTED));
   if (o.default_cc_major > 99 || o.default_cc_minor > 9)
     return cuplug__error(CUPLUG_ERR_OPTION_CC, "default compute capability %u.%u is not one",
                          o.default_cc_major, o.default_cc_minor);
-  if (o.flags & ~CUPLUG_SESSION_TRUSTED)
-    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "session_create: unknown flags 0x%x",
-                         o.flags & ~CUPLUG_SESSION_TRUSTED);
   if (!o.default_cc_major && o.default_cc_minor)
     return cuplug__error(CUPLUG_ERR_OPTION_CC,
                          "default compute capability 0.%u: give a major version",
@@ -275,16 +283,10 @@ static void artifact_destroy(cuplug_artifact *art) { cuplug__artifact_destroy(ar
 
 static cuplug_error *registry_create(const cuplug_registry_options *options,
                                      cuplug_registry **out) {
-  if (!out) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "registry_create: out is NULL");
-  *out = NULL;
+  if (out) *out = NULL;
   cuplug_registry_options o;
-  memset(&o, 0, sizeof o);
-  if (options)
-    CUPLUG__TRY(import_args(&o, sizeof o, options, MIN_REGISTRY_OPTIONS,
-                           "cuplug_registry_options"));
-  if (o.flags & ~CUPLUG_REGISTRY_NO_BUILTINS)
-    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "registry_create: unknown flags 0x%x",
-                         o.flags & ~CUPLUG_REGISTRY_NO_BUILTINS);
+  CUPLUG__TRY(import_options("registry_create", out, &o, sizeof o, options, MIN_REGISTRY_OPTIONS,
+                             "cuplug_registry_options", &o.flags, CUPLUG_REGISTRY_NO_BUILTINS));
   return cuplug__registry_create(o.flags, out);
 }
 

@@ -331,18 +331,6 @@ END_TEST
 
 /* ---- external code: --declare-device, --link, cubin output, link ---- */
 
-static const char ext_mul_cu[] =
-    "extern \"C\" __device__ int ext_mul(int* ret, int a, int b) { *ret = a * b; return 0; }\n";
-static const char calls_ext_mul[] =
-    "define i32 @k(i8** %ret, i32* %out, i32 %a, i32 %b) {\n"
-    "entry:\n"
-    "  %slot = alloca i32\n"
-    "  %st = call i32 @ext_mul(i32* %slot, i32 %a, i32 %b)\n"
-    "  %v = load i32, i32* %slot\n"
-    "  store i32 %v, i32* %out\n"
-    "  ret i32 0\n"
-    "}\n"
-    "declare i32 @ext_mul(i32*, i32, i32)\n";
 
 /* tmp/<name>, written with text when text is not NULL */
 static const char *scratch(const char *name, const char *text) {
@@ -364,7 +352,7 @@ static void assert_cubin_with(const char *path, const char *symbol) {
 }
 
 START_TEST(compile_declared_function_to_cubin) {
-  const char *cu = scratch("ext.cu", ext_mul_cu), *ll = scratch("k.ll", calls_ext_mul);
+  const char *cu = scratch("ext.cu", t_ext_mul_cu), *ll = scratch("k.ll", t_calls_ext_mul_ir);
   const char *cubin = scratch("k.cubin", NULL);
   result r = run((const char *[]){"compile", ll, "--entry", "k", "--sig",
                                   "void(CPointer(int32), int32, int32)", "--kernel",
@@ -403,7 +391,7 @@ START_TEST(compile_declared_function_to_cubin) {
 END_TEST
 
 START_TEST(link_command) {
-  const char *cu = scratch("ext.cu", ext_mul_cu), *ll = scratch("k.ll", calls_ext_mul);
+  const char *cu = scratch("ext.cu", t_ext_mul_cu), *ll = scratch("k.ll", t_calls_ext_mul_ir);
   const char *ltoir = scratch("k.ltoir", NULL), *cubin = scratch("linked.cubin", NULL);
   const char *ptx = scratch("linked.ptx", NULL);
   result r = run((const char *[]){"compile", ll, "--entry", "k", "--sig",

@@ -16,20 +16,6 @@ static cuplug_session *session;
 static void setup(void) { session = t_session(); }
 static void teardown(void) { t_api()->session_destroy(session); }
 
-static const char ext_mul_cu[] =
-    "extern \"C\" __device__ int ext_mul(int* ret, int a, int b) { *ret = a * b; return 0; }\n";
-
-/* A Numba-ABI kernel that calls ext_mul and stores the result. */
-static const char calling_kernel[] =
-    "define i32 @k(i8** %ret, i32* %out, i32 %a, i32 %b) {\n"
-    "entry:\n"
-    "  %slot = alloca i32\n"
-    "  %st = call i32 @ext_mul(i32* %slot, i32 %a, i32 %b)\n"
-    "  %v = load i32, i32* %slot\n"
-    "  store i32 %v, i32* %out\n"
-    "  ret i32 0\n"
-    "}\n"
-    "declare i32 @ext_mul(i32*, i32, i32)\n";
 #define CALLING_SIG "void(CPointer(int32), int32, int32)"
 
 static cuplug_code bytes(const char *name, const char *text) {
@@ -95,7 +81,7 @@ START_TEST(kinds_from_contents) {
   ck_assert_int_eq(cuplug__code_sniff(NULL, object, sizeof object), CUPLUG_CODE_OBJECT);
   static const char ptx[] = "//\n.version 9.0\n.target sm_90\n";
   ck_assert_int_eq(cuplug__code_sniff(NULL, ptx, strlen(ptx)), CUPLUG_CODE_PTX);
-  ck_assert_int_eq(cuplug__code_sniff(NULL, ext_mul_cu, strlen(ext_mul_cu)), CUPLUG_CODE_CU);
+  ck_assert_int_eq(cuplug__code_sniff(NULL, t_ext_mul_cu, strlen(t_ext_mul_cu)), CUPLUG_CODE_CU);
   ck_assert_int_eq(cuplug__code_sniff(NULL, "hello", 5), CUPLUG_CODE_AUTO);
   /* the suffix wins over the contents */
   ck_assert_int_eq(cuplug__code_sniff("x.cu", ptx, strlen(ptx)), CUPLUG_CODE_CU);
@@ -116,11 +102,11 @@ START_TEST(code_errors) {
                  "code3 has neither a path nor data");
   cuplug_code empty = {.struct_size = sizeof empty, .name = "e.cu", .data = "", .size = 0};
   T_ASSERT_ERROR(cuplug__code_import(&empty, 0, &out), CUPLUG_ERR_IO, "e.cu is empty");
-  cuplug_code bad_kind = bytes("k.cu", ext_mul_cu);
+  cuplug_code bad_kind = bytes("k.cu", t_ext_mul_cu);
   bad_kind.kind = 42;
   T_ASSERT_ERROR(cuplug__code_import(&bad_kind, 0, &out), CUPLUG_ERR_CODE_KIND,
                  "k.cu: code kind 42 is not one");
-  cuplug_code old = bytes("k.cu", ext_mul_cu);
+  cuplug_code old = bytes("k.cu", t_ext_mul_cu);
   old.struct_size = 8;
   T_ASSERT_ERROR(cuplug__code_import(&old, 1, &out), CUPLUG_ERR_INVALID_ARGUMENT,
                  "code 1 has struct_size 8; set it to sizeof(cuplug_code)");
@@ -130,7 +116,7 @@ END_TEST
 /* ---- declare_device ---- */
 
 START_TEST(declare_device_rules) {
-  cuplug_code cu = bytes("ext_mul.cu", ext_mul_cu);
+  cuplug_code cu = bytes("ext_mul.cu", t_ext_mul_cu);
   T_ASSERT_OK(declare("ext_mul", "int32(int32, int32)", &cu, false));
   T_ASSERT_ERROR(declare("ext_mul", "float32(float32)", NULL, false), CUPLUG_ERR_DUPLICATE,
                  "ext_mul is already declared, as int32(int32, int32)");
@@ -180,9 +166,9 @@ END_TEST
 /* ---- compiling with external code ---- */
 
 START_TEST(cubin_links_declared_code) {
-  cuplug_code cu = bytes("ext_mul.cu", ext_mul_cu);
+  cuplug_code cu = bytes("ext_mul.cu", t_ext_mul_cu);
   T_ASSERT_OK(declare("ext_mul", "int32(int32, int32)", &cu, false));
-  cuplug_module m = {sizeof m, "k.ll", calling_kernel, strlen(calling_kernel)};
+  cuplug_module m = {sizeof m, "k.ll", t_calls_ext_mul_ir, strlen(t_calls_ext_mul_ir)};
   const cuplug_module *mods[] = {&m};
   cuplug_compile_args a = kernel_args(mods, CUPLUG_OUTPUT_CUBIN);
   a.flags = CUPLUG_COMPILE_LINKED_PTX;
@@ -205,12 +191,12 @@ START_TEST(cubin_links_declared_code) {
 END_TEST
 
 START_TEST(only_called_declarations_are_linked) {
-  cuplug_code cu = bytes("ext_mul.cu", ext_mul_cu);
+  cuplug_code cu = bytes("ext_mul.cu", t_ext_mul_cu);
   cuplug_code broken = bytes("broken.cu", "this is not C++\n");
   broken.kind = CUPLUG_CODE_CU;
   T_ASSERT_OK(declare("ext_mul", "int32(int32, int32)", &cu, false));
   T_ASSERT_OK(declare("unused", "int32(int32)", &broken, false));
-  cuplug_module m = {sizeof m, "k.ll", calling_kernel, strlen(calling_kernel)};
+  cuplug_module m = {sizeof m, "k.ll", t_calls_ext_mul_ir, strlen(t_calls_ext_mul_ir)};
   const cuplug_module *mods[] = {&m};
   cuplug_compile_args a = kernel_args(mods, CUPLUG_OUTPUT_CUBIN);
   T_ASSERT_OK(t_api()->compile(&a)); /* broken.cu was never compiled */
@@ -219,12 +205,12 @@ START_TEST(only_called_declarations_are_linked) {
 END_TEST
 
 START_TEST(compile_all_lists_the_pieces) {
-  cuplug_code cu = bytes("ext_mul.cu", ext_mul_cu);
+  cuplug_code cu = bytes("ext_mul.cu", t_ext_mul_cu);
   T_ASSERT_OK(declare("ext_mul", "int32(int32, int32)", &cu, false));
   static const char extra_ptx[] = "//\n.version 9.0\n.target sm_90\n.address_size 64\n";
   cuplug_code extra = bytes("extra.ptx", extra_ptx);
   const cuplug_code *link[] = {&extra};
-  cuplug_module m = {sizeof m, "k.ll", calling_kernel, strlen(calling_kernel)};
+  cuplug_module m = {sizeof m, "k.ll", t_calls_ext_mul_ir, strlen(t_calls_ext_mul_ir)};
   const cuplug_module *mods[] = {&m};
   cuplug_compile_args a = kernel_args(mods, CUPLUG_OUTPUT_DEFAULT);
   a.link = link;
@@ -262,7 +248,7 @@ START_TEST(nvrtc_error_has_its_log) {
   cuplug_code bad = bytes("bad.cu", "extern \"C\" __device__ int ext_mul(int *r, int a, int b) "
                                     "{ *r = a * b return 0; }\n");
   T_ASSERT_OK(declare("ext_mul", "int32(int32, int32)", &bad, false));
-  cuplug_module m = {sizeof m, "k.ll", calling_kernel, strlen(calling_kernel)};
+  cuplug_module m = {sizeof m, "k.ll", t_calls_ext_mul_ir, strlen(t_calls_ext_mul_ir)};
   const cuplug_module *mods[] = {&m};
   cuplug_compile_args a = kernel_args(mods, CUPLUG_OUTPUT_CUBIN);
   cuplug_error *e = t_api()->compile(&a);
@@ -276,7 +262,7 @@ START_TEST(nvrtc_error_has_its_log) {
 END_TEST
 
 START_TEST(undefined_symbol_is_a_link_error) {
-  cuplug_module m = {sizeof m, "k.ll", calling_kernel, strlen(calling_kernel)};
+  cuplug_module m = {sizeof m, "k.ll", t_calls_ext_mul_ir, strlen(t_calls_ext_mul_ir)};
   const cuplug_module *mods[] = {&m};
   cuplug_compile_args a = kernel_args(mods, CUPLUG_OUTPUT_CUBIN);
   cuplug_error *e = t_api()->compile(&a); /* ext_mul declared nowhere */
@@ -291,7 +277,7 @@ END_TEST
 
 START_TEST(declaration_must_match) {
   T_ASSERT_OK(declare("ext_mul", "int32(float32, int32)", NULL, false));
-  cuplug_module m = {sizeof m, "k.ll", calling_kernel, strlen(calling_kernel)};
+  cuplug_module m = {sizeof m, "k.ll", t_calls_ext_mul_ir, strlen(t_calls_ext_mul_ir)};
   const cuplug_module *mods[] = {&m};
   cuplug_compile_args a = kernel_args(mods, CUPLUG_OUTPUT_PTX);
   T_ASSERT_ERROR(t_api()->compile(&a), CUPLUG_ERR_DECLARATION_MISMATCH,
@@ -308,7 +294,7 @@ START_TEST(cooperative_code_links_cudadevrt) {
       "  cooperative_groups::this_grid().sync(); *r = a * b; return 0; }\n";
   cuplug_code cu = bytes("sync.cu", sync_cu);
   T_ASSERT_OK(declare("ext_mul", "int32(int32, int32)", &cu, true));
-  cuplug_module m = {sizeof m, "k.ll", calling_kernel, strlen(calling_kernel)};
+  cuplug_module m = {sizeof m, "k.ll", t_calls_ext_mul_ir, strlen(t_calls_ext_mul_ir)};
   const cuplug_module *mods[] = {&m};
   cuplug_compile_args a = kernel_args(mods, CUPLUG_OUTPUT_CUBIN);
   T_ASSERT_OK(t_api()->compile(&a));
@@ -319,7 +305,7 @@ END_TEST
 
 /* ---- link() ---- */
 
-/* calling_kernel compiled to LTO-IR for cc 9.0 (with cc_suffix), and the
+/* t_calls_ext_mul_ir compiled to LTO-IR for cc 9.0 (with cc_suffix), and the
  * arguments that link it with ext_mul.cu, keeping the linked PTX. */
 typedef struct kernel_link {
   cuplug_module m;
@@ -332,12 +318,12 @@ typedef struct kernel_link {
 } kernel_link;
 
 static void kernel_link_init(kernel_link *k, uint32_t cc_suffix) {
-  k->m = (cuplug_module){sizeof k->m, "k.ll", calling_kernel, strlen(calling_kernel)};
+  k->m = (cuplug_module){sizeof k->m, "k.ll", t_calls_ext_mul_ir, strlen(t_calls_ext_mul_ir)};
   k->mods[0] = &k->m;
   k->a = kernel_args(k->mods, CUPLUG_OUTPUT_LTOIR);
   k->a.cc_suffix = cc_suffix;
   T_ASSERT_OK(t_api()->compile(&k->a));
-  k->cu = bytes("ext_mul.cu", ext_mul_cu);
+  k->cu = bytes("ext_mul.cu", t_ext_mul_cu);
   k->code[0] = &k->cu;
   k->arts[0] = k->a.artifact;
   k->l = (cuplug_link_args){.struct_size = sizeof k->l, .session = session, .code = k->code,
@@ -401,11 +387,11 @@ START_TEST(link_arch_specific) {
 END_TEST
 
 START_TEST(link_ptx_without_lto) {
-  cuplug_module m = {sizeof m, "k.ll", calling_kernel, strlen(calling_kernel)};
+  cuplug_module m = {sizeof m, "k.ll", t_calls_ext_mul_ir, strlen(t_calls_ext_mul_ir)};
   const cuplug_module *mods[] = {&m};
   cuplug_compile_args a = kernel_args(mods, CUPLUG_OUTPUT_CUBIN);
   a.no_lto = 1; /* own code and the .cu as PTX */
-  cuplug_code cu = bytes("ext_mul.cu", ext_mul_cu);
+  cuplug_code cu = bytes("ext_mul.cu", t_ext_mul_cu);
   const cuplug_code *code[] = {&cu};
   a.link = code;
   a.num_link = 1;
@@ -431,7 +417,7 @@ static const char header_cu[] =
  * holds: a folder named "inc<newline>lude" is searched as it is (a
  * newline-separated option string once split it in two). */
 START_TEST(include_path_with_a_newline) {
-  cuplug_module m = {sizeof m, "k.ll", calling_kernel, strlen(calling_kernel)};
+  cuplug_module m = {sizeof m, "k.ll", t_calls_ext_mul_ir, strlen(t_calls_ext_mul_ir)};
   const cuplug_module *mods[] = {&m};
   cuplug_compile_args a = kernel_args(mods, CUPLUG_OUTPUT_LTOIR);
   T_ASSERT_OK(t_api()->compile(&a));
@@ -577,7 +563,7 @@ START_TEST(link_one_kernel_and_more) {
     ck_assert_ptr_eq(i.signature, sig_of(&t_k_sum));
     t_api()->artifact_destroy(linked);
   }
-  cuplug_code cu = bytes("ext_mul.cu", ext_mul_cu);
+  cuplug_code cu = bytes("ext_mul.cu", t_ext_mul_cu);
   const cuplug_code *code[] = {&cu};
   const cuplug_artifact *alone[] = {k};
   cuplug_artifact *linked = link_all(alone, 1, code, 1);
