@@ -287,6 +287,10 @@ bool cuplug__type_is_scalar_value(const cuplug_type *t) {
   return t->kind >= CUPLUG_TYPE_BOOL && t->kind <= CUPLUG_TYPE_COMPLEX128;
 }
 
+bool cuplug__type_is_number(const cuplug_type *t) {
+  return cuplug__type_is_scalar_value(t) || t->kind == CUPLUG_TYPE_INT_LITERAL;
+}
+
 uint32_t cuplug__type_size(const cuplug_type *t) {
   if (t->kind == CUPLUG_TYPE_POINTER || t->kind == CUPLUG_TYPE_INT_LITERAL) return 8;
   if (t->kind >= CUPLUG_TYPE_VOID && t->kind <= CUPLUG_TYPE_COMPLEX128)

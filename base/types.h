@@ -65,6 +65,7 @@ bool cuplug__type_is_integer(const cuplug_type *t);
 bool cuplug__type_is_signed(const cuplug_type *t); /* int8..int64, and literals */
 bool cuplug__type_is_float(const cuplug_type *t);  /* float16..float64 */
 bool cuplug__type_is_scalar_value(const cuplug_type *t); /* bool, int, float, complex */
+bool cuplug__type_is_number(const cuplug_type *t); /* a scalar value or an integer literal */
 /* Bytes of a scalar or pointer value, 0 otherwise. */
 uint32_t cuplug__type_size(const cuplug_type *t);
 

@@ -9,20 +9,7 @@
 #include <string.h>
 
 #include "bench.h"
-
-static const char ext_cu[] =
-    "extern \"C\" __device__ int ext_mul(int *ret, int a, int b) { *ret = a * b; return 0; }\n";
-
-static const char kernel_ir[] =
-    "define i32 @k(i8** %ret, i32* %out, i32 %a, i32 %b) {\n"
-    "entry:\n"
-    "  %slot = alloca i32\n"
-    "  %st = call i32 @ext_mul(i32* %slot, i32 %a, i32 %b)\n"
-    "  %v = load i32, i32* %slot\n"
-    "  store i32 %v, i32* %out\n"
-    "  ret i32 0\n"
-    "}\n"
-    "declare i32 @ext_mul(i32*, i32, i32)\n";
+#include "ext_mul.h" /* tests/support: the tests' external code */
 
 typedef struct jl {
   int (*create)(void **, unsigned, const char **);
@@ -59,10 +46,10 @@ int main(int argc, char **argv) {
   cuplug_session *s;
   bench_check(api, api->session_create(NULL, &s), "session_create");
   /* the two LTO-IR inputs, made once */
-  cuplug_code cu = {.struct_size = sizeof cu, .name = "ext_mul.cu", .data = ext_cu,
-                    .size = sizeof ext_cu - 1};
+  cuplug_code cu = {.struct_size = sizeof cu, .name = "ext_mul.cu", .data = t_ext_mul_cu,
+                    .size = sizeof t_ext_mul_cu - 1};
   const cuplug_code *link[] = {&cu};
-  cuplug_module m = {sizeof m, "k.ll", kernel_ir, sizeof kernel_ir - 1};
+  cuplug_module m = {sizeof m, "k.ll", t_calls_ext_mul_ir, sizeof t_calls_ext_mul_ir - 1};
   const cuplug_module *mods[] = {&m};
   cuplug_compile_args a = {.struct_size = sizeof a, .session = s, .modules = mods,
                            .num_modules = 1, .entry = "k",

@@ -52,12 +52,6 @@ static bool is_int(const cuplug_type *t) {
   return cuplug__type_is_integer(t) || t->kind == CUPLUG_TYPE_INT_LITERAL;
 }
 
-/* A value numba-cuda's atomics take (converted to the dtype): any number. */
-static bool is_number(const cuplug_type *t) {
-  return is_int(t) || t->kind == CUPLUG_TYPE_BOOL || cuplug__type_is_float(t) ||
-         t->kind == CUPLUG_TYPE_COMPLEX64 || t->kind == CUPLUG_TYPE_COMPLEX128;
-}
-
 static cuplug_error *type_atomic(const cuplug__builtin *b, const cuplug_type *const *args,
                                  size_t n, const cuplug_type **sig) {
   *sig = NULL;
@@ -79,7 +73,7 @@ static cuplug_error *type_atomic(const cuplug__builtin *b, const cuplug_type *co
     /* the index: an integer for a 1-d array, a tuple of ndim integers */
     if (n < 2) return NULL;
     const cuplug_type *i64 = cuplug__type_scalar(CUPLUG_TYPE_INT64);
-    if (target->ndim == 1 && is_number(args[1])) { /* numba-cuda: any index, as intp */
+    if (target->ndim == 1 && cuplug__type_is_number(args[1])) { /* numba-cuda: any index, as intp */
       index = i64;
     } else if (args[1]->kind == CUPLUG_TYPE_TUPLE && args[1]->nargs == target->ndim) {
       for (size_t d = 0; d < args[1]->nargs; d++)
@@ -95,7 +89,7 @@ static cuplug_error *type_atomic(const cuplug__builtin *b, const cuplug_type *co
   if (op == CAS1 && target->ndim != 1) return NULL;
   if (n != first_value + values) return NULL;
   for (size_t i = first_value; i < n; i++)
-    if (!is_number(args[i])) return NULL;
+    if (!cuplug__type_is_number(args[i])) return NULL;
   if (index && values == 2) return cuplug__bi_sig(sig, dtype, 4, target, index, dtype, dtype);
   if (index) return cuplug__bi_sig(sig, dtype, 3, target, index, dtype);
   if (values == 2) return cuplug__bi_sig(sig, dtype, 3, target, dtype, dtype);

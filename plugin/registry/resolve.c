@@ -36,19 +36,14 @@ static int compare(const candidate *a, const candidate *b, bool strict) {
   return strict ? (a->distance > b->distance) - (a->distance < b->distance) : 0;
 }
 
-/* Is t a number (numba's number domain)? */
-static bool is_number(const cuplug_type *t) {
-  return (t->kind >= CUPLUG_TYPE_BOOL && t->kind <= CUPLUG_TYPE_COMPLEX128) ||
-         t->kind == CUPLUG_TYPE_INT_LITERAL;
-}
-
 /* How an argument converts to a parameter; `vouched`: a generic template
  * chose the signature, and numba takes its answer as it is, so a number
  * goes to any number (complex64 to an atomic's int32: unsafe). */
 static cuplug__conversion conversion(const cuplug_type *from, const cuplug_type *to, bool vouched,
                                      unsigned *d) {
   cuplug__conversion c = cuplug__convert(from, to, d);
-  if (c == CUPLUG__CONV_NONE && vouched && is_number(from) && is_number(to))
+  if (c == CUPLUG__CONV_NONE && vouched && cuplug__type_is_number(from) &&
+      cuplug__type_is_number(to))
     return CUPLUG__CONV_UNSAFE;
   return c;
 }

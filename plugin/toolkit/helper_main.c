@@ -65,17 +65,6 @@ static bool read_all(char *p, size_t n) {
   return true;
 }
 
-static bool write_all(const char *p, size_t n) {
-  while (n) {
-    ssize_t k = send(HOST_FD, p, n, MSG_NOSIGNAL);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return false;
-    p += k;
-    n -= (size_t)k;
-  }
-  return true;
-}
-
 static cuplug__lib *library_of(cuplug__toolkit *tk, cuplug__tool tool) {
   switch (tool) {
     case CUPLUG__TOOL_NVVM: return &tk->nvvm_lib;
@@ -108,7 +97,7 @@ static bool serve(cuplug__toolkit *tk, char *payload, uint64_t size) {
   bool ok = !b.oom;
   if (ok) {
     cuplug__wire_header((unsigned char *)b.data, CUPLUG__WIRE_RESULT, b.len - CUPLUG__WIRE_HEADER);
-    ok = write_all(b.data, b.len);
+    ok = cuplug__wire_send(HOST_FD, b.data, b.len);
   }
   cuplug__buf_free(&b);
   return ok;

@@ -203,19 +203,6 @@ static uint64_t now_ns(void) {
   return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-/* Sends every byte; false when the helper is gone (no SIGPIPE: a dead
- * helper must not kill the host). */
-static bool send_all(int fd, const char *p, size_t n) {
-  while (n) {
-    ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return false;
-    p += k;
-    n -= (size_t)k;
-  }
-  return true;
-}
-
 typedef enum { READ_OK, READ_CLOSED, READ_TIMEOUT, READ_GARBLED } read_status;
 
 /* Reads n bytes by the deadline.  The host sleeps while a helper works:
@@ -251,7 +238,7 @@ static cuplug_error *send_job(cuplug__helper *w, const char *library,
     return cuplug__error_oom();
   }
   cuplug__wire_header((unsigned char *)b.data, CUPLUG__WIRE_JOB, b.len - CUPLUG__WIRE_HEADER);
-  *delivered = send_all(w->fd, b.data, b.len);
+  *delivered = cuplug__wire_send(w->fd, b.data, b.len);
   cuplug__buf_free(&b);
   return NULL;
 }
@@ -299,7 +286,7 @@ void cuplug__helpers_reserve(cuplug__helpers *h, cuplug__pending *p) {
   }
   unsigned char wake[CUPLUG__WIRE_HEADER];
   cuplug__wire_header(wake, CUPLUG__WIRE_WAKE, 0);
-  if (!send_all(w->fd, (const char *)wake, sizeof wake)) {
+  if (!cuplug__wire_send(w->fd, (const char *)wake, sizeof wake)) {
     stop(w); /* it died while idle: the job takes a fresh one */
     return;
   }

@@ -5,10 +5,24 @@
  * and still be a C string (binary data keeps its length). */
 #include "plugin/toolkit/wire.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "base/error.h"
+
+bool cuplug__wire_send(int fd, const void *data, size_t n) {
+  const char *p = data;
+  while (n) {
+    ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    p += k;
+    n -= (size_t)k;
+  }
+  return true;
+}
 
 void cuplug__wire_header(unsigned char out[CUPLUG__WIRE_HEADER], uint32_t type, uint64_t size) {
   uint32_t magic = CUPLUG__WIRE_MAGIC;

@@ -26,6 +26,10 @@
 /* A job; its result; a wake-up: a job is coming, wait for it awake. */
 enum { CUPLUG__WIRE_JOB = 1, CUPLUG__WIRE_RESULT = 2, CUPLUG__WIRE_WAKE = 3 };
 
+/* Sends every byte on a socket; false when the other end is gone (no
+ * SIGPIPE: neither end may die of the other's death). */
+bool cuplug__wire_send(int fd, const void *data, size_t n);
+
 /* Writes a message's header for a payload of `size` bytes. */
 void cuplug__wire_header(unsigned char out[CUPLUG__WIRE_HEADER], uint32_t type, uint64_t size);
 /* Reads a header: false when it is not one of ours. */

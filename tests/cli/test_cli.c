@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ext_mul.h"
 #include "support.h"
 
 extern char **environ;

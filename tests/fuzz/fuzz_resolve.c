@@ -66,10 +66,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     if (e) abort();
   }
+  /* numba-cuda's rule or the strict one; each argument's conversion */
+  uint32_t flags = fuzz_choose(&data, &size, 2) ? CUPLUG_RESOLVE_STRICT : 0;
+  cuplug_conversion conv[8];
   cuplug_resolve_args a = {.struct_size = sizeof a, .registry = reg, .key = key,
-                           .argtypes = args, .nargs = n};
+                           .argtypes = args, .nargs = n, .flags = flags,
+                           .arg_conversions = conv};
   cuplug_error *e = api->resolve_call(&a);
   if (!e && (!a.signature || !a.symbol || !a.declaration)) abort();
+  if (!e) { /* the worst conversion is the one reported, and each is a rank */
+    cuplug_conversion worst = CUPLUG_CONV_EXACT;
+    for (size_t i = 0; i < n; i++) {
+      if (conv[i] > CUPLUG_CONV_UNSAFE) abort();
+      if (conv[i] > worst) worst = conv[i];
+    }
+    if (a.conversion != worst) abort();
+  }
   if (e && !api->error_message(e)[0]) abort();
   api->error_destroy(e);
   return 0;

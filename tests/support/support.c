@@ -199,19 +199,6 @@ int t_run_suite(Suite *s) {
   return failed ? 1 : 0;
 }
 
-const char t_ext_mul_cu[] =
-    "extern \"C\" __device__ int ext_mul(int* ret, int a, int b) { *ret = a * b; return 0; }\n";
-const char t_calls_ext_mul_ir[] =
-    "define i32 @k(i8** %ret, i32* %out, i32 %a, i32 %b) {\n"
-    "entry:\n"
-    "  %slot = alloca i32\n"
-    "  %st = call i32 @ext_mul(i32* %slot, i32 %a, i32 %b)\n"
-    "  %v = load i32, i32* %slot\n"
-    "  store i32 %v, i32* %out\n"
-    "  ret i32 0\n"
-    "}\n"
-    "declare i32 @ext_mul(i32*, i32, i32)\n";
-
 TCase *t_suite(Suite **suite, const char *name, void (*setup)(void), void (*teardown)(void),
                double timeout) {
   *suite = suite_create(name);

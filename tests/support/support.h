@@ -116,11 +116,6 @@ void t_case_declare(const t_case *c, cuplug_session *s);
 /* Does the ELF image (a cubin) define a symbol named `name`? */
 bool t_elf_has_symbol(const void *elf, size_t size, const char *name);
 
-/* ext_mul, CUDA C++ under the Numba ABI (int ext_mul(int *ret, int a, int
- * b)), and k, a Numba-ABI kernel void(CPointer(int32), int32, int32) that
- * calls it and stores the product: the tests' external code. */
-extern const char t_ext_mul_cu[], t_calls_ext_mul_ir[];
-
 /* Runs a Check suite; returns the process exit status. */
 int t_run_suite(Suite *s);
 

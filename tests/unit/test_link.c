@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "base/code.h"
+#include "ext_mul.h"
 #include "support.h"
 
 static cuplug_session *session;
