@@ -5,11 +5,9 @@ import re
 
 import pytest
 
-import cuplug
+import cuplug.numba as cnumba
 
 pytestmark = pytest.mark.gpu
-
-import cuplug.numba as cnumba
 
 try:  # numba-cuda, where there is one (kernels below name its cuda module)
     cnumba._numba_cuda()

@@ -267,10 +267,6 @@ def _codes(codes):
     return out
 
 
-def _result(art, output):
-    return art.data
-
-
 def _compile(ir, sig, entry, entry_abi, device, abi, abi_info, output, cc, opt, debug, lineinfo,
              fastmath, forceinline, launch_bounds, link, session, max_registers, time_limit_ms,
              current_device, all_):

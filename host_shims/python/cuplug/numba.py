@@ -148,7 +148,7 @@ def _lower(pyfunc, sig, debug, lineinfo, fastmath, cc, opt, device):
     if debug:
         nvvm_options["g"] = None
     with global_compiler_lock:
-        cres = _original("compile_cuda", compiler.compile_cuda)(
+        cres = _original(compiler, "compile_cuda")(
             pyfunc, return_type, args, debug=debug, lineinfo=lineinfo, fastmath=fastmath,
             nvvm_options=nvvm_options, cc=cc, abi="numba")
     from numba.cuda import types
@@ -367,12 +367,15 @@ def jit(func_or_sig=None, *sigs, **options):
 # (records, functions as arguments, omitted arguments, extension types) is
 # left to numba-cuda whole; stats() counts both.
 
-_originals = {}
 _stats = {"cuplug": 0, "numba-cuda": 0, "reasons": {}}
 
 
-def _original(name, default):
-    return _originals.get(name, default)
+def _original(owner, name):
+    """owner.name as numba-cuda has it, install() or not."""
+    for o, n, value in _installed or ():
+        if o is owner and n == name:
+            return value
+    return getattr(owner, name)
 
 
 def stats():
@@ -507,7 +510,6 @@ def install():
             return original_set_launch_bounds(kernel, launch_bounds)
         kernel._cuplug_launch_bounds = launch_bounds
 
-    _originals.update(compile_cuda=original_compile_cuda)
     _installed = [
         (compiler, "compile_cuda", compiler.compile_cuda),
         (dispatcher, "compile_cuda", dispatcher.compile_cuda),
@@ -530,7 +532,6 @@ def uninstall():
     for owner, name, value in _installed:
         setattr(owner, name, value)
     _installed = None
-    _originals.clear()
 
 
 def installed():
