@@ -112,6 +112,7 @@ const char *cuplug__status_name(cuplug_status s) {
     NAME(CUPLUG_ERR_LIMIT)
     NAME(CUPLUG_ERR_IR_INVALID)
     NAME(CUPLUG_WARN_DEBUG_WITH_OPT)
+    NAME(CUPLUG_WARN_CACHE)
 #undef NAME
   }
   return "CUPLUG_UNKNOWN_STATUS";

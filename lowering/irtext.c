@@ -546,6 +546,52 @@ size_t cuplug__ir_text_references(const char *text, size_t len, const char *symb
   return n;
 }
 
+static int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+void cuplug__ir_text_each_declared(const char *text, size_t len,
+                                   void (*fn)(void *ctx, const char *name, size_t n), void *ctx) {
+  const char *end = text + len;
+  for (const char *line = text; line < end;) {
+    const char *eol = memchr(line, '\n', (size_t)(end - line));
+    if (!eol) eol = end;
+    const char *p = line;
+    while (p < eol && (*p == ' ' || *p == '\t')) p++;
+    const char *at = (size_t)(eol - p) > 8 && memcmp(p, "declare", 7) == 0 &&
+                             (p[7] == ' ' || p[7] == '\t')
+                         ? memchr(p, '@', (size_t)(eol - p))
+                         : NULL;
+    if (at && at + 1 < eol) {
+      char name[1024];
+      size_t n = 0;
+      const char *q = at + 1;
+      if (*q == '"') {
+        for (q++; q < eol && *q != '"' && n < sizeof name; q++) {
+          int hi, lo;
+          if (*q == '\\' && q + 2 < eol && (hi = hex_value(q[1])) >= 0 &&
+              (lo = hex_value(q[2])) >= 0) {
+            name[n++] = (char)(hi * 16 + lo);
+            q += 2;
+          } else {
+            name[n++] = *q;
+          }
+        }
+      } else {
+        for (; q < eol && n < sizeof name && (isalnum((unsigned char)*q) || *q == '_' ||
+                                               *q == '.' || *q == '$' || *q == '-');
+             q++)
+          name[n++] = *q;
+      }
+      if (n) fn(ctx, name, n);
+    }
+    line = eol + 1;
+  }
+}
+
 cuplug_error *cuplug__ir_check_limits(const char *name, const char *text, size_t len) {
   if (len > CUPLUG_MAX_MODULE_SIZE)
     return cuplug__error(CUPLUG_ERR_LIMIT, "IR module %s is %zu bytes: modules hold at most %u",

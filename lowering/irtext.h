@@ -144,6 +144,12 @@ bool cuplug__ir_text_defines(const char *text, size_t len, const char *symbol);
 /* How many times the text names @symbol, its definition included, by the
  * same quick look (comments count: it errs towards more). */
 size_t cuplug__ir_text_references(const char *text, size_t len, const char *symbol);
+/* Calls `fn` with the name of every function the text declares (a line
+ * that begins with "declare"), quoted names unescaped, by the same quick
+ * look.  Names longer than 1023 bytes are passed cut short, which only
+ * makes the caller look for one that is not there. */
+void cuplug__ir_text_each_declared(const char *text, size_t len,
+                                   void (*fn)(void *ctx, const char *name, size_t n), void *ctx);
 
 /* Is the module within cuplug's limits (CUPLUG_MAX_MODULE_SIZE bytes,
  * brackets nested at most CUPLUG_MAX_IR_NESTING deep)?  LLVM's parser

@@ -6,6 +6,7 @@
 #   base/                 buffers, maps, errors, workers, code, types
 #   lowering/             NVVM IR text and its passes, the built-ins
 #   plugin/toolkit/       libNVVM, NVRTC, nvJitLink, the driver
+#   plugin/cache/         the result cache: digests, memory and disk
 #   plugin/llvm/          LLVM's checks of IR
 #   plugin/registry/      templates, lowerings, resolve_call
 #   plugin/session/       sessions and artifacts
@@ -20,10 +21,11 @@ rules='
 base              cuplug/ base/
 lowering          cuplug/ base/ lowering/
 plugin/toolkit    cuplug/ base/ plugin/toolkit/
+plugin/cache      cuplug/ base/ plugin/cache/
 plugin/llvm       cuplug/ base/ plugin/llvm/
 plugin/registry   cuplug/ base/ lowering/ plugin/llvm/ plugin/registry/
-plugin/session    cuplug/ base/ plugin/toolkit/ plugin/registry/ plugin/session/
-plugin/pipeline   cuplug/ base/ lowering/ plugin/toolkit/ plugin/llvm/ plugin/registry/ plugin/session/ plugin/pipeline/
+plugin/session    cuplug/ base/ plugin/toolkit/ plugin/cache/ plugin/registry/ plugin/session/
+plugin/pipeline   cuplug/ base/ lowering/ plugin/toolkit/ plugin/cache/ plugin/llvm/ plugin/registry/ plugin/session/ plugin/pipeline/
 plugin/gpu        cuplug/ base/ plugin/toolkit/ plugin/session/ plugin/gpu/
 plugin/api        cuplug/ base/ plugin/
 cli               cuplug/ cli.h json.h ptxsig.h

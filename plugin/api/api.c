@@ -43,6 +43,7 @@
 #define MIN_CONST_ARRAY SIZE_TO(cuplug_const_array_args, abi)
 /* since 1.3 */
 #define MIN_KERNEL_INFO SIZE_TO(cuplug_kernel_info, cooperative)
+#define MIN_CACHE_INFO sizeof(size_t)
 
 static cuplug_error *import_args(void *local, size_t local_size, const void *caller,
                                  size_t min_size, const char *what) {
@@ -72,6 +73,14 @@ static void export_args(void *caller, const void *local, size_t local_size) {
   size_t n = size < local_size ? size : local_size;
   memcpy((char *)caller + sizeof(size_t), (const char *)local + sizeof(size_t),
          n - sizeof(size_t));
+}
+
+/* Copies an output-only struct back and sets its struct_size to the bytes
+ * filled, as cuplug_info says. */
+static void export_filled(void *caller, const void *local, size_t local_size) {
+  size_t size = *(const size_t *)caller;
+  export_args(caller, local, local_size);
+  *(size_t *)caller = size < local_size ? size : local_size;
 }
 
 /* A table entry that imports its argument struct and hands it on... */
@@ -118,9 +127,7 @@ static cuplug_error *get_info(cuplug_info *info) {
   cuplug_info local;
   CUPLUG__TRY(import_args(&local, sizeof local, info, MIN_INFO, "cuplug_info"));
   cuplug__info_fill(&local, CUPLUG__VERSION); /* the build's (CMakeLists.txt) */
-  size_t filled = info->struct_size < sizeof local ? info->struct_size : sizeof local;
-  export_args(info, &local, sizeof local);
-  info->struct_size = filled;
+  export_filled(info, &local, sizeof local);
   return NULL;
 }
 
@@ -195,7 +202,8 @@ static cuplug_error *session_create(const cuplug_session_options *options,
   if (out) *out = NULL;
   cuplug_session_options o;
   CUPLUG__TRY(import_options("session_create", out, &o, sizeof o, options, MIN_SESSION_OPTIONS,
-                             "cuplug_session_options", &o.flags, CUPLUG_SESSION_TRUSTED));
+                             "cuplug_session_options", &o.flags,
+                             CUPLUG_SESSION_TRUSTED | CUPLUG_SESSION_NO_CACHE));
   if (o.default_cc_major > 99 || o.default_cc_minor > 9)
     return cuplug__error(CUPLUG_ERR_OPTION_CC, "default compute capability %u.%u is not one",
                          o.default_cc_major, o.default_cc_minor);
@@ -236,6 +244,7 @@ static cuplug_error *artifact_info(const cuplug_artifact *art, cuplug_artifact_i
   a.link_log = art->link_log ? art->link_log : "";
   a.signature = art->signature;
   a.use_cooperative = art->cooperative;
+  a.cache = art->cache;
   export_args(info, &a, sizeof a);
   return NULL;
 }
@@ -338,6 +347,20 @@ IMPORTING_EXPORTING(const_array, cuplug_const_array_args, MIN_CONST_ARRAY, cuplu
 
 IMPORTING_EXPORTING(kernel_info, cuplug_kernel_info, MIN_KERNEL_INFO, cuplug__kernel_info)
 
+static cuplug_error *cache_info(cuplug_session *s, cuplug_cache_info *info) {
+  if (!s) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "cache_info: session is NULL");
+  cuplug_cache_info local;
+  CUPLUG__TRY(import_args(&local, sizeof local, info, MIN_CACHE_INFO, "cuplug_cache_info"));
+  CUPLUG__TRY(cuplug__cache_info(s->cache, &local));
+  export_filled(info, &local, sizeof local);
+  return NULL;
+}
+
+static cuplug_error *cache_clear(cuplug_session *s) {
+  if (!s) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "cache_clear: session is NULL");
+  return cuplug__cache_clear(s->cache);
+}
+
 static const cuplug_api api_v1 = {
     .struct_size = sizeof(cuplug_api),
     .abi_major = CUPLUG_ABI_MAJOR,
@@ -391,6 +414,8 @@ static const cuplug_api api_v1 = {
     .const_array = const_array,
     /* since 1.3 */
     .kernel_info = kernel_info,
+    .cache_info = cache_info,
+    .cache_clear = cache_clear,
 };
 
 CUPLUG_EXPORT const cuplug_api *cuplug_get_api(uint32_t major, uint32_t minor) {

@@ -5,6 +5,7 @@
  *   check_options     numba-cuda's rules for the options, and warnings
  *   read_signature    the signature string or handle
  *   read_modules      the host's IR modules, none empty
+ *   look_up           the result cache: a result found ends the compile
  *   wake_helper       the helper process that will run libNVVM wakes up
  *   start_validation  LLVM parses and verifies them, finds the entry,
  *                     checks its type
@@ -22,6 +23,7 @@
  *   link_code         cubin output and compile_all: the declared functions
  *                     the IR calls and the extra code, .cu through NVRTC,
  *                     all linked by nvJitLink (or listed, for compile_all)
+ *   keep              the result goes into the cache
  *
  * Each stage reads and updates the job; the first error ends the compile.
  *
@@ -44,6 +46,7 @@
 #include "plugin/llvm/validate.h"
 #include "plugin/pipeline/link.h"
 #include "plugin/pipeline/options.h"
+#include "plugin/pipeline/results.h"
 #include "plugin/session/session.h"
 #include "plugin/toolkit/nvvm.h"
 
@@ -79,6 +82,11 @@ typedef struct job {
   char **owned;  /* texts the passes wrote, one slot per module (cap_mods) */
   char **names; /* names the job made up for unnamed modules */
   cuplug_artifact *art;
+  /* the result cache */
+  bool keyed;           /* the result is to be kept under key */
+  cuplug__digest key;
+  cuplug_error *note;   /* the cache's warning, for the result */
+  bool done;            /* the result came from the cache */
 } job;
 
 typedef cuplug_error *(*stage)(job *j);
@@ -170,6 +178,21 @@ static cuplug_error *read_modules(job *j) {
   j->inputs = malloc(a->num_modules * sizeof *j->inputs);
   if (!j->inputs) return cuplug__error_oom();
   memcpy(j->inputs, j->mods, a->num_modules * sizeof *j->inputs);
+  return NULL;
+}
+
+/* ---- look_up ---- */
+
+static cuplug_error *look_up(job *j) {
+  if (!cuplug__cache_on(j->s->cache) || (j->a->flags & CUPLUG_COMPILE_NO_CACHE)) return NULL;
+  CUPLUG__TRY(cuplug__compile_key(j->s, j->a, j->all, j->sig, j->mods, &j->key));
+  j->keyed = true;
+  cuplug_artifact *found = cuplug__fetch_result(j->s, &j->key, &j->note);
+  if (found) {
+    cuplug__artifact_destroy(j->art);
+    j->art = found;
+    j->done = true;
+  }
   return NULL;
 }
 
@@ -525,16 +548,17 @@ static cuplug_error *keep_ir(job *j) {
 }
 
 static cuplug_error *run(cuplug_compile_args *a, bool all) {
-  static const stage stages[] = {check_options, read_signature, read_modules, wake_helper,
-                                 start_validation, choose_cc,   find_entry,   lower,
-                                 run_nvvm,      link_code};
+  static const stage stages[] = {check_options,    read_signature, read_modules, look_up,
+                                 wake_helper,      start_validation, choose_cc,  find_entry,
+                                 lower,            run_nvvm,       link_code};
   job j = {0};
   j.a = a;
   j.all = all;
   a->artifact = NULL;
   cuplug_error *e = NULL;
-  for (size_t i = 0; i < sizeof stages / sizeof stages[0] && !e; i++) e = stages[i](&j);
-  if (!e && (a->flags & CUPLUG_COMPILE_KEEP_IR)) e = keep_ir(&j);
+  for (size_t i = 0; i < sizeof stages / sizeof stages[0] && !e && !j.done; i++)
+    e = stages[i](&j);
+  if (!e && !j.done && (a->flags & CUPLUG_COMPILE_KEEP_IR)) e = keep_ir(&j);
   /* The validator's verdict comes first: it names the line and column. */
   cuplug_error *v = finish_validation(&j);
   if (v) {
@@ -555,9 +579,14 @@ static cuplug_error *run(cuplug_compile_args *a, bool all) {
   for (size_t i = 0; i < j.num_builtin_decls; i++) free(j.builtin_decls[i]);
   free(j.builtin_decls);
   if (e) {
+    cuplug__error_destroy(j.note);
     cuplug__artifact_destroy(j.art);
     return e;
   }
+  if (j.keyed && !j.done) /* keep: the result goes into the cache */
+    cuplug__keep_result(j.s, &j.key, j.art, j.note);
+  else if (j.note)
+    cuplug__error_destroy(cuplug__artifact_warn(j.art, j.note));
   a->artifact = j.art;
   return NULL;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "plugin/pipeline/results.h"
 #include "plugin/toolkit/nvjitlink.h"
 #include "plugin/toolkit/nvrtc.h"
 
@@ -105,6 +106,9 @@ static cuplug_error *check(const cuplug_link_args *a) {
   for (size_t i = 0; i < a->num_artifacts; i++)
     if (!a->artifacts[i])
       return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "link: artifact %zu is NULL", i);
+  if (a->flags & ~(uint32_t)CUPLUG_LINK_NO_CACHE)
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "link: unknown flags 0x%x",
+                         a->flags & ~(uint32_t)CUPLUG_LINK_NO_CACHE);
   if (a->cc_suffix && !a->cc_major)
     return cuplug__error(CUPLUG_ERR_OPTION_CC,
                          "link: cc_suffix without cc_major (the artifacts' cc brings its own)");
@@ -192,17 +196,31 @@ cuplug_error *cuplug__link_api(cuplug_link_args *a) {
                             .include_paths = a->include_paths,
                             .num_include_paths = a->num_include_paths,
                             .time_limit_ms = a->time_limit_ms};
+  /* the result cache first: a link's key is its arguments as given */
+  bool keyed = cuplug__cache_on(a->session->cache) && !(a->flags & CUPLUG_LINK_NO_CACHE);
+  cuplug__digest key;
+  cuplug_error *note = NULL;
+  if (keyed) CUPLUG__TRY(cuplug__link_key(a, &key));
+  cuplug_artifact *art = keyed ? cuplug__fetch_result(a->session, &key, &note) : NULL;
+  if (art) {
+    if (note) cuplug__error_destroy(cuplug__artifact_warn(art, note));
+    a->artifact = art;
+    return NULL;
+  }
   uint32_t max_registers;
-  CUPLUG__TRY(choose(a, &in, &max_registers));
-  cuplug_artifact *art = cuplug__artifact_new();
-  cuplug_error *e = art ? gather(a, &in) : cuplug__error_oom();
+  cuplug_error *e = choose(a, &in, &max_registers);
+  art = e ? NULL : cuplug__artifact_new();
+  if (!e && !art) e = cuplug__error_oom();
+  if (!e) e = gather(a, &in);
   if (!e) e = cuplug__link_run(&in, in.ltoir, max_registers, a->want_ptx != 0, art);
   if (!e) e = fill(a, &in, max_registers, art);
   cuplug__link_inputs_free(&in);
   if (e) {
+    cuplug__error_destroy(note);
     cuplug__artifact_destroy(art);
     return e;
   }
+  if (keyed) cuplug__keep_result(a->session, &key, art, note);
   a->artifact = art;
   return NULL;
 }

@@ -24,7 +24,8 @@ static bool is_identifier(const char *s) {
 static cuplug_error *check_arguments(const cuplug_compile_args *a) {
   if (!a->session) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "compile: session is NULL");
   const uint32_t known =
-      CUPLUG_COMPILE_CURRENT_DEVICE | CUPLUG_COMPILE_KEEP_IR | CUPLUG_COMPILE_LINKED_PTX;
+      CUPLUG_COMPILE_CURRENT_DEVICE | CUPLUG_COMPILE_KEEP_IR | CUPLUG_COMPILE_LINKED_PTX |
+      CUPLUG_COMPILE_NO_CACHE;
   if (a->flags & ~known)
     return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "compile: unknown flags 0x%x",
                          a->flags & ~known);

@@ -43,6 +43,7 @@ struct cuplug_artifact {
   size_t num_warnings;
   cuplug__ir_module *ir;
   size_t num_ir;
+  cuplug_cache_result cache; /* built, or found in the cache (not saved) */
 };
 
 cuplug_artifact *cuplug__artifact_new(void);
@@ -55,5 +56,12 @@ cuplug_error *cuplug__artifact_add_part(cuplug_artifact *a, cuplug__code *code);
 /* Notes a kernel the artifact holds (copies the symbol). */
 cuplug_error *cuplug__artifact_add_kernel(cuplug_artifact *a, const char *symbol,
                                           const cuplug_type *signature, bool debug);
+
+/* The artifact as bytes, appended to b, and back (artifact_io.c): what the
+ * result cache keeps.  restore fails with CUPLUG_ERR_IO on bytes that do
+ * not read back. */
+struct cuplug__buf;
+cuplug_error *cuplug__artifact_save(const cuplug_artifact *a, struct cuplug__buf *b);
+cuplug_error *cuplug__artifact_restore(const void *data, size_t size, cuplug_artifact **out);
 
 #endif

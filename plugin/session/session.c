@@ -18,7 +18,13 @@ cuplug_error *cuplug__session_create(const cuplug_session_options *o, cuplug_ses
   } else if (!e) {
     e = cuplug__registry_create(0, &s->registry);
   }
+  cuplug__cache_options co = {.off = o && (o->flags & CUPLUG_SESSION_NO_CACHE),
+                              .dir = o ? o->cache_dir : NULL,
+                              .max_bytes = o ? o->cache_max_bytes : 0,
+                              .memory_bytes = o ? o->cache_memory_bytes : 0};
+  if (!e) e = cuplug__cache_create(&co, &s->cache);
   if (e) {
+    if (s->registry) cuplug__registry_release(s->registry);
     cuplug__toolkit_release(&s->toolkit);
     free(s);
     return e;
@@ -39,6 +45,7 @@ void cuplug__session_destroy(cuplug_session *s) {
   cuplug__nvrtc_cache_release(&s->nvrtc);
   cuplug__registry_release(s->registry);
   cuplug__toolkit_release(&s->toolkit);
+  cuplug__cache_destroy(s->cache);
   free(s);
 }
 

@@ -8,6 +8,7 @@
 
 #include "base/worker.h"
 #include "cuplug/cuplug.h"
+#include "plugin/cache/cache.h"
 #include "plugin/registry/registry.h"
 #include "plugin/session/artifact.h"
 #include "plugin/toolkit/device.h"
@@ -20,6 +21,7 @@ struct cuplug_session {
   cuplug_registry *registry; /* a reference */
   cuplug__nvrtc_cache nvrtc; /* .cu code compiled so far */
   cuplug__device device;     /* the GPU, set up on first use */
+  cuplug__cache *cache;      /* compile and link results */
   uint32_t default_cc_major, default_cc_minor; /* numba's CUDA_DEFAULT_PTX_CC */
   bool trusted; /* CUPLUG_SESSION_TRUSTED: no verification, the toolkit in process */
 };

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/buf.h"
@@ -70,51 +71,73 @@ void cuplug__toolkit_release(cuplug__toolkit *tk) {
   free(tk->nvrtc_archs);
   free(tk->cuda_home);
   free(tk->home);
+  free(tk->identity);
   free(tk->cudadevrt);
   pthread_mutex_destroy(&tk->lock);
 }
 
-/* Tries each CUDA home folder, then (without an explicit home) the loader's
- * search path, for each file name.  Records the path or why it failed.
- * The libraries stay loaded once loaded (RTLD_NODELETE): sessions come and
- * go, and the toolkit's libraries are not made to be unloaded. */
+/* The CUDA homes to search, in order: the explicit one, else $CUDA_HOME and
+ * /usr/local/cuda. */
+static void homes_of(const cuplug__toolkit *tk, const char *homes[3]) {
+  homes[0] = homes[1] = homes[2] = NULL;
+  if (tk->cuda_home) {
+    homes[0] = tk->cuda_home;
+    return;
+  }
+  const char *env = getenv("CUDA_HOME");
+  if (env && *env) homes[0] = env;
+  homes[homes[0] ? 1 : 0] = "/usr/local/cuda";
+}
+
+/* Offers `take` each file a library may be, in order, until it takes one:
+ * the file another process chose, else each home's library folders, then
+ * (without an explicit home) the bare names, for the loader's search path.
+ * `tried` says where it looked. */
+static bool each_candidate(const cuplug__toolkit *tk, const cuplug__lib *l,
+                           const char *const *files, bool search_homes,
+                           bool (*take)(const char *path, void *ctx), void *ctx,
+                           cuplug__buf *tried) {
+  if (l->file) {
+    if (tried) cuplug__buf_printf(tried, "%s", l->file);
+    return take(l->file, ctx);
+  }
+  const char *homes[3];
+  homes_of(tk, homes);
+  char path[PATH_MAX];
+  for (int h = 0; search_homes && h < 3 && homes[h]; h++) {
+    for (int d = 0; home_dirs[d]; d++) {
+      for (int f = 0; files[f]; f++) {
+        snprintf(path, sizeof path, "%s/%s/%s", homes[h], home_dirs[d], files[f]);
+        if (take(path, ctx)) return true;
+      }
+    }
+    if (tried) cuplug__buf_printf(tried, "%s%s", tried->len ? ", " : "", homes[h]);
+  }
+  if (!tk->cuda_home) {
+    for (int f = 0; files[f]; f++)
+      if (take(files[f], ctx)) return true;
+    if (tried)
+      cuplug__buf_printf(tried, "%sthe loader's search path", tried->len ? " and " : "");
+  }
+  return false;
+}
+
+static bool take_by_loading(const char *path, void *ctx) {
+  cuplug__lib *l = ctx;
+  l->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  if (l->handle) l->path = cuplug__strdup(path);
+  return l->handle != NULL;
+}
+
+/* Loads a library from the first candidate the loader takes.  Records the
+ * path or why it failed.  The libraries stay loaded once loaded
+ * (RTLD_NODELETE): sessions come and go, and the toolkit's libraries are
+ * not made to be unloaded. */
 static void lib_open(cuplug__toolkit *tk, cuplug__lib *l, const char *what,
                      const char *const *files, bool search_homes) {
   cuplug__buf tried;
   cuplug__buf_init(&tried);
-  const char *homes[3] = {NULL, NULL, NULL};
-  if (tk->cuda_home) {
-    homes[0] = tk->cuda_home;
-  } else {
-    const char *env = getenv("CUDA_HOME");
-    if (env && *env) homes[0] = env;
-    homes[homes[0] ? 1 : 0] = "/usr/local/cuda";
-  }
-  char path[PATH_MAX];
-  if (l->file) {
-    l->handle = dlopen(l->file, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-    if (l->handle) l->path = cuplug__strdup(l->file);
-    search_homes = false;
-    cuplug__buf_printf(&tried, "%s", l->file);
-  }
-  for (int h = 0; search_homes && h < 3 && homes[h] && !l->handle; h++) {
-    for (int d = 0; home_dirs[d] && !l->handle; d++) {
-      for (int f = 0; files[f] && !l->handle; f++) {
-        snprintf(path, sizeof path, "%s/%s/%s", homes[h], home_dirs[d], files[f]);
-        l->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-        if (l->handle) l->path = cuplug__strdup(path);
-      }
-    }
-    if (!l->handle) cuplug__buf_printf(&tried, "%s%s", tried.len ? ", " : "", homes[h]);
-  }
-  if (!tk->cuda_home && !l->file) {
-    for (int f = 0; files[f] && !l->handle; f++) {
-      l->handle = dlopen(files[f], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-      if (l->handle) l->path = cuplug__strdup(files[f]);
-    }
-    if (!l->handle)
-      cuplug__buf_printf(&tried, "%sthe loader's search path", tried.len ? " and " : "");
-  }
+  each_candidate(tk, l, files, search_homes, take_by_loading, l, &tried);
   if (l->handle) {
     l->state = 1;
     /* report the file the loader chose */
@@ -179,19 +202,22 @@ cuplug_error *cuplug__toolkit_nvvm(cuplug__toolkit *tk, const cuplug__nvvm_api *
   return e;
 }
 
-/* libdevice sits beside libNVVM: <home>/nvvm/libdevice/libdevice.10.bc. */
+/* libdevice sits beside libNVVM: <home>/nvvm/libdevice/libdevice.10.bc,
+ * in one of these folders relative to libNVVM's. */
+static const char *const libdevice_dirs[] = {"../libdevice", "../nvvm/libdevice",
+                                             "../../nvvm/libdevice", NULL};
+
 static void load_libdevice(cuplug__toolkit *tk) {
   char dir[PATH_MAX], path[2 * PATH_MAX];
   const char *lib = tk->nvvm_lib.path;
   const char *slash = strrchr(lib, '/');
   size_t n = slash ? (size_t)(slash - lib) : 0;
   snprintf(dir, sizeof dir, "%.*s", (int)n, lib);
-  const char *const rel[] = {"../libdevice", "../nvvm/libdevice", "../../nvvm/libdevice",
-                             NULL};
+
   cuplug__buf tried;
   cuplug__buf_init(&tried);
-  for (int i = 0; rel[i]; i++) {
-    snprintf(path, sizeof path, "%s/%s/libdevice.10.bc", dir, rel[i]);
+  for (int i = 0; libdevice_dirs[i]; i++) {
+    snprintf(path, sizeof path, "%s/%s/libdevice.10.bc", dir, libdevice_dirs[i]);
     tk->libdevice = cuplug__read_file(path, &tk->libdevice_size);
     if (tk->libdevice) break;
     cuplug__buf_printf(&tried, "%s%s", tried.len ? ", " : "", path);
@@ -306,6 +332,66 @@ static const char *const driver_syms[] = {
     "cuStreamSynchronize",  "cuMemAlloc_v2",           "cuMemFree_v2",
     "cuMemcpyHtoD_v2",      "cuMemcpyDtoH_v2",         "cuMemsetD32_v2",
     NULL};
+
+/* ---- identity ---- */
+
+typedef struct found_file {
+  char path[PATH_MAX];
+  struct stat st;
+} found_file;
+
+static bool take_by_stat(const char *path, void *ctx) {
+  found_file *f = ctx;
+  char real[PATH_MAX];
+  if (stat(path, &f->st) != 0 || !S_ISREG(f->st.st_mode) || !realpath(path, real)) return false;
+  snprintf(f->path, sizeof f->path, "%s", real);
+  return true;
+}
+
+/* name=path:size:mtime; the bare name when only the loader could tell. */
+static void describe_file(cuplug__buf *b, const char *name, const found_file *f, bool found,
+                          const char *bare) {
+  if (found)
+    cuplug__buf_printf(b, "%s=%s:%lld:%lld.%09ld;", name, f->path, (long long)f->st.st_size,
+                       (long long)f->st.st_mtim.tv_sec, (long)f->st.st_mtim.tv_nsec);
+  else
+    cuplug__buf_printf(b, "%s=?%s;", name, bare);
+}
+
+static void describe_lib(cuplug__toolkit *tk, cuplug__buf *b, const char *name,
+                         const cuplug__lib *l, const char *const *files, found_file *f) {
+  bool found = l->state == 1 ? take_by_stat(l->path, f)
+                             : each_candidate(tk, l, files, true, take_by_stat, f, NULL);
+  describe_file(b, name, f, found, files[0]);
+}
+
+const char *cuplug__toolkit_identity(cuplug__toolkit *tk) {
+  pthread_mutex_lock(&tk->lock);
+  if (!tk->identity) {
+    cuplug__buf b;
+    cuplug__buf_init(&b);
+    found_file nvvm, f;
+    nvvm.path[0] = '\0';
+    describe_lib(tk, &b, "nvvm", &tk->nvvm_lib, nvvm_files, &nvvm);
+    bool found = false;
+    if (nvvm.path[0]) { /* libdevice beside libNVVM, as load_libdevice finds it */
+      char dir[PATH_MAX], path[2 * PATH_MAX];
+      snprintf(dir, sizeof dir, "%s", nvvm.path);
+      char *slash = strrchr(dir, '/');
+      if (slash) *slash = '\0';
+      for (int i = 0; libdevice_dirs[i] && !found; i++) {
+        snprintf(path, sizeof path, "%s/%s/libdevice.10.bc", dir, libdevice_dirs[i]);
+        found = take_by_stat(path, &f);
+      }
+    }
+    describe_file(&b, "libdevice", &f, found, "libdevice.10.bc");
+    describe_lib(tk, &b, "nvrtc", &tk->nvrtc_lib, nvrtc_files, &f);
+    describe_lib(tk, &b, "nvjitlink", &tk->nvjitlink_lib, nvjitlink_files, &f);
+    tk->identity = cuplug__buf_take(&b, NULL);
+  }
+  pthread_mutex_unlock(&tk->lock);
+  return tk->identity ? tk->identity : "";
+}
 
 void cuplug__driver_describe(const cuplug__driver_api *api, int code, char *out,
                              size_t cap) {

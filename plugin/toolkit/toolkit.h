@@ -185,6 +185,7 @@ typedef struct cuplug__toolkit {
   char *home;        /* the CUDA home the libraries came from, for headers and cudadevrt */
   char *cudadevrt;   /* libcudadevrt.a, read on first need */
   size_t cudadevrt_size;
+  char *identity;    /* see toolkit_identity */
 } cuplug__toolkit;
 
 /* A toolkit that finds the libraries under cuda_home (NULL: search) and
@@ -217,6 +218,12 @@ cuplug_error *cuplug__toolkit_current_cc(cuplug__toolkit *tk, int *major, int *m
 const char *cuplug__toolkit_home(cuplug__toolkit *tk);
 /* libcudadevrt.a, for cooperative (grid-synchronising) code. */
 cuplug_error *cuplug__toolkit_cudadevrt(cuplug__toolkit *tk, const void **data, size_t *size);
+
+/* What a compile's result depends on in the toolkit, as text to hash: the
+ * file libNVVM, libdevice, NVRTC and nvJitLink are (or would be) loaded
+ * from, with its size and modification time.  Found with stat alone (no
+ * library is loaded), once a toolkit. */
+const char *cuplug__toolkit_identity(cuplug__toolkit *tk);
 
 /* A driver error as "CUDA_ERROR_X (n): text". */
 void cuplug__driver_describe(const cuplug__driver_api *api, int code, char *out,

@@ -66,12 +66,15 @@ static cuplug_error *compile_case(cuplug_session *s, const char *name) {
 
 static void compiles(cuplug_session *s, const char *name) { T_ASSERT_OK(compile_case(s, name)); }
 
-/* A session whose helper program is `program`, misbehaving as `mode`. */
+/* A session whose helper program is `program`, misbehaving as `mode`.  No
+ * cache: every compile reaches the helper. */
 static cuplug_session *session_with_helper(const char *program, const char *mode,
                                            uint32_t time_limit_ms) {
   setenv("CUPLUG_HELPER", program, 1);
   if (mode) setenv("FAKE_HELPER", mode, 1);
-  cuplug_session_options o = {.struct_size = sizeof o, .time_limit_ms = time_limit_ms};
+  cuplug_session_options o = {.struct_size = sizeof o,
+                              .time_limit_ms = time_limit_ms,
+                              .flags = CUPLUG_SESSION_NO_CACHE};
   cuplug_session *s = NULL;
   T_ASSERT_OK(t_api()->session_create(&o, &s));
   return s;

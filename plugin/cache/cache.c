@@ -1,0 +1,541 @@
+/* cache.c - the memory and disk tiers of the result cache. */
+#include "plugin/cache/cache.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "base/map.h"
+
+/* ---- the entry file ---- */
+
+static const char magic[8] = {'C', 'U', 'P', 'L', 'U', 'G', 'C', '\n'};
+
+/* magic, format, reserved, key, payload size, payload digest */
+typedef struct header {
+  char magic[8];
+  uint32_t format;
+  uint32_t reserved;
+  cuplug__digest key;
+  uint64_t size;
+  cuplug__digest digest;
+} header;
+
+_Static_assert(sizeof(header) == 88, "the entry header is 88 bytes, without padding");
+
+/* ---- the memory tier: a map from key to node, and a list, newest first ---- */
+
+typedef struct node {
+  char hex[65]; /* the map's key */
+  struct node *prev, *next;
+  void *data;
+  size_t size;
+} node;
+
+struct cuplug__cache {
+  bool off;
+  char *dir;  /* the folder as given or found; NULL: no disk tier */
+  char *vdir; /* <dir>/v1 */
+  uint64_t max_bytes, memory_bytes;
+  pthread_mutex_t lock;
+  cuplug__map memory;
+  node *newest, *oldest;
+  uint64_t held; /* bytes in memory */
+  /* the disk tier */
+  bool no_reads, no_writes; /* set aside: no folder, or one that fails */
+  const char *status;       /* "ok", why there is none, or `reason` */
+  char *reason;             /* why it was set aside: written once, kept to the end */
+  bool noted;               /* the session was told */
+  bool rebuilt_noted;
+  bool sized;               /* disk_bytes was counted */
+  uint64_t disk_bytes;      /* what this process believes the folder holds */
+  uint8_t made[32];         /* subfolders made, a bit each */
+  atomic_uint tmp_serial;
+  /* counters */
+  uint64_t memory_hits, disk_hits, misses, stores, rebuilt;
+};
+
+static bool env_says_off(void) {
+  const char *v = getenv("CUPLUG_CACHE");
+  return v && (!strcmp(v, "0") || !strcasecmp(v, "off") || !strcasecmp(v, "no") ||
+               !strcasecmp(v, "false"));
+}
+
+/* The folder: given, $CUPLUG_CACHE_DIR, $XDG_CACHE_HOME/cuplug or
+ * $HOME/.cache/cuplug.  NULL (and *why) when there is none. */
+static char *find_dir(const char *given, const char **why) {
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  const char *env = getenv("CUPLUG_CACHE_DIR");
+  const char *xdg = getenv("XDG_CACHE_HOME");
+  const char *home = getenv("HOME");
+  if (given || env) {
+    const char *d = given ? given : env;
+    if (!*d) {
+      *why = given ? "memory only: the session's cache_dir is \"\""
+                   : "memory only: CUPLUG_CACHE_DIR is empty";
+      return NULL;
+    }
+    cuplug__buf_puts(&b, d);
+  } else if (xdg && xdg[0] == '/') { /* the XDG rule: a relative path is ignored */
+    cuplug__buf_printf(&b, "%s/cuplug", xdg);
+  } else if (home && *home) {
+    cuplug__buf_printf(&b, "%s/.cache/cuplug", home);
+  } else {
+    *why = "memory only: neither XDG_CACHE_HOME nor HOME is set";
+    return NULL;
+  }
+  return cuplug__buf_take(&b, NULL);
+}
+
+cuplug_error *cuplug__cache_create(const cuplug__cache_options *o, cuplug__cache **out) {
+  cuplug__cache *c = calloc(1, sizeof *c);
+  if (!c) return cuplug__error_oom();
+  pthread_mutex_init(&c->lock, NULL);
+  c->off = o->off || env_says_off();
+  c->max_bytes = o->max_bytes ? o->max_bytes : CUPLUG__CACHE_DEFAULT_BYTES;
+  c->memory_bytes = o->memory_bytes ? o->memory_bytes : CUPLUG__CACHE_DEFAULT_MEMORY;
+  const char *why = "off";
+  if (!c->off) c->dir = find_dir(o->dir, &why);
+  if (c->dir) {
+    cuplug__buf b;
+    cuplug__buf_init(&b);
+    cuplug__buf_printf(&b, "%s/v%u", c->dir, CUPLUG__CACHE_FORMAT);
+    c->vdir = cuplug__buf_take(&b, NULL);
+  }
+  c->status = c->dir ? "ok" : why;
+  if (c->dir && !c->vdir) {
+    cuplug__cache_destroy(c);
+    return cuplug__error_oom();
+  }
+  c->no_reads = c->no_writes = !c->dir;
+  *out = c;
+  return NULL;
+}
+
+static void memory_drop_all(cuplug__cache *c) {
+  for (node *n = c->newest, *next; n; n = next) {
+    next = n->next;
+    free(n->data);
+    free(n);
+  }
+  cuplug__map_free(&c->memory);
+  memset(&c->memory, 0, sizeof c->memory);
+  c->newest = c->oldest = NULL;
+  c->held = 0;
+}
+
+void cuplug__cache_destroy(cuplug__cache *c) {
+  if (!c) return;
+  memory_drop_all(c);
+  pthread_mutex_destroy(&c->lock);
+  free(c->dir);
+  free(c->vdir);
+  free(c->reason);
+  free(c);
+}
+
+bool cuplug__cache_on(const cuplug__cache *c) { return c && !c->off; }
+
+/* ---- memory ---- */
+
+static void unlink_node(cuplug__cache *c, node *n) {
+  if (n->prev) n->prev->next = n->next;
+  else c->newest = n->next;
+  if (n->next) n->next->prev = n->prev;
+  else c->oldest = n->prev;
+  n->prev = n->next = NULL;
+}
+
+static void push_newest(cuplug__cache *c, node *n) {
+  n->next = c->newest;
+  n->prev = NULL;
+  if (c->newest) c->newest->prev = n;
+  c->newest = n;
+  if (!c->oldest) c->oldest = n;
+}
+
+/* base/map has no removal: the map is rebuilt from the list, which costs
+ * what evicting costs anyway (each node once). */
+static void rebuild_map(cuplug__cache *c) {
+  cuplug__map_free(&c->memory);
+  memset(&c->memory, 0, sizeof c->memory);
+  for (node *n = c->newest; n; n = n->next)
+    if (!cuplug__map_put(&c->memory, n->hex, n)) break; /* out of memory: a smaller cache */
+}
+
+/* Under the lock. */
+static void memory_put(cuplug__cache *c, const char *hex, const void *data, size_t size) {
+  if (size > c->memory_bytes || cuplug__map_get(&c->memory, hex, 64)) return;
+  node *n = calloc(1, sizeof *n);
+  void *copy = malloc(size ? size : 1);
+  if (!n || !copy) {
+    free(n);
+    free(copy);
+    return;
+  }
+  memcpy(n->hex, hex, 65);
+  memcpy(copy, data, size);
+  n->data = copy;
+  n->size = size;
+  bool evicted = false;
+  while (c->oldest && c->held + size > c->memory_bytes) {
+    node *old = c->oldest;
+    unlink_node(c, old);
+    c->held -= old->size;
+    free(old->data);
+    free(old);
+    evicted = true;
+  }
+  push_newest(c, n);
+  c->held += size;
+  if (evicted) rebuild_map(c);
+  else if (!cuplug__map_put(&c->memory, n->hex, n)) rebuild_map(c);
+}
+
+/* ---- disk ---- */
+
+static void entry_path(const cuplug__cache *c, const char *hex, char *out, size_t cap) {
+  snprintf(out, cap, "%s/%.2s/%s", c->vdir, hex, hex + 2);
+}
+
+/* Sets the disk tier (or its writes) aside, saying why once.  Under the lock. */
+static void set_aside(cuplug__cache *c, bool reads_too, const char *what, int err,
+                      cuplug_error **note) {
+  if (c->no_writes && (!reads_too || c->no_reads)) return;
+  c->no_writes = true;
+  if (reads_too) c->no_reads = true;
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  cuplug__buf_printf(&b, "%s %s: %s", what, c->dir, strerror(err));
+  if (!c->reason && (c->reason = cuplug__buf_take(&b, NULL))) c->status = c->reason;
+  cuplug__buf_free(&b);
+  if (!c->noted && note && !*note) {
+    c->noted = true;
+    *note = cuplug__error(CUPLUG_WARN_CACHE, "cuplug's disk cache is %s: %s; %s",
+                          reads_too ? "off" : "read-only", c->status,
+                          reads_too ? "compiling without it" : "results are not stored");
+  }
+}
+
+static void note_rebuilt(cuplug__cache *c, const char *path, const char *why,
+                         cuplug_error **note) {
+  c->rebuilt++;
+  if (!c->rebuilt_noted && note && !*note) {
+    c->rebuilt_noted = true;
+    *note = cuplug__error(CUPLUG_WARN_CACHE,
+                          "cuplug's disk cache entry %s was %s; it is rebuilt", path, why);
+  }
+}
+
+static bool read_all(int fd, void *p, size_t n) {
+  for (size_t done = 0; done < n;) {
+    ssize_t r = read(fd, (char *)p + done, n - done);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    done += (size_t)r;
+  }
+  return true;
+}
+
+static bool write_all(int fd, const void *p, size_t n) {
+  for (size_t done = 0; done < n;) {
+    ssize_t r = write(fd, (const char *)p + done, n - done);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      if (r == 0) errno = ENOSPC;
+      return false;
+    }
+    done += (size_t)r;
+  }
+  return true;
+}
+
+/* An entry from disk, checked; NULL when absent or bad (bad ones go). */
+static void *disk_get(cuplug__cache *c, const cuplug__digest *key, const char *hex,
+                      size_t *size, cuplug_error **note) {
+  char path[PATH_MAX];
+  entry_path(c, hex, path, sizeof path);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return NULL;
+  struct stat st;
+  header h;
+  const char *bad = NULL;
+  void *data = NULL;
+  if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof h || !read_all(fd, &h, sizeof h))
+    bad = "truncated";
+  else if (memcmp(h.magic, magic, sizeof magic) != 0)
+    bad = "not a cuplug cache entry";
+  else if (h.format != CUPLUG__CACHE_FORMAT)
+    bad = "written in another format";
+  else if (memcmp(&h.key, key, sizeof *key) != 0)
+    bad = "filed under the wrong key";
+  else if (h.size != (uint64_t)st.st_size - sizeof h)
+    bad = "truncated";
+  else if (!(data = malloc(h.size ? h.size : 1)))
+    bad = NULL; /* out of memory: a miss */
+  else if (!read_all(fd, data, h.size))
+    bad = "truncated";
+  else {
+    cuplug__digest d = cuplug__digest_of(data, h.size);
+    if (memcmp(&d, &h.digest, sizeof d) != 0) bad = "corrupt (its digest does not match)";
+  }
+  if (!bad && data) {
+    /* a hit refreshes the entry's time, which eviction reads (at most once
+     * a minute: a write costs more than the read) */
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    if (now.tv_sec - st.st_mtim.tv_sec > 60) futimens(fd, NULL);
+  }
+  close(fd);
+  if (bad) {
+    free(data);
+    unlink(path);
+    pthread_mutex_lock(&c->lock);
+    note_rebuilt(c, path, bad, note);
+    pthread_mutex_unlock(&c->lock);
+    return NULL;
+  }
+  *size = data ? (size_t)h.size : 0;
+  return data;
+}
+
+static int mkdir_p(const char *path) {
+  char buf[PATH_MAX];
+  if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) return ENAMETOOLONG;
+  for (char *p = buf + 1;; p++) {
+    if (*p == '/' || !*p) {
+      char was = *p;
+      *p = '\0';
+      if (mkdir(buf, 0755) != 0 && errno != EEXIST) return errno;
+      *p = was;
+      if (!was) break;
+    }
+  }
+  struct stat st;
+  if (stat(buf, &st) != 0) return errno;
+  return S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+}
+
+typedef struct file_entry {
+  char path[PATH_MAX];
+  uint64_t size;
+  struct timespec mtime;
+} file_entry;
+
+static int older_first(const void *a, const void *b) {
+  const file_entry *x = a, *y = b;
+  if (x->mtime.tv_sec != y->mtime.tv_sec) return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+  if (x->mtime.tv_nsec != y->mtime.tv_nsec) return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
+  return 0;
+}
+
+/* Walks the folder: counts its entries, removes what a crashed writer left
+ * (temporary files over an hour old) and, with `remove_all`, every entry.
+ * Fills *list (the caller frees it) when asked. */
+static void walk(const cuplug__cache *c, bool remove_all, uint64_t *entries, uint64_t *bytes,
+                 file_entry **list, size_t *num) {
+  *entries = *bytes = 0;
+  size_t cap = 0;
+  if (list) *list = NULL, *num = 0;
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  for (int sub = 0; sub < 256; sub++) {
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/%02x", c->vdir, sub);
+    DIR *d = opendir(dir);
+    if (!d) continue;
+    for (struct dirent *de; (de = readdir(d));) {
+      if (de->d_name[0] == '.' && (!de->d_name[1] || !strcmp(de->d_name, ".."))) continue;
+      file_entry f;
+      if (snprintf(f.path, sizeof f.path, "%s/%s", dir, de->d_name) >= (int)sizeof f.path)
+        continue;
+      struct stat st;
+      if (stat(f.path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+      bool tmp = de->d_name[0] == '.';
+      if (tmp) {
+        if (now.tv_sec - st.st_mtim.tv_sec > 3600) unlink(f.path);
+        continue;
+      }
+      if (remove_all) {
+        unlink(f.path);
+        continue;
+      }
+      (*entries)++;
+      *bytes += (uint64_t)st.st_size;
+      if (!list) continue;
+      if (*num == cap) {
+        cap = cap ? 2 * cap : 256;
+        file_entry *v = realloc(*list, cap * sizeof *v);
+        if (!v) continue;
+        *list = v;
+      }
+      f.size = (uint64_t)st.st_size;
+      f.mtime = st.st_mtim;
+      (*list)[(*num)++] = f;
+    }
+    closedir(d);
+  }
+}
+
+/* The folder is past its bound: the least recently used entries go, down
+ * to four fifths of it.  Returns what is left. */
+static uint64_t evict(const cuplug__cache *c) {
+  uint64_t entries, bytes;
+  file_entry *list;
+  size_t num;
+  walk(c, false, &entries, &bytes, &list, &num);
+  if (bytes > c->max_bytes && list) {
+    qsort(list, num, sizeof *list, older_first);
+    for (size_t i = 0; i < num && bytes > c->max_bytes / 5 * 4; i++)
+      if (unlink(list[i].path) == 0) bytes -= list[i].size;
+  }
+  free(list);
+  return bytes;
+}
+
+static void disk_put(cuplug__cache *c, const cuplug__digest *key, const char *hex,
+                     const void *data, size_t size, cuplug_error **note) {
+  unsigned sub = key->bytes[0];
+  char dir[PATH_MAX], tmp[PATH_MAX + 64], path[PATH_MAX];
+  snprintf(dir, sizeof dir, "%s/%.2s", c->vdir, hex);
+  pthread_mutex_lock(&c->lock);
+  bool made = c->made[sub / 8] & (1u << (sub % 8));
+  pthread_mutex_unlock(&c->lock);
+  int err = made ? 0 : mkdir_p(dir);
+  if (err) {
+    pthread_mutex_lock(&c->lock);
+    set_aside(c, err == ENOTDIR || err == ENAMETOOLONG, "cannot make the cache folder", err,
+              note);
+    pthread_mutex_unlock(&c->lock);
+    return;
+  }
+  snprintf(tmp, sizeof tmp, "%s/.tmp-%ld-%u", dir, (long)getpid(),
+           atomic_fetch_add(&c->tmp_serial, 1));
+  entry_path(c, hex, path, sizeof path);
+  header h = {.format = CUPLUG__CACHE_FORMAT, .key = *key, .size = size};
+  memcpy(h.magic, magic, sizeof magic);
+  h.digest = cuplug__digest_of(data, size);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  bool ok = fd >= 0 && write_all(fd, &h, sizeof h) && write_all(fd, data, size);
+  err = ok ? 0 : errno;
+  if (fd >= 0 && close(fd) != 0 && ok) ok = false, err = errno;
+  if (ok && rename(tmp, path) != 0) ok = false, err = errno;
+  if (!ok && fd >= 0) unlink(tmp);
+  pthread_mutex_lock(&c->lock);
+  if (!ok) {
+    set_aside(c, false, "cannot write to the cache folder", err, note);
+    pthread_mutex_unlock(&c->lock);
+    return;
+  }
+  c->made[sub / 8] |= (uint8_t)(1u << (sub % 8));
+  c->stores++;
+  bool count = !c->sized;
+  c->sized = true;
+  c->disk_bytes += sizeof h + size;
+  bool over = c->disk_bytes > c->max_bytes;
+  pthread_mutex_unlock(&c->lock);
+  /* what the folder holds is counted once a session, then followed */
+  if (count || over) {
+    uint64_t left;
+    if (over) {
+      left = evict(c);
+    } else {
+      uint64_t entries;
+      walk(c, false, &entries, &left, NULL, NULL);
+      if (left > c->max_bytes) left = evict(c);
+    }
+    pthread_mutex_lock(&c->lock);
+    c->disk_bytes = left;
+    pthread_mutex_unlock(&c->lock);
+  }
+}
+
+/* ---- the tiers together ---- */
+
+cuplug_cache_result cuplug__cache_get(cuplug__cache *c, const cuplug__digest *key, void **data,
+                                      size_t *size, cuplug_error **note) {
+  *data = NULL;
+  *size = 0;
+  if (!c || c->off) return CUPLUG_CACHE_NONE;
+  char hex[65];
+  cuplug__digest_hex(key, hex);
+  pthread_mutex_lock(&c->lock);
+  node *n = cuplug__map_get(&c->memory, hex, 64);
+  if (n && (*data = malloc(n->size ? n->size : 1))) {
+    memcpy(*data, n->data, n->size);
+    *size = n->size;
+    unlink_node(c, n);
+    push_newest(c, n);
+    c->memory_hits++;
+    pthread_mutex_unlock(&c->lock);
+    return CUPLUG_CACHE_MEMORY;
+  }
+  bool reads = !c->no_reads;
+  pthread_mutex_unlock(&c->lock);
+  void *d = reads ? disk_get(c, key, hex, size, note) : NULL;
+  pthread_mutex_lock(&c->lock);
+  if (d) {
+    c->disk_hits++;
+    memory_put(c, hex, d, *size);
+  } else {
+    c->misses++;
+  }
+  pthread_mutex_unlock(&c->lock);
+  *data = d;
+  return d ? CUPLUG_CACHE_DISK : CUPLUG_CACHE_MISS;
+}
+
+void cuplug__cache_put(cuplug__cache *c, const cuplug__digest *key, const void *data,
+                       size_t size, cuplug_error **note) {
+  if (!c || c->off) return;
+  char hex[65];
+  cuplug__digest_hex(key, hex);
+  pthread_mutex_lock(&c->lock);
+  memory_put(c, hex, data, size);
+  bool writes = !c->no_writes;
+  if (!writes) c->stores++;
+  pthread_mutex_unlock(&c->lock);
+  if (writes) disk_put(c, key, hex, data, size, note);
+}
+
+cuplug_error *cuplug__cache_info(cuplug__cache *c, cuplug_cache_info *info) {
+  uint64_t entries = 0, bytes = 0;
+  if (c->vdir) walk(c, false, &entries, &bytes, NULL, NULL);
+  pthread_mutex_lock(&c->lock);
+  info->dir = c->dir ? c->dir : "";
+  info->status = c->off ? "off" : c->status;
+  info->max_bytes = c->max_bytes;
+  info->disk_entries = entries;
+  info->disk_bytes = bytes;
+  info->memory_entries = c->memory.count;
+  info->memory_bytes = c->held;
+  info->memory_hits = c->memory_hits;
+  info->disk_hits = c->disk_hits;
+  info->misses = c->misses;
+  info->stores = c->stores;
+  info->rebuilt = c->rebuilt;
+  pthread_mutex_unlock(&c->lock);
+  return NULL;
+}
+
+cuplug_error *cuplug__cache_clear(cuplug__cache *c) {
+  pthread_mutex_lock(&c->lock);
+  memory_drop_all(c);
+  c->disk_bytes = 0;
+  pthread_mutex_unlock(&c->lock);
+  uint64_t entries, bytes;
+  if (c->vdir) walk(c, true, &entries, &bytes, NULL, NULL);
+  return NULL;
+}

@@ -1,0 +1,71 @@
+/* cache.h - compile and link results, kept in memory and on disk.
+ *
+ * An entry is a key (the digest of everything that can change a result)
+ * and the serialised result.  The memory tier holds the most recently used
+ * entries of a session; the disk tier is shared by every process that uses
+ * the same folder:
+ *
+ *   <dir>/v1/<first 2 hex digits of the key>/<the other 62>
+ *
+ * Each file holds a header (magic, format version, key, payload size and
+ * payload digest) and the payload.  Files are written to a temporary name
+ * and renamed into place, so a reader sees a whole entry or none; a
+ * truncated or corrupt one (a crash mid-write on a file system that does
+ * not order rename after data, a disk error) fails its digest, is removed
+ * and rebuilt.  A hit refreshes the file's time; when the folder grows past
+ * its bound the least recently used entries go.
+ *
+ * The cache never fails a compile: a folder that is missing, read-only or
+ * full turns the disk tier off (or its writes), and the session says why
+ * once, as a warning on the artifact of the compile that found it.
+ * Thread-safe. */
+#ifndef CUPLUG__PLUGIN_CACHE_CACHE_H
+#define CUPLUG__PLUGIN_CACHE_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuplug/cuplug.h"
+#include "plugin/cache/hash.h"
+
+/* The entries' file format; a file of another version is a miss. */
+#define CUPLUG__CACHE_FORMAT 1u
+
+typedef struct cuplug__cache cuplug__cache;
+
+typedef struct cuplug__cache_options {
+  bool off;          /* neither memory nor disk */
+  const char *dir;   /* NULL: $CUPLUG_CACHE_DIR, else $XDG_CACHE_HOME/cuplug,
+                        else $HOME/.cache/cuplug; "": no disk tier */
+  uint64_t max_bytes;    /* the disk tier's bound; 0: CUPLUG__CACHE_DEFAULT_BYTES */
+  uint64_t memory_bytes; /* the memory tier's bound; 0: CUPLUG__CACHE_DEFAULT_MEMORY */
+} cuplug__cache_options;
+
+#define CUPLUG__CACHE_DEFAULT_BYTES (1ull << 30)
+#define CUPLUG__CACHE_DEFAULT_MEMORY (64ull << 20)
+
+cuplug_error *cuplug__cache_create(const cuplug__cache_options *o, cuplug__cache **out);
+void cuplug__cache_destroy(cuplug__cache *c);
+
+/* Whether the cache is in use at all (memory or disk). */
+bool cuplug__cache_on(const cuplug__cache *c);
+
+/* Looks an entry up: memory, then disk.  On a hit, *data (malloc'd: free
+ * it) holds the payload and the result says where it came from.  `note`
+ * receives, once per session, a warning that the disk tier had to be set
+ * aside (the caller attaches it to its artifact); NULL when none. */
+cuplug_cache_result cuplug__cache_get(cuplug__cache *c, const cuplug__digest *key, void **data,
+                                      size_t *size, cuplug_error **note);
+/* Stores an entry in memory and, when the disk tier is on, on disk. */
+void cuplug__cache_put(cuplug__cache *c, const cuplug__digest *key, const void *data,
+                       size_t size, cuplug_error **note);
+
+/* Fills every out field of cache_info; the strings are the cache's (they
+ * live until its status changes or it is destroyed). */
+cuplug_error *cuplug__cache_info(cuplug__cache *c, cuplug_cache_info *info);
+/* Empties memory and disk.  Entries other processes are writing may
+ * survive it. */
+cuplug_error *cuplug__cache_clear(cuplug__cache *c);
+
+#endif

@@ -1,0 +1,317 @@
+/* results.c - the result cache for compile and link: what a result
+ * depends on, hashed into its key; fetching and keeping results.
+ *
+ * A key covers everything that can change a result, and no more:
+ *
+ *   cuplug's build and the toolkit's files    (build.c, toolkit_identity)
+ *   the session's defaults that reach the result
+ *   the call's inputs and options, as given   (a default is a default)
+ *   the registered functions the IR declares  (their IR, or their code),
+ *     and those their IR declares in turn; a name with nothing
+ *     registered counts too, for registering it changes the result
+ *   the code linked, and every header a .cu includes that is not the
+ *     toolkit's, found as NVRTC finds it
+ *
+ * Time limits do not change results and are left out. */
+#include "plugin/pipeline/results.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "base/types.h"
+#include "lowering/irtext.h"
+#include "plugin/registry/registry.h"
+
+typedef struct keyer {
+  cuplug__hasher h;
+  cuplug_registry *registry;
+  const char *const *include_paths;
+  size_t num_include_paths;
+  char **names; /* declared names waiting, and those done (to hash each once) */
+  size_t num_names, cap_names, next_name;
+  bool oom;
+} keyer;
+
+static void begin(keyer *k, cuplug_session *s, const char *domain) {
+  cuplug__hasher_init(&k->h, domain);
+  cuplug__hash_u64(&k->h, CUPLUG__CACHE_FORMAT);
+  cuplug__digest build = cuplug__build_digest();
+  cuplug__hash_digest(&k->h, &build);
+  cuplug__hash_str(&k->h, cuplug__toolkit_identity(&s->toolkit));
+  cuplug__hash_u64(&k->h, s->trusted); /* a trusted session compiles IR a safe one refuses */
+  cuplug__hash_u64(&k->h, s->default_cc_major);
+  cuplug__hash_u64(&k->h, s->default_cc_minor);
+}
+
+static void hash_strings(keyer *k, const char *const *v, size_t n) {
+  cuplug__hash_u64(&k->h, v ? n : 0);
+  for (size_t i = 0; v && i < n; i++) cuplug__hash_str(&k->h, v[i]);
+}
+
+/* ---- CUDA C++ and the headers it includes ---- */
+
+#define MAX_INCLUDE_DEPTH 32
+
+static void hash_includes(keyer *k, const char *text, size_t size, const char *dir, int depth);
+
+/* The folder of a path ("" when it has none). */
+static void dir_of(const char *path, char *out, size_t cap) {
+  const char *slash = path ? strrchr(path, '/') : NULL;
+  snprintf(out, cap, "%.*s", slash ? (int)(slash - path) : 0, slash ? path : "");
+}
+
+/* One #include: the first file NVRTC would find (the including file's
+ * folder and the working folder for "x", then the include paths), hashed
+ * with the headers it includes; or its absence. */
+static void hash_include(keyer *k, const char *name, size_t n, bool quoted, const char *dir,
+                         int depth) {
+  cuplug__hash_bytes(&k->h, name, n);
+  char path[PATH_MAX];
+  struct stat st;
+  size_t num = k->num_include_paths + 2;
+  for (size_t i = 0; i < num; i++) {
+    const char *base = i == 0 ? dir : i == 1 ? "." : k->include_paths[i - 2];
+    if (i < 2 && (!quoted || (i == 0 && (!dir || !*dir)))) continue;
+    if (snprintf(path, sizeof path, "%s/%.*s", base, (int)n, name) >= (int)sizeof path) continue;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    cuplug__hash_file(&k->h, path);
+    size_t len;
+    char *text = depth < MAX_INCLUDE_DEPTH ? cuplug__read_file(path, &len) : NULL;
+    if (text) {
+      char sub[PATH_MAX];
+      dir_of(path, sub, sizeof sub);
+      hash_includes(k, text, len, sub, depth + 1);
+      free(text);
+    }
+    return;
+  }
+  cuplug__hash_str(&k->h, "not found"); /* the toolkit's own, or none yet */
+}
+
+/* Every `#include` line, whatever #if surrounds it: a header that might
+ * be read counts. */
+static void hash_includes(keyer *k, const char *text, size_t size, const char *dir, int depth) {
+  const char *end = text + size;
+  for (const char *line = text; line < end;) {
+    const char *eol = memchr(line, '\n', (size_t)(end - line));
+    if (!eol) eol = end;
+    const char *p = line;
+    while (p < eol && (*p == ' ' || *p == '\t')) p++;
+    if (p < eol && *p == '#') {
+      for (p++; p < eol && (*p == ' ' || *p == '\t'); p++) {
+      }
+      if ((size_t)(eol - p) > 7 && memcmp(p, "include", 7) == 0) {
+        for (p += 7; p < eol && (*p == ' ' || *p == '\t'); p++) {
+        }
+        char close = p < eol && *p == '"' ? '"' : p < eol && *p == '<' ? '>' : 0;
+        const char *q = close ? memchr(p + 1, close, (size_t)(eol - p - 1)) : NULL;
+        if (q) hash_include(k, p + 1, (size_t)(q - p - 1), close == '"', dir, depth);
+      }
+    }
+    line = eol + 1;
+  }
+}
+
+static void hash_code(keyer *k, const cuplug__code *c) {
+  cuplug__hash_u64(&k->h, c->kind);
+  cuplug__hash_str(&k->h, c->name);
+  cuplug__hash_bytes(&k->h, c->data, c->size);
+  if (c->kind == CUPLUG_CODE_CU) {
+    char dir[PATH_MAX];
+    dir_of(c->name, dir, sizeof dir);
+    hash_includes(k, c->data, c->size, dir, 0);
+  }
+}
+
+/* The caller's code, read as the link will read it. */
+static cuplug_error *hash_caller_code(keyer *k, const cuplug_code *const *code, size_t n) {
+  cuplug__hash_u64(&k->h, code ? n : 0);
+  for (size_t i = 0; code && i < n; i++) {
+    cuplug__code c;
+    CUPLUG__TRY(cuplug__code_import(code[i], i, &c));
+    hash_code(k, &c);
+    cuplug__code_free(&c);
+  }
+  return NULL;
+}
+
+/* ---- the registered functions the IR declares ---- */
+
+static void note_name(void *ctx, const char *name, size_t n) {
+  keyer *k = ctx;
+  for (size_t i = 0; i < k->num_names; i++)
+    if (strlen(k->names[i]) == n && memcmp(k->names[i], name, n) == 0) return;
+  if (k->num_names == k->cap_names) {
+    size_t cap = k->cap_names ? 2 * k->cap_names : 16;
+    char **v = realloc(k->names, cap * sizeof *v);
+    if (!v) {
+      k->oom = true;
+      return;
+    }
+    k->names = v;
+    k->cap_names = cap;
+  }
+  if (!(k->names[k->num_names] = cuplug__strndup(name, n))) {
+    k->oom = true;
+    return;
+  }
+  k->num_names++;
+}
+
+/* What the registry holds under a name, and (for IR) what that declares. */
+static cuplug_error *hash_symbol(keyer *k, const char *name) {
+  cuplug__hash_str(&k->h, name);
+  cuplug__impl *m = cuplug__registry_symbol(k->registry, name, strlen(name));
+  if (!m) {
+    cuplug__hash_str(&k->h, "unregistered");
+    return NULL;
+  }
+  cuplug__hash_u64(&k->h, m->kind);
+  cuplug__hash_str(&k->h, m->sig ? m->sig->name : NULL);
+  cuplug__hash_u64(&k->h, m->abi);
+  cuplug__hash_u64(&k->h, m->cooperative);
+  if (m->kind == CUPLUG__IMPL_EXTERNAL || m->kind == CUPLUG__IMPL_CUDA) {
+    cuplug__hash_u64(&k->h, m->num_code);
+    for (size_t i = 0; i < m->num_code; i++) hash_code(k, &m->code[i]);
+    return NULL;
+  }
+  const char *ir;
+  CUPLUG__TRY(cuplug__impl_ir(m, &ir));
+  size_t n = strlen(ir);
+  cuplug__hash_bytes(&k->h, ir, n);
+  cuplug__ir_text_each_declared(ir, n, note_name, k);
+  return NULL;
+}
+
+static cuplug_error *hash_declared(keyer *k) {
+  while (k->next_name < k->num_names && !k->oom)
+    CUPLUG__TRY(hash_symbol(k, k->names[k->next_name++]));
+  return k->oom ? cuplug__error_oom() : NULL;
+}
+
+static void end(keyer *k) {
+  for (size_t i = 0; i < k->num_names; i++) free(k->names[i]);
+  free(k->names);
+}
+
+/* ---- compile ---- */
+
+cuplug_error *cuplug__compile_key(cuplug_session *s, const cuplug_compile_args *a, bool all,
+                                  const cuplug_type *sig, const cuplug__text *mods,
+                                  cuplug__digest *key) {
+  keyer k = {.registry = s->registry,
+             .include_paths = a->include_paths,
+             .num_include_paths = a->include_paths ? a->num_include_paths : 0};
+  begin(&k, s, all ? "cuplug compile_all" : "cuplug compile");
+  cuplug__hasher *h = &k.h;
+  cuplug__hash_str(h, a->entry);
+  cuplug__hash_str(h, sig->name);
+  cuplug__hash_u64(h, a->entry_abi);
+  cuplug__hash_u64(h, a->kind);
+  cuplug__hash_u64(h, a->abi);
+  cuplug__hash_str(h, a->abi_name);
+  cuplug__hash_u64(h, a->output);
+  cuplug__hash_u64(h, a->cc_major);
+  cuplug__hash_u64(h, a->cc_minor);
+  cuplug__hash_u64(h, a->cc_suffix);
+  if (a->flags & CUPLUG_COMPILE_CURRENT_DEVICE) {
+    int major, minor;
+    CUPLUG__TRY(cuplug__toolkit_current_cc(&s->toolkit, &major, &minor));
+    cuplug__hash_u64(h, (uint64_t)major * 10 + (uint64_t)minor);
+  }
+  cuplug__hash_u64(h, (uint64_t)(int64_t)a->opt);
+  cuplug__hash_u64(h, a->debug);
+  cuplug__hash_u64(h, a->lineinfo);
+  cuplug__hash_u64(h, a->fastmath);
+  cuplug__hash_u64(h, a->forceinline);
+  cuplug__hash_u64(h, a->launch_bounds ? a->num_launch_bounds : 0);
+  for (size_t i = 0; a->launch_bounds && i < a->num_launch_bounds; i++)
+    cuplug__hash_u64(h, a->launch_bounds[i]);
+  cuplug__hash_u64(h, a->max_registers);
+  cuplug__hash_u64(h, a->flags & ~(uint32_t)CUPLUG_COMPILE_NO_CACHE);
+  cuplug__hash_u64(h, a->no_lto);
+  hash_strings(&k, a->include_paths, k.num_include_paths);
+  cuplug__hash_u64(h, a->num_modules);
+  for (size_t i = 0; i < a->num_modules; i++) {
+    cuplug__hash_str(h, a->modules[i]->name);
+    cuplug__hash_bytes(h, mods[i].text, mods[i].size);
+    cuplug__ir_text_each_declared(mods[i].text, mods[i].size, note_name, &k);
+  }
+  cuplug_error *e = hash_declared(&k);
+  if (!e) e = hash_caller_code(&k, a->link, a->link ? a->num_link : 0);
+  if (!e) *key = cuplug__hasher_final(h);
+  end(&k);
+  return e;
+}
+
+/* ---- link ---- */
+
+cuplug_error *cuplug__link_key(const cuplug_link_args *a, cuplug__digest *key) {
+  keyer k = {.registry = a->session->registry,
+             .include_paths = a->include_paths,
+             .num_include_paths = a->include_paths ? a->num_include_paths : 0};
+  begin(&k, a->session, "cuplug link");
+  cuplug__hasher *h = &k.h;
+  cuplug__hash_u64(h, a->cc_major);
+  cuplug__hash_u64(h, a->cc_minor);
+  cuplug__hash_u64(h, a->cc_suffix);
+  cuplug__hash_u64(h, a->no_lto);
+  cuplug__hash_u64(h, a->max_registers);
+  cuplug__hash_u64(h, a->lineinfo);
+  cuplug__hash_u64(h, a->debug);
+  cuplug__hash_u64(h, a->want_ptx);
+  cuplug__hash_u64(h, a->use_cooperative);
+  hash_strings(&k, a->include_paths, k.num_include_paths);
+  cuplug__hash_u64(h, a->artifacts ? a->num_artifacts : 0);
+  cuplug_error *e = NULL;
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  for (size_t i = 0; a->artifacts && i < a->num_artifacts && !e; i++) {
+    cuplug__buf_clear(&b);
+    e = a->artifacts[i] ? cuplug__artifact_save(a->artifacts[i], &b) : NULL;
+    cuplug__hash_bytes(h, b.data, b.len);
+  }
+  cuplug__buf_free(&b);
+  if (!e) e = hash_caller_code(&k, a->code, a->code ? a->num_code : 0);
+  if (!e) *key = cuplug__hasher_final(h);
+  end(&k);
+  return e;
+}
+
+/* ---- fetching and keeping ---- */
+
+cuplug_artifact *cuplug__fetch_result(cuplug_session *s, const cuplug__digest *key,
+                                      cuplug_error **note) {
+  void *data;
+  size_t size;
+  cuplug_cache_result where = cuplug__cache_get(s->cache, key, &data, &size, note);
+  if (!data) return NULL;
+  cuplug_artifact *art;
+  cuplug_error *e = cuplug__artifact_restore(data, size, &art);
+  free(data);
+  if (e) { /* the same build wrote it: only memory running out gets here */
+    cuplug__error_destroy(e);
+    return NULL;
+  }
+  art->cache = where;
+  return art;
+}
+
+void cuplug__keep_result(cuplug_session *s, const cuplug__digest *key, cuplug_artifact *art,
+                         cuplug_error *note) {
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  cuplug_error *e = cuplug__artifact_save(art, &b);
+  if (!e) {
+    cuplug__cache_put(s->cache, key, b.data, b.len, &note);
+    art->cache = CUPLUG_CACHE_MISS;
+  }
+  cuplug__error_destroy(e); /* out of memory: the result is just not kept */
+  cuplug__buf_free(&b);
+  if (note) cuplug__error_destroy(cuplug__artifact_warn(art, note));
+}
