@@ -9,11 +9,11 @@
  * CUPLUG__HANDOFF_MAX_SPIN_US; `fallback` when unset or not a number. */
 static uint64_t env_us(const char *name, uint64_t fallback) {
   const char *s = getenv(name);
-  if (!s || !*s) return fallback;
+  if (!s || *s < '0' || *s > '9') return fallback; /* strtoull would take " 7", "-7" */
   char *end;
   errno = 0;
   unsigned long long v = strtoull(s, &end, 10);
-  if (*end || errno || *s == '-') return fallback;
+  if (*end || errno) return fallback;
   return v > CUPLUG__HANDOFF_MAX_SPIN_US ? CUPLUG__HANDOFF_MAX_SPIN_US : v;
 }
 

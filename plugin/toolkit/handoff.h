@@ -6,7 +6,7 @@
  * microseconds to run, and that core may be idle (down-clocked, its caches
  * cold).  Each remedy costs something elsewhere (a core spent spinning, a
  * helper that may not run where it is told), so each is a switch in the
- * environment, read once per process (host) or per helper (its own):
+ * environment, read as a session is made (host) and as a helper starts:
  *
  *   CUPLUG_HELPER_PIN=0|1     the helper runs each job on the CPU the host
  *                             thread sent it from: that thread sleeps while
@@ -25,9 +25,9 @@
 #include <stdint.h>
 
 /* The defaults (see README, Performance). */
-#define CUPLUG__HANDOFF_PIN true
+#define CUPLUG__HANDOFF_PIN false
 #define CUPLUG__HANDOFF_HOST_SPIN_US 0u
-#define CUPLUG__HANDOFF_HELPER_SPIN_US 0u
+#define CUPLUG__HANDOFF_HELPER_SPIN_US 5000u
 /* A spin longer than this is taken as this: a spinning side holds a core. */
 #define CUPLUG__HANDOFF_MAX_SPIN_US 100000u
 
