@@ -6,7 +6,7 @@
  * libNVVM crash on a job, this process dies instead of the host; should it
  * never return, the host kills it.  It leaves when the host closes the
  * socket, or goes: a watchdog thread sees that even while a library call
- * is stuck. */
+ * is stuck.  How it waits for jobs, and where it runs them: handoff.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -17,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "plugin/toolkit/handoff.h"
 #include "plugin/toolkit/helpers.h"
 #include "plugin/toolkit/tool.h"
 #include "plugin/toolkit/wire.h"
@@ -38,20 +38,31 @@ static void *watchdog(void *arg) {
   return NULL;
 }
 
-/* After a wake-up, waits for the job a while without sleeping
- * (CUPLUG__SPIN_NS), yielding the core to any thread that wants it. */
-static void spin_for_job(void) {
-  struct timespec t0, t;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
+/* Waits for the host's next message for up to `ns` without sleeping,
+ * yielding the core to any thread that wants it: after a wake-up
+ * (CUPLUG__SPIN_NS), and after a job (CUPLUG_HELPER_SPIN_US). */
+static void spin_for_message(uint64_t ns) {
+  uint64_t until = cuplug__now_ns() + ns;
   char c;
   for (;;) {
     if (recv(HOST_FD, &c, 1, MSG_PEEK | MSG_DONTWAIT) != -1 || errno != EAGAIN) return;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    if ((uint64_t)((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec)) >=
-        CUPLUG__SPIN_NS)
-      return;
+    if (cuplug__now_ns() >= until) return;
     sched_yield();
   }
+}
+
+/* The CPUs this process may run on, as it started. */
+static cpu_set_t allowed;
+static bool have_allowed;
+
+/* Moves this thread onto the host's CPU for a job (CUPLUG_HELPER_PIN);
+ * true when it did. */
+static bool pin(int cpu) {
+  if (cpu < 0 || !have_allowed || !CPU_ISSET(cpu, &allowed)) return false;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  return sched_setaffinity(0, sizeof one, &one) == 0;
 }
 
 static bool read_all(char *p, size_t n) {
@@ -85,7 +96,10 @@ static bool serve(cuplug__toolkit *tk, char *payload, uint64_t size) {
     cuplug__lib *lib = library_of(tk, job.job.tool);
     e = lib ? cuplug__toolkit_use_file(tk, lib, job.library)
             : cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "no toolkit tool %d", (int)job.job.tool);
+    bool pinned = !e && pin(job.cpu);
     if (!e) e = cuplug__tool_run_here(tk, &job.job, &out);
+    /* free again before the result wakes the host, which may come here */
+    if (pinned) sched_setaffinity(0, sizeof allowed, &allowed);
     cuplug__wire_job_free(&job);
   }
   cuplug__buf b;
@@ -114,6 +128,9 @@ int main(void) {
   cuplug__toolkit tk;
   cuplug_error *e = cuplug__toolkit_init(&tk, NULL, true, 0);
   if (e) return 1;
+  cuplug__handoff handoff;
+  cuplug__handoff_from_env(&handoff);
+  have_allowed = sched_getaffinity(0, sizeof allowed, &allowed) == 0;
   for (;;) {
     unsigned char header[CUPLUG__WIRE_HEADER];
     uint32_t type;
@@ -121,7 +138,7 @@ int main(void) {
     if (!read_all((char *)header, sizeof header)) break;
     if (!cuplug__wire_read_header(header, &type, &size)) break;
     if (type == CUPLUG__WIRE_WAKE && size == 0) {
-      spin_for_job();
+      spin_for_message(CUPLUG__SPIN_NS);
       continue;
     }
     if (type != CUPLUG__WIRE_JOB) break;
@@ -130,6 +147,7 @@ int main(void) {
     bool ok = serve(&tk, payload, size);
     free(payload);
     if (!ok) break;
+    if (handoff.helper_spin_ns) spin_for_message(handoff.helper_spin_ns);
   }
   return 0;
 }

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -13,7 +14,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "base/buf.h"
@@ -33,6 +33,7 @@ void cuplug__helpers_init(cuplug__helpers *h) {
   memset(h, 0, sizeof *h);
   pthread_mutex_init(&h->lock, NULL);
   h->owner = getpid();
+  cuplug__handoff_from_env(&h->handoff);
 }
 
 /* Stops a helper of ours: it is killed (it may be stuck in a library) and
@@ -197,42 +198,43 @@ static void give_back(cuplug__helpers *h, cuplug__helper *w) {
 
 /* ---- talking to a helper ---- */
 
-static uint64_t now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 typedef enum { READ_OK, READ_CLOSED, READ_TIMEOUT, READ_GARBLED } read_status;
 
-/* Reads n bytes by the deadline.  The host sleeps while a helper works:
- * spinning instead measured slower on the H200 machine, whose helper then
- * shares a core with the spinning host. */
-static read_status recv_all(int fd, char *p, size_t n, uint64_t deadline) {
+/* Reads n bytes by the deadline.  While nothing has come, the host polls
+ * the socket for spin_ns (CUPLUG_HOST_SPIN_US), then sleeps: waking costs
+ * tens of microseconds, spinning a core. */
+static read_status recv_all(int fd, char *p, size_t n, uint64_t deadline, uint64_t spin_ns) {
+  uint64_t spin_until = spin_ns ? cuplug__now_ns() + spin_ns : 0;
   while (n) {
-    uint64_t now = now_ns();
+    ssize_t k = recv(fd, p, n, MSG_DONTWAIT);
+    if (k > 0) {
+      p += k;
+      n -= (size_t)k;
+      continue;
+    }
+    if (k == 0 || (errno != EAGAIN && errno != EINTR)) return READ_CLOSED;
+    uint64_t now = cuplug__now_ns();
     if (now >= deadline) return READ_TIMEOUT;
+    if (now < spin_until) {
+      cuplug__cpu_relax();
+      continue;
+    }
     uint64_t wait_ms = (deadline - now + 999999) / 1000000;
     struct pollfd pfd = {fd, POLLIN, 0};
     int r = poll(&pfd, 1, wait_ms > INT_MAX ? INT_MAX : (int)wait_ms);
     if (r < 0 && errno == EINTR) continue;
     if (r == 0) continue; /* the deadline decides */
     if (r < 0) return READ_CLOSED;
-    ssize_t k = recv(fd, p, n, 0);
-    if (k < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (k <= 0) return READ_CLOSED;
-    p += k;
-    n -= (size_t)k;
   }
   return READ_OK;
 }
 
-static cuplug_error *send_job(cuplug__helper *w, const char *library,
+static cuplug_error *send_job(cuplug__helpers *h, cuplug__helper *w, const char *library,
                               const cuplug__tool_job *job, bool *delivered) {
   cuplug__buf b;
   cuplug__buf_init(&b);
   cuplug__buf_append(&b, "0123456789abcdef", CUPLUG__WIRE_HEADER); /* room for the header */
-  cuplug__wire_put_job(&b, library, job);
+  cuplug__wire_put_job(&b, library, h->handoff.pin ? sched_getcpu() : -1, job);
   if (b.oom) {
     cuplug__buf_free(&b);
     return cuplug__error_oom();
@@ -310,7 +312,7 @@ cuplug_error *cuplug__helpers_start(cuplug__helpers *h, const char *library,
     bool fresh = false, delivered = false;
     reserved = NULL;
     if (!w) CUPLUG__TRY(take(h, &w, &fresh));
-    cuplug_error *e = send_job(w, library, job, &delivered);
+    cuplug_error *e = send_job(h, w, library, job, &delivered);
     if (!e && !delivered && (fresh || w->jobs == 0)) return crashed(h, w, job->tool);
     if (e || !delivered) {
       stop(w);
@@ -320,7 +322,7 @@ cuplug_error *cuplug__helpers_start(cuplug__helpers *h, const char *library,
     p->helper = w;
     p->tool = job->tool;
     p->time_limit_ms = time_limit_ms;
-    p->deadline_ns = now_ns() + (uint64_t)time_limit_ms * 1000000u;
+    p->deadline_ns = cuplug__now_ns() + (uint64_t)time_limit_ms * 1000000u;
     return NULL;
   }
   return cuplug__error(CUPLUG_ERR_HELPER, "no helper process would take the job");
@@ -332,7 +334,8 @@ cuplug_error *cuplug__helpers_finish(cuplug__helpers *h, cuplug__pending *p,
   cuplug__helper *w = p->helper;
   p->helper = NULL;
   unsigned char header[CUPLUG__WIRE_HEADER];
-  read_status st = recv_all(w->fd, (char *)header, sizeof header, p->deadline_ns);
+  read_status st =
+      recv_all(w->fd, (char *)header, sizeof header, p->deadline_ns, h->handoff.host_spin_ns);
   uint32_t type = 0;
   uint64_t size = 0;
   if (st == READ_OK && (!cuplug__wire_read_header(header, &type, &size) ||
@@ -345,7 +348,7 @@ cuplug_error *cuplug__helpers_finish(cuplug__helpers *h, cuplug__pending *p,
       stop(w);
       return cuplug__error_oom();
     }
-    st = recv_all(w->fd, payload, size, p->deadline_ns);
+    st = recv_all(w->fd, payload, size, p->deadline_ns, 0);
   }
   if (st == READ_TIMEOUT) {
     free(payload);

@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "cuplug/cuplug.h"
+#include "plugin/toolkit/handoff.h"
 #include "plugin/toolkit/tool.h"
 
 typedef struct cuplug__helper cuplug__helper;
@@ -30,6 +31,7 @@ typedef struct cuplug__helpers {
   cuplug__helper *idle;
   pid_t owner; /* the process whose helpers these are */
   char *program; /* the helper's path, once found */
+  cuplug__handoff handoff; /* the environment's, when the helpers were made */
 } cuplug__helpers;
 
 /* A job handed to a helper, whose result has not been read yet. */

@@ -6,6 +6,7 @@
 #include "plugin/toolkit/wire.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -52,10 +53,12 @@ static void put_string(cuplug__buf *b, const char *s, size_t n) {
 
 static void put_cstring(cuplug__buf *b, const char *s) { put_string(b, s, s ? strlen(s) : 0); }
 
-void cuplug__wire_put_job(cuplug__buf *b, const char *library, const cuplug__tool_job *job) {
+void cuplug__wire_put_job(cuplug__buf *b, const char *library, int cpu,
+                          const cuplug__tool_job *job) {
   put_u64(b, job->tool);
   put_u64(b, (job->libdevice ? 1u : 0u) | (job->ptx ? 2u : 0u));
   put_cstring(b, library);
+  put_u64(b, cpu < 0 ? 0 : (uint64_t)cpu + 1); /* 0: any CPU */
   put_u64(b, job->num_options);
   for (size_t i = 0; i < job->num_options; i++) put_cstring(b, job->options[i]);
   put_u64(b, job->num_inputs);
@@ -129,6 +132,8 @@ bool cuplug__wire_get_job(char *payload, uint64_t size, cuplug__wire_job *out) {
   out->job.libdevice = flags & 1;
   out->job.ptx = flags & 2;
   out->library = (char *)get_string(&r, &len);
+  uint64_t cpu = get_u64(&r);
+  out->cpu = cpu && cpu <= CPU_SETSIZE ? (int)(cpu - 1) : -1;
   out->job.num_options = get_count(&r, 9);
   out->options = calloc(out->job.num_options + 1, sizeof *out->options);
   for (size_t i = 0; r.ok && out->options && i < out->job.num_options; i++)

@@ -36,12 +36,15 @@ void cuplug__wire_header(unsigned char out[CUPLUG__WIRE_HEADER], uint32_t type, 
 bool cuplug__wire_read_header(const unsigned char in[CUPLUG__WIRE_HEADER], uint32_t *type,
                               uint64_t *size);
 
-/* A job: the library to run it with (its path), then the job itself. */
-void cuplug__wire_put_job(cuplug__buf *b, const char *library, const cuplug__tool_job *job);
+/* A job: the library to run it with (its path), the CPU to run it on (-1:
+ * any, see handoff.h), then the job itself. */
+void cuplug__wire_put_job(cuplug__buf *b, const char *library, int cpu,
+                          const cuplug__tool_job *job);
 /* A job decoded in place: its strings and inputs point into `payload`,
  * which must outlive it; options and inputs are malloc'd arrays. */
 typedef struct cuplug__wire_job {
   char *library;
+  int cpu;
   cuplug__tool_job job;
   char **options;
   cuplug__tool_input *inputs;

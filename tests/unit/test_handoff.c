@@ -1,0 +1,198 @@
+/* test_handoff.c - the switches of the host-helper handoff
+ * (plugin/toolkit/handoff.h): read from the environment as documented, and
+ * under every one a compile makes the same bytes and a stuck helper is
+ * still stopped at the time limit. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "plugin/session/session.h"
+#include "plugin/toolkit/handoff.h"
+#include "plugin/toolkit/helpers.h"
+#include "plugin/toolkit/wire.h"
+#include "support.h"
+
+static const char *const switches[] = {"CUPLUG_HELPER_PIN", "CUPLUG_HOST_SPIN_US",
+                                       "CUPLUG_HELPER_SPIN_US"};
+static const char *real_helper;
+
+static void setup(void) {
+  real_helper = getenv("CUPLUG_HELPER");
+  for (size_t i = 0; i < 3; i++) unsetenv(switches[i]);
+}
+
+static void teardown(void) {
+  setenv("CUPLUG_HELPER", real_helper, 1);
+  unsetenv("FAKE_HELPER");
+  for (size_t i = 0; i < 3; i++) unsetenv(switches[i]);
+}
+
+/* The switches under pin, host and helper (NULL: unset). */
+static cuplug__handoff read_with(const char *pin, const char *host, const char *helper) {
+  const char *values[] = {pin, host, helper};
+  for (size_t i = 0; i < 3; i++) {
+    if (values[i])
+      setenv(switches[i], values[i], 1);
+    else
+      unsetenv(switches[i]);
+  }
+  cuplug__handoff o;
+  cuplug__handoff_from_env(&o);
+  return o;
+}
+
+#define ASSERT_HANDOFF(o, want_pin, want_host_ns, want_helper_ns) \
+  do {                                                            \
+    ck_assert_int_eq((o).pin, (want_pin));                        \
+    ck_assert_uint_eq((o).host_spin_ns, (want_host_ns));          \
+    ck_assert_uint_eq((o).helper_spin_ns, (want_helper_ns));      \
+  } while (0)
+
+START_TEST(defaults) {
+  ASSERT_HANDOFF(read_with(NULL, NULL, NULL), false, 0u, 5000000u);
+}
+END_TEST
+
+START_TEST(values) {
+  ASSERT_HANDOFF(read_with("1", "0", "250"), true, 0u, 250000u);
+  ASSERT_HANDOFF(read_with("0", "0", "0"), false, 0u, 0u);
+  ASSERT_HANDOFF(read_with(NULL, "2000", NULL), false, 2000000u, 5000000u);
+}
+END_TEST
+
+START_TEST(a_spinning_host_is_never_pinned_beside) {
+  ASSERT_HANDOFF(read_with("1", "1", "0"), false, 1000u, 0u);
+}
+END_TEST
+
+START_TEST(not_a_number_leaves_the_default) {
+  ASSERT_HANDOFF(read_with("2", "abc", "-5"), false, 0u, 5000000u);
+  ASSERT_HANDOFF(read_with("yes", "12x", ""), false, 0u, 5000000u);
+  ASSERT_HANDOFF(read_with("11", "99999999999999999999999", " 7"), false, 0u, 5000000u);
+}
+END_TEST
+
+START_TEST(a_long_spin_is_capped) {
+  ASSERT_HANDOFF(read_with("0", "100001", "3000000"), false, 100000000u, 100000000u);
+}
+END_TEST
+
+/* The CPU a job names reaches the helper as sent; -1 is any. */
+START_TEST(the_job_names_its_cpu) {
+  const char *opts[] = {"-opt=3"};
+  cuplug__tool_input in = {0, "m", "ir", 2};
+  cuplug__tool_job job = {.tool = CUPLUG__TOOL_NVVM, .options = opts, .num_options = 1,
+                          .inputs = &in, .num_inputs = 1};
+  const int cpus[] = {0, 7, -1};
+  for (size_t i = 0; i < 3; i++) {
+    cuplug__buf b;
+    cuplug__buf_init(&b);
+    cuplug__wire_put_job(&b, "/lib/libnvvm.so", cpus[i], &job);
+    cuplug__wire_job got;
+    ck_assert(cuplug__wire_get_job(b.data, b.len, &got));
+    ck_assert_int_eq(got.cpu, cpus[i]);
+    ck_assert_str_eq(got.library, "/lib/libnvvm.so");
+    ck_assert_str_eq(got.job.options[0], "-opt=3");
+    ck_assert_uint_eq(got.job.inputs[0].size, 2);
+    cuplug__wire_job_free(&got);
+    cuplug__buf_free(&b);
+  }
+}
+END_TEST
+
+/* Compiles a corpus case as its case.json says, to `output`; its text in
+ * *text when it compiled. */
+static cuplug_error *compile_case(cuplug_session *s, const char *name, cuplug_output output,
+                                  uint32_t time_limit_ms, char **text) {
+  t_case *cases;
+  int num = t_cases(&cases);
+  const t_case *c = NULL;
+  for (int i = 0; i < num && !c; i++)
+    if (!strcmp(cases[i].name, name)) c = &cases[i];
+  ck_assert_ptr_nonnull(c);
+  char rel[256];
+  snprintf(rel, sizeof rel, "conformance/numba/%s/input.ll", name);
+  size_t n;
+  char *ir = t_read(t_path(rel), &n);
+  cuplug_module m = {sizeof m, "input.ll", ir, n};
+  const cuplug_module *mods[] = {&m};
+  cuplug_compile_args a;
+  t_case_args(c, s, mods, &a);
+  a.output = output;
+  a.time_limit_ms = time_limit_ms;
+  cuplug_error *e = t_api()->compile(&a);
+  if (!e) {
+    *text = t_artifact_text(a.artifact);
+    t_api()->artifact_destroy(a.artifact);
+  }
+  free(ir);
+  t_cases_free(cases, num);
+  return e;
+}
+
+static char *saxpy_ptx(cuplug_session *s) {
+  char *ptx = NULL;
+  T_ASSERT_OK(compile_case(s, "saxpy_kernel", CUPLUG_OUTPUT_PTX, 0, &ptx));
+  return ptx;
+}
+
+START_TEST(every_switch_compiles_alike) {
+  cuplug_session_options trusted = {.struct_size = sizeof trusted,
+                                    .flags = CUPLUG_SESSION_TRUSTED};
+  cuplug_session *st = NULL;
+  T_ASSERT_OK(t_api()->session_create(&trusted, &st));
+  char *want = saxpy_ptx(st);
+  t_api()->session_destroy(st);
+  const char *settings[][3] = {
+      {"0", "0", "0"}, {"1", "0", "0"}, {"0", "2000", "0"}, {"0", "0", "5000"}, {"1", "0", "5000"}};
+  for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++) {
+    read_with(settings[i][0], settings[i][1], settings[i][2]);
+    cuplug_session *s = t_session();
+    for (int round = 0; round < 2; round++) { /* a fresh helper, then a warm one */
+      char *got = saxpy_ptx(s);
+      ck_assert_msg(!strcmp(got, want), "PIN=%s HOST_SPIN_US=%s HELPER_SPIN_US=%s: other PTX",
+                    settings[i][0], settings[i][1], settings[i][2]);
+      free(got);
+    }
+    ck_assert_uint_eq(cuplug__helpers_idle(s->toolkit.helpers), 1);
+    t_api()->session_destroy(s);
+  }
+  free(want);
+}
+END_TEST
+
+/* A host spinning for longer than the time limit still stops the helper
+ * at the limit. */
+START_TEST(a_spinning_host_keeps_the_time_limit) {
+  read_with("0", "100000", "0");
+  setenv("CUPLUG_HELPER", getenv("CUPLUG_FAKE_HELPER"), 1);
+  setenv("FAKE_HELPER", "hang", 1);
+  cuplug_session *s = t_session();
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  char *text = NULL;
+  T_ASSERT_ERROR(compile_case(s, "add_i32", CUPLUG_OUTPUT_LTOIR, 20, &text), CUPLUG_ERR_TIMEOUT,
+                 "libNVVM did not finish within the time limit of 20 ms: its helper process "
+                 "was stopped (raise time_limit_ms if the work is that large)");
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+  ck_assert_double_ge(took, 0.02);
+  ck_assert_double_lt(took, 0.09); /* not the 100 ms spin */
+  t_api()->session_destroy(s);
+}
+END_TEST
+
+Suite *suite_handoff(void) {
+  Suite *s;
+  TCase *tc = t_suite(&s, "handoff", setup, teardown, 120);
+  tcase_add_test(tc, defaults);
+  tcase_add_test(tc, values);
+  tcase_add_test(tc, a_spinning_host_is_never_pinned_beside);
+  tcase_add_test(tc, not_a_number_leaves_the_default);
+  tcase_add_test(tc, a_long_spin_is_capped);
+  tcase_add_test(tc, the_job_names_its_cpu);
+  tcase_add_test(tc, every_switch_compiles_alike);
+  tcase_add_test(tc, a_spinning_host_keeps_the_time_limit);
+  return s;
+}
