@@ -46,8 +46,11 @@ int main(int argc, char **argv) {
     return 1;
   }
   cuplug_session *s, *st = NULL;
-  cuplug_session_options trusted = {.struct_size = sizeof trusted, .flags = CUPLUG_SESSION_TRUSTED};
-  cuplug_error *e = api->session_create(NULL, &s);
+  /* no cache: every compile is built (the cache's own benchmark is cache_bench) */
+  cuplug_session_options safe = {.struct_size = sizeof safe, .flags = CUPLUG_SESSION_NO_CACHE};
+  cuplug_session_options trusted = {.struct_size = sizeof trusted,
+                                    .flags = CUPLUG_SESSION_TRUSTED | CUPLUG_SESSION_NO_CACHE};
+  cuplug_error *e = api->session_create(&safe, &s);
   if (!e) e = api->session_create(&trusted, &st);
   if (e) {
     fprintf(stderr, "compile_bench: %s\n", api->error_message(e));

@@ -44,7 +44,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   cuplug_session *s;
-  bench_check(api, api->session_create(NULL, &s), "session_create");
+  cuplug_session_options o = {.struct_size = sizeof o, .flags = CUPLUG_SESSION_NO_CACHE};
+  bench_check(api, api->session_create(&o, &s), "session_create"); /* every link is built */
   /* the two LTO-IR inputs, made once */
   cuplug_code cu = {.struct_size = sizeof cu, .name = "ext_mul.cu", .data = t_ext_mul_cu,
                     .size = sizeof t_ext_mul_cu - 1};

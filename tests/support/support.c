@@ -75,6 +75,13 @@ cuplug_session *t_session(void) {
   return s;
 }
 
+cuplug_session *t_session_uncached(void) {
+  cuplug_session_options o = {.struct_size = sizeof o, .flags = CUPLUG_SESSION_NO_CACHE};
+  cuplug_session *s = NULL;
+  T_ASSERT_OK(t_api()->session_create(&o, &s));
+  return s;
+}
+
 static int by_name(const void *a, const void *b) {
   return strcmp(((const t_case *)a)->name, ((const t_case *)b)->name);
 }

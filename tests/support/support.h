@@ -29,6 +29,8 @@ bool t_have_gpu(void);
 
 /* A session with the default toolkit search; fails the test on error. */
 cuplug_session *t_session(void);
+/* One without a cache: every compile runs the toolkit. */
+cuplug_session *t_session_uncached(void);
 
 /* Asserts that the error `e` (a variable: it stays alive, for checking its
  * message and log next, then error_destroy) has `code`. */

@@ -148,7 +148,7 @@ START_TEST(every_switch_compiles_alike) {
       {"0", "0", "0"}, {"1", "0", "0"}, {"0", "2000", "0"}, {"0", "0", "5000"}, {"1", "0", "5000"}};
   for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++) {
     read_with(settings[i][0], settings[i][1], settings[i][2]);
-    cuplug_session *s = t_session();
+    cuplug_session *s = t_session_uncached();
     for (int round = 0; round < 2; round++) { /* a fresh helper, then a warm one */
       char *got = saxpy_ptx(s);
       ck_assert_msg(!strcmp(got, want), "PIN=%s HOST_SPIN_US=%s HELPER_SPIN_US=%s: other PTX",
