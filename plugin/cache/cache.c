@@ -211,21 +211,22 @@ static void entry_path(const cuplug__cache *c, const char *hex, char *out, size_
 }
 
 /* Sets the disk tier (or its writes) aside, saying why once.  Under the lock. */
-static void set_aside(cuplug__cache *c, bool reads_too, const char *what, int err,
-                      cuplug_error **note) {
+static void set_aside(cuplug__cache *c, bool reads_too, const char *what, const char *path,
+                      int err, cuplug_error **note) {
   if (c->no_writes && (!reads_too || c->no_reads)) return;
   c->no_writes = true;
   if (reads_too) c->no_reads = true;
   cuplug__buf b;
   cuplug__buf_init(&b);
-  cuplug__buf_printf(&b, "%s %s: %s", what, c->dir, strerror(err));
+  cuplug__buf_printf(&b, "%s %s: %s", what, path, strerror(err));
   if (!c->reason && (c->reason = cuplug__buf_take(&b, NULL))) c->status = c->reason;
   cuplug__buf_free(&b);
   if (!c->noted && note && !*note) {
     c->noted = true;
-    *note = cuplug__error(CUPLUG_WARN_CACHE, "cuplug's disk cache is %s: %s; %s",
-                          reads_too ? "off" : "read-only", c->status,
-                          reads_too ? "compiling without it" : "results are not stored");
+    *note = cuplug__error(CUPLUG_WARN_CACHE, "cuplug's disk cache %s: %s; %s",
+                          reads_too ? "is off" : "stores no more results", c->status,
+                          reads_too ? "compiling without it"
+                                    : "the entries already there are still read");
   }
 }
 
@@ -416,8 +417,8 @@ static void disk_put(cuplug__cache *c, const cuplug__digest *key, const char *he
   int err = made ? 0 : mkdir_p(dir);
   if (err) {
     pthread_mutex_lock(&c->lock);
-    set_aside(c, err == ENOTDIR || err == ENAMETOOLONG, "cannot make the cache folder", err,
-              note);
+    set_aside(c, err == ENOTDIR || err == ENAMETOOLONG, "cannot make the cache folder", dir,
+              err, note);
     pthread_mutex_unlock(&c->lock);
     return;
   }
@@ -435,7 +436,7 @@ static void disk_put(cuplug__cache *c, const cuplug__digest *key, const char *he
   if (!ok && fd >= 0) unlink(tmp);
   pthread_mutex_lock(&c->lock);
   if (!ok) {
-    set_aside(c, false, "cannot write to the cache folder", err, note);
+    set_aside(c, false, "cannot write to the cache folder", dir, err, note);
     pthread_mutex_unlock(&c->lock);
     return;
   }

@@ -17,6 +17,7 @@ Suite *suite_nogpu(void);
 Suite *suite_safety(void);
 Suite *suite_limits(void);
 Suite *suite_handoff(void);
+Suite *suite_cache(void);
 
 static const struct {
   const char *name;
@@ -30,7 +31,7 @@ static const struct {
     {"link", suite_link, true, false},          {"registry", suite_registry, true, false},
     {"builtins", suite_builtins, true, false},  {"nogpu", suite_nogpu, false, true},
     {"safety", suite_safety, true, false},      {"limits", suite_limits, true, false},
-    {"handoff", suite_handoff, true, false},
+    {"handoff", suite_handoff, true, false},   {"cache", suite_cache, true, false},
 };
 
 int main(int argc, char **argv) {
