@@ -48,6 +48,8 @@ typedef struct cli_request {
   size_t num_includes;
   bool no_lto;
   const char *ptx_path;             /* --ptx: the linked PTX */
+  const char *cache_dir;            /* --cache-dir ("" : memory only) */
+  bool no_cache;                    /* --no-cache */
   /* strings the request owns (from case.json) */
   char *owned[CLI_MAX_FILES * 8];
   size_t num_owned;

@@ -6,6 +6,7 @@
  *   cuplug resolve KEY 'ARGTYPES'
  *   cuplug list [PREFIX]
  *   cuplug info
+ *   cuplug cache [info|clear] [--cache-dir DIR]
  *
  * A host of the plugin like any other: everything goes through the table
  * cuplug_get_api returns.  Exit status: 0 done, 1 the plugin reported an
@@ -32,10 +33,11 @@ static const char usage_text[] =
     "      Compile NVVM IR (the text numba-cuda's front end emits) to PTX, LTO-IR,\n"
     "      or a cubin linked with the code it calls.\n"
     "  link FILE... -o OUT.cubin [--cc MAJOR.MINOR[a|f]] [--no-lto] [--max-registers N]\n"
-    "       [--ptx OUT.ptx] [--include DIR] [--debug] [--lineinfo]\n"
+    "       [--ptx OUT.ptx] [--include DIR] [--debug] [--lineinfo] [--cache-dir DIR]\n"
+    "       [--no-cache]\n"
     "      Link code with nvJitLink: .cu (compiled by NVRTC), .ptx, .ltoir, .cubin,\n"
     "      .fatbin, .o, .a.\n"
-    "  case DIR [--output ptx|ltoir|cubin] [--check] [-o OUT]\n"
+    "  case DIR [--output ptx|ltoir|cubin] [--check] [-o OUT] [--cache-dir DIR] [--no-cache]\n"
     "      Compile a conformance case folder (DIR/case.json, DIR/input.ll, and the\n"
     "      files its declare_device entries link).  --check compares the result's\n"
     "      PTX signature with DIR/expected.ptx.\n"
@@ -52,6 +54,9 @@ static const char usage_text[] =
     "  info\n"
     "      Print the versions found (cuplug, ABI, libNVVM, NVVM IR, NVRTC,\n"
     "      nvJitLink, driver) and whether a GPU is present.\n"
+    "  cache [info|clear] [--cache-dir DIR]\n"
+    "      The result cache compile, link and case use: its folder, state, entries\n"
+    "      and size (info, the default), or empty it (clear).\n"
     "\n"
     "compile options:\n"
     "  --entry SYMBOL          the entry function in the IR (required)\n"
@@ -81,6 +86,11 @@ static const char usage_text[] =
     "  --no-lto                link PTX, not LTO-IR (LTO is the default unless --debug)\n"
     "  --ptx OUT.ptx           with a cubin, also write the linked PTX\n"
     "  --emit-ir DIR           write the NVVM IR handed to libNVVM to DIR\n"
+    "  --cache-dir DIR         the result cache's folder (default $CUPLUG_CACHE_DIR,\n"
+    "                          else $XDG_CACHE_HOME/cuplug, else ~/.cache/cuplug;\n"
+    "                          '' keeps results in memory only); also for link\n"
+    "  --no-cache              build, neither looking up nor storing a result\n"
+    "                          (CUPLUG_CACHE=0 does the same for every command)\n"
     "  -o OUT                  write the result to OUT (default: standard output)\n"
     "  -h, --help              this text\n";
 
@@ -257,6 +267,8 @@ static const struct option {
     CALL("--launch-bounds", true, set_bounds),
     CALL("--max-registers", true, set_registers),
     STRING("--emit-ir", emit_ir_dir),
+    STRING("--cache-dir", cache_dir),
+    FLAG("--no-cache", no_cache),
     STRING("-o", out_path),
     CALL("--kernel", false, set_kernel),
     FLAG("--debug", debug),
@@ -284,6 +296,14 @@ static int parse_option(int argc, char **argv, int *i, cli_request *r) {
     }
   }
   return usage_error("unknown option '%s'", opt);
+}
+
+/* The session a command works in: its cache as the options say. */
+static cuplug_error *open_session(const cli_request *r, cuplug_session **s) {
+  cuplug_session_options o = {.struct_size = sizeof o,
+                              .cache_dir = r->cache_dir,
+                              .flags = r->no_cache ? CUPLUG_SESSION_NO_CACHE : 0};
+  return api->session_create(&o, s);
 }
 
 static bool write_file(const char *path, const void *data, size_t size) {
@@ -407,7 +427,7 @@ static int run_compile(cli_request *r, bool check) {
     mods[i] = (cuplug_module){sizeof(cuplug_module), r->files[i], texts[i], size};
     mod_ptrs[i] = &mods[i];
   }
-  if ((e = api->session_create(NULL, &session)) || (e = declare(session, r))) {
+  if ((e = open_session(r, &session)) || (e = declare(session, r))) {
     rc = report(e);
     goto done;
   }
@@ -516,8 +536,12 @@ static int cmd_case(int argc, char **argv) {
   const char *out = NULL;
   cuplug_output output = CUPLUG_OUTPUT_PTX;
   bool check = false;
+  cli_request cache = {0}; /* --cache-dir, --no-cache */
   for (int i = 2; i < argc; i++) {
-    if (!strcmp(argv[i], "--output") && i + 1 < argc) {
+    if (!strcmp(argv[i], "--cache-dir") || !strcmp(argv[i], "--no-cache")) {
+      int rc = parse_option(argc, argv, &i, &cache);
+      if (rc) return rc;
+    } else if (!strcmp(argv[i], "--output") && i + 1 < argc) {
       const char *v = argv[++i];
       if (!strcmp(v, "ptx"))
         output = CUPLUG_OUTPUT_PTX;
@@ -549,6 +573,8 @@ static int cmd_case(int argc, char **argv) {
   }
   r.output = output;
   r.out_path = out;
+  r.cache_dir = cache.cache_dir;
+  r.no_cache = cache.no_cache;
   int rc = run_compile(&r, check);
   cli_request_free(&r);
   return rc;
@@ -567,7 +593,8 @@ static int cmd_link(int argc, char **argv) {
       r.lineinfo = true;
     } else if (!strcmp(opt, "--no-lto") || !strcmp(opt, "-o") || !strcmp(opt, "--cc") ||
                !strcmp(opt, "--max-registers") || !strcmp(opt, "--ptx") ||
-               !strcmp(opt, "--include")) {
+               !strcmp(opt, "--include") || !strcmp(opt, "--cache-dir") ||
+               !strcmp(opt, "--no-cache")) {
       int rc = parse_option(argc, argv, &i, &r);
       if (rc) return rc;
     } else {
@@ -578,7 +605,7 @@ static int cmd_link(int argc, char **argv) {
   if (!r.out_path) return usage_error("%s", "link needs -o OUT.cubin");
   cuplug_session *s = NULL;
   cuplug_artifact *art = NULL;
-  cuplug_error *e = api->session_create(NULL, &s);
+  cuplug_error *e = open_session(&r, &s);
   int rc = 0;
   if (e) return report(e);
   cuplug_code codes[CLI_MAX_FILES];
@@ -655,6 +682,37 @@ static int cmd_info(void) {
   else
     printf("%-12s none (%s)\n", "GPUs", info.driver_status);
   return 0;
+}
+
+/* cuplug cache [info|clear] [--cache-dir DIR] */
+static int cmd_cache(int argc, char **argv) {
+  cli_request r = {0};
+  const char *what = "info";
+  for (int i = 2; i < argc; i++) {
+    if (!strcmp(argv[i], "info") || !strcmp(argv[i], "clear")) {
+      what = argv[i];
+    } else if (!strcmp(argv[i], "--cache-dir")) {
+      int rc = parse_option(argc, argv, &i, &r);
+      if (rc) return rc;
+    } else {
+      return usage_error("cache takes 'info' or 'clear' and --cache-dir DIR, not '%s'",
+                         argv[i]);
+    }
+  }
+  cuplug_session *s = NULL;
+  cuplug_error *e = open_session(&r, &s);
+  if (!e && !strcmp(what, "clear")) e = api->cache_clear(s);
+  cuplug_cache_info i = {.struct_size = sizeof i};
+  if (!e) e = api->cache_info(s, &i);
+  if (!e) {
+    printf("%-10s %s\n", "folder", *i.dir ? i.dir : "(none)");
+    printf("%-10s %s\n", "state", i.status);
+    printf("%-10s %llu, %llu bytes (at most %llu)\n", "entries",
+           (unsigned long long)i.disk_entries, (unsigned long long)i.disk_bytes,
+           (unsigned long long)i.max_bytes);
+  }
+  api->session_destroy(s);
+  return e ? report(e) : 0;
 }
 
 /* Parses "a, b" or "(a, b)" into types (through a signature). */
@@ -778,6 +836,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "resolve")) return cmd_resolve(argc, argv);
   if (!strcmp(cmd, "list")) return cmd_list(argc, argv);
   if (!strcmp(cmd, "info")) return cmd_info();
+  if (!strcmp(cmd, "cache")) return cmd_cache(argc, argv);
   if (!strcmp(cmd, "help")) {
     fputs(usage_text, stdout);
     return 0;

@@ -117,7 +117,8 @@ START_TEST(help_documents_every_flag) {
       "--abi ", "--abi-name", "--output", "--cc", "--opt", "--debug", "--lineinfo",
       "--fastmath", "--forceinline", "--launch-bounds", "--max-registers", "--emit-ir",
       "-o OUT", "--check", "link FILE", "resolve [--strict] KEY", "list [PREFIX]", "--declare-device ",
-      "--declare-device-c", "--link FILE", "--include DIR", "--no-lto", "--ptx OUT.ptx"};
+      "--declare-device-c", "--link FILE", "--include DIR", "--no-lto", "--ptx OUT.ptx",
+      "cache [info|clear]", "--cache-dir DIR", "--no-cache"};
   for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) T_ASSERT_CONTAINS(r.out, flags[i]);
   result_free(&r);
 }
@@ -273,6 +274,59 @@ START_TEST(case_check_compares_with_expected_ptx) {
   T_ASSERT_CONTAINS(r.err, "cuplug: check: layouts differ\n"
                            "  cuplug:   .func (.b64) add_i32(.b32, .b32)\n"
                            "  expected: .func (.b32) add_i32(.b32)\n");
+  result_free(&r);
+}
+END_TEST
+
+/* The cache: a second compile is found in the folder, the same bytes;
+ * info counts it, clear empties it, --no-cache and CUPLUG_CACHE=0 leave it be. */
+START_TEST(cache_command_and_options) {
+  char folder[300], out1[300], out2[300];
+  snprintf(folder, sizeof folder, "%s/cache", tmp);
+  snprintf(out1, sizeof out1, "%s/one.ltoir", tmp);
+  snprintf(out2, sizeof out2, "%s/two.ltoir", tmp);
+  const char *outs[] = {out1, out2};
+  for (int i = 0; i < 2; i++) {
+    result r = run((const char *[]){"case", corpus_case, "--output", "ltoir", "-o", outs[i],
+                                    "--cache-dir", folder, NULL});
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_str_eq(r.err, "");
+    result_free(&r);
+  }
+  size_t n1, n2;
+  char *a = t_read(out1, &n1), *b = t_read(out2, &n2);
+  ck_assert_uint_eq(n1, n2);
+  ck_assert_mem_eq(a, b, n1);
+  free(a);
+  free(b);
+  result r = run((const char *[]){"cache", "--cache-dir", folder, NULL});
+  ck_assert_int_eq(r.status, 0);
+  char want[700];
+  snprintf(want, sizeof want, "folder     %s\nstate      ok\nentries    1, ", folder);
+  T_ASSERT_STARTS(r.out, want);
+  T_ASSERT_CONTAINS(r.out, " bytes (at most 1073741824)\n");
+  result_free(&r);
+  r = run((const char *[]){"compile", corpus_ir, "--entry", entry_of("add_i32"), "--sig",
+                           "int64(int32, int32)", "--no-cache", "--cache-dir", folder, NULL});
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  result_free(&r);
+  r = run((const char *[]){"cache", "info", "--cache-dir", folder, NULL});
+  T_ASSERT_CONTAINS(r.out, "entries    1, "); /* --no-cache stored nothing */
+  result_free(&r);
+  r = run((const char *[]){"cache", "clear", "--cache-dir", folder, NULL});
+  ck_assert_int_eq(r.status, 0);
+  T_ASSERT_CONTAINS(r.out, "entries    0, 0 bytes");
+  result_free(&r);
+  setenv("CUPLUG_CACHE", "0", 1);
+  r = run((const char *[]){"cache", "--cache-dir", folder, NULL});
+  unsetenv("CUPLUG_CACHE");
+  ck_assert_str_eq(r.out, "folder     (none)\nstate      off\nentries    0, 0 bytes (at most "
+                          "1073741824)\n");
+  result_free(&r);
+  r = run((const char *[]){"cache", "frobnicate", NULL});
+  ck_assert_int_eq(r.status, 2);
+  T_ASSERT_CONTAINS(r.err, "cuplug: cache takes 'info' or 'clear' and --cache-dir DIR, not "
+                           "'frobnicate'\n");
   result_free(&r);
 }
 END_TEST
@@ -560,6 +614,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, warnings_go_to_stderr);
   tcase_add_test(tc, case_check_compares_with_expected_ptx);
   tcase_add_test(tc, case_errors);
+  tcase_add_test(tc, cache_command_and_options);
   tcase_add_test(tc, emit_ir_writes_what_libnvvm_compiled);
   tcase_add_test(tc, compile_declared_function_to_cubin);
   tcase_add_test(tc, link_command);
