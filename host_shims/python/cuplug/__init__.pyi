@@ -62,6 +62,7 @@ class Artifact:
     parts: list[Tuple[int, str, Union[str, bytes]]]
     ir: list[Tuple[str, str]]
     debug: bool
+    cache: str
 
 class Kernel:
     name: str
@@ -94,7 +95,9 @@ class Session:
     registry: Registry
     def __init__(self, cuda_home: Optional[str] = ..., default_cc: Optional[Tuple[int, int]] = ...,
                  registry: Optional[Registry] = ..., trusted: bool = ...,
-                 time_limit_ms: int = ...) -> None: ...
+                 time_limit_ms: int = ..., *, cache: bool = ...,
+                 cache_dir: Optional[str] = ..., cache_max_bytes: int = ...,
+                 cache_memory_bytes: int = ...) -> None: ...
     def compile(self, modules: Sequence[Tuple[str, Union[str, bytes]]], entry: str,
                 signature: Type, **options: Any) -> Artifact: ...
     def link(self, code: Sequence[Code] = ..., artifacts: Sequence[Artifact] = ...,
@@ -105,6 +108,8 @@ class Session:
     def to_device(self, address: int, data: Any) -> None: ...
     def to_host(self, address: int, nbytes: int) -> bytes: ...
     def synchronize(self) -> None: ...
+    def cache_info(self) -> dict[str, Union[str, int]]: ...
+    def cache_clear(self) -> None: ...
 
 class Resolution(NamedTuple):
     signature: Type

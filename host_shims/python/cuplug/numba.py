@@ -380,9 +380,12 @@ def _original(owner, name):
 
 def stats():
     """Since install(): how many functions cuplug compiled, how many it left
-    to numba-cuda, and why ({reason: count})."""
+    to numba-cuda, and why ({reason: count}); and what cuplug's result cache
+    (its default session's) found: {"memory_hits", "disk_hits", "misses"}."""
+    c = _cuplug.default_session().cache_info()
     return {"cuplug": _stats["cuplug"], "numba-cuda": _stats["numba-cuda"],
-            "reasons": dict(_stats["reasons"])}
+            "reasons": dict(_stats["reasons"]),
+            "cache": {k: c[k] for k in ("memory_hits", "disk_hits", "misses")}}
 
 
 def _left_to_numba(reason):

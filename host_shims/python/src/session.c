@@ -232,6 +232,10 @@ static PyObject *artifact_get(PyObject *self, void *which) {
     case 6: return PyLong_FromLong(i.kind);
     case 7: return shim_type(i.signature);
     case 8: return PyBool_FromLong(i.use_cooperative);
+    case 11: {
+      static const char *const where[] = {"none", "miss", "memory", "disk"};
+      return PyUnicode_FromString(i.cache <= CUPLUG_CACHE_DISK ? where[i.cache] : "none");
+    }
     case 9: {
       PyObject *parts = PyList_New(0);
       for (size_t k = 0; parts && k < i.num_parts; k++) {
@@ -273,6 +277,10 @@ static PyGetSetDef artifact_getset[] = {
     {"parts", artifact_get, NULL, "[(kind, name, code)]: each piece of code it holds.", (void *)9},
     {"ir", artifact_get, NULL, "[(name, text)]: the NVVM IR handed to libNVVM (keep_ir).",
      (void *)10},
+    {"cache", artifact_get, NULL,
+     "Where it came from: 'miss' (built and stored), 'memory' or 'disk' (found in the\n"
+     "cache), 'none' (built, no cache).",
+     (void *)11},
     {"debug", artifact_get, NULL, "Compiled with the exception store.", (void *)11},
     {NULL}};
 
@@ -646,20 +654,30 @@ static PyType_Spec registry_spec = {"cuplug.Registry", sizeof(shim_registry), 0,
 
 static PyObject *session_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   (void)type;
-  static char *names[] = {"cuda_home", "default_cc", "registry", "trusted", "time_limit_ms", NULL};
-  const char *home = NULL;
+  static char *names[] = {"cuda_home", "default_cc",      "registry",
+                          "trusted",   "time_limit_ms",   "cache",
+                          "cache_dir", "cache_max_bytes", "cache_memory_bytes",
+                          NULL};
+  const char *home = NULL, *cache_dir = NULL;
   PyObject *cc = Py_None, *registry = Py_None;
-  int trusted = 0;
+  int trusted = 0, cache = 1;
   unsigned int limit = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|zOOpI:Session", names, &home, &cc, &registry,
-                                   &trusted, &limit))
+  unsigned long long max_bytes = 0, memory_bytes = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|zOOpI$pzKK:Session", names, &home, &cc,
+                                   &registry, &trusted, &limit, &cache, &cache_dir, &max_bytes,
+                                   &memory_bytes))
     return NULL;
   if (!shim_api) return PyErr_Format(PyExc_RuntimeError, "the plugin is not loaded");
   if (registry != Py_None && Py_TYPE(registry) != shim_registry_type)
     return shim_type_error("registry", "a cuplug.Registry", registry);
-  cuplug_session_options o = {.struct_size = sizeof o, .cuda_home = home,
-                              .flags = trusted ? CUPLUG_SESSION_TRUSTED : 0,
-                              .time_limit_ms = limit};
+  cuplug_session_options o = {
+      .struct_size = sizeof o,
+      .cuda_home = home,
+      .flags = (trusted ? CUPLUG_SESSION_TRUSTED : 0) | (cache ? 0 : CUPLUG_SESSION_NO_CACHE),
+      .time_limit_ms = limit,
+      .cache_dir = cache_dir,
+      .cache_max_bytes = max_bytes,
+      .cache_memory_bytes = memory_bytes};
   if (cc_of(cc, &o.default_cc_major, &o.default_cc_minor, NULL) < 0) return NULL;
   if (registry != Py_None) o.registry = ((shim_registry *)registry)->registry;
   shim_session *s = PyObject_GC_New(shim_session, shim_session_type);
@@ -734,18 +752,18 @@ static PyObject *session_compile(PyObject *self, PyObject *args, PyObject *kw) {
                           "lineinfo",     "fastmath",     "forceinline",   "launch_bounds",
                           "max_registers", "keep_ir",     "linked_ptx",    "link",
                           "include_paths", "no_lto",      "time_limit_ms", "all",
-                          NULL};
+                          "cache",         NULL};
   PyObject *modules, *sig, *cc = Py_None, *bounds = Py_None, *link = Py_None,
                            *includes = Py_None;
   const char *entry, *entry_abi = NULL, *abi = NULL, *abi_name = NULL;
   int kind = 0, output = 0, current = 0, opt = 0, debug = 0, lineinfo = 0, fastmath = 0,
-      forceinline = 0, keep_ir = 0, linked_ptx = 0, no_lto = 0, all = 0;
+      forceinline = 0, keep_ir = 0, linked_ptx = 0, no_lto = 0, all = 0, cache = 1;
   unsigned int max_registers = 0, limit = 0;
   if (!PyArg_ParseTupleAndKeywords(
-          args, kw, "OsO|$zizziOpippppOIppOOpIp:compile", names, &modules, &entry, &sig,
+          args, kw, "OsO|$zizziOpippppOIppOOpIpp:compile", names, &modules, &entry, &sig,
           &entry_abi, &kind, &abi, &abi_name, &output, &cc, &current, &opt, &debug, &lineinfo,
           &fastmath, &forceinline, &bounds, &max_registers, &keep_ir, &linked_ptx, &link,
-          &includes, &no_lto, &limit, &all))
+          &includes, &no_lto, &limit, &all, &cache))
     return NULL;
   const cuplug_type *t = shim_type_from(sig, "signature");
   if (!t) return NULL;
@@ -767,7 +785,8 @@ static PyObject *session_compile(PyObject *self, PyObject *args, PyObject *kw) {
                            .no_lto = (uint32_t)no_lto,
                            .time_limit_ms = limit};
   a.flags = (current ? CUPLUG_COMPILE_CURRENT_DEVICE : 0) |
-            (keep_ir ? CUPLUG_COMPILE_KEEP_IR : 0) | (linked_ptx ? CUPLUG_COMPILE_LINKED_PTX : 0);
+            (keep_ir ? CUPLUG_COMPILE_KEEP_IR : 0) | (linked_ptx ? CUPLUG_COMPILE_LINKED_PTX : 0) |
+            (cache ? 0 : CUPLUG_COMPILE_NO_CACHE);
   uint32_t lb[4];
   if (bounds != Py_None) {
     PyObject *fast = PySequence_Fast(bounds, "launch_bounds must be a sequence of ints");
@@ -820,19 +839,19 @@ static PyObject *session_compile(PyObject *self, PyObject *args, PyObject *kw) {
 static PyObject *session_link(PyObject *self, PyObject *args, PyObject *kw) {
   static char *names[] = {"code",     "artifacts", "cc",          "no_lto",
                           "max_registers", "lineinfo", "debug",   "want_ptx",
-                          "cooperative", "include_paths", "time_limit_ms", NULL};
+                          "cooperative", "include_paths", "time_limit_ms", "cache", NULL};
   PyObject *code = Py_None, *arts = Py_None, *cc = Py_None, *includes = Py_None;
-  int no_lto = 0, lineinfo = 0, debug = 0, want_ptx = 0, cooperative = 0;
+  int no_lto = 0, lineinfo = 0, debug = 0, want_ptx = 0, cooperative = 0, cache = 1;
   unsigned int regs = 0, limit = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOpIppppOI:link", names, &code, &arts, &cc,
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOpIppppOIp:link", names, &code, &arts, &cc,
                                    &no_lto, &regs, &lineinfo, &debug, &want_ptx, &cooperative,
-                                   &includes, &limit))
+                                   &includes, &limit, &cache))
     return NULL;
   cuplug_link_args a = {.struct_size = sizeof a, .session = ((shim_session *)self)->session,
                         .no_lto = (uint32_t)no_lto, .max_registers = regs,
                         .lineinfo = (uint32_t)lineinfo, .debug = (uint32_t)debug,
                         .want_ptx = (uint32_t)want_ptx, .use_cooperative = (uint32_t)cooperative,
-                        .time_limit_ms = limit};
+                        .time_limit_ms = limit, .flags = cache ? 0 : CUPLUG_LINK_NO_CACHE};
   if (cc_of(cc, &a.cc_major, &a.cc_minor, &a.cc_suffix) < 0) return NULL;
   PyObject *fast = arts == Py_None ? PyTuple_New(0)
                                    : PySequence_Fast(arts, "artifacts must be a sequence of "
@@ -945,6 +964,32 @@ static PyObject *synchronize(PyObject *self, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
+static PyObject *cache_info(PyObject *self, PyObject *unused) {
+  (void)unused;
+  cuplug_cache_info i = {.struct_size = sizeof i};
+  cuplug_error *e;
+  Py_BEGIN_ALLOW_THREADS e = shim_api->cache_info(((shim_session *)self)->session, &i);
+  Py_END_ALLOW_THREADS
+  if (e) return shim_raise(e);
+  return Py_BuildValue(
+      "{s:s,s:s,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "dir", i.dir, "status", i.status,
+      "max_bytes", (unsigned long long)i.max_bytes, "disk_entries",
+      (unsigned long long)i.disk_entries, "disk_bytes", (unsigned long long)i.disk_bytes,
+      "memory_entries", (unsigned long long)i.memory_entries, "memory_bytes",
+      (unsigned long long)i.memory_bytes, "memory_hits", (unsigned long long)i.memory_hits,
+      "disk_hits", (unsigned long long)i.disk_hits, "misses", (unsigned long long)i.misses,
+      "stores", (unsigned long long)i.stores, "rebuilt", (unsigned long long)i.rebuilt);
+}
+
+static PyObject *cache_clear(PyObject *self, PyObject *unused) {
+  (void)unused;
+  cuplug_error *e;
+  Py_BEGIN_ALLOW_THREADS e = shim_api->cache_clear(((shim_session *)self)->session);
+  Py_END_ALLOW_THREADS
+  if (e) return shim_raise(e);
+  Py_RETURN_NONE;
+}
+
 PyObject *shim_library_load(PyObject *session, PyObject *what); /* launch.c */
 
 static PyObject *session_load(PyObject *self, PyObject *what) {
@@ -962,6 +1007,11 @@ static PyMethodDef session_methods[] = {
     {"to_device", to_device, METH_VARARGS, "to_device(address, data)"},
     {"to_host", to_host, METH_VARARGS, "to_host(address, nbytes) -> bytes"},
     {"synchronize", synchronize, METH_NOARGS, "synchronize(): wait for the device."},
+    {"cache_info", cache_info, METH_NOARGS,
+     "cache_info() -> dict: the result cache's folder, status, entries and bytes on disk\n"
+     "and in memory, and this session's hits, misses, stores and rebuilt entries."},
+    {"cache_clear", cache_clear, METH_NOARGS,
+     "cache_clear(): empty the session's memory cache and its disk cache folder."},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef session_getset[] = {
@@ -970,7 +1020,10 @@ static PyGetSetDef session_getset[] = {
 
 static PyType_Slot session_slots[] = {
     {Py_tp_doc, "Session(cuda_home=None, default_cc=None, registry=None, trusted=False,\n"
-                "        time_limit_ms=0): the CUDA toolkit found, and a registry."},
+                "        time_limit_ms=0, *, cache=True, cache_dir=None, cache_max_bytes=0,\n"
+                "        cache_memory_bytes=0): the CUDA toolkit found, a registry, and the\n"
+                "        result cache (cache_dir None: $CUPLUG_CACHE_DIR, else\n"
+                "        $XDG_CACHE_HOME/cuplug, else ~/.cache/cuplug; '': memory only)."},
     {Py_tp_new, session_new},
     {Py_tp_dealloc, session_dealloc},
     {Py_tp_traverse, session_traverse},
