@@ -25,8 +25,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench.h"
-#include "json.h"
+#include "corpus.h"
 
 /* Bare libNVVM: the floor cuplug is measured against. */
 static bool bare(const bench_nvvm *v, const char *const *ir, const size_t *n, size_t num_modules,
@@ -56,9 +55,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "compile_bench: %s\n", api->error_message(e));
     return 1;
   }
-  struct dirent **names;
-  int nd = scandir(dir, &names, NULL, alphasort);
-  if (nd < 0) {
+  bench_case *cases;
+  int nc = bench_cases(dir, &cases);
+  if (nc < 0) {
     fprintf(stderr, "compile_bench: cannot read %s\n", dir);
     return 1;
   }
@@ -68,35 +67,19 @@ int main(int argc, char **argv) {
   int count[2] = {0, 0};
   double *tb = malloc(sizeof(double) * (size_t)reps), *tc = malloc(sizeof(double) * (size_t)reps);
   double *tf = malloc(sizeof(double) * (size_t)reps), *tt = malloc(sizeof(double) * (size_t)reps);
-  for (int d = 0; d < nd; d++) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s/case.json", dir, names[d]->d_name);
-    size_t jn, irn;
-    char *jtext = bench_read_file(path, &jn);
-    if (!jtext) {
-      free(names[d]);
-      continue;
-    }
-    json *c = json_parse(jtext, NULL, 0);
-    free(jtext);
-    snprintf(path, sizeof path, "%s/%s/input.ll", dir, names[d]->d_name);
-    char *ir = bench_read_file(path, &irn);
-    bool kernel = strcmp(json_string(c, "kind"), "kernel") == 0;
-    cuplug_module m = {sizeof m, "input.ll", ir, irn};
-    const cuplug_module *mods[] = {&m};
+  for (int d = 0; d < nc; d++) {
+    const char *name = cases[d].name, *ir = cases[d].ir;
+    size_t irn = cases[d].ir_size;
     for (int lto = 1; lto >= 0; lto--) {
-      cuplug_compile_args a = {
-          .struct_size = sizeof a, .session = s, .modules = mods, .num_modules = 1,
-          .entry = json_string(c, "entry"), .signature = json_string(c, "signature"),
-          .kind = kernel ? CUPLUG_KERNEL : CUPLUG_DEVICE_FUNCTION,
-          .abi_name = kernel ? NULL : json_string(c, "abi_name"),
-          .output = lto ? CUPLUG_OUTPUT_LTOIR : CUPLUG_OUTPUT_PTX};
+      cuplug_compile_args a = cases[d].args;
+      a.session = s;
+      a.output = lto ? CUPLUG_OUTPUT_LTOIR : CUPLUG_OUTPUT_PTX;
       /* the IR cuplug hands libNVVM, for the "final" floor */
       a.flags = CUPLUG_COMPILE_KEEP_IR;
       cuplug_error *err = api->compile(&a);
       a.flags = 0;
       if (err) {
-        fprintf(stderr, "%s: %s\n", names[d]->d_name, api->error_message(err));
+        fprintf(stderr, "%s: %s\n", name, api->error_message(err));
         return 1;
       }
       cuplug_artifact_info info = {.struct_size = sizeof info};
@@ -140,7 +123,7 @@ int main(int argc, char **argv) {
       api->artifact_destroy(a.artifact);
       double mb = bench_median(tb, reps), mf = bench_median(tf, reps), mc = bench_median(tc, reps);
       double mt = bench_median(tt, reps);
-      printf("%-14.14s %6s %9.3f %9.3f %9.3f %10.3f %12.3f %12.3f %13.3f\n", names[d]->d_name,
+      printf("%-14.14s %6s %9.3f %9.3f %9.3f %10.3f %12.3f %12.3f %13.3f\n", name,
              lto ? "ltoir" : "ptx", mb * 1e3, mf * 1e3, mc * 1e3, mt * 1e3, mc / mb, mc / mf,
              mt / mb);
       logsum[lto] += log(mc / mb);
@@ -148,11 +131,8 @@ int main(int argc, char **argv) {
       logown[lto] += log(mc / mf);
       count[lto]++;
     }
-    free(ir);
-    json_free(c);
-    free(names[d]);
   }
-  free(names);
+  bench_cases_free(cases, nc);
   free(tb);
   free(tc);
   free(tf);

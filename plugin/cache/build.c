@@ -13,6 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/buf.h"
+
 typedef struct search {
   const void *base; /* the plugin's load address */
   const uint8_t *id;
@@ -48,9 +50,10 @@ static cuplug__digest build;
 static pthread_once_t build_once = PTHREAD_ONCE_INIT;
 
 static void find_build(void) {
-  cuplug__hasher h;
-  cuplug__hasher_init(&h, "cuplug build");
-  cuplug__hash_str(&h, CUPLUG__VERSION);
+  cuplug__buf b; /* the version, then the build ID or what stands in for it */
+  cuplug__buf_init(&b);
+  cuplug__buf_puts(&b, CUPLUG__VERSION);
+  cuplug__buf_putc(&b, '\0');
   Dl_info info = {0};
   search s = {0};
   if (dladdr((const void *)find_build, &info) && info.dli_fbase) {
@@ -62,17 +65,14 @@ static void find_build(void) {
       s.base = (const void *)lm->l_addr;
     dl_iterate_phdr(find_note, &s);
   }
-  if (s.id) {
-    cuplug__hash_bytes(&h, s.id, s.size);
-  } else {
-    struct stat st;
-    cuplug__hash_str(&h, info.dli_fname);
-    if (info.dli_fname && stat(info.dli_fname, &st) == 0) {
-      cuplug__hash_u64(&h, (uint64_t)st.st_size);
-      cuplug__hash_u64(&h, (uint64_t)st.st_mtim.tv_sec);
-    }
-  }
-  build = cuplug__hasher_final(&h);
+  struct stat st;
+  if (s.id)
+    cuplug__buf_append(&b, (const char *)s.id, s.size);
+  else if (info.dli_fname && stat(info.dli_fname, &st) == 0)
+    cuplug__buf_printf(&b, "%s:%lld:%lld", info.dli_fname, (long long)st.st_size,
+                       (long long)st.st_mtim.tv_sec);
+  build = cuplug__digest_of(b.data, b.len);
+  cuplug__buf_free(&b);
 }
 
 cuplug__digest cuplug__build_digest(void) {

@@ -16,7 +16,6 @@
 
 #include "base/buf.h"
 #include "base/error.h"
-#include "base/map.h"
 
 /* ---- the entry file ---- */
 
@@ -34,14 +33,18 @@ typedef struct header {
 
 _Static_assert(sizeof(header) == 88, "the entry header is 88 bytes, without padding");
 
-/* ---- the memory tier: a map from key to node, and a list, newest first ---- */
+/* ---- the memory tier: buckets of nodes by the key's XXH3, and a list,
+ * newest first ---- */
 
 typedef struct node {
-  char hex[65]; /* the map's key */
-  struct node *prev, *next;
-  void *data;
-  size_t size;
+  struct node *prev, *next; /* the list */
+  struct node *chain;       /* the bucket */
+  uint64_t quick;
+  void *key; /* the key's bytes, then the payload's, in one block */
+  size_t key_size, size;
 } node;
+
+static const void *payload(const node *n) { return (const char *)n->key + n->key_size; }
 
 struct cuplug__cache {
   bool off;
@@ -49,9 +52,10 @@ struct cuplug__cache {
   char *vdir; /* <dir>/v1 */
   uint64_t max_bytes, memory_bytes;
   pthread_mutex_t lock;
-  cuplug__map memory;
+  node **buckets; /* a power of two of them */
+  size_t num_buckets, count;
   node *newest, *oldest;
-  uint64_t held; /* bytes in memory */
+  uint64_t held; /* bytes in memory: keys and payloads */
   /* the disk tier */
   bool no_reads, no_writes; /* set aside: no folder, or one that fails */
   const char *status;       /* "ok", why there is none, or `reason` */
@@ -127,11 +131,12 @@ cuplug_error *cuplug__cache_create(const cuplug__cache_options *o, cuplug__cache
 static void memory_drop_all(cuplug__cache *c) {
   for (node *n = c->newest, *next; n; n = next) {
     next = n->next;
-    free(n->data);
+    free(n->key);
     free(n);
   }
-  cuplug__map_free(&c->memory);
-  memset(&c->memory, 0, sizeof c->memory);
+  free(c->buckets);
+  c->buckets = NULL;
+  c->num_buckets = c->count = 0;
   c->newest = c->oldest = NULL;
   c->held = 0;
 }
@@ -166,42 +171,70 @@ static void push_newest(cuplug__cache *c, node *n) {
   if (!c->oldest) c->oldest = n;
 }
 
-/* base/map has no removal: the map is rebuilt from the list, which costs
- * what evicting costs anyway (each node once). */
-static void rebuild_map(cuplug__cache *c) {
-  cuplug__map_free(&c->memory);
-  memset(&c->memory, 0, sizeof c->memory);
-  for (node *n = c->newest; n; n = n->next)
-    if (!cuplug__map_put(&c->memory, n->hex, n)) break; /* out of memory: a smaller cache */
+static node **bucket(const cuplug__cache *c, uint64_t quick) {
+  return &c->buckets[quick & (c->num_buckets - 1)];
 }
 
 /* Under the lock. */
-static void memory_put(cuplug__cache *c, const char *hex, const void *data, size_t size) {
-  if (size > c->memory_bytes || cuplug__map_get(&c->memory, hex, 64)) return;
-  node *n = calloc(1, sizeof *n);
-  void *copy = malloc(size ? size : 1);
-  if (!n || !copy) {
+static node *memory_find(const cuplug__cache *c, const cuplug__cache_key *k) {
+  if (!c->num_buckets) return NULL;
+  for (node *n = *bucket(c, k->quick); n; n = n->chain)
+    if (n->quick == k->quick && n->key_size == k->size && !memcmp(n->key, k->bytes, k->size))
+      return n;
+  return NULL;
+}
+
+static void memory_drop(cuplug__cache *c, node *n) {
+  node **p = bucket(c, n->quick);
+  while (*p != n) p = &(*p)->chain;
+  *p = n->chain;
+  unlink_node(c, n);
+  c->held -= n->key_size + n->size;
+  c->count--;
+  free(n->key);
+  free(n);
+}
+
+/* Twice the buckets, when there are more nodes than buckets. */
+static void grow(cuplug__cache *c) {
+  size_t num = c->num_buckets ? 2 * c->num_buckets : 64;
+  node **b = calloc(num, sizeof *b);
+  if (!b) return; /* longer chains */
+  for (size_t i = 0; i < c->num_buckets; i++) {
+    for (node *n = c->buckets[i], *next; n; n = next) {
+      next = n->chain;
+      n->chain = b[n->quick & (num - 1)];
+      b[n->quick & (num - 1)] = n;
+    }
+  }
+  free(c->buckets);
+  c->buckets = b;
+  c->num_buckets = num;
+}
+
+/* Under the lock. */
+static void memory_put(cuplug__cache *c, const cuplug__cache_key *k, const void *data,
+                       size_t size) {
+  uint64_t bytes = (uint64_t)k->size + size;
+  if (bytes > c->memory_bytes || memory_find(c, k)) return;
+  while (c->oldest && c->held + bytes > c->memory_bytes) memory_drop(c, c->oldest);
+  if (c->count >= c->num_buckets) grow(c);
+  node *n = c->num_buckets ? calloc(1, sizeof *n) : NULL;
+  if (n) n->key = malloc(bytes ? bytes : 1);
+  if (!n || !n->key) {
     free(n);
-    free(copy);
     return;
   }
-  memcpy(n->hex, hex, 65);
-  memcpy(copy, data, size);
-  n->data = copy;
+  memcpy(n->key, k->bytes, k->size);
+  memcpy((char *)n->key + k->size, data, size);
+  n->key_size = k->size;
   n->size = size;
-  bool evicted = false;
-  while (c->oldest && c->held + size > c->memory_bytes) {
-    node *old = c->oldest;
-    unlink_node(c, old);
-    c->held -= old->size;
-    free(old->data);
-    free(old);
-    evicted = true;
-  }
+  n->quick = k->quick;
+  n->chain = *bucket(c, n->quick);
+  *bucket(c, n->quick) = n;
   push_newest(c, n);
-  c->held += size;
-  if (evicted) rebuild_map(c);
-  else if (!cuplug__map_put(&c->memory, n->hex, n)) rebuild_map(c);
+  c->held += bytes;
+  c->count++;
 }
 
 /* ---- disk ---- */
@@ -465,17 +498,28 @@ static void disk_put(cuplug__cache *c, const cuplug__digest *key, const char *he
 
 /* ---- the tiers together ---- */
 
-cuplug_cache_result cuplug__cache_get(cuplug__cache *c, const cuplug__digest *key, void **data,
+void cuplug__cache_key_init(cuplug__cache_key *k, const void *bytes, size_t size) {
+  *k = (cuplug__cache_key){.bytes = bytes, .size = size,
+                           .quick = cuplug__quick_hash(bytes, size)};
+}
+
+static const cuplug__digest *digest_of_key(cuplug__cache_key *k) {
+  if (!k->digested) {
+    k->digest = cuplug__digest_of(k->bytes, k->size);
+    k->digested = true;
+  }
+  return &k->digest;
+}
+
+cuplug_cache_result cuplug__cache_get(cuplug__cache *c, cuplug__cache_key *key, void **data,
                                       size_t *size, cuplug_error **note) {
   *data = NULL;
   *size = 0;
   if (!c || c->off) return CUPLUG_CACHE_NONE;
-  char hex[65];
-  cuplug__digest_hex(key, hex);
   pthread_mutex_lock(&c->lock);
-  node *n = cuplug__map_get(&c->memory, hex, 64);
+  node *n = memory_find(c, key);
   if (n && (*data = malloc(n->size ? n->size : 1))) {
-    memcpy(*data, n->data, n->size);
+    memcpy(*data, payload(n), n->size);
     *size = n->size;
     unlink_node(c, n);
     push_newest(c, n);
@@ -485,11 +529,17 @@ cuplug_cache_result cuplug__cache_get(cuplug__cache *c, const cuplug__digest *ke
   }
   bool reads = !c->no_reads;
   pthread_mutex_unlock(&c->lock);
-  void *d = reads ? disk_get(c, key, hex, size, note) : NULL;
+  void *d = NULL;
+  if (reads) {
+    char hex[65];
+    const cuplug__digest *digest = digest_of_key(key);
+    cuplug__digest_hex(digest, hex);
+    d = disk_get(c, digest, hex, size, note);
+  }
   pthread_mutex_lock(&c->lock);
   if (d) {
     c->disk_hits++;
-    memory_put(c, hex, d, *size);
+    memory_put(c, key, d, *size);
   } else {
     c->misses++;
   }
@@ -498,17 +548,20 @@ cuplug_cache_result cuplug__cache_get(cuplug__cache *c, const cuplug__digest *ke
   return d ? CUPLUG_CACHE_DISK : CUPLUG_CACHE_MISS;
 }
 
-void cuplug__cache_put(cuplug__cache *c, const cuplug__digest *key, const void *data,
-                       size_t size, cuplug_error **note) {
+void cuplug__cache_put(cuplug__cache *c, cuplug__cache_key *key, const void *data, size_t size,
+                       cuplug_error **note) {
   if (!c || c->off) return;
-  char hex[65];
-  cuplug__digest_hex(key, hex);
   pthread_mutex_lock(&c->lock);
-  memory_put(c, hex, data, size);
+  memory_put(c, key, data, size);
   bool writes = !c->no_writes;
   if (!writes) c->stores++;
   pthread_mutex_unlock(&c->lock);
-  if (writes) disk_put(c, key, hex, data, size, note);
+  if (writes) {
+    char hex[65];
+    const cuplug__digest *digest = digest_of_key(key);
+    cuplug__digest_hex(digest, hex);
+    disk_put(c, digest, hex, data, size, note);
+  }
 }
 
 cuplug_error *cuplug__cache_info(cuplug__cache *c, cuplug_cache_info *info) {
@@ -520,7 +573,7 @@ cuplug_error *cuplug__cache_info(cuplug__cache *c, cuplug_cache_info *info) {
   info->max_bytes = c->max_bytes;
   info->disk_entries = entries;
   info->disk_bytes = bytes;
-  info->memory_entries = c->memory.count;
+  info->memory_entries = c->count;
   info->memory_bytes = c->held;
   info->memory_hits = c->memory_hits;
   info->disk_hits = c->disk_hits;

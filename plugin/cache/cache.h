@@ -51,15 +51,28 @@ void cuplug__cache_destroy(cuplug__cache *c);
 /* Whether the cache is in use at all (memory or disk). */
 bool cuplug__cache_on(const cuplug__cache *c);
 
+/* A key: every byte a result depends on (results.c writes them).  The
+ * memory tier files it under its XXH3 and compares it whole; the disk
+ * tier names the file by its BLAKE3 digest, made on first need. */
+typedef struct cuplug__cache_key {
+  const void *bytes;
+  size_t size;
+  uint64_t quick;
+  bool digested;
+  cuplug__digest digest;
+} cuplug__cache_key;
+
+void cuplug__cache_key_init(cuplug__cache_key *k, const void *bytes, size_t size);
+
 /* Looks an entry up: memory, then disk.  On a hit, *data (malloc'd: free
  * it) holds the payload and the result says where it came from.  `note`
  * receives, once per session, a warning that the disk tier had to be set
  * aside (the caller attaches it to its artifact); NULL when none. */
-cuplug_cache_result cuplug__cache_get(cuplug__cache *c, const cuplug__digest *key, void **data,
+cuplug_cache_result cuplug__cache_get(cuplug__cache *c, cuplug__cache_key *key, void **data,
                                       size_t *size, cuplug_error **note);
 /* Stores an entry in memory and, when the disk tier is on, on disk. */
-void cuplug__cache_put(cuplug__cache *c, const cuplug__digest *key, const void *data,
-                       size_t size, cuplug_error **note);
+void cuplug__cache_put(cuplug__cache *c, cuplug__cache_key *key, const void *data, size_t size,
+                       cuplug_error **note);
 
 /* Fills every out field of cache_info; the strings are the cache's (they
  * live until its status changes or it is destroyed). */

@@ -14,51 +14,13 @@
 #include "base/buf.h"
 #include "base/map.h"
 
-_Static_assert(sizeof(llvm_blake3_hasher) <= sizeof(cuplug__hasher),
-               "cuplug__hasher holds LLVM's BLAKE3 state");
-_Static_assert(_Alignof(llvm_blake3_hasher) <= 16, "and is aligned for it");
-
-static llvm_blake3_hasher *state(cuplug__hasher *h) { return (llvm_blake3_hasher *)h->state; }
-
-void cuplug__hasher_init(cuplug__hasher *h, const char *domain) {
-  llvm_blake3_hasher_init(state(h));
-  cuplug__hash_str(h, domain);
-}
-
-void cuplug__hash_u64(cuplug__hasher *h, uint64_t v) {
-  uint8_t b[8];
-  for (int i = 0; i < 8; i++) b[i] = (uint8_t)(v >> (8 * i));
-  llvm_blake3_hasher_update(state(h), b, sizeof b);
-}
-
-void cuplug__hash_bytes(cuplug__hasher *h, const void *data, size_t size) {
-  cuplug__hash_u64(h, size);
-  if (size) llvm_blake3_hasher_update(state(h), data, size);
-}
-
-void cuplug__hash_str(cuplug__hasher *h, const char *s) {
-  if (!s) {
-    cuplug__hash_u64(h, UINT64_MAX);
-    return;
-  }
-  cuplug__hash_bytes(h, s, strlen(s));
-}
-
-void cuplug__hash_digest(cuplug__hasher *h, const cuplug__digest *d) {
-  llvm_blake3_hasher_update(state(h), d->bytes, sizeof d->bytes);
-}
-
-cuplug__digest cuplug__hasher_final(cuplug__hasher *h) {
-  cuplug__digest d;
-  llvm_blake3_hasher_finalize(state(h), d.bytes, sizeof d.bytes);
-  return d;
-}
-
 cuplug__digest cuplug__digest_of(const void *data, size_t size) {
-  cuplug__hasher h;
-  llvm_blake3_hasher_init(state(&h));
-  if (size) llvm_blake3_hasher_update(state(&h), data, size);
-  return cuplug__hasher_final(&h);
+  llvm_blake3_hasher h;
+  llvm_blake3_hasher_init(&h);
+  if (size) llvm_blake3_hasher_update(&h, data, size);
+  cuplug__digest d;
+  llvm_blake3_hasher_finalize(&h, d.bytes, sizeof d.bytes);
+  return d;
 }
 
 void cuplug__digest_hex(const cuplug__digest *d, char out[65]) {
@@ -120,34 +82,26 @@ static void remember(const char *path, const struct stat *st, const cuplug__dige
   pthread_mutex_unlock(&seen_lock);
 }
 
-void cuplug__hash_file(cuplug__hasher *h, const char *path) {
-  cuplug__hash_str(h, path);
+bool cuplug__file_digest(const char *path, cuplug__digest *out) {
   struct stat st;
-  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-    cuplug__hash_str(h, "missing");
-    return;
-  }
+  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return false;
   pthread_mutex_lock(&seen_lock);
   seen_file *f = cuplug__map_get(&seen, path, strlen(path));
   bool known = f && unchanged(f, &st);
-  cuplug__digest d = known ? f->digest : (cuplug__digest){{0}};
+  if (known) *out = f->digest;
   pthread_mutex_unlock(&seen_lock);
-  if (!known) {
-    size_t size;
-    char *data = cuplug__read_file(path, &size);
-    if (!data) {
-      cuplug__hash_str(h, "unreadable");
-      return;
-    }
-    d = cuplug__digest_of(data, size);
-    free(data);
-    /* A file written less than two seconds ago may be written again
-     * within the same tick of the file system's clock, leaving size and
-     * times as they were: such a file is read again next time. */
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    bool settled = now.tv_sec - st.st_mtim.tv_sec >= 2 && now.tv_sec - st.st_ctim.tv_sec >= 2;
-    if (settled) remember(path, &st, &d);
-  }
-  cuplug__hash_digest(h, &d);
+  if (known) return true;
+  size_t size;
+  char *data = cuplug__read_file(path, &size);
+  if (!data) return false;
+  *out = cuplug__digest_of(data, size);
+  free(data);
+  /* A file written less than two seconds ago may be written again within
+   * the same tick of the file system's clock, leaving size and times as
+   * they were: such a file is read again next time. */
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  if (now.tv_sec - st.st_mtim.tv_sec >= 2 && now.tv_sec - st.st_ctim.tv_sec >= 2)
+    remember(path, &st, out);
+  return true;
 }

@@ -1,46 +1,33 @@
 /* hash.h - the digests that name cache entries and check their contents.
  *
- * BLAKE3 (LLVM's, already linked into the plugin): cryptographic, so two
- * inputs that differ never share an entry, and fast enough (several GB/s on
- * AVX2) that hashing a compile's inputs costs microseconds.  Every field is
- * fed with its length, so "ab"+"c" and "a"+"bc" differ. */
+ * Two hashes, both LLVM's (already linked into the plugin):
+ *   BLAKE3, cryptographic: a disk entry is named by the digest of its key,
+ *     so two keys that differ never share an entry, and its contents carry
+ *     their digest, so damage is seen;
+ *   XXH3, several times faster: the memory tier's buckets, where a hit is
+ *     then confirmed by comparing the whole key. */
 #ifndef CUPLUG__PLUGIN_CACHE_HASH_H
 #define CUPLUG__PLUGIN_CACHE_HASH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include "cuplug/cuplug.h"
 
 typedef struct cuplug__digest {
   uint8_t bytes[32];
 } cuplug__digest;
 
-/* LLVM's llvm_blake3_hasher, whose header stays in hash.c (hash.c checks
- * that it fits). */
-typedef struct cuplug__hasher {
-  _Alignas(16) unsigned char state[1920];
-} cuplug__hasher;
-
-/* `domain` says what is hashed ("compile", "link"): keys of different
- * kinds never meet. */
-void cuplug__hasher_init(cuplug__hasher *h, const char *domain);
-void cuplug__hash_u64(cuplug__hasher *h, uint64_t v);
-void cuplug__hash_bytes(cuplug__hasher *h, const void *data, size_t size);
-/* NULL and "" hash differently. */
-void cuplug__hash_str(cuplug__hasher *h, const char *s);
-void cuplug__hash_digest(cuplug__hasher *h, const cuplug__digest *d);
-cuplug__digest cuplug__hasher_final(cuplug__hasher *h);
-
-/* One call: the digest of a buffer. */
+/* BLAKE3 of a buffer. */
 cuplug__digest cuplug__digest_of(const void *data, size_t size);
+/* XXH3 (64 bits) of a buffer (quick.cpp). */
+uint64_t cuplug__quick_hash(const void *data, size_t size);
 
-/* The contents of a file, hashed into h: a file seen before and unchanged
- * since (same device, inode, size, modification and change times, and
- * older than two seconds when it was read, so that a write within one
- * tick of the clock is not missed) is not read again.  A missing file
- * hashes as missing: adding it later changes the key. */
-void cuplug__hash_file(cuplug__hasher *h, const char *path);
+/* The digest of a file's contents.  A file seen before and unchanged since
+ * (same device, inode, size, modification and change times, and older
+ * than two seconds when it was read, so that a write within one tick of
+ * the clock is not missed) is not read again.  False when the file is
+ * missing or cannot be read. */
+bool cuplug__file_digest(const char *path, cuplug__digest *out);
 
 /* The running build of cuplug: its linker build ID (build.c). */
 cuplug__digest cuplug__build_digest(void);

@@ -6,6 +6,7 @@
  *   read_signature    the signature string or handle
  *   read_modules      the host's IR modules, none empty
  *   look_up           the result cache: a result found ends the compile
+ *   copy_modules      within cuplug's limits, copied (NUL-terminated)
  *   wake_helper       the helper process that will run libNVVM wakes up
  *   start_validation  LLVM parses and verifies them, finds the entry,
  *                     checks its type
@@ -84,7 +85,8 @@ typedef struct job {
   cuplug_artifact *art;
   /* the result cache */
   bool keyed;           /* the result is to be kept under key */
-  cuplug__digest key;
+  cuplug__buf key_bytes;
+  cuplug__cache_key key;
   cuplug_error *note;   /* the cache's warning, for the result */
   bool done;            /* the result came from the cache */
 } job;
@@ -168,11 +170,22 @@ static cuplug_error *read_modules(job *j) {
       blank = isspace((unsigned char)m->text[k]);
     if (!m->text || blank)
       return cuplug__error(CUPLUG_ERR_IR_EMPTY, "IR module %s is empty", name);
-    CUPLUG__TRY(cuplug__ir_check_limits(name, m->text, m->size));
+    j->mods[i] = (cuplug__text){name, m->text, m->size}; /* the caller's, for now */
+  }
+  return NULL;
+}
+
+/* ---- copy_modules ---- */
+
+static cuplug_error *copy_modules(job *j) {
+  cuplug_compile_args *a = j->a;
+  for (size_t i = 0; i < a->num_modules; i++) {
+    cuplug__text *m = &j->mods[i];
+    CUPLUG__TRY(cuplug__ir_check_limits(m->name, m->text, m->size));
     /* A NUL-terminated copy: the lexer's sentinel, and LLVM's.  It lives
      * to the end of the compile, for the validator reads it meanwhile. */
     if (!(j->copies[i] = cuplug__strndup(m->text, m->size))) return cuplug__error_oom();
-    j->mods[i] = (cuplug__text){name, j->copies[i], m->size};
+    m->text = j->copies[i];
   }
   /* the modules as given, which the passes' output replaces in mods */
   j->inputs = malloc(a->num_modules * sizeof *j->inputs);
@@ -185,7 +198,8 @@ static cuplug_error *read_modules(job *j) {
 
 static cuplug_error *look_up(job *j) {
   if (!cuplug__cache_on(j->s->cache) || (j->a->flags & CUPLUG_COMPILE_NO_CACHE)) return NULL;
-  CUPLUG__TRY(cuplug__compile_key(j->s, j->a, j->all, j->sig, j->mods, &j->key));
+  CUPLUG__TRY(cuplug__compile_key(j->s, j->a, j->all, j->sig, j->mods, &j->key_bytes));
+  cuplug__cache_key_init(&j->key, j->key_bytes.data, j->key_bytes.len);
   j->keyed = true;
   cuplug_artifact *found = cuplug__fetch_result(j->s, &j->key, &j->note);
   if (found) {
@@ -548,9 +562,10 @@ static cuplug_error *keep_ir(job *j) {
 }
 
 static cuplug_error *run(cuplug_compile_args *a, bool all) {
-  static const stage stages[] = {check_options,    read_signature, read_modules, look_up,
-                                 wake_helper,      start_validation, choose_cc,  find_entry,
-                                 lower,            run_nvvm,       link_code};
+  static const stage stages[] = {check_options, read_signature,   read_modules, look_up,
+                                 copy_modules,  wake_helper,      start_validation,
+                                 choose_cc,     find_entry,       lower,
+                                 run_nvvm,      link_code};
   job j = {0};
   j.a = a;
   j.all = all;
@@ -580,6 +595,7 @@ static cuplug_error *run(cuplug_compile_args *a, bool all) {
   free(j.builtin_decls);
   if (e) {
     cuplug__error_destroy(j.note);
+    cuplug__buf_free(&j.key_bytes);
     cuplug__artifact_destroy(j.art);
     return e;
   }
@@ -587,6 +603,7 @@ static cuplug_error *run(cuplug_compile_args *a, bool all) {
     cuplug__keep_result(j.s, &j.key, j.art, j.note);
   else if (j.note)
     cuplug__error_destroy(cuplug__artifact_warn(j.art, j.note));
+  cuplug__buf_free(&j.key_bytes);
   a->artifact = j.art;
   return NULL;
 }

@@ -198,29 +198,38 @@ cuplug_error *cuplug__link_api(cuplug_link_args *a) {
                             .time_limit_ms = a->time_limit_ms};
   /* the result cache first: a link's key is its arguments as given */
   bool keyed = cuplug__cache_on(a->session->cache) && !(a->flags & CUPLUG_LINK_NO_CACHE);
-  cuplug__digest key;
+  cuplug__buf key_bytes;
+  cuplug__buf_init(&key_bytes);
+  cuplug__cache_key key;
   cuplug_error *note = NULL;
-  if (keyed) CUPLUG__TRY(cuplug__link_key(a, &key));
+  cuplug_error *e = keyed ? cuplug__link_key(a, &key_bytes) : NULL;
+  if (e) {
+    cuplug__buf_free(&key_bytes);
+    return e;
+  }
+  if (keyed) cuplug__cache_key_init(&key, key_bytes.data, key_bytes.len);
   cuplug_artifact *art = keyed ? cuplug__fetch_result(a->session, &key, &note) : NULL;
   if (art) {
     if (note) cuplug__error_destroy(cuplug__artifact_warn(art, note));
+    cuplug__buf_free(&key_bytes);
     a->artifact = art;
     return NULL;
   }
   uint32_t max_registers;
-  cuplug_error *e = choose(a, &in, &max_registers);
+  e = choose(a, &in, &max_registers);
   art = e ? NULL : cuplug__artifact_new();
   if (!e && !art) e = cuplug__error_oom();
   if (!e) e = gather(a, &in);
   if (!e) e = cuplug__link_run(&in, in.ltoir, max_registers, a->want_ptx != 0, art);
   if (!e) e = fill(a, &in, max_registers, art);
   cuplug__link_inputs_free(&in);
+  if (!e && keyed) cuplug__keep_result(a->session, &key, art, note);
+  cuplug__buf_free(&key_bytes);
   if (e) {
     cuplug__error_destroy(note);
     cuplug__artifact_destroy(art);
     return e;
   }
-  if (keyed) cuplug__keep_result(a->session, &key, art, note);
   a->artifact = art;
   return NULL;
 }

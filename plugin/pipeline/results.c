@@ -1,5 +1,5 @@
 /* results.c - the result cache for compile and link: what a result
- * depends on, hashed into its key; fetching and keeping results.
+ * depends on, written out as its key; fetching and keeping results.
  *
  * A key covers everything that can change a result, and no more:
  *
@@ -28,7 +28,7 @@
 #include "plugin/registry/registry.h"
 
 typedef struct keyer {
-  cuplug__hasher h;
+  cuplug__buf *b; /* the key's bytes */
   cuplug_registry *registry;
   const char *const *include_paths;
   size_t num_include_paths;
@@ -37,20 +37,51 @@ typedef struct keyer {
   bool oom;
 } keyer;
 
-static void begin(keyer *k, cuplug_session *s, const char *domain) {
-  cuplug__hasher_init(&k->h, domain);
-  cuplug__hash_u64(&k->h, CUPLUG__CACHE_FORMAT);
-  cuplug__digest build = cuplug__build_digest();
-  cuplug__hash_digest(&k->h, &build);
-  cuplug__hash_str(&k->h, cuplug__toolkit_identity(&s->toolkit));
-  cuplug__hash_u64(&k->h, s->trusted); /* a trusted session compiles IR a safe one refuses */
-  cuplug__hash_u64(&k->h, s->default_cc_major);
-  cuplug__hash_u64(&k->h, s->default_cc_minor);
+/* ---- the key's bytes: every field with its length, so that "ab"+"c"
+ * and "a"+"bc" differ ---- */
+
+static void put_u64(keyer *k, uint64_t v) { cuplug__buf_append(k->b, (const char *)&v, 8); }
+
+static void put_bytes(keyer *k, const void *data, size_t size) {
+  put_u64(k, size);
+  cuplug__buf_append(k->b, data, size);
 }
 
-static void hash_strings(keyer *k, const char *const *v, size_t n) {
-  cuplug__hash_u64(&k->h, v ? n : 0);
-  for (size_t i = 0; v && i < n; i++) cuplug__hash_str(&k->h, v[i]);
+static void put_str(keyer *k, const char *s) { /* NULL and "" differ */
+  if (s)
+    put_bytes(k, s, strlen(s));
+  else
+    put_u64(k, UINT64_MAX);
+}
+
+static void put_digest(keyer *k, const cuplug__digest *d) {
+  cuplug__buf_append(k->b, (const char *)d->bytes, sizeof d->bytes);
+}
+
+/* A file's contents, by their digest; or that it is missing. */
+static void put_file(keyer *k, const char *path) {
+  put_str(k, path);
+  cuplug__digest d;
+  if (cuplug__file_digest(path, &d))
+    put_digest(k, &d);
+  else
+    put_str(k, "missing");
+}
+
+static void begin(keyer *k, cuplug_session *s, const char *domain) {
+  put_str(k, domain);
+  put_u64(k, CUPLUG__CACHE_FORMAT);
+  cuplug__digest build = cuplug__build_digest();
+  put_digest(k, &build);
+  put_str(k, cuplug__toolkit_identity(&s->toolkit));
+  put_u64(k, s->trusted); /* a trusted session compiles IR a safe one refuses */
+  put_u64(k, s->default_cc_major);
+  put_u64(k, s->default_cc_minor);
+}
+
+static void put_strings(keyer *k, const char *const *v, size_t n) {
+  put_u64(k, v ? n : 0);
+  for (size_t i = 0; v && i < n; i++) put_str(k, v[i]);
 }
 
 /* ---- CUDA C++ and the headers it includes ---- */
@@ -70,7 +101,7 @@ static void dir_of(const char *path, char *out, size_t cap) {
  * with the headers it includes; or its absence. */
 static void hash_include(keyer *k, const char *name, size_t n, bool quoted, const char *dir,
                          int depth) {
-  cuplug__hash_bytes(&k->h, name, n);
+  put_bytes(k, name, n);
   char path[PATH_MAX];
   struct stat st;
   size_t num = k->num_include_paths + 2;
@@ -79,7 +110,7 @@ static void hash_include(keyer *k, const char *name, size_t n, bool quoted, cons
     if (i < 2 && (!quoted || (i == 0 && (!dir || !*dir)))) continue;
     if (snprintf(path, sizeof path, "%s/%.*s", base, (int)n, name) >= (int)sizeof path) continue;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    cuplug__hash_file(&k->h, path);
+    put_file(k, path);
     size_t len;
     char *text = depth < MAX_INCLUDE_DEPTH ? cuplug__read_file(path, &len) : NULL;
     if (text) {
@@ -90,7 +121,7 @@ static void hash_include(keyer *k, const char *name, size_t n, bool quoted, cons
     }
     return;
   }
-  cuplug__hash_str(&k->h, "not found"); /* the toolkit's own, or none yet */
+  put_str(k, "not found"); /* the toolkit's own, or none yet */
 }
 
 /* Every `#include` line, whatever #if surrounds it: a header that might
@@ -118,9 +149,9 @@ static void hash_includes(keyer *k, const char *text, size_t size, const char *d
 }
 
 static void hash_code(keyer *k, const cuplug__code *c) {
-  cuplug__hash_u64(&k->h, c->kind);
-  cuplug__hash_str(&k->h, c->name);
-  cuplug__hash_bytes(&k->h, c->data, c->size);
+  put_u64(k, c->kind);
+  put_str(k, c->name);
+  put_bytes(k, c->data, c->size);
   if (c->kind == CUPLUG_CODE_CU) {
     char dir[PATH_MAX];
     dir_of(c->name, dir, sizeof dir);
@@ -130,7 +161,7 @@ static void hash_code(keyer *k, const cuplug__code *c) {
 
 /* The caller's code, read as the link will read it. */
 static cuplug_error *hash_caller_code(keyer *k, const cuplug_code *const *code, size_t n) {
-  cuplug__hash_u64(&k->h, code ? n : 0);
+  put_u64(k, code ? n : 0);
   for (size_t i = 0; code && i < n; i++) {
     cuplug__code c;
     CUPLUG__TRY(cuplug__code_import(code[i], i, &c));
@@ -165,25 +196,25 @@ static void note_name(void *ctx, const char *name, size_t n) {
 
 /* What the registry holds under a name, and (for IR) what that declares. */
 static cuplug_error *hash_symbol(keyer *k, const char *name) {
-  cuplug__hash_str(&k->h, name);
+  put_str(k, name);
   cuplug__impl *m = cuplug__registry_symbol(k->registry, name, strlen(name));
   if (!m) {
-    cuplug__hash_str(&k->h, "unregistered");
+    put_str(k, "unregistered");
     return NULL;
   }
-  cuplug__hash_u64(&k->h, m->kind);
-  cuplug__hash_str(&k->h, m->sig ? m->sig->name : NULL);
-  cuplug__hash_u64(&k->h, m->abi);
-  cuplug__hash_u64(&k->h, m->cooperative);
+  put_u64(k, m->kind);
+  put_str(k, m->sig ? m->sig->name : NULL);
+  put_u64(k, m->abi);
+  put_u64(k, m->cooperative);
   if (m->kind == CUPLUG__IMPL_EXTERNAL || m->kind == CUPLUG__IMPL_CUDA) {
-    cuplug__hash_u64(&k->h, m->num_code);
+    put_u64(k, m->num_code);
     for (size_t i = 0; i < m->num_code; i++) hash_code(k, &m->code[i]);
     return NULL;
   }
   const char *ir;
   CUPLUG__TRY(cuplug__impl_ir(m, &ir));
   size_t n = strlen(ir);
-  cuplug__hash_bytes(&k->h, ir, n);
+  put_bytes(k, ir, n);
   cuplug__ir_text_each_declared(ir, n, note_name, k);
   return NULL;
 }
@@ -203,89 +234,86 @@ static void end(keyer *k) {
 
 cuplug_error *cuplug__compile_key(cuplug_session *s, const cuplug_compile_args *a, bool all,
                                   const cuplug_type *sig, const cuplug__text *mods,
-                                  cuplug__digest *key) {
-  keyer k = {.registry = s->registry,
+                                  cuplug__buf *key) {
+  keyer k = {.b = key,
+             .registry = s->registry,
              .include_paths = a->include_paths,
              .num_include_paths = a->include_paths ? a->num_include_paths : 0};
   begin(&k, s, all ? "cuplug compile_all" : "cuplug compile");
-  cuplug__hasher *h = &k.h;
-  cuplug__hash_str(h, a->entry);
-  cuplug__hash_str(h, sig->name);
-  cuplug__hash_u64(h, a->entry_abi);
-  cuplug__hash_u64(h, a->kind);
-  cuplug__hash_u64(h, a->abi);
-  cuplug__hash_str(h, a->abi_name);
-  cuplug__hash_u64(h, a->output);
-  cuplug__hash_u64(h, a->cc_major);
-  cuplug__hash_u64(h, a->cc_minor);
-  cuplug__hash_u64(h, a->cc_suffix);
+  put_str(&k, a->entry);
+  put_str(&k, sig->name);
+  put_u64(&k, a->entry_abi);
+  put_u64(&k, a->kind);
+  put_u64(&k, a->abi);
+  put_str(&k, a->abi_name);
+  put_u64(&k, a->output);
+  put_u64(&k, a->cc_major);
+  put_u64(&k, a->cc_minor);
+  put_u64(&k, a->cc_suffix);
   if (a->flags & CUPLUG_COMPILE_CURRENT_DEVICE) {
     int major, minor;
     CUPLUG__TRY(cuplug__toolkit_current_cc(&s->toolkit, &major, &minor));
-    cuplug__hash_u64(h, (uint64_t)major * 10 + (uint64_t)minor);
+    put_u64(&k, (uint64_t)major * 10 + (uint64_t)minor);
   }
-  cuplug__hash_u64(h, (uint64_t)(int64_t)a->opt);
-  cuplug__hash_u64(h, a->debug);
-  cuplug__hash_u64(h, a->lineinfo);
-  cuplug__hash_u64(h, a->fastmath);
-  cuplug__hash_u64(h, a->forceinline);
-  cuplug__hash_u64(h, a->launch_bounds ? a->num_launch_bounds : 0);
+  put_u64(&k, (uint64_t)(int64_t)a->opt);
+  put_u64(&k, a->debug);
+  put_u64(&k, a->lineinfo);
+  put_u64(&k, a->fastmath);
+  put_u64(&k, a->forceinline);
+  put_u64(&k, a->launch_bounds ? a->num_launch_bounds : 0);
   for (size_t i = 0; a->launch_bounds && i < a->num_launch_bounds; i++)
-    cuplug__hash_u64(h, a->launch_bounds[i]);
-  cuplug__hash_u64(h, a->max_registers);
-  cuplug__hash_u64(h, a->flags & ~(uint32_t)CUPLUG_COMPILE_NO_CACHE);
-  cuplug__hash_u64(h, a->no_lto);
-  hash_strings(&k, a->include_paths, k.num_include_paths);
-  cuplug__hash_u64(h, a->num_modules);
+    put_u64(&k, a->launch_bounds[i]);
+  put_u64(&k, a->max_registers);
+  put_u64(&k, a->flags & ~(uint32_t)CUPLUG_COMPILE_NO_CACHE);
+  put_u64(&k, a->no_lto);
+  put_strings(&k, a->include_paths, k.num_include_paths);
+  put_u64(&k, a->num_modules);
   for (size_t i = 0; i < a->num_modules; i++) {
-    cuplug__hash_str(h, a->modules[i]->name);
-    cuplug__hash_bytes(h, mods[i].text, mods[i].size);
+    put_str(&k, a->modules[i]->name);
+    put_bytes(&k, mods[i].text, mods[i].size);
     cuplug__ir_text_each_declared(mods[i].text, mods[i].size, note_name, &k);
   }
   cuplug_error *e = hash_declared(&k);
   if (!e) e = hash_caller_code(&k, a->link, a->link ? a->num_link : 0);
-  if (!e) *key = cuplug__hasher_final(h);
+  if (!e && key->oom) e = cuplug__error_oom();
   end(&k);
   return e;
 }
 
 /* ---- link ---- */
 
-cuplug_error *cuplug__link_key(const cuplug_link_args *a, cuplug__digest *key) {
-  keyer k = {.registry = a->session->registry,
+cuplug_error *cuplug__link_key(const cuplug_link_args *a, cuplug__buf *key) {
+  keyer k = {.b = key,
+             .registry = a->session->registry,
              .include_paths = a->include_paths,
              .num_include_paths = a->include_paths ? a->num_include_paths : 0};
   begin(&k, a->session, "cuplug link");
-  cuplug__hasher *h = &k.h;
-  cuplug__hash_u64(h, a->cc_major);
-  cuplug__hash_u64(h, a->cc_minor);
-  cuplug__hash_u64(h, a->cc_suffix);
-  cuplug__hash_u64(h, a->no_lto);
-  cuplug__hash_u64(h, a->max_registers);
-  cuplug__hash_u64(h, a->lineinfo);
-  cuplug__hash_u64(h, a->debug);
-  cuplug__hash_u64(h, a->want_ptx);
-  cuplug__hash_u64(h, a->use_cooperative);
-  hash_strings(&k, a->include_paths, k.num_include_paths);
-  cuplug__hash_u64(h, a->artifacts ? a->num_artifacts : 0);
+  put_u64(&k, a->cc_major);
+  put_u64(&k, a->cc_minor);
+  put_u64(&k, a->cc_suffix);
+  put_u64(&k, a->no_lto);
+  put_u64(&k, a->max_registers);
+  put_u64(&k, a->lineinfo);
+  put_u64(&k, a->debug);
+  put_u64(&k, a->want_ptx);
+  put_u64(&k, a->use_cooperative);
+  put_strings(&k, a->include_paths, k.num_include_paths);
+  put_u64(&k, a->artifacts ? a->num_artifacts : 0);
   cuplug_error *e = NULL;
-  cuplug__buf b;
-  cuplug__buf_init(&b);
   for (size_t i = 0; a->artifacts && i < a->num_artifacts && !e; i++) {
-    cuplug__buf_clear(&b);
-    e = a->artifacts[i] ? cuplug__artifact_save(a->artifacts[i], &b) : NULL;
-    cuplug__hash_bytes(h, b.data, b.len);
+    size_t at = key->len; /* the artifact's bytes, then their length */
+    e = a->artifacts[i] ? cuplug__artifact_save(a->artifacts[i], key) : NULL;
+    put_u64(&k, key->len - at);
   }
-  cuplug__buf_free(&b);
   if (!e) e = hash_caller_code(&k, a->code, a->code ? a->num_code : 0);
-  if (!e) *key = cuplug__hasher_final(h);
+  if (!e && key->oom) e = cuplug__error_oom();
   end(&k);
   return e;
 }
 
 /* ---- fetching and keeping ---- */
 
-cuplug_artifact *cuplug__fetch_result(cuplug_session *s, const cuplug__digest *key,
+cuplug_artifact *cuplug__fetch_result(cuplug_session *s, cuplug__cache_key *key,
                                       cuplug_error **note) {
   void *data;
   size_t size;
@@ -302,7 +330,7 @@ cuplug_artifact *cuplug__fetch_result(cuplug_session *s, const cuplug__digest *k
   return art;
 }
 
-void cuplug__keep_result(cuplug_session *s, const cuplug__digest *key, cuplug_artifact *art,
+void cuplug__keep_result(cuplug_session *s, cuplug__cache_key *key, cuplug_artifact *art,
                          cuplug_error *note) {
   cuplug__buf b;
   cuplug__buf_init(&b);

@@ -6,28 +6,29 @@
 
 #include <stdbool.h>
 
+#include "base/buf.h"
 #include "base/ir.h"
 #include "cuplug/cuplug.h"
 #include "plugin/cache/cache.h"
 #include "plugin/session/session.h"
 
-/* A compile's key: its arguments, the parsed signature and the caller's
- * modules (NUL-terminated copies).  Errors: reading linked code, or a
- * callback lowering that fails. */
+/* A compile's key, appended to `key`: its arguments, the parsed signature
+ * and the caller's modules.  Errors: reading linked code, or a callback
+ * lowering that fails. */
 cuplug_error *cuplug__compile_key(cuplug_session *s, const cuplug_compile_args *a, bool all,
                                   const cuplug_type *sig, const cuplug__text *mods,
-                                  cuplug__digest *key);
-/* A link's key. */
-cuplug_error *cuplug__link_key(const cuplug_link_args *a, cuplug__digest *key);
+                                  cuplug__buf *key);
+/* A link's key, appended to `key`. */
+cuplug_error *cuplug__link_key(const cuplug_link_args *a, cuplug__buf *key);
 
 /* The result filed under key, or NULL.  *note receives a warning the cache
  * has for the session (once), which the caller hands to keep_result. */
-cuplug_artifact *cuplug__fetch_result(cuplug_session *s, const cuplug__digest *key,
+cuplug_artifact *cuplug__fetch_result(cuplug_session *s, cuplug__cache_key *key,
                                       cuplug_error **note);
 /* Files a built result under key and marks it CUPLUG_CACHE_MISS, then adds
  * the cache's warnings (`note`, taken) to it: they are the session's news,
  * not part of the result. */
-void cuplug__keep_result(cuplug_session *s, const cuplug__digest *key, cuplug_artifact *art,
+void cuplug__keep_result(cuplug_session *s, cuplug__cache_key *key, cuplug_artifact *art,
                          cuplug_error *note);
 
 #endif

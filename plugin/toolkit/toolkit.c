@@ -342,18 +342,21 @@ typedef struct found_file {
 
 static bool take_by_stat(const char *path, void *ctx) {
   found_file *f = ctx;
-  char real[PATH_MAX];
-  if (stat(path, &f->st) != 0 || !S_ISREG(f->st.st_mode) || !realpath(path, real)) return false;
-  snprintf(f->path, sizeof f->path, "%s", real);
+  size_t n = strlen(path);
+  if (n >= sizeof f->path || stat(path, &f->st) != 0 || !S_ISREG(f->st.st_mode)) return false;
+  memcpy(f->path, path, n + 1);
   return true;
 }
 
-/* name=path:size:mtime; the bare name when only the loader could tell. */
+/* name=device:inode:size:mtime: the file, whatever path (or link) leads to
+ * it; the bare name when only the loader could tell. */
 static void describe_file(cuplug__buf *b, const char *name, const found_file *f, bool found,
                           const char *bare) {
   if (found)
-    cuplug__buf_printf(b, "%s=%s:%lld:%lld.%09ld;", name, f->path, (long long)f->st.st_size,
-                       (long long)f->st.st_mtim.tv_sec, (long)f->st.st_mtim.tv_nsec);
+    cuplug__buf_printf(b, "%s=%llu:%llu:%lld:%lld.%09ld;", name,
+                       (unsigned long long)f->st.st_dev, (unsigned long long)f->st.st_ino,
+                       (long long)f->st.st_size, (long long)f->st.st_mtim.tv_sec,
+                       (long)f->st.st_mtim.tv_nsec);
   else
     cuplug__buf_printf(b, "%s=?%s;", name, bare);
 }
@@ -365,29 +368,64 @@ static void describe_lib(cuplug__toolkit *tk, cuplug__buf *b, const char *name,
   describe_file(b, name, f, found, files[0]);
 }
 
+static char *find_identity(cuplug__toolkit *tk) {
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  found_file nvvm, f;
+  nvvm.path[0] = '\0';
+  describe_lib(tk, &b, "nvvm", &tk->nvvm_lib, nvvm_files, &nvvm);
+  bool found = false;
+  if (nvvm.path[0]) { /* libdevice beside libNVVM, as load_libdevice finds it */
+    char dir[PATH_MAX], path[2 * PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", nvvm.path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    for (int i = 0; libdevice_dirs[i] && !found; i++) {
+      snprintf(path, sizeof path, "%s/%s/libdevice.10.bc", dir, libdevice_dirs[i]);
+      found = take_by_stat(path, &f);
+    }
+  }
+  describe_file(&b, "libdevice", &f, found, "libdevice.10.bc");
+  describe_lib(tk, &b, "nvrtc", &tk->nvrtc_lib, nvrtc_files, &f);
+  describe_lib(tk, &b, "nvjitlink", &tk->nvjitlink_lib, nvjitlink_files, &f);
+  return cuplug__buf_take(&b, NULL);
+}
+
+/* The identities found, for the process: sessions come and go (each a
+ * toolkit), and the files are looked up once for each way of finding them
+ * (the explicit home, or $CUDA_HOME). */
+typedef struct known_identity {
+  char *search; /* "home=..." or "env=..." */
+  char *identity;
+  struct known_identity *next;
+} known_identity;
+
+static pthread_mutex_t identities_lock = PTHREAD_MUTEX_INITIALIZER;
+static known_identity *identities;
+
 const char *cuplug__toolkit_identity(cuplug__toolkit *tk) {
   pthread_mutex_lock(&tk->lock);
   if (!tk->identity) {
-    cuplug__buf b;
-    cuplug__buf_init(&b);
-    found_file nvvm, f;
-    nvvm.path[0] = '\0';
-    describe_lib(tk, &b, "nvvm", &tk->nvvm_lib, nvvm_files, &nvvm);
-    bool found = false;
-    if (nvvm.path[0]) { /* libdevice beside libNVVM, as load_libdevice finds it */
-      char dir[PATH_MAX], path[2 * PATH_MAX];
-      snprintf(dir, sizeof dir, "%s", nvvm.path);
-      char *slash = strrchr(dir, '/');
-      if (slash) *slash = '\0';
-      for (int i = 0; libdevice_dirs[i] && !found; i++) {
-        snprintf(path, sizeof path, "%s/%s/libdevice.10.bc", dir, libdevice_dirs[i]);
-        found = take_by_stat(path, &f);
-      }
+    const char *env = getenv("CUDA_HOME");
+    cuplug__buf key;
+    cuplug__buf_init(&key);
+    cuplug__buf_printf(&key, tk->cuda_home ? "home=%s" : "env=%s",
+                       tk->cuda_home ? tk->cuda_home : env ? env : "");
+    bool files_chosen = tk->nvvm_lib.file || tk->nvrtc_lib.file || tk->nvjitlink_lib.file;
+    pthread_mutex_lock(&identities_lock);
+    known_identity *k = identities;
+    while (k && !files_chosen && key.data && strcmp(k->search, key.data) != 0) k = k->next;
+    if (k && !files_chosen) {
+      tk->identity = cuplug__strdup(k->identity);
+    } else if ((tk->identity = find_identity(tk)) && !files_chosen && key.data &&
+               (k = calloc(1, sizeof *k))) {
+      k->search = cuplug__buf_take(&key, NULL);
+      k->identity = cuplug__strdup(tk->identity);
+      k->next = identities;
+      identities = k;
     }
-    describe_file(&b, "libdevice", &f, found, "libdevice.10.bc");
-    describe_lib(tk, &b, "nvrtc", &tk->nvrtc_lib, nvrtc_files, &f);
-    describe_lib(tk, &b, "nvjitlink", &tk->nvjitlink_lib, nvjitlink_files, &f);
-    tk->identity = cuplug__buf_take(&b, NULL);
+    pthread_mutex_unlock(&identities_lock);
+    cuplug__buf_free(&key);
   }
   pthread_mutex_unlock(&tk->lock);
   return tk->identity ? tk->identity : "";

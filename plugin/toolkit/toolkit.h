@@ -219,10 +219,11 @@ const char *cuplug__toolkit_home(cuplug__toolkit *tk);
 /* libcudadevrt.a, for cooperative (grid-synchronising) code. */
 cuplug_error *cuplug__toolkit_cudadevrt(cuplug__toolkit *tk, const void **data, size_t *size);
 
-/* What a compile's result depends on in the toolkit, as text to hash: the
- * file libNVVM, libdevice, NVRTC and nvJitLink are (or would be) loaded
- * from, with its size and modification time.  Found with stat alone (no
- * library is loaded), once a toolkit. */
+/* What a compile's result depends on in the toolkit, as text for the
+ * cache's keys: the file libNVVM, libdevice, NVRTC and nvJitLink are (or
+ * would be) loaded from, as device, inode, size and modification time.
+ * Found with stat alone (no library is loaded), once a process for each
+ * way of finding them. */
 const char *cuplug__toolkit_identity(cuplug__toolkit *tk);
 
 /* A driver error as "CUDA_ERROR_X (n): text". */

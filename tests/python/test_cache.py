@@ -32,7 +32,7 @@ def test_memory_then_disk(tmp_path):
     assert info["dir"] == str(tmp_path) and info["status"] == "ok"
     assert (info["misses"], info["memory_hits"], info["stores"], info["disk_entries"]) == \
         (1, 1, 1, 1)
-    assert info["disk_bytes"] == info["memory_bytes"] + 88  # the entry's header
+    assert info["memory_bytes"] + 88 > info["disk_bytes"]  # memory holds the key too
     assert info["max_bytes"] == 1 << 30
 
 
