@@ -9,19 +9,19 @@
 # build-fuzz/corpus.  A crash, leak or hang fails the run and leaves its
 # input in build-fuzz/crashes/<harness>/ ($CUPLUG_FUZZ_DIR for another
 # folder); copy it into the regressions folder once fixed.  The harnesses: signature irtext resolve code_kind
-# case_json compile (tests/fuzz/fuzz_*.c).
+# case_json compile cache_entry (tests/fuzz/fuzz_*.c).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
 shift || true
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(signature irtext resolve code_kind case_json compile)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(signature irtext resolve code_kind case_json compile cache_entry)
 
 out=${CUPLUG_FUZZ_DIR:-build-fuzz} # a long run elsewhere leaves CI's folder alone
 bash scripts/deps.sh
 CC=clang-19 CXX=clang++-19 cmake -S . -B "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCUPLUG_TESTS=OFF -DCUPLUG_FUZZ=ON >/dev/null
-cmake --build "$out" -j"$(nproc)" --target fuzz_all cuplug_helper >/dev/null
+cmake --build "$out" -j"$(nproc)" --target fuzz_all cuplug_helper cuplug_cli >/dev/null
 
 export CUPLUG_HELPER=$PWD/$out/lib/cuplug-helper
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:intercept_tls_get_addr=0
@@ -51,6 +51,17 @@ seed() {
       printf '\x00\xed\x43\x4e\x7f\x01\x02' >"$dir/ltoir"
       printf '\x06!<arch>\n' >"$dir/archive" ;;
     resolve) printf '\x01\x02\x03\x0b\x00' >"$dir/one" ;;
+    cache_entry) # real entries, as the CLI leaves them; the first byte: repair (1) or not
+      local cache
+      cache=$(mktemp -d)
+      for c in add_i32 saxpy_kernel dev_ext_i32; do
+        "$out/bin/cuplug" case "tests/conformance/numba/$c" --output ltoir -o /dev/null \
+          --cache-dir "$cache" >/dev/null 2>&1 || true
+      done
+      for f in "$cache"/v1/*/*; do
+        { printf '\x01'; cat "$f"; } >"$dir/entry-$(basename "$f" | cut -c1-8)"
+      done
+      rm -rf "$cache" ;;
   esac
 }
 
