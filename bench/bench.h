@@ -153,8 +153,9 @@ static inline bool bench_nvrtc_load(bench_nvrtc *r) {
   char home[4096];
   const char *cuda_home = getenv("CUDA_HOME");
   snprintf(home, sizeof home, "%s/lib64/libnvrtc.so", cuda_home ? cuda_home : "/usr/local/cuda");
-  const char *names[] = {home, "/usr/local/cuda/lib64/libnvrtc.so", "/usr/local/cuda/lib/libnvrtc.so",
-                         "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so", NULL};
+  const char *names[] = {home, "/usr/local/cuda/lib64/libnvrtc.so",
+                         "/usr/local/cuda/lib/libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12",
+                         "libnvrtc.so", NULL};
   void *h = NULL;
   for (int i = 0; names[i] && !h; i++) h = dlopen(names[i], RTLD_NOW);
   if (!h) return false;

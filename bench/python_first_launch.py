@@ -110,8 +110,11 @@ def child_cupy():
     return {"import": t_import, "done": t_done}, float(r[0].get())
 
 
+cuda = None  # numba-cuda's module, bound by child_numba
+
+
 def _saxpy_py(r, x, y, a):  # numba-cuda's saxpy: the corpus case's source
-    i = cuda.grid(1)  # noqa: F821  (the child binds `cuda`)
+    i = cuda.grid(1)
     if i < r.size:
         r[i] = a * x[i] + y[i]
 
@@ -128,7 +131,7 @@ def child_numba(cache):
     if not cuda.is_available():
         print("skipped: no CUDA device")
         sys.exit(SKIP)
-    globals()["cuda"] = cuda
+    globals()["cuda"] = cuda  # what _saxpy_py calls
     kernel = cuda.jit("void(float32[::1], float32[::1], float32[::1], float32)",
                       cache=cache)(_saxpy_py)
     t_build = time.monotonic()

@@ -91,7 +91,7 @@ def compile_bench(build):
     for output in ("ltoir", "ptx"):
         for m in re.finditer(r"^(\S+)\s+%s\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)"
                              r"\s+([\d.]+)\s+([\d.]+)$" % output, out, re.M):
-            case, bare, final, plug, trusted = m.group(1), *map(float, m.group(2, 3, 4, 5))
+            case, bare, _, plug, trusted = m.group(1), *map(float, m.group(2, 3, 4, 5))
             row("compile `%s` to %s" % (case, names[output]), "bare libNVVM on input.ll",
                 x(plug / bare), "cuplug %.3f ms, bare %.3f ms; trusted session %.3f ms (%s)"
                 % (plug, bare, trusted, x(trusted / bare)),
@@ -130,7 +130,7 @@ def cache_bench(build):
                          out, re.M):
         cold[m.group(1).split()[0]] = tuple(map(float, m.group(2, 3, 4, 5)))
     if "empty" in cold and "warm" in cold:
-        (pe, xe, ce, ke), (pw, xw, cw, kw) = cold["empty"], cold["warm"]
+        (pe, _, ce, ke), (pw, xw, cw, kw) = cold["empty"], cold["warm"]
         row("cold C process to its first launched kernel, warm cache", "the same, empty cache",
             x(pw / pe), "%.2f ms vs %.2f ms (context %.2f ms; compile %.3f vs %.3f ms)"
             % (pw, pe, xw, cw, ce), "")

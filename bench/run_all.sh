@@ -13,7 +13,7 @@
 # commits it as bench/RESULTS.md).  What cannot run here (no GPU, no
 # numba-cuda, no CuPy) is a row "skipped: why".  $CUPLUG_PYTHON picks the
 # interpreter (default python3: the GPU machine's has CuPy and numba-cuda).
-# Takes about 10 s without a GPU (2 cores); on the H200 an estimated 2 to 4
+# Takes 10 to 25 s without a GPU (2 cores); on the H200 an estimated 2 to 4
 # minutes (the run prints its own time in the header).
 set -euo pipefail
 build=$(cd "${1:?usage: run_all.sh BUILD [OUTFILE]}" && pwd)
