@@ -60,6 +60,8 @@ typedef struct bench_cuda {
   int (*event_record)(void *, void *);
   int (*event_synchronize)(void *);
   int (*event_elapsed)(float *, void *, void *);
+  int (*memcpy_dtod_async)(uint64_t, uint64_t, size_t, void *);
+  int (*memset_d32)(uint64_t, unsigned, size_t);
 } bench_cuda;
 
 static inline int bench_cuda_load(bench_cuda *cu) {
@@ -78,6 +80,9 @@ static inline int bench_cuda_load(bench_cuda *cu) {
   cu->event_synchronize = (int (*)(void *))dlsym(h, "cuEventSynchronize");
   cu->event_elapsed = (int (*)(float *, void *, void *))dlsym(h, "cuEventElapsedTime_v2");
   if (!cu->event_elapsed) cu->event_elapsed = (int (*)(float *, void *, void *))dlsym(h, "cuEventElapsedTime");
+  cu->memcpy_dtod_async =
+      (int (*)(uint64_t, uint64_t, size_t, void *))dlsym(h, "cuMemcpyDtoDAsync_v2");
+  cu->memset_d32 = (int (*)(uint64_t, unsigned, size_t))dlsym(h, "cuMemsetD32_v2");
   return cu->init && cu->launch_kernel && cu->event_elapsed ? cu->init(0) : -1;
 }
 
@@ -129,6 +134,65 @@ static inline char *bench_nvvm_compile(const bench_nvvm *v, const char *const *i
   }
   if (out) out[size] = '\0';
   v->destroy(&prog);
+  return out;
+}
+
+/* Bare NVRTC, loaded straight from the toolkit: the CUDA C++ anchor. */
+typedef struct bench_nvrtc {
+  int (*create)(void **, const char *, const char *, int, const char *const *,
+                const char *const *);
+  int (*destroy)(void **);
+  int (*compile)(void *, int, const char *const *);
+  int (*cubin_size)(void *, size_t *);
+  int (*cubin)(void *, char *);
+  int (*log_size)(void *, size_t *);
+  int (*log)(void *, char *);
+} bench_nvrtc;
+
+static inline bool bench_nvrtc_load(bench_nvrtc *r) {
+  char home[4096];
+  const char *cuda_home = getenv("CUDA_HOME");
+  snprintf(home, sizeof home, "%s/lib64/libnvrtc.so", cuda_home ? cuda_home : "/usr/local/cuda");
+  const char *names[] = {home, "/usr/local/cuda/lib64/libnvrtc.so",
+                         "/usr/local/cuda/lib/libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12",
+                         "libnvrtc.so", NULL};
+  void *h = NULL;
+  for (int i = 0; names[i] && !h; i++) h = dlopen(names[i], RTLD_NOW);
+  if (!h) return false;
+  r->create = (int (*)(void **, const char *, const char *, int, const char *const *,
+                       const char *const *))dlsym(h, "nvrtcCreateProgram");
+  r->destroy = (int (*)(void **))dlsym(h, "nvrtcDestroyProgram");
+  r->compile = (int (*)(void *, int, const char *const *))dlsym(h, "nvrtcCompileProgram");
+  r->cubin_size = (int (*)(void *, size_t *))dlsym(h, "nvrtcGetCUBINSize");
+  r->cubin = (int (*)(void *, char *))dlsym(h, "nvrtcGetCUBIN");
+  r->log_size = (int (*)(void *, size_t *))dlsym(h, "nvrtcGetProgramLogSize");
+  r->log = (int (*)(void *, char *))dlsym(h, "nvrtcGetProgramLog");
+  return r->create && r->destroy && r->compile && r->cubin_size && r->cubin && r->log_size &&
+         r->log;
+}
+
+/* CUDA C++ to a cubin for sm_<cc> with NVRTC's defaults (-O3 in ptxas,
+ * -fmad=true, no fast math: numba-cuda's defaults too); returns it (free
+ * it) and its size in *n, or NULL after printing NVRTC's log. */
+static inline char *bench_nvrtc_cubin(const bench_nvrtc *r, const char *src, int cc, size_t *n) {
+  void *prog;
+  char arch[32];
+  snprintf(arch, sizeof arch, "-arch=sm_%d", cc);
+  const char *opts[] = {arch};
+  if (r->create(&prog, src, "bench.cu", 0, NULL, NULL)) return NULL;
+  char *out = NULL;
+  if (r->compile(prog, 1, opts) == 0 && r->cubin_size(prog, n) == 0 && (out = malloc(*n)) &&
+      r->cubin(prog, out) != 0) {
+    free(out);
+    out = NULL;
+  }
+  if (!out) {
+    size_t ln = 0;
+    char *log = r->log_size(prog, &ln) == 0 ? malloc(ln + 1) : NULL;
+    if (log && r->log(prog, log) == 0) fprintf(stderr, "NVRTC: %s\n", log);
+    free(log);
+  }
+  r->destroy(&prog);
   return out;
 }
 
