@@ -107,8 +107,8 @@ def compile_bench(build):
 
 
 def cache_bench(build):
-    """Read from the format of the lead's draft (sections 1 to 3); where a
-    section does not parse, its output is still below the table."""
+    """Rows from cache_bench's three sections; where a section does not
+    parse, its output is still below the table."""
     what = "cache hits, cold C process, compile throughput"
     path = os.path.join(build, "bin", "cache_bench")
     if not os.path.exists(path):
@@ -138,15 +138,17 @@ def cache_bench(build):
             "the same, empty cache", x(kw / ke), "%.3f ms vs %.3f ms" % (kw, ke), "0.25 ms")
     m = re.search(r"compile throughput.*?(\d+) CPUs", out)
     cpus = int(m.group(1)) if m else 0
-    for m in re.finditer(r"^(\d+)\s+([\d.]+)\s+([\d.]+)x\s+([\d.]+)\s+([\d.]+)x$", out, re.M):
+    for m in re.finditer(r"^(\d+)\s+([\d.]+)\s+([\d.]+)x\s+([\d.]+)\s+([\d.]+)\s+"
+                         r"([\d.]+)x\s+([\d.]+)$", out, re.M):
         threads = int(m.group(1))
         if threads == 1:
             continue
         target = ("1.7x" if threads == 2 and cpus == 2 else
                   "6x (or where libNVVM stops it)" if threads == 8 and cpus >= 8 else "")
         row("compile throughput, %d threads (builds, LTO-IR)" % threads, "1 thread",
-            "%sx" % m.group(3), "%s compiles/s; trusted session (libNVVM in process) %s/s, %sx"
-            % (m.group(2), m.group(4), m.group(5)), target)
+            "%sx" % m.group(3), "%s compiles/s, %s cores busy; trusted session (libNVVM in "
+            "process) %s/s, %sx, %s cores" % (m.group(2), m.group(4), m.group(5), m.group(6),
+                                              m.group(7)), target)
     if len(rows) == n:  # the format moved on: the output is below the table
         row(what, "see cache_bench's output below the table", "", "", "")
 

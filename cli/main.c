@@ -701,9 +701,10 @@ static int cmd_cache(int argc, char **argv) {
   }
   cuplug_session *s = NULL;
   cuplug_error *e = open_session(&r, &s);
-  if (!e && !strcmp(what, "clear")) e = api->cache_clear(s);
-  cuplug_cache_info i = {.struct_size = sizeof i};
-  if (!e) e = api->cache_info(s, &i);
+  cuplug_cache_clear_args clear = {.struct_size = sizeof clear, .session = s};
+  if (!e && !strcmp(what, "clear")) e = api->cache_clear(&clear);
+  cuplug_cache_info i = {.struct_size = sizeof i, .session = s};
+  if (!e) e = api->cache_info(&i);
   if (!e) {
     printf("%-10s %s\n", "folder", *i.dir ? i.dir : "(none)");
     printf("%-10s %s\n", "state", i.status);

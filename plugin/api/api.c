@@ -43,7 +43,8 @@
 #define MIN_CONST_ARRAY SIZE_TO(cuplug_const_array_args, abi)
 /* since 1.3 */
 #define MIN_KERNEL_INFO SIZE_TO(cuplug_kernel_info, cooperative)
-#define MIN_CACHE_INFO sizeof(size_t)
+#define MIN_CACHE_INFO SIZE_TO(cuplug_cache_info, session)
+#define MIN_CACHE_CLEAR SIZE_TO(cuplug_cache_clear_args, session)
 
 static cuplug_error *import_args(void *local, size_t local_size, const void *caller,
                                  size_t min_size, const char *what) {
@@ -347,19 +348,17 @@ IMPORTING_EXPORTING(const_array, cuplug_const_array_args, MIN_CONST_ARRAY, cuplu
 
 IMPORTING_EXPORTING(kernel_info, cuplug_kernel_info, MIN_KERNEL_INFO, cuplug__kernel_info)
 
-static cuplug_error *cache_info(cuplug_session *s, cuplug_cache_info *info) {
-  if (!s) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "cache_info: session is NULL");
-  cuplug_cache_info local;
-  CUPLUG__TRY(import_args(&local, sizeof local, info, MIN_CACHE_INFO, "cuplug_cache_info"));
-  CUPLUG__TRY(cuplug__cache_info(s->cache, &local));
-  export_filled(info, &local, sizeof local);
-  return NULL;
+static cuplug_error *session_cache_info(cuplug_cache_info *a) {
+  if (!a->session) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "cache_info: session is NULL");
+  return cuplug__cache_info(a->session->cache, a);
 }
+IMPORTING_EXPORTING(cache_info, cuplug_cache_info, MIN_CACHE_INFO, session_cache_info)
 
-static cuplug_error *cache_clear(cuplug_session *s) {
-  if (!s) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "cache_clear: session is NULL");
-  return cuplug__cache_clear(s->cache);
+static cuplug_error *session_cache_clear(cuplug_cache_clear_args *a) {
+  if (!a->session) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "cache_clear: session is NULL");
+  return cuplug__cache_clear(a->session->cache);
 }
+IMPORTING(cache_clear, cuplug_cache_clear_args, MIN_CACHE_CLEAR, session_cache_clear)
 
 static const cuplug_api api_v1 = {
     .struct_size = sizeof(cuplug_api),

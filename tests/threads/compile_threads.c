@@ -114,14 +114,15 @@ int main(void) {
   for (int t = 0; t < THREADS; t++)
     pthread_create(&threads[t], NULL, compiler, (void *)(intptr_t)t);
   for (int t = 0; t < THREADS; t++) pthread_join(threads[t], NULL);
-  cuplug_cache_info ci = {.struct_size = sizeof ci};
-  api->error_destroy(api->cache_info(cached, &ci));
+  cuplug_cache_info ci = {.struct_size = sizeof ci, .session = cached};
+  api->error_destroy(api->cache_info(&ci));
   if (ci.misses < KERNELS || ci.disk_entries != KERNELS ||
       ci.memory_hits + ci.disk_hits + ci.misses != THREADS / 2 * COMPILES)
     FAIL("cache: %llu misses, %llu hits, %llu entries on disk",
          (unsigned long long)ci.misses, (unsigned long long)(ci.memory_hits + ci.disk_hits),
          (unsigned long long)ci.disk_entries);
-  api->error_destroy(api->cache_clear(cached));
+  cuplug_cache_clear_args clear = {.struct_size = sizeof clear, .session = cached};
+  api->error_destroy(api->cache_clear(&clear));
   rmdir(dir); /* v1/ and its folders stay: cache_clear empties, it does not remove */
   api->session_destroy(cached);
   api->session_destroy(uncached);

@@ -47,9 +47,14 @@ static cuplug_session *session_in(const char *folder, uint32_t flags, uint64_t m
 static cuplug_session *session(void) { return session_in(dir, 0, 0, 0); }
 
 static cuplug_cache_info info_of(cuplug_session *s) {
-  cuplug_cache_info i = {.struct_size = sizeof i};
-  T_ASSERT_OK(t_api()->cache_info(s, &i));
+  cuplug_cache_info i = {.struct_size = sizeof i, .session = s};
+  T_ASSERT_OK(t_api()->cache_info(&i));
   return i;
+}
+
+static cuplug_error *clear(cuplug_session *s) {
+  cuplug_cache_clear_args a = {.struct_size = sizeof a, .session = s};
+  return t_api()->cache_clear(&a);
 }
 
 static cuplug_artifact_info art_info(const cuplug_artifact *a) {
@@ -225,19 +230,22 @@ START_TEST(clear_empties_both) {
   where(s, &t_k_sum, 0);
   where(s, &t_k_neg, 0);
   ck_assert_uint_eq(info_of(s).disk_entries, 2);
-  T_ASSERT_OK(t_api()->cache_clear(s));
+  T_ASSERT_OK(clear(s));
   cuplug_cache_info i = info_of(s);
   ck_assert_uint_eq(i.disk_entries, 0);
   ck_assert_uint_eq(i.disk_bytes, 0);
   ck_assert_uint_eq(i.memory_entries, 0);
   ck_assert_int_eq(where(s, &t_k_sum, 0), CUPLUG_CACHE_MISS);
-  T_ASSERT_ERROR(t_api()->cache_clear(NULL), CUPLUG_ERR_INVALID_ARGUMENT,
-                 "cache_clear: session is NULL");
+  T_ASSERT_ERROR(clear(NULL), CUPLUG_ERR_INVALID_ARGUMENT, "cache_clear: session is NULL");
   cuplug_cache_info none = {.struct_size = sizeof none};
-  T_ASSERT_ERROR(t_api()->cache_info(NULL, &none), CUPLUG_ERR_INVALID_ARGUMENT,
+  T_ASSERT_ERROR(t_api()->cache_info(&none), CUPLUG_ERR_INVALID_ARGUMENT,
                  "cache_info: session is NULL");
-  T_ASSERT_ERROR(t_api()->cache_info(s, NULL), CUPLUG_ERR_INVALID_ARGUMENT,
+  T_ASSERT_ERROR(t_api()->cache_info(NULL), CUPLUG_ERR_INVALID_ARGUMENT,
                  "cuplug_cache_info is NULL");
+  none.struct_size = 8; /* the first version has the session */
+  T_ASSERT_ERROR(t_api()->cache_info(&none), CUPLUG_ERR_INVALID_ARGUMENT,
+                 "cuplug_cache_info has struct_size 8, less than the 16 bytes of its first "
+                 "version: set struct_size = sizeof(cuplug_cache_info)");
   t_api()->session_destroy(s);
 }
 END_TEST
@@ -428,7 +436,7 @@ START_TEST(bad_entries_are_rebuilt) {
                {NOT_AN_ENTRY, "not a cuplug cache entry"}};
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     cuplug_session *s = session();
-    T_ASSERT_OK(t_api()->cache_clear(s));
+    T_ASSERT_OK(clear(s));
     ck_assert_int_eq(where(s, &t_k_sum, 0), CUPLUG_CACHE_MISS);
     t_api()->session_destroy(s);
     char path[1024];
@@ -588,7 +596,7 @@ START_TEST(the_least_recently_used_go) {
   where(s, &t_k_sum, 1);
   uint64_t entry = info_of(s).disk_bytes; /* the entries are alike in size, within bytes */
   t_api()->session_destroy(s);
-  T_ASSERT_OK(t_api()->cache_clear(session_in(dir, CUPLUG_SESSION_TRUSTED, 0, 0)));
+  T_ASSERT_OK(clear(session_in(dir, CUPLUG_SESSION_TRUSTED, 0, 0)));
   uint64_t bound = entry * 3 + entry / 2;
   s = session_in(dir, 0, bound, 0);
   const t_kernel *kernels[] = {&t_k_sum, &t_k_neg, &t_k_const};

@@ -539,6 +539,7 @@ typedef struct cuplug_link_args {
 /* since 1.3: the cache of a session (see cache_info). */
 typedef struct cuplug_cache_info {
   size_t struct_size;
+  cuplug_session *session;
   const char *dir;    /* out: the disk cache's folder, "" when there is none */
   const char *status; /* out: "ok"; "off" (no cache at all); "memory only" (no
                          folder given); else why the disk cache was set aside */
@@ -550,6 +551,12 @@ typedef struct cuplug_cache_info {
   uint64_t stores;       /* out: results the session stored */
   uint64_t rebuilt;      /* out: corrupt or truncated entries found, removed and rebuilt */
 } cuplug_cache_info;
+
+/* since 1.3: cache_clear's arguments. */
+typedef struct cuplug_cache_clear_args {
+  size_t struct_size;
+  cuplug_session *session;
+} cuplug_cache_clear_args;
 
 /* since 1.1: a cubin loaded with the driver (cuLibraryLoadData). */
 typedef struct cuplug_load_args {
@@ -988,9 +995,9 @@ typedef struct cuplug_api {
    * and link consult it unless the call or the session asks otherwise;
    * artifact_info says where a result came from.  Thread-safe; processes
    * may share the folder. */
-  cuplug_error *(*cache_info)(cuplug_session *session, cuplug_cache_info *info);
+  cuplug_error *(*cache_info)(cuplug_cache_info *args);
   /* Empties the session's memory cache and its disk cache folder. */
-  cuplug_error *(*cache_clear)(cuplug_session *session);
+  cuplug_error *(*cache_clear)(cuplug_cache_clear_args *args);
 } cuplug_api;
 
 /* The one exported symbol.  Returns the plugin's table when `major` is the

@@ -966,9 +966,9 @@ static PyObject *synchronize(PyObject *self, PyObject *unused) {
 
 static PyObject *cache_info(PyObject *self, PyObject *unused) {
   (void)unused;
-  cuplug_cache_info i = {.struct_size = sizeof i};
+  cuplug_cache_info i = {.struct_size = sizeof i, .session = ((shim_session *)self)->session};
   cuplug_error *e;
-  Py_BEGIN_ALLOW_THREADS e = shim_api->cache_info(((shim_session *)self)->session, &i);
+  Py_BEGIN_ALLOW_THREADS e = shim_api->cache_info(&i);
   Py_END_ALLOW_THREADS
   if (e) return shim_raise(e);
   return Py_BuildValue(
@@ -983,8 +983,10 @@ static PyObject *cache_info(PyObject *self, PyObject *unused) {
 
 static PyObject *cache_clear(PyObject *self, PyObject *unused) {
   (void)unused;
+  cuplug_cache_clear_args a = {.struct_size = sizeof a,
+                               .session = ((shim_session *)self)->session};
   cuplug_error *e;
-  Py_BEGIN_ALLOW_THREADS e = shim_api->cache_clear(((shim_session *)self)->session);
+  Py_BEGIN_ALLOW_THREADS e = shim_api->cache_clear(&a);
   Py_END_ALLOW_THREADS
   if (e) return shim_raise(e);
   Py_RETURN_NONE;
