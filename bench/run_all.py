@@ -313,7 +313,9 @@ def stream_bench(build):
     if rc not in (0, 1) or "cuMemcpyDtoD" not in out:
         return skipped(what, why_not(rc, out))
     copy_bw = num(r"cuMemcpyDtoD:\s+[\d.]+ ms\s+([\d.]+) GB/s", out)
-    for name, label in (("copy kernel (cuplug)", "copy kernel, numba-cuda dialect"),
+    for name, label in (("copy kernel (cuplug)", "copy kernel, numba-cuda dialect, an element "
+                                                 "a thread"),
+                        ("copy4 kernel (cuplug)", "the same, four elements a thread"),
                         ("saxpy_kernel (cuplug)", "corpus `saxpy_kernel`")):
         m = re.search(re.escape(name) + r":\s+([\d.]+) ms\s+([\d.]+) GB/s\s+([\d.]+)(.*)", out)
         if m and copy_bw:

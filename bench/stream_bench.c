@@ -11,6 +11,12 @@
  *     nitems, itemsize, data, shape, strides; an int64 index wrapped when
  *     negative, as numba lowers `i = cuda.grid(1); if i < src.size:
  *     dst[i] = src[i]`);
+ *   - copy4: the same copy, each thread four elements a grid apart, its
+ *     four loads issued before its four stores (a grid-stride loop unrolled
+ *     by four, then a tail loop), launched with a quarter of the blocks:
+ *     one load in flight per thread leaves the H200's memory system
+ *     short of requests (the copy above reaches about two thirds of the
+ *     copy engine), four keep it busy;
  *   - saxpy: the corpus's saxpy_kernel (r[i] = a * x[i] + y[i]), its
  *     input.ll as it is.
  * The anchor: cuMemcpyDtoDAsync of the same GIB GiB between the copy's two
@@ -64,6 +70,62 @@ static const char copy_ir[] =
     "declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()\n"
     "declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()\n";
 
+#define LOADS(k)                                                                     \
+  "  %ps" k " = getelementptr float, float* %src.4, i64 %a" k "\n"                    \
+  "  %v" k " = load float, float* %ps" k "\n"
+#define STORES(k)                                                                    \
+  "  %pd" k " = getelementptr float, float* %dst.4, i64 %a" k "\n"                    \
+  "  store float %v" k ", float* %pd" k "\n"
+
+static const char copy4_ir[] =
+    "define i32 @copy4(i8** %ret, " ARRAY("dst") ", " ARRAY("src") ") {\n"
+    "entry:\n"
+    "  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+    "  %ntid = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()\n"
+    "  %ctaid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()\n"
+    "  %nctaid = call i32 @llvm.nvvm.read.ptx.sreg.nctaid.x()\n"
+    "  %t = sext i32 %tid to i64\n"
+    "  %nt = sext i32 %ntid to i64\n"
+    "  %c = sext i32 %ctaid to i64\n"
+    "  %nc = sext i32 %nctaid to i64\n"
+    "  %base = mul i64 %nt, %c\n"
+    "  %start = add i64 %base, %t\n"
+    "  %grid = mul i64 %nt, %nc\n"
+    "  %grid3 = mul i64 %grid, 3\n"
+    "  %grid4 = mul i64 %grid, 4\n"
+    "  br label %loop4\n"
+    "loop4:\n"
+    "  %a0 = phi i64 [%start, %entry], [%next, %body4]\n"
+    "  %last = add i64 %a0, %grid3\n"
+    "  %more = icmp slt i64 %last, %src.2\n"
+    "  br i1 %more, label %body4, label %tail\n"
+    "body4:\n"
+    "  %a1 = add i64 %a0, %grid\n"
+    "  %a2 = add i64 %a1, %grid\n"
+    "  %a3 = add i64 %a2, %grid\n"
+    LOADS("0") LOADS("1") LOADS("2") LOADS("3")
+    STORES("0") STORES("1") STORES("2") STORES("3")
+    "  %next = add i64 %a0, %grid4\n"
+    "  br label %loop4\n"
+    "tail:\n"
+    "  %i = phi i64 [%a0, %loop4], [%inext, %body1]\n"
+    "  %left = icmp slt i64 %i, %src.2\n"
+    "  br i1 %left, label %body1, label %done\n"
+    "body1:\n"
+    "  %p = getelementptr float, float* %src.4, i64 %i\n"
+    "  %v = load float, float* %p\n"
+    "  %q = getelementptr float, float* %dst.4, i64 %i\n"
+    "  store float %v, float* %q\n"
+    "  %inext = add i64 %i, %grid\n"
+    "  br label %tail\n"
+    "done:\n"
+    "  ret i32 0\n"
+    "}\n"
+    "declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+    "declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()\n"
+    "declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()\n"
+    "declare i32 @llvm.nvvm.read.ptx.sreg.nctaid.x()\n";
+
 static const cuplug_api *api;
 static bench_cuda cu;
 
@@ -115,6 +177,8 @@ int main(int argc, char **argv) {
   json *j = json_parse(jtext, NULL, 0);
   cuplug_kernel *kcopy = compile(s, copy_ir, sizeof copy_ir - 1, "copy",
                                  "void(float32[::1], float32[::1])");
+  cuplug_kernel *kcopy4 = compile(s, copy4_ir, sizeof copy4_ir - 1, "copy4",
+                                  "void(float32[::1], float32[::1])");
   cuplug_kernel *ksaxpy = compile(s, saxpy_ir, irn, json_string(j, "entry"),
                                   json_string(j, "signature"));
 
@@ -142,6 +206,9 @@ int main(int argc, char **argv) {
   cuplug_launch_args lcopy = {.struct_size = sizeof lcopy, .kernel = kcopy,
                               .grid = {(uint32_t)(n / BLOCK), 1, 1}, .block = {BLOCK, 1, 1},
                               .args = vcopy, .num_args = 2};
+  cuplug_launch_args lcopy4 = lcopy;
+  lcopy4.kernel = kcopy4;
+  lcopy4.grid[0] = (uint32_t)(n / BLOCK / 4);
   cuplug_launch_args lsaxpy = lcopy;
   lsaxpy.kernel = ksaxpy;
   lsaxpy.args = vsaxpy;
@@ -151,6 +218,11 @@ int main(int argc, char **argv) {
   bench_check(api, api->launch(&lcopy), "launch copy");
   bench_check(api, api->synchronize(s), "synchronize");
   bool copy_ok = element(s, buf[0], 0) == 1.0f && element(s, buf[0], n - 1) == 1.0f;
+  cu.memset_d32(buf[0], 0, n);
+  bench_check(api, api->launch(&lcopy4), "launch copy4");
+  bench_check(api, api->synchronize(s), "synchronize");
+  bool copy4_ok = element(s, buf[0], 0) == 1.0f && element(s, buf[0], n / 2 + 3) == 1.0f &&
+                  element(s, buf[0], n - 1) == 1.0f;
   bench_check(api, api->launch(&lsaxpy), "launch saxpy");
   bench_check(api, api->synchronize(s), "synchronize");
   bool saxpy_ok = element(s, buf[0], 0) == 3.5f && element(s, buf[0], n - 1) == 3.5f;
@@ -158,9 +230,10 @@ int main(int argc, char **argv) {
   void *start, *stop;
   cu.event_create(&start, 0);
   cu.event_create(&stop, 0);
-  double t[3][ROUNDS];
+  double t[4][ROUNDS];
+  const cuplug_launch_args *kernels[] = {NULL, &lcopy, &lcopy4, &lsaxpy};
   for (int r = -WARMUP; r < ROUNDS; r++)
-    for (int w = 0; w < 3; w++) {
+    for (int w = 0; w < 4; w++) {
       cu.event_record(start, NULL);
       if (w == 0) {
         if (cu.memcpy_dtod_async(buf[0], buf[1], bytes, NULL)) {
@@ -168,7 +241,7 @@ int main(int argc, char **argv) {
           return 1;
         }
       } else {
-        bench_check(api, api->launch(w == 1 ? &lcopy : &lsaxpy), "launch");
+        bench_check(api, api->launch((cuplug_launch_args *)kernels[w]), "launch");
       }
       cu.event_record(stop, NULL);
       cu.event_synchronize(stop);
@@ -177,9 +250,9 @@ int main(int argc, char **argv) {
       if (r >= 0) t[w][r] = ms * 1e-3;
     }
   double tm = bench_median(t[0], ROUNDS), tc = bench_median(t[1], ROUNDS),
-         ts = bench_median(t[2], ROUNDS);
+         t4 = bench_median(t[2], ROUNDS), ts = bench_median(t[3], ROUNDS);
   double bm = 2.0 * (double)bytes / tm, bc = 2.0 * (double)bytes / tc,
-         bs = 3.0 * (double)bytes / ts;
+         b4 = 2.0 * (double)bytes / t4, bs = 3.0 * (double)bytes / ts;
   cuplug_info info = {.struct_size = sizeof info};
   bench_check(api, api->get_info(&info), "get_info");
   printf("streaming over %.2f GiB per array on %s, %d-thread blocks (medians of %d):\n",
@@ -187,6 +260,8 @@ int main(int argc, char **argv) {
   printf("  cuMemcpyDtoD:          %8.3f ms  %8.1f GB/s\n", tm * 1e3, bm * 1e-9);
   printf("  copy kernel (cuplug):  %8.3f ms  %8.1f GB/s  %.3f of the copy's bandwidth%s\n",
          tc * 1e3, bc * 1e-9, bc / bm, copy_ok ? "" : " (WRONG RESULT)");
+  printf("  copy4 kernel (cuplug): %8.3f ms  %8.1f GB/s  %.3f of the copy's bandwidth%s\n",
+         t4 * 1e3, b4 * 1e-9, b4 / bm, copy4_ok ? "" : " (WRONG RESULT)");
   printf("  saxpy_kernel (cuplug): %8.3f ms  %8.1f GB/s  %.3f of the copy's bandwidth%s\n",
          ts * 1e3, bs * 1e-9, bs / bm, saxpy_ok ? "" : " (WRONG RESULT)");
   json_free(j);
@@ -194,5 +269,5 @@ int main(int argc, char **argv) {
   free(saxpy_ir);
   for (int i = 0; i < 3; i++) api->mem_free(s, buf[i]);
   api->session_destroy(s);
-  return copy_ok && saxpy_ok ? 0 : 1;
+  return copy_ok && copy4_ok && saxpy_ok ? 0 : 1;
 }

@@ -288,6 +288,47 @@ START_TEST(kernel_info_refusals) {
 END_TEST
 #endif
 
+#if CUPLUG_ABI_MINOR >= 3
+/* 1.3: the result cache through the table: a second compile is found in
+ * memory, the same bytes; a session's cache_info says so, cache_clear
+ * empties it; a compile can ask for no cache. */
+START_TEST(cache_through_the_table) {
+  cuplug_session_options o = {.struct_size = sizeof o, .cache_dir = ""};
+  cuplug_session *s = NULL;
+  ck_assert_ptr_null(api->session_create(&o, &s));
+  cuplug_artifact_info info[3];
+  cuplug_artifact *arts[3];
+  for (int i = 0; i < 3; i++) {
+    cuplug_compile_args a;
+    memset(&a, 0, sizeof a);
+    a.abi_name = "add_i32";
+    a.flags = i == 2 ? CUPLUG_COMPILE_NO_CACHE : 0;
+    cuplug_error *e = compile_add(s, &a, sizeof a);
+    ck_assert_msg(e == NULL, "%s", api->error_message(e));
+    arts[i] = a.artifact;
+    info[i] = (cuplug_artifact_info){.struct_size = sizeof info[i]};
+    ck_assert_ptr_null(api->artifact_info(a.artifact, &info[i]));
+  }
+  ck_assert_int_eq(info[0].cache, CUPLUG_CACHE_MISS);
+  ck_assert_int_eq(info[1].cache, CUPLUG_CACHE_MEMORY);
+  ck_assert_int_eq(info[2].cache, CUPLUG_CACHE_NONE);
+  ck_assert_str_eq(info[1].data, info[0].data);
+  for (int i = 0; i < 3; i++) api->artifact_destroy(arts[i]);
+  cuplug_cache_info c = {.struct_size = sizeof c, .session = s};
+  ck_assert_ptr_null(api->cache_info(&c));
+  ck_assert_str_eq(c.status, "memory only: the session's cache_dir is \"\"");
+  ck_assert_uint_eq(c.misses, 1);
+  ck_assert_uint_eq(c.memory_hits, 1);
+  ck_assert_uint_eq(c.memory_entries, 1);
+  cuplug_cache_clear_args clear = {.struct_size = sizeof clear, .session = s};
+  ck_assert_ptr_null(api->cache_clear(&clear));
+  ck_assert_ptr_null(api->cache_info(&c));
+  ck_assert_uint_eq(c.memory_entries, 0);
+  api->session_destroy(s);
+}
+END_TEST
+#endif
+
 /* Is libNVVM there?  Asked of the plugin itself, outside any test. */
 static bool have_nvvm(void) {
   void *h = dlopen(plugin_path, RTLD_NOW | RTLD_LOCAL);
@@ -329,6 +370,9 @@ int main(int argc, char **argv) {
   tcase_add_test(compiles, full_struct_compiles);
   tcase_add_test(compiles, shorter_struct_reads_defaults);
   tcase_add_test(compiles, longer_struct_with_zero_tail_accepted);
+#if CUPLUG_ABI_MINOR >= 3
+  tcase_add_test(compiles, cache_through_the_table);
+#endif
   if (nvvm) suite_add_tcase(s, compiles);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

@@ -151,7 +151,9 @@ typedef enum cuplug_status {
   CUPLUG_ERR_IR_INVALID = 94,     /* IR that parses but that LLVM's verifier rejects */
 
   /* Warnings: never returned by a call, only held by an artifact. */
-  CUPLUG_WARN_DEBUG_WITH_OPT = 1000 /* debug together with opt > 0 */
+  CUPLUG_WARN_DEBUG_WITH_OPT = 1000, /* debug together with opt > 0 */
+  /* since 1.3 */
+  CUPLUG_WARN_CACHE = 1001 /* the disk cache was set aside (unusable folder, bad entry) */
 } cuplug_status;
 
 /* since 1.3: cuplug's limits.  An input beyond one is refused with
@@ -251,6 +253,16 @@ typedef enum cuplug_position {
 #define CUPLUG_COMPILE_CURRENT_DEVICE 0x1u /* cc of the current device (numba's *_for_current_device) */
 #define CUPLUG_COMPILE_KEEP_IR 0x2u        /* keep the NVVM IR handed to libNVVM in the artifact */
 #define CUPLUG_COMPILE_LINKED_PTX 0x4u     /* since 1.1: cubin output also keeps the linked PTX */
+#define CUPLUG_COMPILE_NO_CACHE 0x8u       /* since 1.3: neither look up nor store in the cache */
+
+/* since 1.3: where a compile's or link's result came from
+ * (cuplug_artifact_info.cache) */
+typedef enum cuplug_cache_result {
+  CUPLUG_CACHE_NONE = 0,   /* built; the cache is off, or the call asked for no cache */
+  CUPLUG_CACHE_MISS = 1,   /* built, and stored in the cache */
+  CUPLUG_CACHE_MEMORY = 2, /* the session's memory cache */
+  CUPLUG_CACHE_DISK = 3    /* the disk cache */
+} cuplug_cache_result;
 
 /* ------------------------------------------------------------------------ */
 /* Argument structs                                                          */
@@ -337,6 +349,14 @@ typedef struct cuplug_session_options {
    * stopped (CUPLUG_ERR_TIMEOUT).  0: two minutes.  A compile or link may
    * set its own. */
   uint32_t time_limit_ms;
+  /* The folder of the disk cache of compile and link results (see
+   * cache_info).  NULL: $CUPLUG_CACHE_DIR, else $XDG_CACHE_HOME/cuplug,
+   * else $HOME/.cache/cuplug.  "": no disk cache (results are still kept in
+   * memory).  CUPLUG_SESSION_NO_CACHE, or CUPLUG_CACHE=0 in the
+   * environment, turns both off. */
+  const char *cache_dir;
+  uint64_t cache_max_bytes;    /* the disk cache's bound; 0: 1 GiB */
+  uint64_t cache_memory_bytes; /* the memory cache's bound; 0: 64 MiB */
 } cuplug_session_options;
 
 /* since 1.3: bits of cuplug_session_options.flags */
@@ -346,6 +366,8 @@ typedef struct cuplug_session_options {
  * not valid can then crash or hang the host, and time limits do not apply.
  * Without it, nothing a host passes can take the host down. */
 #define CUPLUG_SESSION_TRUSTED 0x1u
+/* No cache: every compile and link is built afresh. */
+#define CUPLUG_SESSION_NO_CACHE 0x2u
 
 /* since 1.1: code to link, from a file or from memory.  Read during the
  * call that takes it (a registry copies what it is given). */
@@ -443,6 +465,7 @@ typedef struct cuplug_artifact_info {
   uint32_t use_cooperative; /* out: links libcudadevrt; launch cooperatively */
   /* since 1.3 */
   uint32_t cc_suffix;       /* out: 0, 'a' or 'f' (see cuplug_compile_args) */
+  cuplug_cache_result cache; /* out: built, or found in the cache */
 } cuplug_artifact_info;
 
 /* since 1.1: one piece of code an artifact holds.  compile() and link()
@@ -507,7 +530,33 @@ typedef struct cuplug_link_args {
   uint32_t time_limit_ms;      /* each toolkit call's limit; 0: the session's */
   uint32_t cc_suffix;          /* with cc_major: 0, 'a' or 'f' (see cuplug_compile_args);
                                   without: the artifacts' */
+  uint32_t flags;              /* CUPLUG_LINK_* */
 } cuplug_link_args;
+
+/* since 1.3: bits of cuplug_link_args.flags */
+#define CUPLUG_LINK_NO_CACHE 0x1u /* neither look up nor store in the cache */
+
+/* since 1.3: the cache of a session (see cache_info). */
+typedef struct cuplug_cache_info {
+  size_t struct_size;
+  cuplug_session *session;
+  const char *dir;    /* out: the disk cache's folder, "" when there is none */
+  const char *status; /* out: "ok"; "off" (no cache at all); "memory only" (no
+                         folder given); else why the disk cache was set aside */
+  uint64_t max_bytes;    /* out: the disk cache's bound */
+  uint64_t disk_entries; /* out: counted now, by every process */
+  uint64_t disk_bytes;   /* out */
+  uint64_t memory_entries, memory_bytes; /* out: the session's */
+  uint64_t memory_hits, disk_hits, misses; /* out: the session's look-ups */
+  uint64_t stores;       /* out: results the session stored */
+  uint64_t rebuilt;      /* out: corrupt or truncated entries found, removed and rebuilt */
+} cuplug_cache_info;
+
+/* since 1.3: cache_clear's arguments. */
+typedef struct cuplug_cache_clear_args {
+  size_t struct_size;
+  cuplug_session *session;
+} cuplug_cache_clear_args;
 
 /* since 1.1: a cubin loaded with the driver (cuLibraryLoadData). */
 typedef struct cuplug_load_args {
@@ -937,6 +986,18 @@ typedef struct cuplug_api {
   /* What a kernel is: its name, its signature, how it is launched.
    * Thread-safe. */
   cuplug_error *(*kernel_info)(cuplug_kernel_info *args);
+
+  /* The cache of compile and link results.  A result is found again when
+   * everything that could change it is the same: the IR, the signature and
+   * every option, the cc, cuplug's build, the toolkit's libraries, the
+   * registered functions the IR calls (their IR, or their code and the
+   * headers a .cu includes), and the code it links.  compile, compile_all
+   * and link consult it unless the call or the session asks otherwise;
+   * artifact_info says where a result came from.  Thread-safe; processes
+   * may share the folder. */
+  cuplug_error *(*cache_info)(cuplug_cache_info *args);
+  /* Empties the session's memory cache and its disk cache folder. */
+  cuplug_error *(*cache_clear)(cuplug_cache_clear_args *args);
 } cuplug_api;
 
 /* The one exported symbol.  Returns the plugin's table when `major` is the
