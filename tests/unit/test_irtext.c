@@ -997,6 +997,36 @@ START_TEST(text_defines_respects_len) {
 }
 END_TEST
 
+/* every declared function, as the cache's key finds them: at a line's
+ * start or after blanks, quoted names unescaped; "decl" elsewhere, a
+ * declaration cut short or one beyond len is not one */
+static void collect(void *ctx, const char *name, size_t n) {
+  char *out = ctx;
+  strncat(out, name, n);
+  strcat(out, "|");
+}
+
+START_TEST(text_each_declared) {
+  const char *text =
+      "; declare @in_a_comment(i32)\n"
+      "declare i32 @f(i32)\n"
+      "define void @g() {\n"
+      "  %declared = add i32 1, 2\n"
+      "  ret void\n"
+      "}\n"
+      "  declare float @__cuplug_math.sin_23b4(float)\n"
+      "declare void @\"with space\\22q\"()\n"
+      "declaration_is_not_a_keyword\n"
+      "declare i64 @last";
+  char out[256] = "";
+  cuplug__ir_text_each_declared(text, strlen(text), collect, out);
+  ck_assert_str_eq(out, "f|__cuplug_math.sin_23b4|with space\"q|last|");
+  out[0] = '\0';
+  cuplug__ir_text_each_declared(text, strlen(text) - 5, collect, out); /* "@last" cut off */
+  ck_assert_str_eq(out, "f|__cuplug_math.sin_23b4|with space\"q|");
+}
+END_TEST
+
 START_TEST(text_references) {
   static const char text[] =
       "declare void @f()\n"
@@ -1065,6 +1095,7 @@ Suite *suite_irtext(void) {
   tcase_add_test(ed, text_defines);
   tcase_add_test(ed, text_defines_respects_len);
   tcase_add_test(ed, text_references);
+  tcase_add_test(ed, text_each_declared);
   tcase_add_test(ed, watch_list_notes_set_words_and_globals);
   suite_add_tcase(s, ed);
   return s;
