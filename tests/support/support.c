@@ -75,6 +75,30 @@ cuplug_session *t_session(void) {
   return s;
 }
 
+cuplug_error *t_compile_case(cuplug_session *s, const char *name, const char *ir, size_t n,
+                             cuplug_output output, uint32_t time_limit_ms,
+                             cuplug_artifact **artifact) {
+  t_case *cases;
+  int num = t_cases(&cases);
+  const t_case *c = NULL;
+  for (int i = 0; i < num && !c; i++)
+    if (!strcmp(cases[i].name, name)) c = &cases[i];
+  ck_assert_msg(c != NULL, "no corpus case %s", name);
+  cuplug_module m = {sizeof m, "input.ll", ir ? ir : c->ir, ir ? n : c->ir_size};
+  const cuplug_module *mods[] = {&m};
+  cuplug_compile_args a;
+  t_case_args(c, s, mods, &a);
+  a.output = output;
+  a.time_limit_ms = time_limit_ms;
+  cuplug_error *e = t_api()->compile(&a);
+  if (!e && artifact)
+    *artifact = a.artifact;
+  else if (!e)
+    t_api()->artifact_destroy(a.artifact);
+  t_cases_free(cases, num);
+  return e;
+}
+
 cuplug_session *t_session_uncached(void) {
   cuplug_session_options o = {.struct_size = sizeof o, .flags = CUPLUG_SESSION_NO_CACHE};
   cuplug_session *s = NULL;

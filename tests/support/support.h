@@ -110,6 +110,14 @@ void t_cases_free(t_case *cases, int n);
 void t_case_args(const t_case *c, cuplug_session *s, const cuplug_module **mods,
                  cuplug_compile_args *a);
 
+/* Compiles the corpus case `name` as its case.json says, to `output`,
+ * within time_limit_ms (0: the session's): its input.ll, or `ir` (n bytes)
+ * when given, an edit of it.  *artifact, when asked for, receives the
+ * result; else it is destroyed.  Returns the compile's error. */
+cuplug_error *t_compile_case(cuplug_session *s, const char *name, const char *ir, size_t n,
+                             cuplug_output output, uint32_t time_limit_ms,
+                             cuplug_artifact **artifact);
+
 /* Declares a case's external functions (case.json's declare_device, with
  * their link files) in the session's registry; an already declared name
  * is left as it is. */

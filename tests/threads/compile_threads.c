@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cuplug/cuplug.h"
+#include "threads.h"
 
 enum { THREADS = 8, COMPILES = 100, KERNELS = 10 };
 
@@ -25,14 +26,8 @@ static cuplug_session *cached, *uncached;
 static char *ir[KERNELS];
 static void *want[KERNELS];
 static size_t want_size[KERNELS];
-static atomic_int failures;
+atomic_int failures;
 
-#define FAIL(...)                          \
-  do {                                     \
-    fprintf(stderr, "FAIL: " __VA_ARGS__); \
-    fputc('\n', stderr);                   \
-    atomic_fetch_add(&failures, 1);        \
-  } while (0)
 
 /* k(out, a) stores a + k*7: ten kernels that differ in a constant */
 static char *kernel_ir(int k) {

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cuplug/cuplug.h"
+#include "threads.h"
 
 enum { RESOLVERS = 8, ROUNDS = 400, KEYS = 150, COMPILERS = 2, CONSTANTS = 4, ARRAYS = 60 };
 
@@ -23,14 +24,8 @@ static const cuplug_api *api;
 static cuplug_registry *reg;
 static cuplug_session *session;
 static atomic_int registered; /* keys th.0 .. th.<registered-1> are complete */
-static atomic_int failures;
+atomic_int failures;
 
-#define FAIL(...)                          \
-  do {                                     \
-    fprintf(stderr, "FAIL: " __VA_ARGS__); \
-    fputc('\n', stderr);                   \
-    atomic_fetch_add(&failures, 1);        \
-  } while (0)
 
 static const cuplug_type *ty(const char *s) {
   const cuplug_type *t = NULL;

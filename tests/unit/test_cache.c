@@ -322,14 +322,19 @@ static cuplug_cache_result calling(cuplug_session *s, const cuplug_code *link) {
   return r;
 }
 
-START_TEST(a_changed_cu_or_header_is_built_again) {
-  char cu[300], h[300];
-  snprintf(cu, sizeof cu, "%s/ext.cu", dir);
-  snprintf(h, sizeof h, "%s/ext.h", dir);
+/* ext.cu, which includes ext.h, in the test's folder: their paths. */
+static void write_ext(char cu[300], char h[300]) {
+  snprintf(cu, 300, "%s/ext.cu", dir);
+  snprintf(h, 300, "%s/ext.h", dir);
   write_file(h, "#define EXTRA 0\n");
   write_file(cu, "#include \"ext.h\"\n"
                  "extern \"C\" __device__ int ext_mul(int* r, int a, int b) "
                  "{ *r = a * b + EXTRA; return 0; }\n");
+}
+
+START_TEST(a_changed_cu_or_header_is_built_again) {
+  char cu[300], h[300];
+  write_ext(cu, h);
   cuplug_code code = {.struct_size = sizeof code, .path = cu};
   cuplug_session *s = session();
   ck_assert_int_eq(calling(s, &code), CUPLUG_CACHE_MISS);
@@ -347,12 +352,7 @@ END_TEST
 
 START_TEST(a_declared_function_is_in_the_key) {
   char cu[300], h[300];
-  snprintf(cu, sizeof cu, "%s/ext.cu", dir);
-  snprintf(h, sizeof h, "%s/ext.h", dir);
-  write_file(h, "#define EXTRA 0\n");
-  write_file(cu, "#include \"ext.h\"\n"
-                 "extern \"C\" __device__ int ext_mul(int* r, int a, int b) "
-                 "{ *r = a * b + EXTRA; return 0; }\n");
+  write_ext(cu, h);
   cuplug_session *s = session();
   /* to PTX, with ext_mul undeclared: an extern call */
   cuplug_module m = {.struct_size = sizeof m, .text = t_calls_ext_mul_ir,

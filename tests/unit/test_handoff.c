@@ -105,29 +105,12 @@ END_TEST
  * *text when it compiled. */
 static cuplug_error *compile_case(cuplug_session *s, const char *name, cuplug_output output,
                                   uint32_t time_limit_ms, char **text) {
-  t_case *cases;
-  int num = t_cases(&cases);
-  const t_case *c = NULL;
-  for (int i = 0; i < num && !c; i++)
-    if (!strcmp(cases[i].name, name)) c = &cases[i];
-  ck_assert_ptr_nonnull(c);
-  char rel[256];
-  snprintf(rel, sizeof rel, "conformance/numba/%s/input.ll", name);
-  size_t n;
-  char *ir = t_read(t_path(rel), &n);
-  cuplug_module m = {sizeof m, "input.ll", ir, n};
-  const cuplug_module *mods[] = {&m};
-  cuplug_compile_args a;
-  t_case_args(c, s, mods, &a);
-  a.output = output;
-  a.time_limit_ms = time_limit_ms;
-  cuplug_error *e = t_api()->compile(&a);
+  cuplug_artifact *art;
+  cuplug_error *e = t_compile_case(s, name, NULL, 0, output, time_limit_ms, &art);
   if (!e) {
-    *text = t_artifact_text(a.artifact);
-    t_api()->artifact_destroy(a.artifact);
+    *text = t_artifact_text(art);
+    t_api()->artifact_destroy(art);
   }
-  free(ir);
-  t_cases_free(cases, num);
   return e;
 }
 

@@ -32,36 +32,15 @@ static char *edited_case(const char *name, const char *from, const char *to, siz
   return out;
 }
 
-/* Compiles a case's (edited) IR as the case says. */
+/* Compiles a case's (edited) IR as the case says, to LTO-IR. */
 static cuplug_error *compile_text(cuplug_session *s, const char *name, const char *ir, size_t n,
                                   uint32_t time_limit_ms) {
-  t_case *cases;
-  int num = t_cases(&cases);
-  const t_case *c = NULL;
-  for (int i = 0; i < num && !c; i++)
-    if (!strcmp(cases[i].name, name)) c = &cases[i];
-  ck_assert_ptr_nonnull(c);
-  cuplug_module m = {sizeof m, "input.ll", ir, n};
-  const cuplug_module *mods[] = {&m};
-  cuplug_compile_args a;
-  t_case_args(c, s, mods, &a);
-  a.output = CUPLUG_OUTPUT_LTOIR;
-  a.time_limit_ms = time_limit_ms;
-  cuplug_error *e = t_api()->compile(&a);
-  if (!e) t_api()->artifact_destroy(a.artifact);
-  t_cases_free(cases, num);
-  return e;
+  return t_compile_case(s, name, ir, n, CUPLUG_OUTPUT_LTOIR, time_limit_ms, NULL);
 }
 
 /* Compiles a case as it is. */
 static cuplug_error *compile_case(cuplug_session *s, const char *name) {
-  char rel[256];
-  snprintf(rel, sizeof rel, "conformance/numba/%s/input.ll", name);
-  size_t n;
-  char *text = t_read(t_path(rel), &n);
-  cuplug_error *e = compile_text(s, name, text, n, 0);
-  free(text);
-  return e;
+  return t_compile_case(s, name, NULL, 0, CUPLUG_OUTPUT_LTOIR, 0, NULL);
 }
 
 static void compiles(cuplug_session *s, const char *name) { T_ASSERT_OK(compile_case(s, name)); }
