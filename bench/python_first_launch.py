@@ -269,6 +269,18 @@ def measure(build, rounds):
     return results
 
 
+def stage_text(st):
+    """A child's stages, as seconds each: "interpreter 0.012, import 0.005, ..."."""
+    parts = ["interpreter %.3f" % st["start"], "import %.3f" % (st["import"] - st["start"])]
+    last = st["import"]
+    for k in ("build", "load"):
+        if k in st:
+            parts.append("%s %.3f" % (k, st[k] - last))
+            last = st[k]
+    parts.append("arrays + launch %.3f" % (st["done"] - last))
+    return ", ".join(parts)
+
+
 def main(argv):
     import json
     args = [a for a in argv if not a.startswith("--")]
@@ -285,15 +297,7 @@ def main(argv):
         if "skipped" in r:
             print("  %-46s %s" % (label, r["skipped"]))
             continue
-        st = r["stages"]
-        parts = ["interpreter %.3f" % st["start"], "import %.3f" % (st["import"] - st["start"])]
-        last = st["import"]
-        for k in ("build", "load"):
-            if k in st:
-                parts.append("%s %.3f" % (k, st[k] - last))
-                last = st[k]
-        parts.append("rest %.3f" % (st["done"] - last))
-        print("  %-46s %7.3f  (%s)%s" % (label, r["median"], ", ".join(parts),
+        print("  %-46s %7.3f  (%s)%s" % (label, r["median"], stage_text(r["stages"]),
                                          "" if r["ok"] else " WRONG RESULT"))
 
     def t(label):

@@ -170,16 +170,11 @@ def python_first_launch(build):
     def med(label):
         return res.get(label, {}).get("median")
 
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    from python_first_launch import stage_text
+
     def stages(label):
-        st = res[label]["stages"]
-        parts = ["interpreter %.3f" % st["start"], "import %.3f" % (st["import"] - st["start"])]
-        last = st["import"]
-        for k in ("build", "load"):
-            if k in st:
-                parts.append("%s %.3f" % (k, st[k] - last))
-                last = st[k]
-        parts.append("arrays + launch %.3f" % (st["done"] - last))
-        return ", ".join(parts)
+        return stage_text(res[label]["stages"])
 
     ours_skipped = {res.get(k, {}).get("skipped") for k in ("cuplug, warm cache",
                                                            "cuplug, empty cache")}
