@@ -23,6 +23,12 @@ cuplug_error *cuplug__session_create(const cuplug_session_options *o, cuplug_ses
                               .max_bytes = o ? o->cache_max_bytes : 0,
                               .memory_bytes = o ? o->cache_memory_bytes : 0};
   if (!e) e = cuplug__cache_create(&co, &s->cache);
+  if (!e && cuplug__cache_on(s->cache)) {
+    /* what every cache key starts with, found now: the first compile (a
+     * cold process's, whose result the cache may well hold) need not */
+    cuplug__build_digest();
+    cuplug__toolkit_identity(&s->toolkit);
+  }
   if (e) {
     if (s->registry) cuplug__registry_release(s->registry);
     cuplug__toolkit_release(&s->toolkit);
