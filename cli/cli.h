@@ -62,6 +62,13 @@ char *cli_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A whole file, NUL-terminated (free it); NULL with errno set. */
 char *cli_read_file(const char *path, size_t *size);
 
+/* A usage error (fmt with one %s): printed with a pointer to --help; returns 2. */
+int cli_usage(const char *fmt, const char *arg);
+
+/* `cuplug run` (run.c): compiles r's device function for the host, calls it
+ * with the values (text, read as its argument types) and prints the result. */
+int cli_run(const cuplug_api *api, cli_request *r, char **values, int num_values);
+
 /* Fills a request from DIR/case.json; returns false with a message. */
 bool cli_case_load(const char *dir, cli_request *r, char *err, size_t cap);
 /* The same from case.json's text (NUL-terminated); files are named in dir. */

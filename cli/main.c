@@ -39,6 +39,10 @@ static const char usage_text[] =
     "      Compile a conformance case folder (DIR/case.json, DIR/input.ll, and the\n"
     "      files its declare_device entries link).  --check compares the result's\n"
     "      PTX signature with DIR/expected.ptx.\n"
+    "  run FILE.ll... --entry SYMBOL --sig SIG [compile options] -- ARG...\n"
+    "      Compile a device function for this CPU (LLVM's ORC JIT, no GPU or CUDA\n"
+    "      needed), call it with the arguments and print its result on one line,\n"
+    "      as Python writes it: 3, 0.1, True, (1.5-2j).\n"
     "  resolve [--strict] KEY 'ARGTYPES'\n"
     "      How a call of KEY with arguments of these types types, as a host front\n"
     "      end asks: prints 'SIGNATURE SYMBOL ABI', and warns of an argument it\n"
@@ -84,12 +88,14 @@ static const char usage_text[] =
     "  -o OUT                  write the result to OUT (default: standard output)\n"
     "  -h, --help              this text\n";
 
-static int usage_error(const char *fmt, const char *arg) {
+int cli_usage(const char *fmt, const char *arg) {
   fprintf(stderr, "cuplug: ");
   fprintf(stderr, fmt, arg);
   fprintf(stderr, "\n(cuplug --help lists the commands and options)\n");
   return 2;
 }
+
+#define usage_error cli_usage
 
 /* Prints an error and its toolkit log; destroys it; returns 1. */
 static int report(cuplug_error *e) {
@@ -511,6 +517,28 @@ static int cmd_compile(int argc, char **argv) {
   return rc;
 }
 
+static int cmd_run(int argc, char **argv) {
+  cli_request r = {0};
+  int i = 2;
+  for (; i < argc && strcmp(argv[i], "--"); i++) {
+    int rc = 0;
+    if (argv[i][0] == '-' && argv[i][1])
+      rc = parse_option(argc, argv, &i, &r);
+    else if (r.num_files < CLI_MAX_FILES)
+      r.files[r.num_files++] = argv[i];
+    else
+      rc = usage_error("too many IR files (at most %s)", "64");
+    if (rc) {
+      cli_request_free(&r);
+      return rc;
+    }
+  }
+  if (i < argc) i++; /* the arguments follow "--" */
+  int rc = cli_run(api, &r, argv + i, argc - i);
+  cli_request_free(&r);
+  return rc;
+}
+
 static int cmd_case(int argc, char **argv) {
   const char *dir = NULL;
   const char *out = NULL;
@@ -766,7 +794,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *cmd = argv[1];
-  for (int i = 1; i < argc; i++) {
+  for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
     if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
       fputs(usage_text, stdout);
       return 0;
@@ -774,6 +802,7 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(cmd, "compile")) return cmd_compile(argc, argv);
   if (!strcmp(cmd, "case")) return cmd_case(argc, argv);
+  if (!strcmp(cmd, "run")) return cmd_run(argc, argv);
   if (!strcmp(cmd, "link")) return cmd_link(argc, argv);
   if (!strcmp(cmd, "resolve")) return cmd_resolve(argc, argv);
   if (!strcmp(cmd, "list")) return cmd_list(argc, argv);

@@ -178,6 +178,7 @@ static cuplug_error *read_modules(job *j) {
 /* libNVVM runs in a helper process: waking it now, while the rest of the
  * pipeline runs, spares the compile the wait for a sleeping process. */
 static cuplug_error *wake_helper(job *j) {
+  if (j->a->output == CUPLUG_OUTPUT_HOST) return NULL; /* no libNVVM for the host */
   cuplug__nvvm_prepare(&j->s->toolkit, &j->nvvm);
   return NULL;
 }
@@ -226,6 +227,8 @@ static cuplug_error *finish_validation(job *j) {
 
 static cuplug_error *choose_cc(job *j) {
   cuplug_compile_args *a = j->a;
+  /* The host needs no cc, nor libNVVM's IR version (the IR keeps zeros). */
+  if (a->output == CUPLUG_OUTPUT_HOST) return NULL;
   CUPLUG__TRY(cuplug__nvvm_ir_version(&j->s->toolkit, &j->irv));
   if (a->flags & CUPLUG_COMPILE_CURRENT_DEVICE) {
     int major, minor;
@@ -405,8 +408,29 @@ static cuplug_error *lower(job *j) {
 
 /* ---- run_nvvm ---- */
 
+static cuplug_error *keep_ir(job *j);
+
+/* For the host, the artifact is the IR libNVVM would have been handed:
+ * load() compiles it for the CPU (plugin/gpu/host.c). */
+static cuplug_error *keep_host_ir(job *j) {
+  cuplug_compile_args *a = j->a;
+  CUPLUG__TRY(finish_validation(j));
+  CUPLUG__TRY(keep_ir(j));
+  cuplug_artifact *art = j->art;
+  art->output = CUPLUG_OUTPUT_HOST;
+  art->symbol = cuplug__strdup(j->symbol);
+  if (!art->symbol) return cuplug__error_oom();
+  art->kind = a->kind;
+  art->debug = a->debug != 0;
+  art->lineinfo = a->lineinfo != 0;
+  art->signature = j->sig;
+  return a->kind == CUPLUG_KERNEL ? cuplug__artifact_add_kernel(art, j->symbol, j->sig, a->debug)
+                                  : NULL;
+}
+
 static cuplug_error *run_nvvm(job *j) {
   cuplug_compile_args *a = j->a;
+  if (a->output == CUPLUG_OUTPUT_HOST) return keep_host_ir(j);
   bool ltoir = a->output == CUPLUG_OUTPUT_LTOIR || (a->output == CUPLUG_OUTPUT_CUBIN && j->lto);
   cuplug__nvvm_options o = {.cc_major = j->cc.major,
                             .cc_minor = j->cc.minor,
@@ -534,7 +558,8 @@ static cuplug_error *run(cuplug_compile_args *a, bool all) {
   a->artifact = NULL;
   cuplug_error *e = NULL;
   for (size_t i = 0; i < sizeof stages / sizeof stages[0] && !e; i++) e = stages[i](&j);
-  if (!e && (a->flags & CUPLUG_COMPILE_KEEP_IR)) e = keep_ir(&j);
+  if (!e && (a->flags & CUPLUG_COMPILE_KEEP_IR) && a->output != CUPLUG_OUTPUT_HOST)
+    e = keep_ir(&j);
   /* The validator's verdict comes first: it names the line and column. */
   cuplug_error *v = finish_validation(&j);
   if (v) {

@@ -1,0 +1,252 @@
+/* retarget.c - NVVM IR made into IR for this CPU.
+ *
+ * LLVM 19 reads the text the compile hands libNVVM as it is; what makes it
+ * NVPTX code is edited here, on the parsed module:
+ *
+ *   triple, layout   the host's
+ *   address spaces   kept: x86 treats every address space below 256 as the
+ *                    flat one, so global (1), constant (4) and local (5)
+ *                    pointers need no edit;
+ *   shared memory    each addrspace(3) global becomes a thread-local
+ *                    variable, which the JIT emulates: the runtime's
+ *                    __emutls_get_address hands each block its own copy
+ *                    (an extern one, [0 x T], is the dynamic shared memory)
+ *   NVVM intrinsics  @llvm.nvvm.X becomes @__cuplug_nvvm.X, the runtime's
+ *                    function; known inline PTX (clock64, nanosleep, ...)
+ *                    a call of one; anything else is refused, naming it and
+ *                    its line (CUPLUG_ERR_HOST_UNSUPPORTED)
+ *   externals        a function the IR declares must be the runtime's or
+ *                    the process's (libm): CUDA C++ cannot run here
+ *   kernels          a launcher each (internal.h)
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin/host/internal.h"
+
+#define NVVM "llvm.nvvm."
+#define RUNTIME "__cuplug_nvvm."
+
+/* "module:line" of the first line of the texts holding `needle` (and
+ * `also`, when given), for messages; "" when none does. */
+static void where(const cuplug__host_retarget_args *a, const char *needle, const char *also,
+                  char *out, size_t size) {
+  *out = 0;
+  for (size_t i = 0; i < a->num_mods; i++) {
+    const char *t = a->mods[i].text;
+    for (const char *hit = strstr(t, needle); hit; hit = strstr(hit + 1, needle)) {
+      const char *bol = hit;
+      while (bol > t && bol[-1] != '\n') bol--;
+      const char *eol = strchr(hit, '\n');
+      if (also) {
+        const char *x = strstr(bol, also);
+        if (!x || (eol && x > eol)) continue;
+      }
+      size_t line = 1;
+      for (const char *p = t; p < bol; p++) line += *p == '\n';
+      snprintf(out, size, " (%s:%zu)", a->mods[i].name, line);
+      return;
+    }
+  }
+}
+
+/* ---- shared memory ---- */
+
+static void shared_to_tls(LLVMModuleRef m) {
+  LLVMValueRef next;
+  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = next) {
+    next = LLVMGetNextGlobal(g);
+    if (LLVMGetPointerAddressSpace(LLVMTypeOf(g)) != 3) continue;
+    LLVMTypeRef vt = LLVMGlobalGetValueType(g);
+    size_t len;
+    char *name = strdup(LLVMGetValueName2(g, &len));
+    LLVMValueRef t = LLVMAddGlobal(m, vt, "");
+    LLVMSetInitializer(t, LLVMConstNull(vt));
+    LLVMSetLinkage(t, LLVMInternalLinkage);
+    LLVMSetThreadLocal(t, 1);
+    unsigned align = LLVMGetAlignment(g);
+    LLVMSetAlignment(t, align > 16 ? align : 16);
+    LLVMReplaceAllUsesWith(g, LLVMConstAddrSpaceCast(t, LLVMTypeOf(g)));
+    LLVMDeleteGlobal(g);
+    if (name) LLVMSetValueName2(t, name, strlen(name));
+    free(name);
+  }
+}
+
+/* ---- functions the IR declares ---- */
+
+static void strip_fn_attributes(LLVMValueRef f) {
+  unsigned n = LLVMGetAttributeCountAtIndex(f, LLVMAttributeFunctionIndex);
+  if (!n) return;
+  LLVMAttributeRef *attrs = calloc(n, sizeof *attrs);
+  if (!attrs) return;
+  LLVMGetAttributesAtIndex(f, LLVMAttributeFunctionIndex, attrs);
+  for (unsigned i = 0; i < n; i++) {
+    if (LLVMIsEnumAttribute(attrs[i]))
+      LLVMRemoveEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                                     LLVMGetEnumAttributeKind(attrs[i]));
+  }
+  free(attrs);
+}
+
+static int declarations(cuplug__host_retarget_args *a, char **msg) {
+  LLVMModuleRef m = a->module;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    if (!LLVMIsDeclaration(f)) continue;
+    size_t len;
+    const char *name = LLVMGetValueName2(f, &len);
+    if (strncmp(name, NVVM, strlen(NVVM)) == 0) {
+      const char *op = name + strlen(NVVM);
+      if (!cuplug__host_runtime_has(op)) {
+        char at[256];
+        where(a, name, "call", at, sizeof at);
+        return cuplug__host_fail(msg, CUPLUG_ERR_HOST_UNSUPPORTED,
+                                 "the NVVM intrinsic @%s has no host equivalent%s", name, at);
+      }
+      if (cuplug__host_runtime_collective(op)) a->uses_collectives = true;
+      /* A special register keeps its attributes (it reads no memory, so
+       * reads are shared); the rest lose theirs, for they switch threads. */
+      if (strncmp(op, "read.ptx.sreg.", 14) != 0) strip_fn_attributes(f);
+      char *renamed = NULL;
+      if (asprintf(&renamed, RUNTIME "%s", op) < 0)
+        return cuplug__host_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
+      LLVMSetValueName2(f, renamed, strlen(renamed));
+      free(renamed);
+      continue;
+    }
+    if (strncmp(name, "llvm.", 5) == 0) continue; /* LLVM's own: it lowers them */
+    if (strncmp(name, RUNTIME, strlen(RUNTIME)) == 0) continue;
+    if (dlsym(RTLD_DEFAULT, name)) continue; /* libc, libm */
+    char at[256];
+    where(a, name, "call", at, sizeof at);
+    return cuplug__host_fail(msg, CUPLUG_ERR_HOST_UNSUPPORTED,
+                             "the IR calls @%s, which has no host implementation (CUDA C++ "
+                             "cannot run on the host)%s",
+                             name, at);
+  }
+  return 0;
+}
+
+/* ---- inline PTX ---- */
+
+/* The assembly text of an inline-asm callee: printed, it reads
+ * `ptr asm sideeffect "mov.u64 $0, %clock64;", "=l"`. */
+static char *asm_text(LLVMValueRef callee) {
+  char *printed = LLVMPrintValueToString(callee);
+  char *q = strchr(printed, '"');
+  char *text = NULL;
+  if (q) {
+    char *end = strchr(q + 1, '"');
+    if (end) text = strndup(q + 1, (size_t)(end - q - 1));
+  }
+  LLVMDisposeMessage(printed);
+  return text;
+}
+
+static int replace_asm(cuplug__host_retarget_args *a, LLVMValueRef call, LLVMBuilderRef b,
+                       char **msg) {
+  char *text = asm_text(LLVMGetCalledValue(call));
+  const char *fn = text ? cuplug__host_runtime_asm(text) : NULL;
+  if (!fn) {
+    char at[256];
+    where(a, text ? text : "asm", "asm", at, sizeof at);
+    int rc = cuplug__host_fail(msg, CUPLUG_ERR_HOST_UNSUPPORTED,
+                               "inline PTX assembly \"%s\" has no host equivalent%s",
+                               text ? text : "?", at);
+    free(text);
+    return rc;
+  }
+  free(text);
+  LLVMTypeRef fty = LLVMGetCalledFunctionType(call);
+  LLVMValueRef target = LLVMGetNamedFunction(a->module, fn);
+  if (!target) target = LLVMAddFunction(a->module, fn, fty);
+  unsigned n = (unsigned)LLVMGetNumArgOperands(call);
+  LLVMValueRef args[8];
+  for (unsigned i = 0; i < n && i < 8; i++) args[i] = LLVMGetOperand(call, i);
+  LLVMPositionBuilderBefore(b, call);
+  LLVMValueRef repl = LLVMBuildCall2(b, fty, target, args, n, "");
+  if (LLVMGetTypeKind(LLVMGetReturnType(fty)) != LLVMVoidTypeKind)
+    LLVMReplaceAllUsesWith(call, repl);
+  LLVMInstructionEraseFromParent(call);
+  return 0;
+}
+
+static int inline_asm(cuplug__host_retarget_args *a, char **msg) {
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(a->module));
+  int rc = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(a->module); f && !rc; f = LLVMGetNextFunction(f)) {
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb && !rc;
+         bb = LLVMGetNextBasicBlock(bb)) {
+      LLVMValueRef next;
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && !rc; i = next) {
+        next = LLVMGetNextInstruction(i);
+        if (LLVMIsACallInst(i) && LLVMIsAInlineAsm(LLVMGetCalledValue(i)))
+          rc = replace_asm(a, i, b, msg);
+      }
+    }
+  }
+  LLVMDisposeBuilder(b);
+  return rc;
+}
+
+/* ---- kernels: a launcher each ---- */
+
+static int launchers(cuplug__host_retarget_args *a, char **msg) {
+  LLVMModuleRef m = a->module;
+  LLVMContextRef c = LLVMGetModuleContext(m);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
+  LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(c), &ptr, 1, 0);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
+  int rc = 0;
+  for (size_t k = 0; k < a->num_kernels && !rc; k++) {
+    LLVMValueRef kernel = LLVMGetNamedFunction(m, a->kernels[k]);
+    if (!kernel || LLVMIsDeclaration(kernel)) {
+      rc = cuplug__host_fail(msg, CUPLUG_ERR_KERNEL_NOT_FOUND, "no kernel named '%s' in the IR",
+                             a->kernels[k]);
+      break;
+    }
+    LLVMTypeRef kty = LLVMGlobalGetValueType(kernel);
+    unsigned n = LLVMCountParamTypes(kty);
+    LLVMTypeRef *types = calloc(n + 1, sizeof *types);
+    LLVMValueRef *args = calloc(n + 1, sizeof *args);
+    char *name = NULL;
+    if (!types || !args || asprintf(&name, CUPLUG__HOST_LAUNCHER "%s", a->kernels[k]) < 0) {
+      free(types);
+      free(args);
+      rc = cuplug__host_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
+      break;
+    }
+    LLVMGetParamTypes(kty, types);
+    LLVMValueRef f = LLVMAddFunction(m, name, fty);
+    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(c, f, "entry"));
+    LLVMValueRef params = LLVMGetParam(f, 0);
+    for (unsigned i = 0; i < n; i++) {
+      LLVMValueRef idx = LLVMConstInt(i64, i, 0);
+      LLVMValueRef slot = LLVMBuildGEP2(b, ptr, params, &idx, 1, "");
+      LLVMValueRef p = LLVMBuildLoad2(b, ptr, slot, "");
+      args[i] = LLVMBuildLoad2(b, types[i], p, "");
+    }
+    LLVMBuildCall2(b, kty, kernel, args, n, "");
+    LLVMBuildRetVoid(b);
+    /* the thread's whole body in one function, for the optimiser */
+    LLVMSetLinkage(kernel, LLVMExternalLinkage);
+    free(name);
+    free(types);
+    free(args);
+  }
+  LLVMDisposeBuilder(b);
+  return rc;
+}
+
+int cuplug__host_retarget(cuplug__host_retarget_args *a, char **msg) {
+  LLVMSetTarget(a->module, a->triple);
+  LLVMSetDataLayout(a->module, a->layout);
+  shared_to_tls(a->module);
+  int rc = inline_asm(a, msg);
+  if (!rc) rc = declarations(a, msg);
+  if (!rc) rc = launchers(a, msg);
+  return rc;
+}

@@ -1,0 +1,263 @@
+/* runtime.c - what the NVVM intrinsics and known inline PTX do on the CPU.
+ *
+ * The JIT'd code calls these by the names retarget.c gives them
+ * (`__cuplug_nvvm.<intrinsic>`).  Special registers read the worker's view
+ * of its block; barriers and warp collectives yield to the block's
+ * scheduler (grid.c), which runs the other threads until all arrive.
+ * Shared memory is a thread-local variable in the IR, which the JIT
+ * emulates through __emutls_get_address: defined here, it hands each
+ * worker (running one block at a time) its own copy. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "plugin/host/internal.h"
+
+__thread cuplug__worker *cuplug__current;
+
+/* Outside a launch (a device function called directly) the code still
+ * has a block: one thread, this one. */
+static __thread cuplug__worker lone = {.ntid = {1, 1, 1}, .nctaid = {1, 1, 1}, .nthreads = 1};
+
+static __thread cuplug__fiber lone_fiber;
+
+static cuplug__worker *me(void) { return cuplug__current ? cuplug__current : &lone; }
+
+/* The running thread's fiber (outside a launch, a stand-in). */
+static cuplug__fiber *self(void) {
+  cuplug__worker *w = me();
+  return w->fibers ? &w->fibers[w->linear] : &lone_fiber;
+}
+
+/* ---- special registers ---- */
+
+#define SREG(name, expr)                         \
+  static uint32_t name(void) {                   \
+    cuplug__worker *w = me();                    \
+    return (expr);                               \
+  }
+SREG(tid_x, w->tid[0])
+SREG(tid_y, w->tid[1])
+SREG(tid_z, w->tid[2])
+SREG(ntid_x, w->ntid[0])
+SREG(ntid_y, w->ntid[1])
+SREG(ntid_z, w->ntid[2])
+SREG(ctaid_x, w->ctaid[0])
+SREG(ctaid_y, w->ctaid[1])
+SREG(ctaid_z, w->ctaid[2])
+SREG(nctaid_x, w->nctaid[0])
+SREG(nctaid_y, w->nctaid[1])
+SREG(nctaid_z, w->nctaid[2])
+SREG(laneid, w->linear % 32)
+static uint32_t warpsize(void) { return 32; }
+
+/* ---- shared memory ---- */
+
+struct emutls_object { /* as LLVM emits __emutls_v.<name> */
+  size_t size, align;
+  void *unused;
+  const void *templ;
+};
+
+static void *emutls_get_address(struct emutls_object *o) {
+  cuplug__worker *w = me();
+  if (!o->size) return w->dynamic_shared; /* extern __shared__ T x[] */
+  for (size_t i = 0; i < w->num_shared; i++)
+    if (w->shared[i].object == o) return w->shared[i].storage;
+  if (w->num_shared == w->cap_shared) {
+    size_t cap = w->cap_shared ? 2 * w->cap_shared : 8;
+    void *v = realloc(w->shared, cap * sizeof *w->shared);
+    if (!v) abort(); /* nowhere to report it from inside the kernel */
+    w->shared = v;
+    w->cap_shared = cap;
+  }
+  size_t align = o->align > 16 ? o->align : 16;
+  void *p = aligned_alloc(align, (o->size + align - 1) / align * align);
+  if (!p) abort();
+  if (o->templ) memcpy(p, o->templ, o->size);
+  else memset(p, 0, o->size);
+  w->shared[w->num_shared].object = o;
+  w->shared[w->num_shared].storage = p;
+  w->num_shared++;
+  return p;
+}
+
+/* ---- barriers and fences ---- */
+
+static void barrier0(void) {
+  cuplug__fiber *f = self();
+  f->pred = 0;
+  f->mode = 0;
+  cuplug__host_yield(f, CUPLUG__BARRIER);
+}
+static int32_t barrier_reduce(int32_t pred, uint32_t mode) {
+  cuplug__fiber *f = self();
+  f->pred = pred != 0;
+  f->mode = mode;
+  cuplug__host_yield(f, CUPLUG__BARRIER);
+  return (int32_t)f->result;
+}
+static int32_t barrier0_popc(int32_t p) { return barrier_reduce(p, 0); }
+static int32_t barrier0_and(int32_t p) { return barrier_reduce(p, 1); }
+static int32_t barrier0_or(int32_t p) { return barrier_reduce(p, 2); }
+
+static void fence(void) { atomic_thread_fence(memory_order_seq_cst); }
+
+/* ---- warp collectives ---- */
+
+static cuplug__fiber *warp_wait(cuplug__warp_op op, uint32_t mask, uint32_t mode) {
+  cuplug__fiber *f = self();
+  f->op = op;
+  f->mask = mask;
+  f->mode = mode;
+  return f;
+}
+
+static void bar_warp_sync(uint32_t mask) {
+  cuplug__host_yield(warp_wait(CUPLUG__SYNCWARP, mask, 0), CUPLUG__WARP);
+}
+
+/* {i32, i1} comes back in eax and dl: two integer eightbytes. */
+typedef struct pair {
+  uint64_t value, pred;
+} pair;
+
+static pair shfl_sync_i32(uint32_t mask, uint32_t mode, uint32_t value, uint32_t b,
+                          uint32_t c) {
+  cuplug__fiber *f = warp_wait(CUPLUG__SHFL, mask, mode);
+  f->value = value;
+  f->b = b;
+  f->c = c;
+  cuplug__host_yield(f, CUPLUG__WARP);
+  return (pair){f->result, f->result_pred};
+}
+
+static pair vote_sync(uint32_t mask, uint32_t mode, uint8_t pred) {
+  cuplug__fiber *f = warp_wait(CUPLUG__VOTE, mask, mode);
+  f->pred = pred & 1;
+  cuplug__host_yield(f, CUPLUG__WARP);
+  return (pair){f->result, f->result_pred};
+}
+
+/* Lanes of the warp that have not returned. */
+static uint32_t activemask(void) {
+  cuplug__worker *w = me();
+  if (!w->fibers) return 1u << (w->linear % 32);
+  uint32_t first = w->linear / 32 * 32, mask = 0;
+  for (uint32_t l = 0; l < 32 && first + l < w->nthreads; l++)
+    if (w->fibers[first + l].state != CUPLUG__DONE) mask |= 1u << l;
+  return mask;
+}
+static uint32_t lanemask_lt(void) { return (1u << (me()->linear % 32)) - 1; }
+
+/* ---- time ---- */
+
+static uint64_t now_ns(clockid_t clock) {
+  struct timespec ts;
+  clock_gettime(clock, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+/* clock64 counts cycles on the GPU; here nanoseconds of this thread's
+ * clock, which like it only grows. */
+static uint64_t clock64(void) { return now_ns(CLOCK_MONOTONIC); }
+static uint64_t globaltimer(void) { return now_ns(CLOCK_REALTIME); }
+static void nanosleep_u32(uint32_t ns) {
+  struct timespec ts = {0, ns > 1000000u ? 1000000 : (long)ns}; /* PTX caps it at 1 ms */
+  nanosleep(&ts, NULL);
+}
+static uint32_t dynamic_smem_size(void) { return me()->dynamic_size; }
+
+/* ---- the table ---- */
+
+#define R "__cuplug_nvvm."
+#define FN(f) ((void *)(uintptr_t)(f))
+static const struct {
+  const char *intrinsic;
+  void *address;
+  bool collective;
+} table[] = {
+    {"read.ptx.sreg.tid.x", FN(tid_x), false},
+    {"read.ptx.sreg.tid.y", FN(tid_y), false},
+    {"read.ptx.sreg.tid.z", FN(tid_z), false},
+    {"read.ptx.sreg.ntid.x", FN(ntid_x), false},
+    {"read.ptx.sreg.ntid.y", FN(ntid_y), false},
+    {"read.ptx.sreg.ntid.z", FN(ntid_z), false},
+    {"read.ptx.sreg.ctaid.x", FN(ctaid_x), false},
+    {"read.ptx.sreg.ctaid.y", FN(ctaid_y), false},
+    {"read.ptx.sreg.ctaid.z", FN(ctaid_z), false},
+    {"read.ptx.sreg.nctaid.x", FN(nctaid_x), false},
+    {"read.ptx.sreg.nctaid.y", FN(nctaid_y), false},
+    {"read.ptx.sreg.nctaid.z", FN(nctaid_z), false},
+    {"read.ptx.sreg.laneid", FN(laneid), false},
+    {"read.ptx.sreg.warpsize", FN(warpsize), false},
+    {"barrier0", FN(barrier0), true},
+    {"barrier0.popc", FN(barrier0_popc), true},
+    {"barrier0.and", FN(barrier0_and), true},
+    {"barrier0.or", FN(barrier0_or), true},
+    {"bar.warp.sync", FN(bar_warp_sync), true},
+    {"shfl.sync.i32", FN(shfl_sync_i32), true},
+    {"vote.sync", FN(vote_sync), true},
+    {"membar.cta", FN(fence), false},
+    {"membar.gl", FN(fence), false},
+    {"membar.sys", FN(fence), false},
+    /* inline PTX (asm_table) */
+    {"activemask", FN(activemask), false},
+    {"lanemask_lt", FN(lanemask_lt), false},
+    {"clock64", FN(clock64), false},
+    {"globaltimer", FN(globaltimer), false},
+    {"nanosleep", FN(nanosleep_u32), false},
+    {"dynamic_smem_size", FN(dynamic_smem_size), false},
+};
+#define COUNT (sizeof table / sizeof table[0])
+
+/* The inline PTX cuplug's built-ins write, and the function for each. */
+static const struct {
+  const char *text, *fn;
+} asm_table[] = {
+    {"activemask.b32 $0;", R "activemask"},
+    {"mov.u32 $0, %lanemask_lt;", R "lanemask_lt"},
+    {"mov.u64 $0, %clock64;", R "clock64"},
+    {"mov.u64 $0, %globaltimer;", R "globaltimer"},
+    {"nanosleep.u32 $0;", R "nanosleep"},
+    {"mov.u32 $0, %dynamic_smem_size;", R "dynamic_smem_size"},
+};
+
+bool cuplug__host_runtime_has(const char *intrinsic) {
+  for (size_t i = 0; i < COUNT; i++)
+    if (strcmp(table[i].intrinsic, intrinsic) == 0) return true;
+  return false;
+}
+
+bool cuplug__host_runtime_collective(const char *intrinsic) {
+  for (size_t i = 0; i < COUNT; i++)
+    if (strcmp(table[i].intrinsic, intrinsic) == 0) return table[i].collective;
+  return false;
+}
+
+const char *cuplug__host_runtime_asm(const char *text) {
+  for (size_t i = 0; i < sizeof asm_table / sizeof asm_table[0]; i++)
+    if (strcmp(asm_table[i].text, text) == 0) return asm_table[i].fn;
+  return NULL;
+}
+
+static cuplug__host_symbol symbols[COUNT + 1];
+static char names[COUNT][64];
+static pthread_once_t symbols_once = PTHREAD_ONCE_INIT;
+static void fill_symbols(void) {
+  for (size_t i = 0; i < COUNT; i++) {
+    snprintf(names[i], sizeof names[i], R "%s", table[i].intrinsic);
+    symbols[i].name = names[i];
+    symbols[i].address = table[i].address;
+  }
+  symbols[COUNT].name = "__emutls_get_address";
+  symbols[COUNT].address = FN(emutls_get_address);
+}
+
+const cuplug__host_symbol *cuplug__host_runtime_symbols(size_t *n) {
+  pthread_once(&symbols_once, fill_symbols);
+  *n = COUNT + 1;
+  return symbols;
+}
