@@ -56,8 +56,11 @@ static cuplug_error *api_of(const cuplug__host_api **out) {
   return NULL;
 }
 
-/* The host object's status and message as an error (takes msg). */
-static cuplug_error *error_of(int code, char *msg) {
+/* The host object's status and message as an error (takes *msg).  It
+ * takes the message's address, read after the call that set it: C leaves
+ * the order of a call's arguments open. */
+static cuplug_error *error_of(int code, char **msgp) {
+  char *msg = *msgp;
   if (!code) return NULL;
   cuplug_error *e = cuplug__error((cuplug_status)code, "%s", msg ? msg : "out of memory");
   free(msg);
@@ -75,7 +78,7 @@ static cuplug_error *session_jit(cuplug_session *s, const cuplug__host_api *api,
   if (!s->host_jit) {
     char *msg = NULL;
     cuplug__host_jit *jit = NULL;
-    e = error_of(api->jit_create(&jit, &msg), msg);
+    e = error_of(api->jit_create(&jit, &msg), &msg);
     if (!e) {
       s->host_jit = jit;
       s->host_jit_destroy = jit_destroy;
@@ -92,7 +95,8 @@ cuplug_error *cuplug__host_load(cuplug_load_args *a) {
   CUPLUG__TRY(api_of(&api));
   cuplug__host_jit *jit;
   CUPLUG__TRY(session_jit(a->session, api, &jit));
-  cuplug__host_module *mods = calloc(art->num_ir ? art->num_ir : 1, sizeof *mods);
+  size_t num_mods = art->num_ir + art->num_sources;
+  cuplug__host_module *mods = calloc(num_mods ? num_mods : 1, sizeof *mods);
   const char **kernels = calloc(art->num_kernels ? art->num_kernels : 1, sizeof *kernels);
   cuplug_library *l = calloc(1, sizeof *l);
   if (!mods || !kernels || !l) {
@@ -103,6 +107,9 @@ cuplug_error *cuplug__host_load(cuplug_load_args *a) {
   }
   for (size_t i = 0; i < art->num_ir; i++)
     mods[i] = (cuplug__host_module){art->ir[i].name, art->ir[i].text, art->ir[i].size};
+  for (size_t i = 0; i < art->num_sources; i++)
+    mods[art->num_ir + i] = (cuplug__host_module){art->sources[i].name, art->sources[i].text,
+                                                  art->sources[i].size};
   for (size_t i = 0; i < art->num_kernels; i++) kernels[i] = art->kernels[i].symbol;
   pthread_mutex_init(&l->lock, NULL);
   l->session = a->session;
@@ -120,9 +127,14 @@ cuplug_error *cuplug__host_load(cuplug_load_args *a) {
   }
   if (!e) {
     char *msg = NULL;
-    e = error_of(api->lib_create(jit, mods, art->num_ir, kernels, art->num_kernels, &l->host,
-                                 &msg),
-                 msg);
+    cuplug__host_lib_args la = {.mods = mods,
+                                .num_mods = art->num_ir,
+                                .sources = mods + art->num_ir,
+                                .num_sources = art->num_sources,
+                                .kernels = kernels,
+                                .num_kernels = art->num_kernels};
+    int rc = api->lib_create(jit, &la, &l->host, &msg);
+    e = error_of(rc, &msg);
   }
   free(mods);
   free(kernels);
@@ -173,7 +185,7 @@ cuplug_error *cuplug__host_launch_grid(const cuplug_kernel *k, const cuplug_laun
     g.block[d] = a->block[d] ? a->block[d] : 1;
   }
   char *msg = NULL;
-  return error_of(host_api->launch(k->library->host, &g, &msg), msg);
+  return error_of(host_api->launch(k->library->host, &g, &msg), &msg);
 }
 
 /* The function a host call or lookup means, and its signature. */
@@ -260,7 +272,7 @@ cuplug_error *cuplug__host_call(cuplug_host_call_args *a) {
                          .args = args,
                          .result = result};
   char *msg = NULL;
-  CUPLUG__TRY(error_of(host_api->call(&c, &msg), msg));
+  CUPLUG__TRY(error_of(host_api->call(&c, &msg), &msg));
   if (need) memcpy(a->result, result, need);
   return NULL;
 }

@@ -28,6 +28,16 @@ typedef struct cuplug__host_module {
   size_t size;
 } cuplug__host_module;
 
+/* A library to make. */
+typedef struct cuplug__host_lib_args {
+  const cuplug__host_module *mods; /* as the compile would hand libNVVM */
+  size_t num_mods;
+  const cuplug__host_module *sources; /* the caller's, for the lines in messages */
+  size_t num_sources;
+  const char *const *kernels; /* each gets a launcher */
+  size_t num_kernels;
+} cuplug__host_lib_args;
+
 /* A kernel to launch on a CPU grid. */
 typedef struct cuplug__host_grid {
   const char *kernel; /* its symbol */
@@ -56,8 +66,7 @@ typedef struct cuplug__host_api {
   void (*jit_destroy)(cuplug__host_jit *jit);
   /* Parses, links, retargets, optimises and JIT-compiles the modules; the
    * kernels named get a launcher each.  Thread-safe on one JIT. */
-  int (*lib_create)(cuplug__host_jit *jit, const cuplug__host_module *mods, size_t num_mods,
-                    const char *const *kernels, size_t num_kernels, cuplug__host_lib **out,
+  int (*lib_create)(cuplug__host_jit *jit, const cuplug__host_lib_args *a, cuplug__host_lib **out,
                     char **msg);
   void (*lib_destroy)(cuplug__host_lib *lib);
   /* The address of a symbol the library defines, or NULL. */

@@ -56,8 +56,8 @@ bool cuplug__host_runtime_collective(const char *intrinsic);
 typedef struct cuplug__host_retarget_args {
   LLVMModuleRef module;
   const char *triple, *layout;
-  const cuplug__host_module *mods; /* the texts, for line numbers */
-  size_t num_mods;
+  const cuplug__host_module *sources; /* the caller's texts, for line numbers */
+  size_t num_sources;
   const char *const *kernels;
   size_t num_kernels;
   bool uses_collectives; /* out */
@@ -68,7 +68,7 @@ int cuplug__host_retarget(cuplug__host_retarget_args *a, char **msg);
 #ifdef __cplusplus
 extern "C" {
 #endif
-void cuplug__host_emulated_tls(LLVMTargetMachineRef tm);
+void cuplug__host_tm_options(LLVMTargetMachineRef tm);
 #ifdef __cplusplus
 }
 #endif
@@ -78,8 +78,7 @@ int cuplug__host_fail(char **msg, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int cuplug__host_jit_create(cuplug__host_jit **out, char **msg);
 void cuplug__host_jit_destroy(cuplug__host_jit *j);
-int cuplug__host_lib_create(cuplug__host_jit *j, const cuplug__host_module *mods, size_t n,
-                            const char *const *kernels, size_t num_kernels,
+int cuplug__host_lib_create(cuplug__host_jit *j, const cuplug__host_lib_args *a,
                             cuplug__host_lib **out, char **msg);
 void cuplug__host_lib_destroy(cuplug__host_lib *l);
 void *cuplug__host_lookup(cuplug__host_lib *l, const char *name);

@@ -77,7 +77,7 @@ int cuplug__host_jit_create(cuplug__host_jit **out, char **msg) {
     LLVMTargetMachineRef jtm = LLVMCreateTargetMachine(target, triple, cpu, features,
                                                        LLVMCodeGenLevelDefault, LLVMRelocPIC,
                                                        LLVMCodeModelJITDefault);
-    cuplug__host_emulated_tls(jtm);
+    cuplug__host_tm_options(jtm);
     LLVMOrcLLJITBuilderRef b = LLVMOrcCreateLLJITBuilder();
     LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(
         b, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(jtm));
@@ -267,9 +267,10 @@ static int find_kernels(cuplug__host_lib *l, char **msg) {
   return 0;
 }
 
-int cuplug__host_lib_create(cuplug__host_jit *j, const cuplug__host_module *mods, size_t n,
-                            const char *const *kernels, size_t num_kernels,
+int cuplug__host_lib_create(cuplug__host_jit *j, const cuplug__host_lib_args *a,
                             cuplug__host_lib **out, char **msg) {
+  const char *const *kernels = a->kernels;
+  size_t num_kernels = a->num_kernels;
   cuplug__host_lib *l = calloc(1, sizeof *l);
   if (!l || !(l->kernels = calloc(num_kernels ? num_kernels : 1, sizeof *l->kernels))) {
     free(l);
@@ -288,7 +289,7 @@ int cuplug__host_lib_create(cuplug__host_jit *j, const cuplug__host_module *mods
   LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
   LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(tsc);
   LLVMModuleRef m = NULL;
-  int rc = parse_and_link(ctx, mods, n, &m, msg);
+  int rc = parse_and_link(ctx, a->mods, a->num_mods, &m, msg);
   if (!rc) {
     char *triple = LLVMGetTargetMachineTriple(j->tm);
     LLVMTargetDataRef td = LLVMCreateTargetDataLayout(j->tm);
@@ -296,8 +297,8 @@ int cuplug__host_lib_create(cuplug__host_jit *j, const cuplug__host_module *mods
     cuplug__host_retarget_args r = {.module = m,
                                     .triple = triple,
                                     .layout = layout,
-                                    .mods = mods,
-                                    .num_mods = n,
+                                    .sources = a->sources,
+                                    .num_sources = a->num_sources,
                                     .kernels = kernels,
                                     .num_kernels = num_kernels};
     rc = cuplug__host_retarget(&r, msg);

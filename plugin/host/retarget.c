@@ -34,8 +34,8 @@
 static void where(const cuplug__host_retarget_args *a, const char *needle, const char *also,
                   char *out, size_t size) {
   *out = 0;
-  for (size_t i = 0; i < a->num_mods; i++) {
-    const char *t = a->mods[i].text;
+  for (size_t i = 0; i < a->num_sources; i++) {
+    const char *t = a->sources[i].text;
     for (const char *hit = strstr(t, needle); hit; hit = strstr(hit + 1, needle)) {
       const char *bol = hit;
       while (bol > t && bol[-1] != '\n') bol--;
@@ -46,7 +46,7 @@ static void where(const cuplug__host_retarget_args *a, const char *needle, const
       }
       size_t line = 1;
       for (const char *p = t; p < bol; p++) line += *p == '\n';
-      snprintf(out, size, " (%s:%zu)", a->mods[i].name, line);
+      snprintf(out, size, " (%s:%zu)", a->sources[i].name, line);
       return;
     }
   }

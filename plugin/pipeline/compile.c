@@ -417,6 +417,15 @@ static cuplug_error *keep_host_ir(job *j) {
   CUPLUG__TRY(finish_validation(j));
   CUPLUG__TRY(keep_ir(j));
   cuplug_artifact *art = j->art;
+  art->sources = calloc(a->num_modules, sizeof *art->sources);
+  if (!art->sources) return cuplug__error_oom();
+  for (size_t i = 0; i < a->num_modules; i++) {
+    cuplug__ir_module *m = &art->sources[art->num_sources++];
+    m->name = cuplug__strdup(j->inputs[i].name);
+    m->text = cuplug__strndup(j->inputs[i].text, j->inputs[i].size);
+    m->size = j->inputs[i].size;
+    if (!m->name || !m->text) return cuplug__error_oom();
+  }
   art->output = CUPLUG_OUTPUT_HOST;
   art->symbol = cuplug__strdup(j->symbol);
   if (!art->symbol) return cuplug__error_oom();

@@ -25,6 +25,11 @@ void cuplug__artifact_destroy(cuplug_artifact *a) {
     free(a->ir[i].text);
   }
   free(a->ir);
+  for (size_t i = 0; i < a->num_sources; i++) {
+    free(a->sources[i].name);
+    free(a->sources[i].text);
+  }
+  free(a->sources);
   free(a);
 }
 

@@ -43,6 +43,10 @@ struct cuplug_artifact {
   size_t num_warnings;
   cuplug__ir_module *ir;
   size_t num_ir;
+  /* a host artifact: the caller's modules as given, whose lines an error
+   * of the host compile names */
+  cuplug__ir_module *sources;
+  size_t num_sources;
 };
 
 cuplug_artifact *cuplug__artifact_new(void);
