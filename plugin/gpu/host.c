@@ -132,7 +132,8 @@ cuplug_error *cuplug__host_load(cuplug_load_args *a) {
                                 .sources = mods + art->num_ir,
                                 .num_sources = art->num_sources,
                                 .kernels = kernels,
-                                .num_kernels = art->num_kernels};
+                                .num_kernels = art->num_kernels,
+                                .entry = art->kind == CUPLUG_KERNEL ? NULL : art->symbol};
     int rc = api->lib_create(jit, &la, &l->host, &msg);
     e = error_of(rc, &msg);
   }

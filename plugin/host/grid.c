@@ -264,6 +264,11 @@ static void *worker_main(void *arg) {
     w->ctaid[2] = (uint32_t)(b / ((unsigned long)g->grid[0] * g->grid[1]));
     if (l->fibers) {
       if (run_fibers(r)) break;
+    } else if (l->k->row) { /* a row of threads at a time (rows.c) */
+      for (uint32_t row = 0; row < w->ntid[1] * w->ntid[2]; row++) {
+        set_thread(w, row * w->ntid[0]);
+        l->k->row(g->params);
+      }
     } else {
       for (uint32_t t = 0; t < w->nthreads; t++) {
         set_thread(w, t);

@@ -36,6 +36,7 @@ typedef struct cuplug__host_lib_args {
   size_t num_sources;
   const char *const *kernels; /* each gets a launcher */
   size_t num_kernels;
+  const char *entry; /* a device function to compile at once (NULL: none) */
 } cuplug__host_lib_args;
 
 /* A kernel to launch on a CPU grid. */

@@ -19,10 +19,14 @@
  * calls the kernel: the grid calls it once per thread. */
 #define CUPLUG__HOST_LAUNCHER "__cuplug_launch."
 typedef void (*cuplug__host_launcher)(void **params);
+/* ... and, where its code allows (rows.c), a launcher of a row of threads:
+ * x = 0 .. ntid.x - 1 at the current y and z. */
+#define CUPLUG__HOST_ROW "__cuplug_row."
 
 typedef struct cuplug__host_kernel {
   char *name;
   cuplug__host_launcher launcher;
+  cuplug__host_launcher row; /* NULL where threads must run one by one */
   /* the exception store: errcode, tid x y z, ctaid x y z (NULL without) */
   int32_t *store[7];
 } cuplug__host_kernel;
@@ -63,6 +67,10 @@ typedef struct cuplug__host_retarget_args {
   bool uses_collectives; /* out */
 } cuplug__host_retarget_args;
 int cuplug__host_retarget(cuplug__host_retarget_args *a, char **msg);
+
+/* rows.c: makes the row launcher of a kernel, after a first optimisation;
+ * false when it cannot be exact (then delete it). */
+bool cuplug__host_make_row(LLVMModuleRef m, const char *kernel);
 
 /* tm.cpp: what LLVM-C cannot set on a target machine */
 #ifdef __cplusplus

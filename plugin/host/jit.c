@@ -241,7 +241,17 @@ static int add_module(cuplug__host_lib *l, LLVMModuleRef m, LLVMOrcThreadSafeCon
 
 /* Compiles the library now (one lookup materialises the module) and finds
  * each kernel's launcher and exception store. */
-static int find_kernels(cuplug__host_lib *l, char **msg) {
+static int find_kernels(cuplug__host_lib *l, const char *entry, char **msg) {
+  if (entry) { /* compiled now, so that its errors are load()'s */
+    char *error = NULL;
+    if (!lookup(l, entry, &error)) {
+      int rc = cuplug__host_fail(msg, CUPLUG_ERR_HOST_UNSUPPORTED,
+                                 "%s cannot be compiled for the host: %s", entry,
+                                 error ? error : "not found");
+      free(error);
+      return rc;
+    }
+  }
   for (size_t i = 0; i < l->num_kernels; i++) {
     cuplug__host_kernel *k = &l->kernels[i];
     char *error = NULL;
@@ -255,11 +265,15 @@ static int find_kernels(cuplug__host_lib *l, char **msg) {
       free(error);
       return rc;
     }
+    snprintf(name, sizeof name, "%s%s", CUPLUG__HOST_ROW, k->name);
+    char *none = NULL;
+    k->row = (cuplug__host_launcher)(uintptr_t)lookup(l, name, &none);
+    free(none); /* no row launcher: threads one by one */
     static const char *const store[] = {"__errcode__", "__tidx__",   "__tidy__",  "__tidz__",
                                         "__ctaidx__",  "__ctaidy__", "__ctaidz__"};
     for (int s = 0; s < 7; s++) {
       snprintf(name, sizeof name, "%s%s", k->name, store[s]);
-      char *none = NULL;
+      none = NULL;
       k->store[s] = (int32_t *)(uintptr_t)lookup(l, name, &none);
       free(none); /* a kernel without the exception store */
     }
@@ -308,13 +322,34 @@ int cuplug__host_lib_create(cuplug__host_jit *j, const cuplug__host_lib_args *a,
     LLVMDisposeMessage(triple);
   }
   if (!rc) rc = optimise(j, m, msg);
+  bool rows = false;
+  for (size_t k = 0; !rc && k < num_kernels && !l->uses_collectives; k++) {
+    if (cuplug__host_make_row(m, kernels[k])) {
+      rows = true;
+    } else { /* threads one by one, through the per-thread launcher */
+      char name[4200];
+      snprintf(name, sizeof name, "%s%s", CUPLUG__HOST_ROW, kernels[k]);
+      LLVMValueRef f = LLVMGetNamedFunction(m, name);
+      if (f) LLVMDeleteFunction(f);
+    }
+  }
+  if (!rc && rows) rc = optimise(j, m, msg); /* now the loops vectorise */
+  /* what the JIT compiles, for whoever studies it (as numba's DUMP_LLVM):
+   * $CUPLUG_HOST_DUMP_IR/<entry or first kernel>.host.ll */
+  const char *dump = getenv("CUPLUG_HOST_DUMP_IR");
+  const char *what = a->entry ? a->entry : num_kernels ? kernels[0] : NULL;
+  if (!rc && dump && *dump && what) {
+    char path[4096], *why = NULL;
+    snprintf(path, sizeof path, "%s/%.200s.host.ll", dump, what);
+    if (LLVMPrintModuleToFile(m, path, &why)) LLVMDisposeMessage(why);
+  }
   if (!rc) {
     rc = add_module(l, m, tsc, msg);
     m = NULL; /* the JIT's now, or disposed */
   }
   if (m) LLVMDisposeModule(m);
   LLVMOrcDisposeThreadSafeContext(tsc); /* the modules hold it as long as they need it */
-  if (!rc) rc = find_kernels(l, msg);
+  if (!rc) rc = find_kernels(l, a->entry, msg);
   if (rc) {
     cuplug__host_lib_destroy(l);
     return rc;

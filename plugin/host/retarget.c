@@ -193,52 +193,97 @@ static int inline_asm(cuplug__host_retarget_args *a, char **msg) {
 
 /* ---- kernels: a launcher each ---- */
 
+static int launcher(cuplug__host_retarget_args *a, const char *prefix, size_t k, char **msg);
+
+/* Bytes of a parameter's value (numba passes scalars and pointers), 0 for
+ * another type. */
+static uint64_t scalar_size(LLVMTypeRef t) {
+  switch (LLVMGetTypeKind(t)) {
+    case LLVMIntegerTypeKind: return (LLVMGetIntTypeWidth(t) + 7) / 8;
+    case LLVMHalfTypeKind: return 2;
+    case LLVMFloatTypeKind: return 4;
+    case LLVMDoubleTypeKind: return 8;
+    case LLVMPointerTypeKind: return 8;
+    default: return 0;
+  }
+}
+
 static int launchers(cuplug__host_retarget_args *a, char **msg) {
+  int rc = 0;
+  for (size_t k = 0; k < a->num_kernels && !rc; k++) {
+    rc = launcher(a, CUPLUG__HOST_LAUNCHER, k, msg);
+    /* the row launcher (rows.c) where threads never wait on each other */
+    if (!rc && !a->uses_collectives) rc = launcher(a, CUPLUG__HOST_ROW, k, msg);
+    /* called by its launchers only: the inliner may take it into both */
+    if (!rc) LLVMSetLinkage(LLVMGetNamedFunction(a->module, a->kernels[k]), LLVMInternalLinkage);
+  }
+  return rc;
+}
+
+static int launcher(cuplug__host_retarget_args *a, const char *prefix, size_t k, char **msg) {
   LLVMModuleRef m = a->module;
   LLVMContextRef c = LLVMGetModuleContext(m);
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
   LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(c), &ptr, 1, 0);
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
-  int rc = 0;
-  for (size_t k = 0; k < a->num_kernels && !rc; k++) {
-    LLVMValueRef kernel = LLVMGetNamedFunction(m, a->kernels[k]);
-    if (!kernel || LLVMIsDeclaration(kernel)) {
-      rc = cuplug__host_fail(msg, CUPLUG_ERR_KERNEL_NOT_FOUND, "no kernel named '%s' in the IR",
+  LLVMValueRef kernel = LLVMGetNamedFunction(m, a->kernels[k]);
+  if (!kernel || LLVMIsDeclaration(kernel))
+    return cuplug__host_fail(msg, CUPLUG_ERR_KERNEL_NOT_FOUND, "no kernel named '%s' in the IR",
                              a->kernels[k]);
-      break;
-    }
-    LLVMTypeRef kty = LLVMGlobalGetValueType(kernel);
-    unsigned n = LLVMCountParamTypes(kty);
-    LLVMTypeRef *types = calloc(n + 1, sizeof *types);
-    LLVMValueRef *args = calloc(n + 1, sizeof *args);
-    char *name = NULL;
-    if (!types || !args || asprintf(&name, CUPLUG__HOST_LAUNCHER "%s", a->kernels[k]) < 0) {
-      free(types);
-      free(args);
-      rc = cuplug__host_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
-      break;
-    }
-    LLVMGetParamTypes(kty, types);
-    LLVMValueRef f = LLVMAddFunction(m, name, fty);
-    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(c, f, "entry"));
-    LLVMValueRef params = LLVMGetParam(f, 0);
-    for (unsigned i = 0; i < n; i++) {
-      LLVMValueRef idx = LLVMConstInt(i64, i, 0);
-      LLVMValueRef slot = LLVMBuildGEP2(b, ptr, params, &idx, 1, "");
-      LLVMValueRef p = LLVMBuildLoad2(b, ptr, slot, "");
-      args[i] = LLVMBuildLoad2(b, types[i], p, "");
-    }
-    LLVMBuildCall2(b, kty, kernel, args, n, "");
-    LLVMBuildRetVoid(b);
-    /* the thread's whole body in one function, for the optimiser */
-    LLVMSetLinkage(kernel, LLVMExternalLinkage);
-    free(name);
+  LLVMTypeRef kty = LLVMGlobalGetValueType(kernel);
+  unsigned n = LLVMCountParamTypes(kty);
+  LLVMTypeRef *types = calloc(n + 1, sizeof *types);
+  LLVMValueRef *args = calloc(n + 1, sizeof *args);
+  char *name = NULL;
+  if (!types || !args || asprintf(&name, "%s%s", prefix, a->kernels[k]) < 0) {
     free(types);
     free(args);
+    return cuplug__host_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
   }
+  LLVMGetParamTypes(kty, types);
+  LLVMValueRef f = LLVMAddFunction(m, name, fty);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(c, f, "entry"));
+  LLVMValueRef params = LLVMGetParam(f, 0);
+  /* The packed parameters do not change while the grid runs: saying so
+   * lets the optimiser load them once per row, not once per thread (the
+   * kernel's stores might otherwise alias them). */
+  /* ... and that they can be read anywhere (each slot points at a value of
+   * its type, aligned as C aligns it), so that the loads leave the branch
+   * of a bounds check and the loop. */
+  unsigned invariant = LLVMGetMDKindIDInContext(c, "invariant.load", 14);
+  unsigned deref = LLVMGetMDKindIDInContext(c, "dereferenceable", 15);
+  unsigned align = LLVMGetMDKindIDInContext(c, "align", 5);
+  LLVMValueRef empty = LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, NULL, 0));
+  LLVMAddAttributeAtIndex(
+      f, 1, LLVMCreateEnumAttribute(c, LLVMGetEnumAttributeKindForName("dereferenceable", 15),
+                                    8ull * (n ? n : 1)));
+  LLVMAddAttributeAtIndex(
+      f, 1, LLVMCreateEnumAttribute(c, LLVMGetEnumAttributeKindForName("noalias", 7), 0));
+  LLVMAddAttributeAtIndex(
+      f, 1, LLVMCreateEnumAttribute(c, LLVMGetEnumAttributeKindForName("align", 5), 8));
+  for (unsigned i = 0; i < n; i++) {
+    LLVMValueRef idx = LLVMConstInt(i64, i, 0);
+    LLVMValueRef slot = LLVMBuildGEP2(b, ptr, params, &idx, 1, "");
+    LLVMValueRef p = LLVMBuildLoad2(b, ptr, slot, "");
+    args[i] = LLVMBuildLoad2(b, types[i], p, "");
+    LLVMSetMetadata(p, invariant, empty);
+    LLVMSetMetadata(args[i], invariant, empty);
+    uint64_t size = scalar_size(types[i]);
+    if (size) {
+      LLVMMetadataRef n_md = LLVMValueAsMetadata(LLVMConstInt(i64, size, 0));
+      LLVMValueRef node = LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, &n_md, 1));
+      LLVMSetMetadata(p, deref, node);
+      LLVMSetMetadata(p, align, node);
+    }
+  }
+  LLVMBuildCall2(b, kty, kernel, args, n, "");
+  LLVMBuildRetVoid(b);
   LLVMDisposeBuilder(b);
-  return rc;
+  free(name);
+  free(types);
+  free(args);
+  return 0;
 }
 
 int cuplug__host_retarget(cuplug__host_retarget_args *a, char **msg) {
