@@ -48,6 +48,7 @@ typedef struct cli_request {
   size_t num_includes;
   bool no_lto;
   const char *ptx_path;             /* --ptx: the linked PTX */
+  const char *run_host_dir;         /* case --run host: the folder whose values.json to run */
   /* strings the request owns (from case.json) */
   char *owned[CLI_MAX_FILES * 8];
   size_t num_owned;
@@ -68,6 +69,11 @@ int cli_usage(const char *fmt, const char *arg);
 /* `cuplug run` (run.c): compiles r's device function for the host, calls it
  * with the values (text, read as its argument types) and prints the result. */
 int cli_run(const cuplug_api *api, cli_request *r, char **values, int num_values);
+
+/* `cuplug case DIR --run host` (values.c): runs a host artifact of the case
+ * on DIR/values.json's inputs and compares with its outputs. */
+int cli_case_run_host(const cuplug_api *api, cuplug_session *session,
+                      const cuplug_artifact *art, const char *dir);
 
 /* Fills a request from DIR/case.json; returns false with a message. */
 bool cli_case_load(const char *dir, cli_request *r, char *err, size_t cap);

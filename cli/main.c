@@ -35,10 +35,11 @@ static const char usage_text[] =
     "       [--ptx OUT.ptx] [--include DIR] [--debug] [--lineinfo]\n"
     "      Link code with nvJitLink: .cu (compiled by NVRTC), .ptx, .ltoir, .cubin,\n"
     "      .fatbin, .o, .a.\n"
-    "  case DIR [--output ptx|ltoir|cubin] [--check] [-o OUT]\n"
+    "  case DIR [--output ptx|ltoir|cubin] [--check] [-o OUT] [--run host]\n"
     "      Compile a conformance case folder (DIR/case.json, DIR/input.ll, and the\n"
     "      files its declare_device entries link).  --check compares the result's\n"
-    "      PTX signature with DIR/expected.ptx.\n"
+    "      PTX signature with DIR/expected.ptx.  --run host runs it on this CPU with\n"
+    "      the inputs of DIR/values.json and compares with numba-cuda's outputs there.\n"
     "  run FILE.ll... --entry SYMBOL --sig SIG [compile options] -- ARG...\n"
     "      Compile a device function for this CPU (LLVM's ORC JIT, no GPU or CUDA\n"
     "      needed), call it with the arguments and print its result on one line,\n"
@@ -473,6 +474,10 @@ static int run_compile(cli_request *r, bool check) {
   if (*info.log) fprintf(stderr, "%s\n", info.log);
   if (*info.link_log) fprintf(stderr, "%s\n", info.link_log);
   if (r->emit_ir_dir && (rc = emit_ir(art, r->emit_ir_dir, info.num_ir_modules))) goto done;
+  if (r->run_host_dir) {
+    rc = cli_case_run_host(api, session, art, r->run_host_dir);
+    goto done;
+  }
   if (r->ptx_path && (rc = write_linked_ptx(art, r->ptx_path))) goto done;
   if (check) {
     rc = check_ptx(&info, r->expected_ptx);
@@ -543,7 +548,7 @@ static int cmd_case(int argc, char **argv) {
   const char *dir = NULL;
   const char *out = NULL;
   cuplug_output output = CUPLUG_OUTPUT_PTX;
-  bool check = false;
+  bool check = false, run_host = false;
   for (int i = 2; i < argc; i++) {
     if (!strcmp(argv[i], "--output") && i + 1 < argc) {
       const char *v = argv[++i];
@@ -559,6 +564,10 @@ static int cmd_case(int argc, char **argv) {
       out = argv[++i];
     } else if (!strcmp(argv[i], "--check")) {
       check = true;
+    } else if (!strcmp(argv[i], "--run") && i + 1 < argc) {
+      const char *v = argv[++i];
+      if (strcmp(v, "host")) return usage_error("--run takes 'host', not '%s'", v);
+      run_host = true;
     } else if (argv[i][0] == '-') {
       return usage_error("unknown or incomplete option '%s' for case", argv[i]);
     } else if (!dir) {
@@ -568,6 +577,7 @@ static int cmd_case(int argc, char **argv) {
     }
   }
   if (!dir) return usage_error("%s", "case needs a folder holding case.json");
+  if (run_host && (check || out)) return usage_error("%s", "--run host takes no --check or -o");
   cli_request r = {0};
   char err[512];
   if (!cli_case_load(dir, &r, err, sizeof err)) {
@@ -575,8 +585,9 @@ static int cmd_case(int argc, char **argv) {
     cli_request_free(&r);
     return 1;
   }
-  r.output = output;
+  r.output = run_host ? CUPLUG_OUTPUT_HOST : output;
   r.out_path = out;
+  if (run_host) r.run_host_dir = dir;
   int rc = run_compile(&r, check);
   cli_request_free(&r);
   return rc;
