@@ -32,6 +32,7 @@ __all__ = [
     "OptionError", "ToolkitError", "ToolkitCrash", "ToolkitTimeout", "LinkError",
     "RegistryError", "GPUError",
     "LaunchArgumentError", "KernelException", "KernelFault", "TypingError", "LimitError",
+    "HostError",
     "Type", "Session", "Registry", "Artifact", "Library", "Kernel", "Module",
     "Resolution", "DeclaredFunction",
     "info", "typeof", "literal", "default_session",
@@ -132,6 +133,11 @@ class LimitError(CuplugError, ValueError):
     """An input beyond cuplug's limits (CUPLUG_ERR_LIMIT)."""
 
 
+class HostError(CuplugError):
+    """Device code on the CPU: a construct the host cannot run, a barrier not
+    every thread reaches, or no libcuplug-host.so (100 to 102)."""
+
+
 class CuplugWarning(UserWarning):
     """A warning the plugin attached to a result (code, name, message)."""
 
@@ -173,6 +179,8 @@ def _error_class(code):
         return ToolkitTimeout
     if code == 93:
         return LimitError
+    if 100 <= code <= 102:
+        return HostError
     return ToolkitError
 
 
