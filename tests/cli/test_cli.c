@@ -141,7 +141,20 @@ static void expect_run(const char *case_name, const char *sig, const char *abi_n
   result_free(&r);
 }
 
+/* A build carried without libcuplug-host.so (41 MB) cannot run on the
+ * host: the `run` tests then say so and pass nothing off as checked. */
+static bool no_host_library(void) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s", cli);
+  char *slash = strrchr(path, '/');
+  if (slash) snprintf(slash, sizeof path - (size_t)(slash - path), "/../lib/libcuplug-host.so");
+  if (access(path, R_OK) == 0 || getenv("CUPLUG_HOST_LIBRARY")) return false;
+  printf("skipping cuplug run: no %s\n", path);
+  return true;
+}
+
 START_TEST(run_prints_the_result) {
+  if (no_host_library()) return;
   expect_run("add_i32", "int64(int32, int32)", "add_i32", (const char *[]){"2147483647", "1", NULL},
              "2147483648\n");
   expect_run("add_i32", "int64(int32, int32)", "add_i32", (const char *[]){"-7", "0x10", NULL},
@@ -168,6 +181,7 @@ START_TEST(run_prints_the_result) {
 END_TEST
 
 START_TEST(run_errors) {
+  if (no_host_library()) return;
   char ir[4200];
   snprintf(ir, sizeof ir, "%.4000s/conformance/numba/add_i32/input.ll", t_test_dir());
   result r = run((const char *[]){"run", ir, "--entry", entry_of("add_i32"), "--sig",

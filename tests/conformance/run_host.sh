@@ -15,6 +15,7 @@ for dir in "$root"/*/; do
   err=$("$cli" case "$dir" --run host 2>&1 >/dev/null)
   rc=$?
   case $err in
+    *CUPLUG_ERR_HOST_NOT_FOUND*) echo "skipped: ${err#*: error: }"; exit 77 ;;
     *CUPLUG_ERR_HOST_UNSUPPORTED*) echo "$(basename "$dir"): not runnable on the host: ${err#*: error: }"; continue ;;
   esac
   ran=$((ran + 1))
