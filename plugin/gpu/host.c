@@ -125,6 +125,10 @@ cuplug_error *cuplug__host_load(cuplug_load_args *a) {
       else l->num_known++;
     }
   }
+  const char *libdevice = NULL;
+  size_t libdevice_size = 0;
+  if (!e && art->uses_libdevice)
+    e = cuplug__toolkit_libdevice(&a->session->toolkit, &libdevice, &libdevice_size);
   if (!e) {
     char *msg = NULL;
     cuplug__host_lib_args la = {.mods = mods,
@@ -133,7 +137,9 @@ cuplug_error *cuplug__host_load(cuplug_load_args *a) {
                                 .num_sources = art->num_sources,
                                 .kernels = kernels,
                                 .num_kernels = art->num_kernels,
-                                .entry = art->kind == CUPLUG_KERNEL ? NULL : art->symbol};
+                                .entry = art->kind == CUPLUG_KERNEL ? NULL : art->symbol,
+                                .libdevice = libdevice,
+                                .libdevice_size = libdevice_size};
     int rc = api->lib_create(jit, &la, &l->host, &msg);
     e = error_of(rc, &msg);
   }

@@ -37,6 +37,8 @@ typedef struct cuplug__host_lib_args {
   const char *const *kernels; /* each gets a launcher */
   size_t num_kernels;
   const char *entry; /* a device function to compile at once (NULL: none) */
+  const void *libdevice; /* libdevice.10.bc, when the modules call it (NULL: they do not) */
+  size_t libdevice_size;
 } cuplug__host_lib_args;
 
 /* A kernel to launch on a CPU grid. */

@@ -56,6 +56,14 @@ const char *cuplug__host_runtime_asm(const char *asm_text);
 /* Does the runtime function synchronise threads (a barrier, a warp op)? */
 bool cuplug__host_runtime_collective(const char *intrinsic);
 
+/* math.c: the NVVM intrinsics libdevice calls, and its inline PTX, by
+ * intrinsic name (after "llvm.nvvm."; "asm.<what>" for the assembly) */
+const cuplug__host_symbol *cuplug__host_math_symbols(size_t *n);
+
+/* libdevice.c: links libdevice into the module, its __nvvm_reflect
+ * answered, the functions the module does not call dropped */
+int cuplug__host_link_libdevice(LLVMModuleRef m, const void *bitcode, size_t size, char **msg);
+
 /* retarget.c */
 typedef struct cuplug__host_retarget_args {
   LLVMModuleRef module;

@@ -223,11 +223,63 @@ static const struct {
     {"mov.u64 $0, %globaltimer;", R "globaltimer"},
     {"nanosleep.u32 $0;", R "nanosleep"},
     {"mov.u32 $0, %dynamic_smem_size;", R "dynamic_smem_size"},
+    /* libdevice's (math.c), as LLVM prints them */
+    {"bfind.shiftamt.u32 $0, $1;", R "asm.bfind.shiftamt.u32"},
+    {"rcp.approx.ftz.f32 $0,$1;", R "asm.rcp.approx.ftz.f32"},
+    {"rsqrt.approx.ftz.f64 $0, $1;", R "asm.rsqrt.approx.ftz.f64"},
+    {"sub.rm.f32 $0, $1, $2;", R "asm.sub.rm.f32"},
+    {"sub.rm.f64 $0, $1, $2;", R "asm.sub.rm.f64"},
+    {"sub.rm.ftz.f32 $0, $1, $2;", R "asm.sub.rm.ftz.f32"},
+    {"sub.rn.f32 $0, $1, $2;", R "asm.sub.rn.f32"},
+    {"sub.rn.f64 $0, $1, $2;", R "asm.sub.rn.f64"},
+    {"sub.rn.ftz.f32 $0, $1, $2;", R "asm.sub.rn.ftz.f32"},
+    {"sub.rp.f32 $0, $1, $2;", R "asm.sub.rp.f32"},
+    {"sub.rp.f64 $0, $1, $2;", R "asm.sub.rp.f64"},
+    {"sub.rp.ftz.f32 $0, $1, $2;", R "asm.sub.rp.ftz.f32"},
+    {"sub.rz.f32 $0, $1, $2;", R "asm.sub.rz.f32"},
+    {"sub.rz.f64 $0, $1, $2;", R "asm.sub.rz.f64"},
+    {"sub.rz.ftz.f32 $0, $1, $2;", R "asm.sub.rz.ftz.f32"},
+    {"{ .reg .pred __$$temp3;\\0A  setp.equ.f64 __$$temp3, $1, $2;\\0A  selp.f64 $0, $3, $4, "
+     "__$$temp3;}", R "asm.select.equ.f64"},
+    {"{\\0A\\09.reg .u32 r0, r1, r2, r3, a0, a1, a2, a3, b0, b1, b2, b3;\\0A\\09mov.b64         "
+     "{a0,a1}, $2;\\0A\\09mov.b64         {a2,a3}, $3;\\0A\\09mov.b64         {b0,b1}, "
+     "$4;\\0A\\09mov.b64         {b2,b3}, $5;\\0A\\09add.cc.u32      r0, a0, b0; "
+     "\\0A\\09addc.cc.u32     r1, a1, b1; \\0A\\09addc.cc.u32     r2, a2, b2; "
+     "\\0A\\09addc.u32        r3, a3, b3; \\0A\\09mov.b64         $0, {r0,r1};\\0A\\09mov.b64 "
+     "        $1, {r2,r3};\\0A\\09}", R "asm.add.u128"},
+    {"{\\0A\\09.reg .u32 r0, r1, r2, r3, a0, a1, a2, a3, b0, b1, b2, b3;\\0A\\09mov.b64         "
+     "{a0,a1}, $2;\\0A\\09mov.b64         {a2,a3}, $3;\\0A\\09mov.b64         {b0,b1}, "
+     "$4;\\0A\\09mov.b64         {b2,b3}, $5;\\0A\\09sub.cc.u32      r0, a0, b0; "
+     "\\0A\\09subc.cc.u32     r1, a1, b1; \\0A\\09subc.cc.u32     r2, a2, b2; "
+     "\\0A\\09subc.u32        r3, a3, b3; \\0A\\09mov.b64         $0, {r0,r1};\\0A\\09mov.b64 "
+     "        $1, {r2,r3};\\0A\\09}", R "asm.sub.u128"},
+    {"{\\0A\\09.reg .u32 r0, r1, r2, r3, alo, ahi, blo, bhi, clo, chi;\\0A\\09mov.b64         "
+     "{alo,ahi}, $2;    \\0A\\09mov.b64         {blo,bhi}, $3;    \\0A\\09mov.b64         "
+     "{clo,chi}, $4;    \\0A\\09mad.lo.cc.u32   r0, alo, blo, clo;\\0A\\09madc.hi.cc.u32  r1, "
+     "alo, blo, chi;\\0A\\09madc.hi.u32     r2, alo, bhi,   0;\\0A\\09mad.lo.cc.u32   r1, alo, "
+     "bhi,  r1;\\0A\\09madc.hi.cc.u32  r2, ahi, blo,  r2;\\0A\\09madc.hi.u32     r3, ahi, bhi,  "
+     " 0;\\0A\\09mad.lo.cc.u32   r1, ahi, blo,  r1;\\0A\\09madc.lo.cc.u32  r2, ahi, bhi,  "
+     "r2;\\0A\\09addc.u32        r3,  r3,   0;     \\0A\\09mov.b64         $0, {r0,r1};      "
+     "\\0A\\09mov.b64         $1, {r2,r3};      \\0A\\09}", R "asm.mad.wide.u64"},
+    {"{\\0A\\09.reg .u32 r0, r1, r2, r3, alo, ahi, blo, bhi;\\0A\\09mov.b64         {alo,ahi}, "
+     "$2;   \\0A\\09mov.b64         {blo,bhi}, $3;   \\0A\\09mul.lo.u32      r0, alo, blo;    "
+     "\\0A\\09mul.hi.u32      r1, alo, blo;    \\0A\\09mad.lo.cc.u32   r1, alo, bhi, "
+     "r1;\\0A\\09madc.hi.u32     r2, alo, bhi,  0;\\0A\\09mad.lo.cc.u32   r1, ahi, blo, "
+     "r1;\\0A\\09madc.hi.cc.u32  r2, ahi, blo, r2;\\0A\\09madc.hi.u32     r3, ahi, bhi,  "
+     "0;\\0A\\09mad.lo.cc.u32   r2, ahi, bhi, r2;\\0A\\09addc.u32        r3, r3,  0;      "
+     "\\0A\\09mov.b64         $0, {r0,r1};     \\0A\\09mov.b64         $1, {r2,r3};     "
+     "\\0A\\09}", R "asm.mul.wide.u64"},
+    {"{\\0A\\09mad.lo.cc.u32   $0, $2, $3, $4;\\0A\\09madc.hi.u32     $1, $2, $3,  0;\\0A\\09}",
+     R "asm.mad.wide.u32"},
 };
 
 bool cuplug__host_runtime_has(const char *intrinsic) {
   for (size_t i = 0; i < COUNT; i++)
     if (strcmp(table[i].intrinsic, intrinsic) == 0) return true;
+  size_t n;
+  const cuplug__host_symbol *math = cuplug__host_math_symbols(&n);
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(math[i].name, intrinsic) == 0) return true;
   return false;
 }
 
@@ -243,21 +295,31 @@ const char *cuplug__host_runtime_asm(const char *text) {
   return NULL;
 }
 
-static cuplug__host_symbol symbols[COUNT + 1];
-static char names[COUNT][64];
+/* The JIT's names for the runtime's functions and math.c's. */
+#define MAX_SYMBOLS 512
+static cuplug__host_symbol symbols[MAX_SYMBOLS + 1]; /* and __emutls_get_address */
+static char names[MAX_SYMBOLS][64];
+static size_t num_symbols;
 static pthread_once_t symbols_once = PTHREAD_ONCE_INIT;
+static void add_symbol(const char *intrinsic, void *address) {
+  if (num_symbols == MAX_SYMBOLS) abort(); /* a table grew past the array: a build error */
+  snprintf(names[num_symbols], sizeof names[0], R "%s", intrinsic);
+  symbols[num_symbols].name = names[num_symbols];
+  symbols[num_symbols].address = address;
+  num_symbols++;
+}
 static void fill_symbols(void) {
-  for (size_t i = 0; i < COUNT; i++) {
-    snprintf(names[i], sizeof names[i], R "%s", table[i].intrinsic);
-    symbols[i].name = names[i];
-    symbols[i].address = table[i].address;
-  }
-  symbols[COUNT].name = "__emutls_get_address";
-  symbols[COUNT].address = FN(emutls_get_address);
+  for (size_t i = 0; i < COUNT; i++) add_symbol(table[i].intrinsic, table[i].address);
+  size_t n;
+  const cuplug__host_symbol *math = cuplug__host_math_symbols(&n);
+  for (size_t i = 0; i < n; i++) add_symbol(math[i].name, math[i].address);
+  symbols[num_symbols].name = "__emutls_get_address";
+  symbols[num_symbols].address = FN(emutls_get_address);
+  num_symbols++;
 }
 
 const cuplug__host_symbol *cuplug__host_runtime_symbols(size_t *n) {
   pthread_once(&symbols_once, fill_symbols);
-  *n = COUNT + 1;
+  *n = num_symbols;
   return symbols;
 }

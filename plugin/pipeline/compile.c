@@ -427,6 +427,7 @@ static cuplug_error *keep_host_ir(job *j) {
     if (!m->name || !m->text) return cuplug__error_oom();
   }
   art->output = CUPLUG_OUTPUT_HOST;
+  art->uses_libdevice = j->uses_libdevice;
   art->symbol = cuplug__strdup(j->symbol);
   if (!art->symbol) return cuplug__error_oom();
   art->kind = a->kind;

@@ -47,6 +47,7 @@ struct cuplug_artifact {
    * of the host compile names */
   cuplug__ir_module *sources;
   size_t num_sources;
+  bool uses_libdevice; /* a host artifact that calls __nv_* functions */
 };
 
 cuplug_artifact *cuplug__artifact_new(void);

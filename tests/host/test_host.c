@@ -43,8 +43,11 @@ static cuplug_error *ir_library(const char *ir, const char *entry, const char *s
                                 cuplug_function_kind kind, uint32_t debug, cuplug_library **lib) {
   cuplug_module m = {sizeof m, "test.ll", ir, strlen(ir)};
   const cuplug_module *mods[] = {&m};
-  /* a `define void` kernel is written C-ABI-like: no return slot */
-  cuplug_abi entry_abi = strstr(ir, "define void") ? CUPLUG_ABI_C : CUPLUG_ABI_NUMBA;
+  /* the tests' device functions, and `define void` kernels, are written
+   * C-ABI-like: no return slot */
+  cuplug_abi entry_abi = kind == CUPLUG_DEVICE_FUNCTION || strstr(ir, "define void")
+                             ? CUPLUG_ABI_C
+                             : CUPLUG_ABI_NUMBA;
   cuplug_compile_args a = {.struct_size = sizeof a, .session = s, .modules = mods,
                            .num_modules = 1, .entry = entry, .signature = sig, .kind = kind,
                            .entry_abi = entry_abi,
@@ -369,6 +372,116 @@ START_TEST(barrier_not_every_thread_reaches) {
 }
 END_TEST
 
+/* ---- libdevice ---- */
+
+static const char libdevice_ir[] =
+    "define float @fadd_rz(float %a, float %b) {\n"
+    "  %r = call float @__nv_fadd_rz(float %a, float %b)\n  ret float %r\n}\n"
+    "define float @fadd_ru(float %a, float %b) {\n"
+    "  %r = call float @__nv_fadd_ru(float %a, float %b)\n  ret float %r\n}\n"
+    "define float @fdiv_rd(float %a, float %b) {\n"
+    "  %r = call float @__nv_fdiv_rd(float %a, float %b)\n  ret float %r\n}\n"
+    "define float @fdiv_ru(float %a, float %b) {\n"
+    "  %r = call float @__nv_fdiv_ru(float %a, float %b)\n  ret float %r\n}\n"
+    "define i32 @f2i_rn(float %a) {\n"
+    "  %r = call i32 @__nv_float2int_rn(float %a)\n  ret i32 %r\n}\n"
+    "define i32 @f2i_rz(float %a) {\n"
+    "  %r = call i32 @__nv_float2int_rz(float %a)\n  ret i32 %r\n}\n"
+    "define i32 @f2u_rn(float %a) {\n"
+    "  %r = call i32 @__nv_float2uint_rn(float %a)\n  ret i32 %r\n}\n"
+    "define float @d2f_rz(double %a) {\n"
+    "  %r = call float @__nv_double2float_rz(double %a)\n  ret float %r\n}\n"
+    "define i32 @perm(i32 %a, i32 %b, i32 %s) {\n"
+    "  %r = call i32 @__nv_byte_perm(i32 %a, i32 %b, i32 %s)\n  ret i32 %r\n}\n"
+    "define i64 @umulhi(i64 %a, i64 %b) {\n"
+    "  %r = call i64 @__nv_umul64hi(i64 %a, i64 %b)\n  ret i64 %r\n}\n"
+    "define i32 @sad(i32 %a, i32 %b, i32 %c) {\n"
+    "  %r = call i32 @__nv_sad(i32 %a, i32 %b, i32 %c)\n  ret i32 %r\n}\n"
+    "define float @rint(float %a) {\n"
+    "  %r = call float @__nv_rintf(float %a)\n  ret float %r\n}\n"
+    "define float @round(float %a) {\n"
+    "  %r = call float @__nv_roundf(float %a)\n  ret float %r\n}\n"
+    "define double @sin(double %a) {\n"
+    "  %r = call double @__nv_sin(double %a)\n  ret double %r\n}\n"
+    "declare float @__nv_fadd_rz(float, float)\n"
+    "declare float @__nv_fadd_ru(float, float)\n"
+    "declare float @__nv_fdiv_rd(float, float)\n"
+    "declare float @__nv_fdiv_ru(float, float)\n"
+    "declare i32 @__nv_float2int_rn(float)\n"
+    "declare i32 @__nv_float2int_rz(float)\n"
+    "declare i32 @__nv_float2uint_rn(float)\n"
+    "declare float @__nv_double2float_rz(double)\n"
+    "declare i32 @__nv_byte_perm(i32, i32, i32)\n"
+    "declare i64 @__nv_umul64hi(i64, i64)\n"
+    "declare i32 @__nv_sad(i32, i32, i32)\n"
+    "declare float @__nv_rintf(float)\n"
+    "declare float @__nv_roundf(float)\n"
+    "declare double @__nv_sin(double)\n";
+
+static void *fn(cuplug_library *l, const char *name) {
+  cuplug_host_function_args f = {.struct_size = sizeof f, .library = l, .name = name};
+  T_ASSERT_OK(t_api()->host_function(&f));
+  return f.address;
+}
+
+static uint32_t bits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+
+START_TEST(libdevice_gives_the_gpus_bits) {
+  cuplug_library *l;
+  T_ASSERT_OK(ir_library(libdevice_ir, "fadd_rz", "float32(float32, float32)",
+                         CUPLUG_DEVICE_FUNCTION, 0, &l));
+  float (*ff2)(float, float);
+  ff2 = (float (*)(float, float))(uintptr_t)fn(l, "fadd_rz");
+  ck_assert_uint_eq(bits(ff2(1.0f, 1e-8f)), 0x3f800000u); /* toward zero: 1 */
+  ff2 = (float (*)(float, float))(uintptr_t)fn(l, "fadd_ru");
+  ck_assert_uint_eq(bits(ff2(1.0f, 1e-8f)), 0x3f800001u); /* up: the next float */
+  ff2 = (float (*)(float, float))(uintptr_t)fn(l, "fdiv_rd");
+  ck_assert_uint_eq(bits(ff2(1.0f, 3.0f)), 0x3eaaaaaau);
+  ff2 = (float (*)(float, float))(uintptr_t)fn(l, "fdiv_ru");
+  ck_assert_uint_eq(bits(ff2(1.0f, 3.0f)), 0x3eaaaaabu);
+  int32_t (*f2i)(float) = (int32_t(*)(float))(uintptr_t)fn(l, "f2i_rn");
+  ck_assert_int_eq(f2i(2.5f), 2); /* ties to even */
+  ck_assert_int_eq(f2i(3.5f), 4);
+  ck_assert_int_eq(f2i(3e9f), 2147483647); /* cvt saturates */
+  ck_assert_int_eq(f2i(-3e9f), -2147483647 - 1);
+  ck_assert_int_eq(f2i(NAN), 0);
+  f2i = (int32_t(*)(float))(uintptr_t)fn(l, "f2i_rz");
+  ck_assert_int_eq(f2i(-2.7f), -2);
+  uint32_t (*f2u)(float) = (uint32_t(*)(float))(uintptr_t)fn(l, "f2u_rn");
+  ck_assert_uint_eq(f2u(-5.0f), 0);
+  ck_assert_uint_eq(f2u(4294967296.0f), 4294967295u);
+  float (*d2f)(double) = (float (*)(double))(uintptr_t)fn(l, "d2f_rz");
+  ck_assert_uint_eq(bits(d2f(0.1)), 0x3dccccccu); /* to nearest would be ...cd */
+  uint32_t (*perm)(uint32_t, uint32_t, uint32_t) =
+      (uint32_t(*)(uint32_t, uint32_t, uint32_t))(uintptr_t)fn(l, "perm");
+  ck_assert_uint_eq(perm(0x03020100u, 0x07060504u, 0x4567u), 0x04050607u);
+  ck_assert_uint_eq(perm(0x03020100u, 0x07060504u, 0x0123u), 0x00010203u);
+  uint64_t (*mulhi)(uint64_t, uint64_t) = (uint64_t(*)(uint64_t, uint64_t))(uintptr_t)fn(l, "umulhi");
+  ck_assert_uint_eq(mulhi(UINT64_MAX, 2), 1);
+  int32_t (*sad)(int32_t, int32_t, int32_t) =
+      (int32_t(*)(int32_t, int32_t, int32_t))(uintptr_t)fn(l, "sad");
+  ck_assert_int_eq(sad(1, 5, 10), 14);
+  float (*f1)(float) = (float (*)(float))(uintptr_t)fn(l, "rint");
+  ck_assert(f1(2.5f) == 2.0f && f1(-3.5f) == -4.0f);
+  f1 = (float (*)(float))(uintptr_t)fn(l, "round");
+  ck_assert(f1(2.5f) == 3.0f && f1(-2.5f) == -3.0f);
+  /* sin of a huge argument: libdevice's Payne-Hanek reduction, whose
+   * 128-bit arithmetic is inline PTX; within its 2 ulp of libm */
+  double (*sind)(double) = (double (*)(double))(uintptr_t)fn(l, "sin");
+  static const double xs[] = {0.5, 1e10, 1e300, -3.0};
+  for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
+    double got = sind(xs[i]), want = sin(xs[i]);
+    ck_assert_msg(fabs(got - want) <= 2 * (nextafter(fabs(want), INFINITY) - fabs(want)),
+                  "sin(%g): %.17g, libm %.17g", xs[i], got, want);
+  }
+  t_api()->library_unload(l);
+}
+END_TEST
+
 /* ---- what the host cannot run ---- */
 
 START_TEST(unsupported_constructs) {
@@ -479,6 +592,7 @@ int main(void) {
   tcase_add_test(tc, debug_kernel_reports_exception);
   tcase_add_test(tc, barrier_not_every_thread_reaches);
   tcase_add_test(tc, unsupported_constructs);
+  tcase_add_test(tc, libdevice_gives_the_gpus_bits);
   int rc = t_run_suite(suite);
   t_cases_free(cases, num_cases);
   return rc;
