@@ -129,6 +129,7 @@ typedef struct cuplug__fiber {
   uint32_t value;
   int32_t pred;
   uint32_t result, result_pred;
+  uint32_t tid[3]; /* its threadIdx, worked out once: no division per switch */
 } cuplug__fiber;
 
 /* One host thread's view of the block it runs now. */
@@ -148,8 +149,10 @@ typedef struct cuplug__worker {
   void *sched_sp;
 } cuplug__worker;
 
-/* The worker of this host thread (NULL outside a launch). */
-extern __thread cuplug__worker *cuplug__current;
+/* The worker of this host thread (NULL outside a launch).  Initial-exec:
+ * the default model for a dlopen'ed object calls __tls_get_addr at every
+ * read, and every special register reads it. */
+extern __thread cuplug__worker *cuplug__current __attribute__((tls_model("initial-exec")));
 
 /* Switches threads: from the running fiber to the scheduler. */
 void cuplug__host_yield(cuplug__fiber *f, cuplug__fiber_state state);

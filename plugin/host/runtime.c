@@ -16,7 +16,7 @@
 
 #include "plugin/host/internal.h"
 
-__thread cuplug__worker *cuplug__current;
+__thread cuplug__worker *cuplug__current __attribute__((tls_model("initial-exec")));
 
 /* Outside a launch (a device function called directly) the code still
  * has a block: one thread, this one. */
