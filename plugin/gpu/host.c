@@ -127,6 +127,14 @@ cuplug_error *cuplug__host_load(cuplug_load_args *a) {
   }
   const char *libdevice = NULL;
   size_t libdevice_size = 0;
+  size_t nx = art->num_host_externs ? art->num_host_externs : 1;
+  char **names = calloc(nx, sizeof *names);
+  void **addresses = calloc(nx, sizeof *addresses);
+  if (!e && (!names || !addresses)) e = cuplug__error_oom();
+  for (size_t i = 0; !e && i < art->num_host_externs; i++) {
+    names[i] = art->host_externs[i].symbol;
+    addresses[i] = art->host_externs[i].address;
+  }
   if (!e && art->uses_libdevice)
     e = cuplug__toolkit_libdevice(&a->session->toolkit, &libdevice, &libdevice_size);
   if (!e) {
@@ -139,12 +147,17 @@ cuplug_error *cuplug__host_load(cuplug_load_args *a) {
                                 .num_kernels = art->num_kernels,
                                 .entry = art->kind == CUPLUG_KERNEL ? NULL : art->symbol,
                                 .libdevice = libdevice,
-                                .libdevice_size = libdevice_size};
+                                .libdevice_size = libdevice_size,
+                                .extern_names = (const char *const *)names,
+                                .extern_addresses = addresses,
+                                .num_externs = art->num_host_externs};
     int rc = api->lib_create(jit, &la, &l->host, &msg);
     e = error_of(rc, &msg);
   }
   free(mods);
   free(kernels);
+  free(names);
+  free(addresses);
   if (e) {
     cuplug__host_unload(l);
     return e;

@@ -39,6 +39,10 @@ typedef struct cuplug__host_lib_args {
   const char *entry; /* a device function to compile at once (NULL: none) */
   const void *libdevice; /* libdevice.10.bc, when the modules call it (NULL: they do not) */
   size_t libdevice_size;
+  /* external functions the host provides (declare_device's host_function) */
+  const char *const *extern_names;
+  void *const *extern_addresses;
+  size_t num_externs;
 } cuplug__host_lib_args;
 
 /* A kernel to launch on a CPU grid. */

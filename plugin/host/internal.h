@@ -72,6 +72,8 @@ typedef struct cuplug__host_retarget_args {
   size_t num_sources;
   const char *const *kernels;
   size_t num_kernels;
+  const char *const *externs; /* functions the host provides */
+  size_t num_externs;
   bool uses_collectives; /* out */
 } cuplug__host_retarget_args;
 int cuplug__host_retarget(cuplug__host_retarget_args *a, char **msg);

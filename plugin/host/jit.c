@@ -196,18 +196,21 @@ static int optimise(cuplug__host_jit *j, LLVMModuleRef m, char **msg) {
 }
 
 /* The runtime's functions, and the process's for everything else. */
-static int define_runtime(cuplug__host_lib *l, char **msg) {
+static int define_runtime(cuplug__host_lib *l, const cuplug__host_lib_args *a, char **msg) {
   size_t n = 0;
   const cuplug__host_symbol *rt = cuplug__host_runtime_symbols(&n);
-  LLVMOrcCSymbolMapPair *pairs = calloc(n, sizeof *pairs);
+  LLVMOrcCSymbolMapPair *pairs = calloc(n + a->num_externs, sizeof *pairs);
   if (!pairs) return cuplug__host_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
-  for (size_t i = 0; i < n; i++) {
-    pairs[i].Name = LLVMOrcExecutionSessionIntern(l->jit->es, rt[i].name);
-    pairs[i].Sym.Address = (LLVMOrcExecutorAddress)(uintptr_t)rt[i].address;
+  for (size_t i = 0; i < n + a->num_externs; i++) {
+    const char *name = i < n ? rt[i].name : a->extern_names[i - n];
+    void *address = i < n ? rt[i].address : a->extern_addresses[i - n];
+    pairs[i].Name = LLVMOrcExecutionSessionIntern(l->jit->es, name);
+    pairs[i].Sym.Address = (LLVMOrcExecutorAddress)(uintptr_t)address;
     pairs[i].Sym.Flags.GenericFlags =
         LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable;
   }
-  LLVMErrorRef err = LLVMOrcJITDylibDefine(l->jd, LLVMOrcAbsoluteSymbols(pairs, n));
+  LLVMErrorRef err =
+      LLVMOrcJITDylibDefine(l->jd, LLVMOrcAbsoluteSymbols(pairs, n + a->num_externs));
   free(pairs);
   if (err) return llvm_fail(msg, CUPLUG_ERR_HOST_UNSUPPORTED, err, "defining the runtime");
   LLVMOrcDefinitionGeneratorRef gen;
@@ -218,14 +221,14 @@ static int define_runtime(cuplug__host_lib *l, char **msg) {
   return 0;
 }
 
-static int add_module(cuplug__host_lib *l, LLVMModuleRef m, LLVMOrcThreadSafeContextRef tsc,
-                      char **msg) {
+static int add_module(cuplug__host_lib *l, const cuplug__host_lib_args *a, LLVMModuleRef m,
+                      LLVMOrcThreadSafeContextRef tsc, char **msg) {
   pthread_mutex_lock(&l->jit->lock);
   char name[48];
   snprintf(name, sizeof name, "cuplug.host.%u", l->jit->next_lib++);
   pthread_mutex_unlock(&l->jit->lock);
   l->jd = LLVMOrcExecutionSessionCreateBareJITDylib(l->jit->es, name);
-  int rc = define_runtime(l, msg);
+  int rc = define_runtime(l, a, msg);
   if (rc) {
     LLVMDisposeModule(m);
     return rc;
@@ -318,7 +321,9 @@ int cuplug__host_lib_create(cuplug__host_jit *j, const cuplug__host_lib_args *a,
                                     .sources = a->sources,
                                     .num_sources = a->num_sources,
                                     .kernels = kernels,
-                                    .num_kernels = num_kernels};
+                                    .num_kernels = num_kernels,
+                                    .externs = a->extern_names,
+                                    .num_externs = a->num_externs};
     rc = cuplug__host_retarget(&r, msg);
     l->uses_collectives = r.uses_collectives;
     LLVMDisposeMessage(layout);
@@ -348,7 +353,7 @@ int cuplug__host_lib_create(cuplug__host_jit *j, const cuplug__host_lib_args *a,
     if (LLVMPrintModuleToFile(m, path, &why)) LLVMDisposeMessage(why);
   }
   if (!rc) {
-    rc = add_module(l, m, tsc, msg);
+    rc = add_module(l, a, m, tsc, msg);
     m = NULL; /* the JIT's now, or disposed */
   }
   if (m) LLVMDisposeModule(m);

@@ -118,12 +118,17 @@ static int declarations(cuplug__host_retarget_args *a, char **msg) {
     }
     if (strncmp(name, "llvm.", 5) == 0) continue; /* LLVM's own: it lowers them */
     if (strncmp(name, RUNTIME, strlen(RUNTIME)) == 0) continue;
+    bool provided = false; /* declare_device's host_function */
+    for (size_t i = 0; i < a->num_externs && !provided; i++)
+      provided = strcmp(name, a->externs[i]) == 0;
+    if (provided) continue;
     if (dlsym(RTLD_DEFAULT, name)) continue; /* libc, libm */
     char at[256];
     where(a, name, "call", at, sizeof at);
     return cuplug__host_fail(msg, CUPLUG_ERR_HOST_UNSUPPORTED,
                              "the IR calls @%s, which has no host implementation (CUDA C++ "
-                             "cannot run on the host)%s",
+                             "cannot run on the host: declare_device's host_function gives "
+                             "one)%s",
                              name, at);
   }
   return 0;

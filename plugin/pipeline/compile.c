@@ -428,6 +428,16 @@ static cuplug_error *keep_host_ir(job *j) {
   }
   art->output = CUPLUG_OUTPUT_HOST;
   art->uses_libdevice = j->uses_libdevice;
+  /* declared functions the IR calls: those with a host implementation are
+   * defined for the JIT; the others it refuses by name at load */
+  art->host_externs = calloc(j->num_used ? j->num_used : 1, sizeof *art->host_externs);
+  if (!art->host_externs) return cuplug__error_oom();
+  for (size_t d = 0; d < j->num_used; d++) {
+    if (!j->used[d]->host_function) continue;
+    cuplug__host_extern *x = &art->host_externs[art->num_host_externs++];
+    x->address = j->used[d]->host_function;
+    if (!(x->symbol = cuplug__strdup(j->used[d]->symbol))) return cuplug__error_oom();
+  }
   art->symbol = cuplug__strdup(j->symbol);
   if (!art->symbol) return cuplug__error_oom();
   art->kind = a->kind;

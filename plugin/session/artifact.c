@@ -30,6 +30,8 @@ void cuplug__artifact_destroy(cuplug_artifact *a) {
     free(a->sources[i].text);
   }
   free(a->sources);
+  for (size_t i = 0; i < a->num_host_externs; i++) free(a->host_externs[i].symbol);
+  free(a->host_externs);
   free(a);
 }
 

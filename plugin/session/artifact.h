@@ -15,6 +15,11 @@ typedef struct cuplug__artifact_kernel {
   bool debug; /* compiled with the exception store */
 } cuplug__artifact_kernel;
 
+typedef struct cuplug__host_extern {
+  char *symbol;
+  void *address;
+} cuplug__host_extern;
+
 typedef struct cuplug__ir_module {
   char *name;
   char *text;
@@ -48,6 +53,9 @@ struct cuplug_artifact {
   cuplug__ir_module *sources;
   size_t num_sources;
   bool uses_libdevice; /* a host artifact that calls __nv_* functions */
+  /* ... and the declared functions it calls that have a host implementation */
+  cuplug__host_extern *host_externs;
+  size_t num_host_externs;
 };
 
 cuplug_artifact *cuplug__artifact_new(void);

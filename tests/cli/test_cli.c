@@ -199,7 +199,8 @@ START_TEST(run_errors) {
                            "int64(int32, int32)", "--", "1", "2", NULL});
   ck_assert_int_eq(r.status, 1);
   T_ASSERT_CONTAINS(r.err, "cuplug: error: CUPLUG_ERR_HOST_UNSUPPORTED: the IR calls @ext_mul, "
-                           "which has no host implementation (CUDA C++ cannot run on the host) (");
+                           "which has no host implementation (CUDA C++ cannot run on the host: "
+                           "declare_device's host_function gives one) (");
   T_ASSERT_CONTAINS(r.err, "dev_ext_i32/input.ll:14)\n");
   result_free(&r);
 }

@@ -521,8 +521,40 @@ START_TEST(unsupported_constructs) {
   cuplug_load_args ld = {.struct_size = sizeof ld, .session = s, .artifact = a.artifact};
   T_ASSERT_ERROR(t_api()->load(&ld), CUPLUG_ERR_HOST_UNSUPPORTED,
                  "the IR calls @ext_mul, which has no host implementation (CUDA C++ cannot run "
-                 "on the host) (input.ll:14)");
+                 "on the host: declare_device's host_function gives one) (input.ll:14)");
   t_api()->artifact_destroy(a.artifact);
+}
+END_TEST
+
+/* ext_mul on the host, under the Numba ABI as the IR calls it */
+static int ext_mul_host(int32_t *ret, int32_t a, int32_t b) {
+  *ret = a * b;
+  return 0;
+}
+
+START_TEST(declared_function_with_host_implementation) {
+  const t_case *c = find_case("dev_ext_i32");
+  cuplug_declare_device_args d = {.struct_size = sizeof d,
+                                  .registry = t_api()->session_registry(s),
+                                  .name = "ext_mul",
+                                  .signature = "int32(int32, int32)",
+                                  .abi = CUPLUG_ABI_NUMBA,
+                                  .host_function = (void *)(uintptr_t)ext_mul_host};
+  T_ASSERT_OK(t_api()->declare_device(&d));
+  cuplug_module m = {sizeof m, "input.ll", c->ir, c->ir_size};
+  const cuplug_module *mods[] = {&m};
+  cuplug_compile_args a;
+  t_case_args(c, s, mods, &a);
+  a.output = CUPLUG_OUTPUT_HOST;
+  T_ASSERT_OK(t_api()->compile(&a));
+  cuplug_library *l = load(a.artifact);
+  t_api()->artifact_destroy(a.artifact);
+  int32_t x = 6, y = 7;
+  int64_t r = 0;
+  cuplug_value v[] = {{CUPLUG_TYPE_INT32, &x}, {CUPLUG_TYPE_INT32, &y}};
+  T_ASSERT_OK(call(l, v, 2, &r, sizeof r));
+  ck_assert_int_eq(r, 43); /* ext_mul(a, b) + 1 */
+  t_api()->library_unload(l);
 }
 END_TEST
 
@@ -593,6 +625,7 @@ int main(void) {
   tcase_add_test(tc, barrier_not_every_thread_reaches);
   tcase_add_test(tc, unsupported_constructs);
   tcase_add_test(tc, libdevice_gives_the_gpus_bits);
+  tcase_add_test(tc, declared_function_with_host_implementation);
   int rc = t_run_suite(suite);
   t_cases_free(cases, num_cases);
   return rc;

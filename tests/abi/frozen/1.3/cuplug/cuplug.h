@@ -492,6 +492,13 @@ typedef struct cuplug_declare_device_args {
   const cuplug_code *const *link; /* copied: files are read now */
   size_t num_link;
   uint32_t use_cooperative; /* it synchronises the grid: cudadevrt, cooperative launch */
+  /* since 1.3 */
+  /* Its implementation on the host (CUPLUG_OUTPUT_HOST): a C function of
+   * the symbol's ABI (Numba: int f(R *ret, args...), returning 0; C:
+   * R f(args...)), which host libraries that call the symbol call.
+   * NULL: the code cannot run on the host (CUPLUG_ERR_HOST_UNSUPPORTED at
+   * load).  It must stay valid while such libraries are loaded. */
+  void *host_function;
 } cuplug_declare_device_args;
 
 /* since 1.1: link code into a cubin with nvJitLink. */
