@@ -235,6 +235,57 @@ static uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
   return r;
 }
 
+/* ---- float16: the inline PTX of cuplug's cuda.fp16 built-ins ---- */
+
+/* Bits in and out, as the PTX's "h" registers hold them. */
+static _Float16 h_of(uint16_t bits) {
+  _Float16 h;
+  memcpy(&h, &bits, 2);
+  return h;
+}
+static uint16_t bits_of(_Float16 h) {
+  uint16_t bits;
+  memcpy(&bits, &h, 2);
+  return bits;
+}
+/* +, -, * of halves in float are exact (float's 24 bits hold twice half's
+ * 11 and two more), so one rounding to half is the correct rounding */
+static uint16_t h_add(uint16_t a, uint16_t b) { return bits_of((_Float16)((float)h_of(a) + (float)h_of(b))); }
+static uint16_t h_sub(uint16_t a, uint16_t b) { return bits_of((_Float16)((float)h_of(a) - (float)h_of(b))); }
+static uint16_t h_mul(uint16_t a, uint16_t b) { return bits_of((_Float16)((float)h_of(a) * (float)h_of(b))); }
+static uint16_t h_neg(uint16_t a) { return a ^ 0x8000u; }
+static uint16_t h_abs(uint16_t a) { return a & 0x7fffu; }
+/* fma.rn.f16: a * b + c in double rounded to odd (toward zero, the last
+ * bit set when inexact), then to half: one correct rounding */
+static uint16_t h_fma(uint16_t a, uint16_t b, uint16_t c) {
+  int old = fegetround();
+  fesetround(FE_TOWARDZERO);
+  feclearexcept(FE_INEXACT);
+  volatile double r = fma((double)h_of(a), (double)h_of(b), (double)h_of(c));
+  int inexact = fetestexcept(FE_INEXACT);
+  fesetround(old);
+  double d = r;
+  if (inexact && isfinite(d)) {
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    u |= 1;
+    memcpy(&d, &u, 8);
+  }
+  return bits_of((_Float16)d);
+}
+static float h_to_f(uint16_t a) { return (float)h_of(a); }
+static uint16_t f_to_h(float f) { return bits_of((_Float16)f); }
+/* setp.<cmp>.f16 then selp.u16 1, 0: ordered compares, and neu */
+static uint16_t h_eq(uint16_t a, uint16_t b) { return h_of(a) == h_of(b); }
+static uint16_t h_neu(uint16_t a, uint16_t b) { return !(h_of(a) == h_of(b)); }
+static uint16_t h_gt(uint16_t a, uint16_t b) { return h_of(a) > h_of(b); }
+static uint16_t h_ge(uint16_t a, uint16_t b) { return h_of(a) >= h_of(b); }
+static uint16_t h_lt(uint16_t a, uint16_t b) { return h_of(a) < h_of(b); }
+static uint16_t h_le(uint16_t a, uint16_t b) { return h_of(a) <= h_of(b); }
+/* setp then selp.b16 $0, $1, $2: a when it compares so, else b */
+static uint16_t h_pick_gt(uint16_t a, uint16_t b) { return h_gt(a, b) ? a : b; }
+static uint16_t h_pick_lt(uint16_t a, uint16_t b) { return h_lt(a, b) ? a : b; }
+
 /* ---- libdevice's inline PTX ---- */
 
 /* {i32, i32} and {i64, i64} come back in rax and rdx: two eightbytes */
@@ -316,6 +367,14 @@ static const cuplug__host_symbol intrinsics[] = {
     {"mulhi.i", FN(mulhi_i)}, {"mulhi.ui", FN(mulhi_ui)}, {"mulhi.ll", FN(mulhi_ll)},
     {"mulhi.ull", FN(mulhi_ull)}, {"sad.i", FN(sad_i)}, {"sad.ui", FN(sad_ui)},
     {"prmt", FN(prmt)},
+    /* cuda.fp16's inline PTX */
+    {"asm.add.f16", FN(h_add)}, {"asm.sub.f16", FN(h_sub)}, {"asm.mul.f16", FN(h_mul)},
+    {"asm.neg.f16", FN(h_neg)}, {"asm.abs.f16", FN(h_abs)}, {"asm.fma.rn.f16", FN(h_fma)},
+    {"asm.cvt.f32.f16", FN(h_to_f)}, {"asm.cvt.rn.f16.f32", FN(f_to_h)},
+    {"asm.setp.eq.f16", FN(h_eq)}, {"asm.setp.neu.f16", FN(h_neu)},
+    {"asm.setp.gt.f16", FN(h_gt)}, {"asm.setp.ge.f16", FN(h_ge)},
+    {"asm.setp.lt.f16", FN(h_lt)}, {"asm.setp.le.f16", FN(h_le)},
+    {"asm.max.f16", FN(h_pick_gt)}, {"asm.min.f16", FN(h_pick_lt)},
     /* libdevice's inline PTX, by the runtime names asm_table gives it */
     {"asm.mad.wide.u32", FN(mad_wide_u32)}, {"asm.mul.wide.u64", FN(mul_wide_u64)},
     {"asm.mad.wide.u64", FN(mad_wide_u64)}, {"asm.add.u128", FN(add_u128)},

@@ -142,14 +142,29 @@ static pair vote_sync(uint32_t mask, uint32_t mode, uint8_t pred) {
   return (pair){f->result, f->result_pred};
 }
 
-/* Lanes of the warp that have not returned. */
+/* Lanes of the warp that have not returned.  Without fibers (code that
+ * never waits on another thread) the warp's lanes run one after another,
+ * each as though all were there: every lane the block has. */
 static uint32_t activemask(void) {
   cuplug__worker *w = me();
-  if (!w->fibers) return 1u << (w->linear % 32);
   uint32_t first = w->linear / 32 * 32, mask = 0;
   for (uint32_t l = 0; l < 32 && first + l < w->nthreads; l++)
-    if (w->fibers[first + l].state != CUPLUG__DONE) mask |= 1u << l;
+    if (!w->fibers || w->fibers[first + l].state != CUPLUG__DONE) mask |= 1u << l;
   return mask;
+}
+
+/* atom.inc and atom.dec (CUDA's atomicInc, atomicDec) */
+static uint32_t atomic_inc(_Atomic uint32_t *p, uint32_t limit) {
+  uint32_t old = atomic_load(p);
+  while (!atomic_compare_exchange_weak(p, &old, old >= limit ? 0 : old + 1)) {
+  }
+  return old;
+}
+static uint32_t atomic_dec(_Atomic uint32_t *p, uint32_t limit) {
+  uint32_t old = atomic_load(p);
+  while (!atomic_compare_exchange_weak(p, &old, old == 0 || old > limit ? limit : old - 1)) {
+  }
+  return old;
 }
 static uint32_t lanemask_lt(void) { return (1u << (me()->linear % 32)) - 1; }
 
@@ -203,6 +218,12 @@ static const struct {
     {"membar.cta", FN(fence), false},
     {"membar.gl", FN(fence), false},
     {"membar.sys", FN(fence), false},
+    {"atomic.load.inc.32.p0", FN(atomic_inc), false},
+    {"atomic.load.inc.32.p1", FN(atomic_inc), false},
+    {"atomic.load.inc.32.p3", FN(atomic_inc), false},
+    {"atomic.load.dec.32.p0", FN(atomic_dec), false},
+    {"atomic.load.dec.32.p1", FN(atomic_dec), false},
+    {"atomic.load.dec.32.p3", FN(atomic_dec), false},
     /* inline PTX (asm_table) */
     {"activemask", FN(activemask), false},
     {"lanemask_lt", FN(lanemask_lt), false},
@@ -223,6 +244,31 @@ static const struct {
     {"mov.u64 $0, %globaltimer;", R "globaltimer"},
     {"nanosleep.u32 $0;", R "nanosleep"},
     {"mov.u32 $0, %dynamic_smem_size;", R "dynamic_smem_size"},
+    /* cuda.fp16's (math.c) */
+    {"add.f16 $0, $1, $2;", R "asm.add.f16"},
+    {"sub.f16 $0, $1, $2;", R "asm.sub.f16"},
+    {"mul.f16 $0, $1, $2;", R "asm.mul.f16"},
+    {"neg.f16 $0, $1;", R "asm.neg.f16"},
+    {"abs.f16 $0, $1;", R "asm.abs.f16"},
+    {"fma.rn.f16 $0, $1, $2, $3;", R "asm.fma.rn.f16"},
+    {"cvt.f32.f16 $0, $1;", R "asm.cvt.f32.f16"},
+    {"cvt.rn.f16.f32 $0, $1;", R "asm.cvt.rn.f16.f32"},
+    {"{ .reg .pred %cmp; setp.eq.f16 %cmp, $1, $2; selp.u16 $0, 1, 0, %cmp; }",
+     R "asm.setp.eq.f16"},
+    {"{ .reg .pred %cmp; setp.neu.f16 %cmp, $1, $2; selp.u16 $0, 1, 0, %cmp; }",
+     R "asm.setp.neu.f16"},
+    {"{ .reg .pred %cmp; setp.gt.f16 %cmp, $1, $2; selp.u16 $0, 1, 0, %cmp; }",
+     R "asm.setp.gt.f16"},
+    {"{ .reg .pred %cmp; setp.ge.f16 %cmp, $1, $2; selp.u16 $0, 1, 0, %cmp; }",
+     R "asm.setp.ge.f16"},
+    {"{ .reg .pred %cmp; setp.lt.f16 %cmp, $1, $2; selp.u16 $0, 1, 0, %cmp; }",
+     R "asm.setp.lt.f16"},
+    {"{ .reg .pred %cmp; setp.le.f16 %cmp, $1, $2; selp.u16 $0, 1, 0, %cmp; }",
+     R "asm.setp.le.f16"},
+    {"{ .reg .pred %pick; setp.gt.f16 %pick, $1, $2; selp.b16 $0, $1, $2, %pick; }",
+     R "asm.max.f16"},
+    {"{ .reg .pred %pick; setp.lt.f16 %pick, $1, $2; selp.b16 $0, $1, $2, %pick; }",
+     R "asm.min.f16"},
     /* libdevice's (math.c), as LLVM prints them */
     {"bfind.shiftamt.u32 $0, $1;", R "asm.bfind.shiftamt.u32"},
     {"rcp.approx.ftz.f32 $0,$1;", R "asm.rcp.approx.ftz.f32"},
