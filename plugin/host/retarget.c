@@ -91,6 +91,36 @@ static void strip_fn_attributes(LLVMValueRef f) {
   free(attrs);
 }
 
+/* What CUDA's limits say of each special register: as NVPTX's own
+ * NVVMIntrRange pass, a range on every read.  It lets the optimiser see
+ * that a global index is not negative, so numba's wraparound of negative
+ * indices folds away and the row loop's addresses become affine (which the
+ * vectoriser needs). */
+static void add_range(LLVMValueRef f, const char *sreg) {
+  static const struct {
+    const char *name;
+    unsigned long long lo, hi; /* [lo, hi) */
+  } ranges[] = {{"tid.x", 0, 1024},     {"tid.y", 0, 1024},       {"tid.z", 0, 64},
+                {"ntid.x", 1, 1025},    {"ntid.y", 1, 1025},      {"ntid.z", 1, 65},
+                {"ctaid.x", 0, 0x7fffffff}, {"ctaid.y", 0, 65535}, {"ctaid.z", 0, 65535},
+                {"nctaid.x", 1, 0x80000000ull}, {"nctaid.y", 1, 65536}, {"nctaid.z", 1, 65536},
+                {"laneid", 0, 32},      {"warpsize", 32, 33}};
+  for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
+    if (strcmp(ranges[i].name, sreg) != 0) continue;
+    LLVMContextRef c = LLVMGetModuleContext(LLVMGetGlobalParent(f));
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(c);
+    LLVMMetadataRef bounds[2] = {LLVMValueAsMetadata(LLVMConstInt(i32, ranges[i].lo, 0)),
+                                 LLVMValueAsMetadata(LLVMConstInt(i32, ranges[i].hi, 0))};
+    LLVMValueRef range = LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, bounds, 2));
+    unsigned kind = LLVMGetMDKindIDInContext(c, "range", 5);
+    for (LLVMUseRef u = LLVMGetFirstUse(f); u; u = LLVMGetNextUse(u)) {
+      LLVMValueRef user = LLVMGetUser(u);
+      if (LLVMIsACallInst(user) && LLVMGetCalledValue(user) == f)
+        LLVMSetMetadata(user, kind, range);
+    }
+  }
+}
+
 static int declarations(cuplug__host_retarget_args *a, char **msg) {
   LLVMModuleRef m = a->module;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
@@ -109,6 +139,7 @@ static int declarations(cuplug__host_retarget_args *a, char **msg) {
       /* A special register keeps its attributes (it reads no memory, so
        * reads are shared); the rest lose theirs, for they switch threads. */
       if (strncmp(op, "read.ptx.sreg.", 14) != 0) strip_fn_attributes(f);
+      else add_range(f, op + 14);
       char *renamed = NULL;
       if (asprintf(&renamed, RUNTIME "%s", op) < 0)
         return cuplug__host_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");

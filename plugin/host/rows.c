@@ -62,6 +62,39 @@ static bool replace_tid_x(LLVMValueRef fn, LLVMValueRef tid_x_fn, LLVMValueRef c
   return true;
 }
 
+/* Is v there before the loop: a constant, an argument, or made in pre? */
+static bool before_loop(LLVMValueRef v, LLVMBasicBlockRef pre) {
+  if (!LLVMIsAInstruction(v)) return true;
+  return LLVMGetInstructionParent(v) == pre;
+}
+
+/* The parameters' loads (launcher loads, marked invariant) and their
+ * addresses go before the loop.  The first optimisation sank them into the
+ * branch of the kernel's bounds check, and hoisting them back from there
+ * would drop what says they may be read anywhere; without them in front,
+ * the loop's array bases vary and the vectoriser gives up. */
+static void hoist_parameters(LLVMValueRef fn, LLVMBasicBlockRef pre, LLVMBuilderRef b) {
+  unsigned invariant = LLVMGetMDKindIDInContext(LLVMGetModuleContext(LLVMGetGlobalParent(fn)),
+                                                "invariant.load", 14);
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (LLVMBasicBlockRef bb = LLVMGetNextBasicBlock(pre); bb; bb = LLVMGetNextBasicBlock(bb)) {
+      LLVMValueRef next;
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = next) {
+        next = LLVMGetNextInstruction(i);
+        bool load = LLVMIsALoadInst(i) && LLVMGetMetadata(i, invariant);
+        bool gep = LLVMIsAGetElementPtrInst(i) && LLVMGetNumOperands(i) == 2 &&
+                   LLVMIsAConstant(LLVMGetOperand(i, 1));
+        if (!load && !gep) continue;
+        if (!before_loop(LLVMGetOperand(i, 0), pre)) continue;
+        LLVMInstructionRemoveFromParent(i);
+        LLVMInsertIntoBuilder(b, i);
+        moved = true;
+      }
+    }
+  }
+}
+
 bool cuplug__host_make_row(LLVMModuleRef m, const char *kernel) {
   char name[4200];
   snprintf(name, sizeof name, "%s%s", CUPLUG__HOST_ROW, kernel);
@@ -86,6 +119,7 @@ bool cuplug__host_make_row(LLVMModuleRef m, const char *kernel) {
       LLVMInsertIntoBuilder(b, i);
     }
   }
+  hoist_parameters(fn, pre, b);
   LLVMTypeRef sreg_ty = LLVMFunctionType(i32, NULL, 0, 0);
   LLVMValueRef ntid_fn = LLVMGetNamedFunction(m, SREG "ntid.x");
   if (!ntid_fn) ntid_fn = LLVMAddFunction(m, SREG "ntid.x", sreg_ty);
