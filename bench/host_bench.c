@@ -8,6 +8,8 @@
  *            then on 1, 2, 4, ... host threads up to the cores: scaling
  *   reduce   k_reduce (shared memory, syncthreads in a loop: fibers), and
  *   warp     a warp sum by shfl_down (fibers), in elements per second
+ *   launch   a launch of one block of 32 threads (saxpy), on every core:
+ *            the host cost of a launch
  *   compile  the corpus's cases compiled and loaded for the host (LLVM O2,
  *            ORC) / compiled to PTX by libNVVM (skipped without it)
  *
@@ -143,6 +145,25 @@ static void bench_saxpy(const char *tests, int rounds) {
   free(x);
   free(y);
   free(r);
+}
+
+static void bench_launch(const char *tests, int rounds) {
+  corpus_case c = read_case(tests, "saxpy_kernel");
+  cuplug_library *lib;
+  cuplug_kernel *k = host_kernel(c.ir, c.size, c.entry, c.sig, &lib);
+  float x[32] = {0}, y[32] = {0}, r[32], a = 2;
+  cuplug_array ar = array1(r, CUPLUG_TYPE_FLOAT32, 32), ax = array1(x, CUPLUG_TYPE_FLOAT32, 32),
+               ay = array1(y, CUPLUG_TYPE_FLOAT32, 32);
+  cuplug_value v[] = {{CUPLUG_TYPE_ARRAY, &ar}, {CUPLUG_TYPE_ARRAY, &ax}, {CUPLUG_TYPE_ARRAY, &ay},
+                      {CUPLUG_TYPE_FLOAT32, &a}};
+  double t[64];
+  for (int i = 0; i < rounds; i++) {
+    double t0 = bench_now();
+    for (int n = 0; n < 1000; n++) launch_time(k, 1, 32, v, 4, 0);
+    t[i] = (bench_now() - t0) / 1000;
+  }
+  printf("launch of 1 block of 32 threads (every core): %.1f us\n", bench_median(t, rounds) * 1e6);
+  api->library_unload(lib);
 }
 
 static void bench_reduce(const char *tests, int rounds) {
@@ -295,6 +316,7 @@ int main(int argc, char **argv) {
   bench_saxpy(tests, rounds);
   bench_reduce(tests, rounds);
   bench_warp(rounds);
+  bench_launch(tests, rounds);
   bench_compile(tests, rounds);
   api->session_destroy(s);
   return 0;

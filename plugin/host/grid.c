@@ -125,6 +125,7 @@ static void thread_main(void *arg) {
     run *r = (run *)cuplug__current;
     r->l->k->launcher((void **)r->l->g->params);
     r->w.fibers[t].state = CUPLUG__DONE;
+    CUPLUG__TSAN_SWITCH(r->w.sched_tsan);
     cuplug__fiber_switch(&r->w.fibers[t].sp, r->w.sched_sp);
   }
 }
@@ -133,6 +134,7 @@ void cuplug__host_yield(cuplug__fiber *f, cuplug__fiber_state state) {
   cuplug__worker *w = cuplug__current;
   f->state = state;
   if (w && w->fibers) {
+    CUPLUG__TSAN_SWITCH(w->sched_tsan);
     cuplug__fiber_switch(&f->sp, w->sched_sp);
   } else if (state == CUPLUG__WARP) { /* one thread, outside a launch */
     settle_warp(f, 1);
@@ -165,6 +167,7 @@ static int make_fibers(run *r, uint32_t n, char **msg) {
       return cuplug__host_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "no memory for %u thread stacks",
                                n);
     w->fibers[t].stack = s;
+    w->fibers[t].tsan = CUPLUG__TSAN_CREATE();
     set_thread(w, t);
     memcpy(w->fibers[t].tid, w->tid, sizeof w->tid);
   }
@@ -217,6 +220,7 @@ static int run_fibers(run *r) {
     for (uint32_t t = 0; t < n; t++) {
       if (w->fibers[t].state != CUPLUG__READY) continue;
       set_fiber(w, t);
+      CUPLUG__TSAN_SWITCH(w->fibers[t].tsan);
       cuplug__fiber_switch(&w->sched_sp, w->fibers[t].sp);
     }
     uint32_t done = 0, at_barrier = 0;
@@ -252,6 +256,7 @@ static void *worker_main(void *arg) {
   const cuplug__host_grid *g = l->g;
   cuplug__worker *w = &r->w;
   cuplug__current = w;
+  w->sched_tsan = CUPLUG__TSAN_CURRENT();
   memcpy(w->ntid, g->block, sizeof w->ntid);
   memcpy(w->nctaid, g->grid, sizeof w->nctaid);
   w->nthreads = g->block[0] * g->block[1] * g->block[2];
@@ -297,8 +302,10 @@ static void worker_free(cuplug__worker *w) {
   for (size_t i = 0; i < w->num_shared; i++) free(w->shared[i].storage);
   free(w->shared);
   free(w->dynamic_shared);
-  for (size_t t = 0; t < w->num_fibers; t++)
+  for (size_t t = 0; t < w->num_fibers; t++) {
     if (w->fibers[t].stack) munmap(w->fibers[t].stack, STACK_SIZE);
+    if (w->fibers[t].tsan) CUPLUG__TSAN_DESTROY(w->fibers[t].tsan);
+  }
   free(w->fibers);
 }
 

@@ -91,9 +91,11 @@ void cuplug__host_tm_options(LLVMTargetMachineRef tm);
 }
 #endif
 
-/* jit.c */
+/* fail.c: sets *msg (malloc'd) and returns code */
 int cuplug__host_fail(char **msg, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* jit.c */
 int cuplug__host_jit_create(cuplug__host_jit **out, char **msg);
 void cuplug__host_jit_destroy(cuplug__host_jit *j);
 int cuplug__host_lib_create(cuplug__host_jit *j, const cuplug__host_lib_args *a,
@@ -132,6 +134,7 @@ typedef struct cuplug__fiber {
   int32_t pred;
   uint32_t result, result_pred;
   uint32_t tid[3]; /* its threadIdx, worked out once: no division per switch */
+  void *tsan; /* its ThreadSanitizer fiber, in a build with TSan */
 } cuplug__fiber;
 
 /* One host thread's view of the block it runs now. */
@@ -149,6 +152,7 @@ typedef struct cuplug__worker {
   cuplug__fiber *fibers;
   size_t num_fibers;
   void *sched_sp;
+  void *sched_tsan; /* the scheduler's ThreadSanitizer fiber */
 } cuplug__worker;
 
 /* The worker of this host thread (NULL outside a launch).  Initial-exec:
@@ -158,6 +162,24 @@ extern __thread cuplug__worker *cuplug__current __attribute__((tls_model("initia
 
 /* Switches threads: from the running fiber to the scheduler. */
 void cuplug__host_yield(cuplug__fiber *f, cuplug__fiber_state state);
+
+/* ThreadSanitizer follows a stack switch only when told of it
+ * (threads.grid runs the grid under it). */
+#if defined(__SANITIZE_THREAD__)
+void *__tsan_get_current_fiber(void);
+void *__tsan_create_fiber(unsigned flags);
+void __tsan_destroy_fiber(void *fiber);
+void __tsan_switch_to_fiber(void *fiber, unsigned flags);
+#define CUPLUG__TSAN_CURRENT() __tsan_get_current_fiber()
+#define CUPLUG__TSAN_CREATE() __tsan_create_fiber(0)
+#define CUPLUG__TSAN_DESTROY(f) __tsan_destroy_fiber(f)
+#define CUPLUG__TSAN_SWITCH(f) __tsan_switch_to_fiber((f), 0)
+#else
+#define CUPLUG__TSAN_CURRENT() NULL
+#define CUPLUG__TSAN_CREATE() NULL
+#define CUPLUG__TSAN_DESTROY(f) ((void)(f))
+#define CUPLUG__TSAN_SWITCH(f) ((void)(f))
+#endif
 
 /* fiber.c: saves the callee-saved registers on the current stack, stores
  * the stack pointer in *save, and resumes the stack at `to`. */

@@ -32,14 +32,6 @@ struct cuplug__host_jit {
   unsigned next_lib;
 };
 
-int cuplug__host_fail(char **msg, int code, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  if (vasprintf(msg, fmt, ap) < 0) *msg = NULL;
-  va_end(ap);
-  return code;
-}
-
 /* LLVM's error as our message (consumes the error). */
 static int llvm_fail(char **msg, int code, LLVMErrorRef err, const char *what) {
   char *m = LLVMGetErrorMessage(err);
