@@ -178,11 +178,11 @@ static int parse_and_link(LLVMContextRef ctx, const cuplug__host_module *mods, s
   return 0;
 }
 
-static int optimise(cuplug__host_jit *j, LLVMModuleRef m, char **msg) {
+static int optimise(cuplug__host_jit *j, LLVMModuleRef m, const char *passes, char **msg) {
   LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
   LLVMPassBuilderOptionsSetLoopVectorization(o, 1);
   LLVMPassBuilderOptionsSetSLPVectorization(o, 1);
-  LLVMErrorRef err = LLVMRunPasses(m, "default<O2>", j->tm, o);
+  LLVMErrorRef err = LLVMRunPasses(m, passes, j->tm, o);
   LLVMDisposePassBuilderOptions(o);
   return err ? llvm_fail(msg, CUPLUG_ERR_HOST_UNSUPPORTED, err, "optimising for the host") : 0;
 }
@@ -322,7 +322,7 @@ int cuplug__host_lib_create(cuplug__host_jit *j, const cuplug__host_lib_args *a,
     LLVMDisposeTargetData(td);
     LLVMDisposeMessage(triple);
   }
-  if (!rc) rc = optimise(j, m, msg);
+  if (!rc) rc = optimise(j, m, "default<O2>", msg);
   bool rows = false;
   for (size_t k = 0; !rc && k < num_kernels && !l->uses_collectives; k++) {
     if (cuplug__host_make_row(m, kernels[k])) {
@@ -334,7 +334,13 @@ int cuplug__host_lib_create(cuplug__host_jit *j, const cuplug__host_lib_args *a,
       if (f) LLVMDeleteFunction(f);
     }
   }
-  if (!rc && rows) rc = optimise(j, m, msg); /* now the loops vectorise */
+  /* The row loops, new since the first pass, get a loop pipeline of their
+   * own: the whole of O2 again doubled the compile of a kernel. */
+  const char *row_passes = getenv("CUPLUG_HOST_ROW_PASSES");
+  if (!row_passes)
+    row_passes = "function(instcombine,simplifycfg,loop-simplify,lcssa,loop-mssa(licm,loop-rotate),"
+                 "loop-simplify,lcssa,loop(indvars),loop-vectorize,instcombine,simplifycfg)";
+  if (!rc && rows) rc = optimise(j, m, row_passes, msg);
   /* what the JIT compiles, for whoever studies it (as numba's DUMP_LLVM):
    * $CUPLUG_HOST_DUMP_IR/<entry or first kernel>.host.ll */
   const char *dump = getenv("CUPLUG_HOST_DUMP_IR");
