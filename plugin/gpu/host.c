@@ -148,6 +148,7 @@ cuplug_error *cuplug__host_load(cuplug_load_args *a) {
                                 .entry = art->kind == CUPLUG_KERNEL ? NULL : art->symbol,
                                 .libdevice = libdevice,
                                 .libdevice_size = libdevice_size,
+                                .ftz = art->fastmath,
                                 .extern_names = (const char *const *)names,
                                 .extern_addresses = addresses,
                                 .num_externs = art->num_host_externs};

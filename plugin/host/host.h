@@ -39,6 +39,7 @@ typedef struct cuplug__host_lib_args {
   const char *entry; /* a device function to compile at once (NULL: none) */
   const void *libdevice; /* libdevice.10.bc, when the modules call it (NULL: they do not) */
   size_t libdevice_size;
+  int ftz; /* libdevice flushes subnormals to zero (fastmath, as libNVVM's -ftz=1) */
   /* external functions the host provides (declare_device's host_function) */
   const char *const *extern_names;
   void *const *extern_addresses;

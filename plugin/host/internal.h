@@ -62,7 +62,8 @@ const cuplug__host_symbol *cuplug__host_math_symbols(size_t *n);
 
 /* libdevice.c: links libdevice into the module, its __nvvm_reflect
  * answered, the functions the module does not call dropped */
-int cuplug__host_link_libdevice(LLVMModuleRef m, const void *bitcode, size_t size, char **msg);
+int cuplug__host_link_libdevice(LLVMModuleRef m, const void *bitcode, size_t size, bool ftz,
+                                char **msg);
 
 /* retarget.c */
 typedef struct cuplug__host_retarget_args {

@@ -301,7 +301,7 @@ int cuplug__host_lib_create(cuplug__host_jit *j, const cuplug__host_lib_args *a,
   int rc = parse_and_link(ctx, a->mods, a->num_mods, &m, msg);
   if (!rc && a->libdevice) {
     /* in the NVPTX layout libdevice's own, until retarget sets the host's */
-    rc = cuplug__host_link_libdevice(m, a->libdevice, a->libdevice_size, msg);
+    rc = cuplug__host_link_libdevice(m, a->libdevice, a->libdevice_size, a->ftz != 0, msg);
   }
   if (!rc) {
     char *triple = LLVMGetTargetMachineTriple(j->tm);

@@ -15,13 +15,15 @@
 
 #include "plugin/host/internal.h"
 
-/* __nvvm_reflect's answers: no flush to zero (numba-cuda's default, without
- * fastmath), precise division and square roots, and an sm_90 GPU's code
- * paths (those of every cc 5.0 and up). */
-static int reflect_value(const char *name) {
+/* __nvvm_reflect's answers, as libNVVM gives them for numba-cuda's
+ * options: flush to zero with fastmath only (-ftz=1), precise division and
+ * square roots, and an sm_90 GPU's code paths (those of every cc 5.0 and
+ * up). */
+static int reflect_value(const char *name, bool ftz) {
   if (!strcmp(name, "__CUDA_ARCH")) return 900;
+  if (!strcmp(name, "__CUDA_FTZ")) return ftz;
   if (!strcmp(name, "__CUDA_PREC_DIV") || !strcmp(name, "__CUDA_PREC_SQRT")) return 1;
-  return 0; /* __CUDA_FTZ and anything else */
+  return 0;
 }
 
 /* The string a reflect call asks about: its argument is a constant string,
@@ -36,7 +38,7 @@ static const char *reflect_name(LLVMValueRef call) {
   return LLVMGetAsString(init, &len);
 }
 
-static void answer_reflect(LLVMModuleRef m) {
+static void answer_reflect(LLVMModuleRef m, bool ftz) {
   LLVMValueRef reflect = LLVMGetNamedFunction(m, "__nvvm_reflect");
   if (!reflect) return;
   LLVMTypeRef i32 = LLVMInt32TypeInContext(LLVMGetModuleContext(m));
@@ -47,14 +49,15 @@ static void answer_reflect(LLVMModuleRef m) {
         next = LLVMGetNextInstruction(i);
         if (!LLVMIsACallInst(i) || LLVMGetCalledValue(i) != reflect) continue;
         const char *name = reflect_name(i);
-        LLVMReplaceAllUsesWith(i, LLVMConstInt(i32, (unsigned long long)reflect_value(name ? name : ""), 0));
+        LLVMReplaceAllUsesWith(i, LLVMConstInt(i32, (unsigned long long)reflect_value(name ? name : "", ftz), 0));
         LLVMInstructionEraseFromParent(i);
       }
     }
   }
 }
 
-int cuplug__host_link_libdevice(LLVMModuleRef m, const void *bitcode, size_t size, char **msg) {
+int cuplug__host_link_libdevice(LLVMModuleRef m, const void *bitcode, size_t size, bool ftz,
+                                char **msg) {
   LLVMContextRef c = LLVMGetModuleContext(m);
   LLVMMemoryBufferRef buf =
       LLVMCreateMemoryBufferWithMemoryRangeCopy(bitcode, size, "libdevice.10.bc");
@@ -90,7 +93,7 @@ int cuplug__host_link_libdevice(LLVMModuleRef m, const void *bitcode, size_t siz
   }
   free(defined);
   if (rc) return rc;
-  answer_reflect(m);
+  answer_reflect(m, ftz);
   /* what the module does not call goes, and with it the intrinsics only
    * that used (retarget.c refuses an intrinsic the runtime lacks) */
   LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();

@@ -428,6 +428,7 @@ static cuplug_error *keep_host_ir(job *j) {
   }
   art->output = CUPLUG_OUTPUT_HOST;
   art->uses_libdevice = j->uses_libdevice;
+  art->fastmath = a->fastmath != 0;
   /* declared functions the IR calls: those with a host implementation are
    * defined for the JIT; the others it refuses by name at load */
   art->host_externs = calloc(j->num_used ? j->num_used : 1, sizeof *art->host_externs);

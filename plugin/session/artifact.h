@@ -53,6 +53,7 @@ struct cuplug_artifact {
   cuplug__ir_module *sources;
   size_t num_sources;
   bool uses_libdevice; /* a host artifact that calls __nv_* functions */
+  bool fastmath;       /* ... compiled with fastmath: libdevice flushes to zero */
   /* ... and the declared functions it calls that have a host implementation */
   cuplug__host_extern *host_externs;
   size_t num_host_externs;

@@ -488,6 +488,30 @@ START_TEST(libdevice_gives_the_gpus_bits) {
 }
 END_TEST
 
+/* fastmath flushes libdevice's subnormals to zero, as libNVVM's -ftz=1 */
+START_TEST(fastmath_flushes_libdevice_subnormals) {
+  static const char ir[] =
+      "define float @f(float %a, float %b) {\n"
+      "  %r = call float @__nv_fmaf(float %a, float %b, float 0.0)\n  ret float %r\n}\n"
+      "declare float @__nv_fmaf(float, float, float)\n";
+  for (uint32_t fastmath = 0; fastmath < 2; fastmath++) {
+    cuplug_module m = {sizeof m, "ftz.ll", ir, sizeof ir - 1};
+    const cuplug_module *mods[] = {&m};
+    cuplug_compile_args a = {.struct_size = sizeof a, .session = s, .modules = mods,
+                             .num_modules = 1, .entry = "f", .signature = "float32(float32, float32)",
+                             .entry_abi = CUPLUG_ABI_C, .output = CUPLUG_OUTPUT_HOST,
+                             .fastmath = fastmath};
+    T_ASSERT_OK(t_api()->compile(&a));
+    cuplug_library *l = load(a.artifact);
+    t_api()->artifact_destroy(a.artifact);
+    float (*f)(float, float) = (float (*)(float, float))(uintptr_t)fn(l, "f");
+    float got = f(1e-38f, 0.5f); /* 5e-39: a subnormal */
+    ck_assert_uint_eq(bits(got), fastmath ? 0u : bits(5e-39f));
+    t_api()->library_unload(l);
+  }
+}
+END_TEST
+
 /* ---- what the host cannot run ---- */
 
 START_TEST(unsupported_constructs) {
@@ -632,6 +656,7 @@ int main(void) {
   tcase_add_test(tc, unsupported_constructs);
   tcase_add_test(tc, libdevice_gives_the_gpus_bits);
   tcase_add_test(tc, declared_function_with_host_implementation);
+  tcase_add_test(tc, fastmath_flushes_libdevice_subnormals);
   int rc = t_run_suite(suite);
   t_cases_free(cases, num_cases);
   return rc;
