@@ -147,7 +147,22 @@ static int declarations(cuplug__host_retarget_args *a, char **msg) {
       free(renamed);
       continue;
     }
-    if (strncmp(name, "llvm.", 5) == 0) continue; /* LLVM's own: it lowers them */
+    if (strncmp(name, "llvm.", 5) == 0) {
+      /* LLVM's generic intrinsics it lowers for any target; another
+       * target's would stop its code generator (and the host) cold */
+      static const char *const targets[] = {"aarch64.", "amdgcn.", "arm.",   "bpf.",  "dx.",
+                                            "hexagon.", "loongarch.", "mips.", "ppc.", "r600.",
+                                            "riscv.",  "s390.",  "spv.",   "ve.",   "wasm.",
+                                            "x86.",    "xcore."};
+      for (size_t t = 0; t < sizeof targets / sizeof targets[0]; t++) {
+        if (strncmp(name + 5, targets[t], strlen(targets[t])) != 0) continue;
+        char at[256];
+        where(a, name, "call", at, sizeof at);
+        return cuplug__host_fail(msg, CUPLUG_ERR_HOST_UNSUPPORTED,
+                                 "@%s is an intrinsic of another target%s", name, at);
+      }
+      continue;
+    }
     if (strncmp(name, RUNTIME, strlen(RUNTIME)) == 0) continue;
     bool provided = false; /* declare_device's host_function */
     for (size_t i = 0; i < a->num_externs && !provided; i++)

@@ -529,6 +529,17 @@ START_TEST(unsupported_constructs) {
                  "the NVVM intrinsic @llvm.nvvm.read.ptx.sreg.clusterid.x has no host "
                  "equivalent (test.ll:3)");
   ck_assert_ptr_null(l);
+  static const char x86_ir[] =
+      "define void @k(i32* %p) {\n"
+      "entry:\n"
+      "  %v = call i32 @llvm.x86.rdpid()\n"
+      "  store i32 %v, i32* %p\n"
+      "  ret void\n"
+      "}\n"
+      "declare i32 @llvm.x86.rdpid()\n";
+  T_ASSERT_ERROR(ir_library(x86_ir, "k", "void(CPointer(int32))", CUPLUG_KERNEL, 0, &l),
+                 CUPLUG_ERR_HOST_UNSUPPORTED,
+                 "@llvm.x86.rdpid is an intrinsic of another target (test.ll:3)");
   static const char asm_ir[] =
       "define void @smid(i32* %p) {\n"
       "entry:\n"
