@@ -50,6 +50,7 @@ typedef struct cli_request {
   const char *ptx_path;             /* --ptx: the linked PTX */
   const char *cache_dir;            /* --cache-dir ("" : memory only) */
   bool no_cache;                    /* --no-cache */
+  const char *run_host_dir;         /* case --run host: the folder whose values.json to run */
   /* strings the request owns (from case.json) */
   char *owned[CLI_MAX_FILES * 8];
   size_t num_owned;
@@ -63,6 +64,18 @@ void cli_request_free(cli_request *r);
 char *cli_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A whole file, NUL-terminated (free it); NULL with errno set. */
 char *cli_read_file(const char *path, size_t *size);
+
+/* A usage error (fmt with one %s): printed with a pointer to --help; returns 2. */
+int cli_usage(const char *fmt, const char *arg);
+
+/* `cuplug run` (run.c): compiles r's device function for the host, calls it
+ * with the values (text, read as its argument types) and prints the result. */
+int cli_run(const cuplug_api *api, cli_request *r, char **values, int num_values);
+
+/* `cuplug case DIR --run host` (values.c): runs a host artifact of the case
+ * on DIR/values.json's inputs and compares with its outputs. */
+int cli_case_run_host(const cuplug_api *api, cuplug_session *session,
+                      const cuplug_artifact *art, const char *dir);
 
 /* Fills a request from DIR/case.json; returns false with a message. */
 bool cli_case_load(const char *dir, cli_request *r, char *err, size_t cap);

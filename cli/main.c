@@ -37,10 +37,16 @@ static const char usage_text[] =
     "       [--no-cache]\n"
     "      Link code with nvJitLink: .cu (compiled by NVRTC), .ptx, .ltoir, .cubin,\n"
     "      .fatbin, .o, .a.\n"
-    "  case DIR [--output ptx|ltoir|cubin] [--check] [-o OUT] [--cache-dir DIR] [--no-cache]\n"
+    "  case DIR [--output ptx|ltoir|cubin] [--check] [-o OUT] [--run host] [--cache-dir DIR]\n"
+    "       [--no-cache]\n"
     "      Compile a conformance case folder (DIR/case.json, DIR/input.ll, and the\n"
     "      files its declare_device entries link).  --check compares the result's\n"
-    "      PTX signature with DIR/expected.ptx.\n"
+    "      PTX signature with DIR/expected.ptx.  --run host runs it on this CPU with\n"
+    "      the inputs of DIR/values.json and compares with numba-cuda's outputs there.\n"
+    "  run FILE.ll... --entry SYMBOL --sig SIG [compile options] -- ARG...\n"
+    "      Compile a device function for this CPU (LLVM's ORC JIT, no GPU or CUDA\n"
+    "      needed), call it with the arguments and print its result on one line,\n"
+    "      as Python writes it: 3, 0.1, True, (1.5-2j).\n"
     "  resolve [--strict] KEY 'ARGTYPES'\n"
     "      How a call of KEY with arguments of these types types, as a host front\n"
     "      end asks: prints 'SIGNATURE SYMBOL ABI', and warns of an argument it\n"
@@ -94,12 +100,14 @@ static const char usage_text[] =
     "  -o OUT                  write the result to OUT (default: standard output)\n"
     "  -h, --help              this text\n";
 
-static int usage_error(const char *fmt, const char *arg) {
+int cli_usage(const char *fmt, const char *arg) {
   fprintf(stderr, "cuplug: ");
   fprintf(stderr, fmt, arg);
   fprintf(stderr, "\n(cuplug --help lists the commands and options)\n");
   return 2;
 }
+
+#define usage_error cli_usage
 
 /* Prints an error and its toolkit log; destroys it; returns 1. */
 static int report(cuplug_error *e) {
@@ -487,6 +495,10 @@ static int run_compile(cli_request *r, bool check) {
   if (*info.log) fprintf(stderr, "%s\n", info.log);
   if (*info.link_log) fprintf(stderr, "%s\n", info.link_log);
   if (r->emit_ir_dir && (rc = emit_ir(art, r->emit_ir_dir, info.num_ir_modules))) goto done;
+  if (r->run_host_dir) {
+    rc = cli_case_run_host(api, session, art, r->run_host_dir);
+    goto done;
+  }
   if (r->ptx_path && (rc = write_linked_ptx(art, r->ptx_path))) goto done;
   if (check) {
     rc = check_ptx(&info, r->expected_ptx);
@@ -531,11 +543,33 @@ static int cmd_compile(int argc, char **argv) {
   return rc;
 }
 
+static int cmd_run(int argc, char **argv) {
+  cli_request r = {0};
+  int i = 2;
+  for (; i < argc && strcmp(argv[i], "--"); i++) {
+    int rc = 0;
+    if (argv[i][0] == '-' && argv[i][1])
+      rc = parse_option(argc, argv, &i, &r);
+    else if (r.num_files < CLI_MAX_FILES)
+      r.files[r.num_files++] = argv[i];
+    else
+      rc = usage_error("too many IR files (at most %s)", "64");
+    if (rc) {
+      cli_request_free(&r);
+      return rc;
+    }
+  }
+  if (i < argc) i++; /* the arguments follow "--" */
+  int rc = cli_run(api, &r, argv + i, argc - i);
+  cli_request_free(&r);
+  return rc;
+}
+
 static int cmd_case(int argc, char **argv) {
   const char *dir = NULL;
   const char *out = NULL;
   cuplug_output output = CUPLUG_OUTPUT_PTX;
-  bool check = false;
+  bool check = false, run_host = false;
   cli_request cache = {0}; /* --cache-dir, --no-cache */
   for (int i = 2; i < argc; i++) {
     if (!strcmp(argv[i], "--cache-dir") || !strcmp(argv[i], "--no-cache")) {
@@ -555,6 +589,10 @@ static int cmd_case(int argc, char **argv) {
       out = argv[++i];
     } else if (!strcmp(argv[i], "--check")) {
       check = true;
+    } else if (!strcmp(argv[i], "--run") && i + 1 < argc) {
+      const char *v = argv[++i];
+      if (strcmp(v, "host")) return usage_error("--run takes 'host', not '%s'", v);
+      run_host = true;
     } else if (argv[i][0] == '-') {
       return usage_error("unknown or incomplete option '%s' for case", argv[i]);
     } else if (!dir) {
@@ -564,6 +602,7 @@ static int cmd_case(int argc, char **argv) {
     }
   }
   if (!dir) return usage_error("%s", "case needs a folder holding case.json");
+  if (run_host && (check || out)) return usage_error("%s", "--run host takes no --check or -o");
   cli_request r = {0};
   char err[512];
   if (!cli_case_load(dir, &r, err, sizeof err)) {
@@ -571,10 +610,11 @@ static int cmd_case(int argc, char **argv) {
     cli_request_free(&r);
     return 1;
   }
-  r.output = output;
+  r.output = run_host ? CUPLUG_OUTPUT_HOST : output;
   r.out_path = out;
   r.cache_dir = cache.cache_dir;
   r.no_cache = cache.no_cache;
+  if (run_host) r.run_host_dir = dir;
   int rc = run_compile(&r, check);
   cli_request_free(&r);
   return rc;
@@ -825,7 +865,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *cmd = argv[1];
-  for (int i = 1; i < argc; i++) {
+  for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
     if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
       fputs(usage_text, stdout);
       return 0;
@@ -833,6 +873,7 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(cmd, "compile")) return cmd_compile(argc, argv);
   if (!strcmp(cmd, "case")) return cmd_case(argc, argv);
+  if (!strcmp(cmd, "run")) return cmd_run(argc, argv);
   if (!strcmp(cmd, "link")) return cmd_link(argc, argv);
   if (!strcmp(cmd, "resolve")) return cmd_resolve(argc, argv);
   if (!strcmp(cmd, "list")) return cmd_list(argc, argv);

@@ -7,7 +7,7 @@ packages=(
   build-essential cmake pkg-config
   llvm-19-dev libzstd-dev        # LLVM-C for validation, linked statically
   check libsubunit-dev           # unit tests (linked statically, so they run on the GPU host)
-  libffi-dev                     # host callbacks
+  libffi-dev                     # host callbacks; calls by signature on the CPU (static in libcuplug-host.so)
   python3-dev python3-pytest python3-numpy
   python3-setuptools python3-wheel python3-venv python3-pip   # the Python module, pip-installed offline
   clang-19 libclang-rt-19-dev    # libFuzzer harnesses (scripts/fuzz.sh)

@@ -11,7 +11,8 @@
 #   plugin/registry/      templates, lowerings, resolve_call
 #   plugin/session/       sessions and artifacts
 #   plugin/pipeline/      compile, link
-#   plugin/gpu/           load, launch, memory
+#   plugin/gpu/           load, launch, memory; host libraries through plugin/host/host.h
+#   plugin/host/          libcuplug-host.so: device code on the CPU (LLVM ORC, the grid)
 #   plugin/api/           the table: every call, imported and checked
 #   cli/ samples/ host_shims/   hosts: the public header only
 cd "$(dirname "$0")/.." || exit 1
@@ -26,7 +27,8 @@ plugin/llvm       cuplug/ base/ plugin/llvm/
 plugin/registry   cuplug/ base/ lowering/ plugin/llvm/ plugin/registry/
 plugin/session    cuplug/ base/ plugin/toolkit/ plugin/cache/ plugin/registry/ plugin/session/
 plugin/pipeline   cuplug/ base/ lowering/ plugin/toolkit/ plugin/cache/ plugin/llvm/ plugin/registry/ plugin/session/ plugin/pipeline/
-plugin/gpu        cuplug/ base/ plugin/toolkit/ plugin/session/ plugin/gpu/
+plugin/gpu        cuplug/ base/ plugin/toolkit/ plugin/session/ plugin/gpu/ plugin/host/host.h
+plugin/host       cuplug/ base/ plugin/host/
 plugin/api        cuplug/ base/ plugin/
 cli               cuplug/ cli.h json.h ptxsig.h
 samples           cuplug/

@@ -45,6 +45,8 @@
 #define MIN_KERNEL_INFO SIZE_TO(cuplug_kernel_info, cooperative)
 #define MIN_CACHE_INFO SIZE_TO(cuplug_cache_info, session)
 #define MIN_CACHE_CLEAR SIZE_TO(cuplug_cache_clear_args, session)
+#define MIN_HOST_FUNCTION SIZE_TO(cuplug_host_function_args, signature)
+#define MIN_HOST_CALL SIZE_TO(cuplug_host_call_args, result_size)
 
 static cuplug_error *import_args(void *local, size_t local_size, const void *caller,
                                  size_t min_size, const char *what) {
@@ -228,8 +230,8 @@ static cuplug_error *artifact_info(const cuplug_artifact *art, cuplug_artifact_i
   cuplug_artifact_info a;
   CUPLUG__TRY(import_args(&a, sizeof a, info, MIN_ARTIFACT_INFO, "cuplug_artifact_info"));
   a.output = art->output;
-  a.data = art->parts[0].data;
-  a.size = art->parts[0].size;
+  a.data = art->num_parts ? art->parts[0].data : NULL; /* a host artifact has no code */
+  a.size = art->num_parts ? art->parts[0].size : 0;
   a.symbol = art->symbol ? art->symbol : "";
   a.log = art->log ? art->log : "";
   a.cc_major = art->cc_major;
@@ -347,6 +349,9 @@ IMPORTING_EXPORTING(const_array, cuplug_const_array_args, MIN_CONST_ARRAY, cuplu
 /* ---- since 1.3 ---- */
 
 IMPORTING_EXPORTING(kernel_info, cuplug_kernel_info, MIN_KERNEL_INFO, cuplug__kernel_info)
+IMPORTING_EXPORTING(host_function, cuplug_host_function_args, MIN_HOST_FUNCTION,
+                    cuplug__host_function)
+IMPORTING(host_call, cuplug_host_call_args, MIN_HOST_CALL, cuplug__host_call)
 
 static cuplug_error *session_cache_info(cuplug_cache_info *a) {
   if (!a->session) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "cache_info: session is NULL");
@@ -415,6 +420,8 @@ static const cuplug_api api_v1 = {
     .kernel_info = kernel_info,
     .cache_info = cache_info,
     .cache_clear = cache_clear,
+    .host_function = host_function,
+    .host_call = host_call,
 };
 
 CUPLUG_EXPORT const cuplug_api *cuplug_get_api(uint32_t major, uint32_t minor) {

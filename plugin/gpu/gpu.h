@@ -14,6 +14,11 @@ struct cuplug_library {
   bool cooperative;
   pthread_mutex_t lock;
   cuplug_kernel *kernels; /* owned */
+  /* a host library (CUPLUG_OUTPUT_HOST): the JIT's, and what the
+   * artifact said of its entry */
+  struct cuplug__host_lib *host;
+  char *host_symbol;
+  const cuplug_type *host_signature;
 };
 
 struct cuplug_kernel {
@@ -33,6 +38,17 @@ cuplug_error *cuplug__kernel_get(cuplug_kernel_args *a);
 cuplug_error *cuplug__kernel_info(cuplug_kernel_info *a);
 /* launch.c */
 cuplug_error *cuplug__launch(const cuplug_launch_args *a);
+/* host.c: host libraries (CUPLUG_OUTPUT_HOST), through libcuplug-host.so */
+cuplug_error *cuplug__host_load(cuplug_load_args *a);
+void cuplug__host_unload(cuplug_library *l);
+bool cuplug__host_has(cuplug_library *l, const char *name);
+cuplug_error *cuplug__host_launch_grid(const cuplug_kernel *k, const cuplug_launch_args *a,
+                                       void **params, size_t num_params);
+cuplug_error *cuplug__host_function(cuplug_host_function_args *a);
+cuplug_error *cuplug__host_call(cuplug_host_call_args *a);
+/* launch.c */
+cuplug_error *cuplug__launch_pack(const cuplug_kernel *k, const cuplug_launch_args *a,
+                                  void **params, int64_t *slots, size_t *num_params);
 /* memory.c */
 cuplug_error *cuplug__mem_alloc(cuplug_session *s, size_t bytes, uint64_t *ptr);
 cuplug_error *cuplug__mem_free(cuplug_session *s, uint64_t ptr);

@@ -52,8 +52,8 @@ static bool contiguous(const cuplug_array *a, cuplug_layout layout, int64_t item
 
 /* Packs the flattened parameters; `slots` holds the values that are not
  * the caller's own (array fields). */
-static cuplug_error *pack(const cuplug_kernel *k, const cuplug_launch_args *a, void **params,
-                          int64_t *slots) {
+cuplug_error *cuplug__launch_pack(const cuplug_kernel *k, const cuplug_launch_args *a,
+                                  void **params, int64_t *slots, size_t *num_params) {
   const cuplug_type *sig = k->sig;
   if (a->num_args != sig->nargs)
     return cuplug__error(CUPLUG_ERR_LAUNCH_ARGS, "kernel %s takes %zu arguments (%s), got %zu",
@@ -98,6 +98,7 @@ static cuplug_error *pack(const cuplug_kernel *k, const cuplug_launch_args *a, v
     }
     if (p > MAX_PARAMS) return arg_error(k, i, "more than %d parameters in all", MAX_PARAMS);
   }
+  *num_params = p;
   return NULL;
 }
 
@@ -162,7 +163,9 @@ cuplug_error *cuplug__launch(const cuplug_launch_args *a) {
   if (!k) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "launch: kernel is NULL");
   void *params[MAX_PARAMS];
   int64_t slots[MAX_PARAMS];
-  CUPLUG__TRY(pack(k, a, params, slots));
+  size_t num_params;
+  CUPLUG__TRY(cuplug__launch_pack(k, a, params, slots, &num_params));
+  if (k->library->host) return cuplug__host_launch_grid(k, a, params, num_params);
   cuplug_session *s = k->library->session;
   const cuplug__driver_api *cu;
   CUPLUG__TRY(cuplug__device_enter(&s->device, &s->toolkit, &cu));

@@ -64,6 +64,12 @@ static cuplug_error *know_kernels(cuplug_library *l, const cuplug_artifact *art)
 
 cuplug_error *cuplug__load(cuplug_load_args *a) {
   if (!a->session) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "load: session is NULL");
+  if (a->artifact && a->artifact->output == CUPLUG_OUTPUT_HOST) {
+    if (a->image)
+      return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
+                           "load: give exactly one of artifact and image");
+    return cuplug__host_load(a);
+  }
   const void *image = NULL;
   CUPLUG__TRY(image_of(a, &image));
   const cuplug__driver_api *cu;
@@ -90,6 +96,10 @@ cuplug_error *cuplug__load(cuplug_load_args *a) {
 
 void cuplug__library_unload(cuplug_library *l) {
   if (!l) return;
+  if (l->host) {
+    cuplug__host_unload(l);
+    return;
+  }
   const cuplug__driver_api *cu;
   cuplug_error *e = cuplug__toolkit_driver(&l->session->toolkit, &cu);
   if (!e) cu->library_unload(l->lib);
@@ -187,8 +197,10 @@ cuplug_error *cuplug__kernel_get(cuplug_kernel_args *a) {
   CUPLUG__TRY(choose(l, a->name, &name, &known));
   const cuplug_type *sig = NULL;
   CUPLUG__TRY(signature_of(a, name, known, &sig));
-  cuplug__cu_kernel handle;
-  CUPLUG__TRY(handle_of(l, name, &handle));
+  cuplug__cu_kernel handle = NULL;
+  if (!l->host) CUPLUG__TRY(handle_of(l, name, &handle));
+  else if (!cuplug__host_has(l, name))
+    return cuplug__error(CUPLUG_ERR_KERNEL_NOT_FOUND, "no kernel named '%s' in the library", name);
   cuplug_kernel *k = calloc(1, sizeof *k);
   if (!k || !(k->name = cuplug__strdup(name))) {
     free(k);

@@ -198,6 +198,10 @@ static cuplug_error *copy_modules(job *j) {
 
 static cuplug_error *look_up(job *j) {
   if (!cuplug__cache_on(j->s->cache) || (j->a->flags & CUPLUG_COMPILE_NO_CACHE)) return NULL;
+  /* A host artifact is IR, made in a few passes (the JIT comes at load),
+   * and it holds this process's addresses of host implementations: it is
+   * not kept. */
+  if (j->a->output == CUPLUG_OUTPUT_HOST) return NULL;
   CUPLUG__TRY(cuplug__compile_key(j->s, j->a, j->all, j->sig, j->mods, &j->key_bytes));
   cuplug__cache_key_init(&j->key, j->key_bytes.data, j->key_bytes.len);
   j->keyed = true;
@@ -215,6 +219,7 @@ static cuplug_error *look_up(job *j) {
 /* libNVVM runs in a helper process: waking it now, while the rest of the
  * pipeline runs, spares the compile the wait for a sleeping process. */
 static cuplug_error *wake_helper(job *j) {
+  if (j->a->output == CUPLUG_OUTPUT_HOST) return NULL; /* no libNVVM for the host */
   cuplug__nvvm_prepare(&j->s->toolkit, &j->nvvm);
   return NULL;
 }
@@ -263,6 +268,8 @@ static cuplug_error *finish_validation(job *j) {
 
 static cuplug_error *choose_cc(job *j) {
   cuplug_compile_args *a = j->a;
+  /* The host needs no cc, nor libNVVM's IR version (the IR keeps zeros). */
+  if (a->output == CUPLUG_OUTPUT_HOST) return NULL;
   CUPLUG__TRY(cuplug__nvvm_ir_version(&j->s->toolkit, &j->irv));
   if (a->flags & CUPLUG_COMPILE_CURRENT_DEVICE) {
     int major, minor;
@@ -442,8 +449,50 @@ static cuplug_error *lower(job *j) {
 
 /* ---- run_nvvm ---- */
 
+static cuplug_error *keep_ir(job *j);
+
+/* For the host, the artifact is the IR libNVVM would have been handed:
+ * load() compiles it for the CPU (plugin/gpu/host.c). */
+static cuplug_error *keep_host_ir(job *j) {
+  cuplug_compile_args *a = j->a;
+  CUPLUG__TRY(finish_validation(j));
+  CUPLUG__TRY(keep_ir(j));
+  cuplug_artifact *art = j->art;
+  art->sources = calloc(a->num_modules, sizeof *art->sources);
+  if (!art->sources) return cuplug__error_oom();
+  for (size_t i = 0; i < a->num_modules; i++) {
+    cuplug__ir_module *m = &art->sources[art->num_sources++];
+    m->name = cuplug__strdup(j->inputs[i].name);
+    m->text = cuplug__strndup(j->inputs[i].text, j->inputs[i].size);
+    m->size = j->inputs[i].size;
+    if (!m->name || !m->text) return cuplug__error_oom();
+  }
+  art->output = CUPLUG_OUTPUT_HOST;
+  art->uses_libdevice = j->uses_libdevice;
+  art->fastmath = a->fastmath != 0;
+  /* declared functions the IR calls: those with a host implementation are
+   * defined for the JIT; the others it refuses by name at load */
+  art->host_externs = calloc(j->num_used ? j->num_used : 1, sizeof *art->host_externs);
+  if (!art->host_externs) return cuplug__error_oom();
+  for (size_t d = 0; d < j->num_used; d++) {
+    if (!j->used[d]->host_function) continue;
+    cuplug__host_extern *x = &art->host_externs[art->num_host_externs++];
+    x->address = j->used[d]->host_function;
+    if (!(x->symbol = cuplug__strdup(j->used[d]->symbol))) return cuplug__error_oom();
+  }
+  art->symbol = cuplug__strdup(j->symbol);
+  if (!art->symbol) return cuplug__error_oom();
+  art->kind = a->kind;
+  art->debug = a->debug != 0;
+  art->lineinfo = a->lineinfo != 0;
+  art->signature = j->sig;
+  return a->kind == CUPLUG_KERNEL ? cuplug__artifact_add_kernel(art, j->symbol, j->sig, a->debug)
+                                  : NULL;
+}
+
 static cuplug_error *run_nvvm(job *j) {
   cuplug_compile_args *a = j->a;
+  if (a->output == CUPLUG_OUTPUT_HOST) return keep_host_ir(j);
   bool ltoir = a->output == CUPLUG_OUTPUT_LTOIR || (a->output == CUPLUG_OUTPUT_CUBIN && j->lto);
   cuplug__nvvm_options o = {.cc_major = j->cc.major,
                             .cc_minor = j->cc.minor,
@@ -573,7 +622,8 @@ static cuplug_error *run(cuplug_compile_args *a, bool all) {
   cuplug_error *e = NULL;
   for (size_t i = 0; i < sizeof stages / sizeof stages[0] && !e && !j.done; i++)
     e = stages[i](&j);
-  if (!e && !j.done && (a->flags & CUPLUG_COMPILE_KEEP_IR)) e = keep_ir(&j);
+  if (!e && !j.done && (a->flags & CUPLUG_COMPILE_KEEP_IR) && a->output != CUPLUG_OUTPUT_HOST)
+    e = keep_ir(&j);
   /* The validator's verdict comes first: it names the line and column. */
   cuplug_error *v = finish_validation(&j);
   if (v) {

@@ -40,9 +40,10 @@ static cuplug_error *check_arguments(const cuplug_compile_args *a) {
  * with LTO-IR. */
 static cuplug_error *check_output(cuplug_compile_args *a, bool all) {
   if (a->output != CUPLUG_OUTPUT_DEFAULT && a->output != CUPLUG_OUTPUT_PTX &&
-      a->output != CUPLUG_OUTPUT_LTOIR && (a->output != CUPLUG_OUTPUT_CUBIN || all))
+      a->output != CUPLUG_OUTPUT_LTOIR &&
+      ((a->output != CUPLUG_OUTPUT_CUBIN && a->output != CUPLUG_OUTPUT_HOST) || all))
     return cuplug__error(CUPLUG_ERR_OPTION_OUTPUT, "Unsupported output type: %d (%s)",
-                         (int)a->output, all ? "ptx or ltoir" : "ptx, ltoir or cubin");
+                         (int)a->output, all ? "ptx or ltoir" : "ptx, ltoir, cubin or host");
   if (a->output == CUPLUG_OUTPUT_DEFAULT)
     a->output = all ? CUPLUG_OUTPUT_LTOIR : CUPLUG_OUTPUT_PTX;
   if (a->num_link && !a->link)

@@ -111,6 +111,7 @@ static cuplug_error *make_external(const cuplug_declare_device_args *a, const cu
   m->sig = sig;
   m->abi = a->abi == CUPLUG_ABI_C ? CUPLUG_ABI_C : CUPLUG_ABI_NUMBA;
   m->cooperative = a->use_cooperative != 0;
+  m->host_function = a->host_function;
   m->code = a->num_link ? calloc(a->num_link, sizeof *m->code) : NULL;
   cuplug_error *e = !m->symbol || (a->num_link && !m->code) ? cuplug__error_oom() : NULL;
   for (size_t i = 0; !e && i < a->num_link; i++) {

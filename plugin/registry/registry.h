@@ -46,6 +46,7 @@ typedef struct cuplug__impl {
   void *user_data;
   const cuplug__builtin *builtin;
   const struct cuplug__impl *generic; /* an instance's */
+  void *host_function; /* EXTERNAL: its implementation on the host, or NULL */
 } cuplug__impl;
 
 typedef struct cuplug__template {

@@ -25,6 +25,13 @@ void cuplug__artifact_destroy(cuplug_artifact *a) {
     free(a->ir[i].text);
   }
   free(a->ir);
+  for (size_t i = 0; i < a->num_sources; i++) {
+    free(a->sources[i].name);
+    free(a->sources[i].text);
+  }
+  free(a->sources);
+  for (size_t i = 0; i < a->num_host_externs; i++) free(a->host_externs[i].symbol);
+  free(a->host_externs);
   free(a);
 }
 

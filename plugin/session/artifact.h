@@ -15,6 +15,11 @@ typedef struct cuplug__artifact_kernel {
   bool debug; /* compiled with the exception store */
 } cuplug__artifact_kernel;
 
+typedef struct cuplug__host_extern {
+  char *symbol;
+  void *address;
+} cuplug__host_extern;
+
 typedef struct cuplug__ir_module {
   char *name;
   char *text;
@@ -43,6 +48,15 @@ struct cuplug_artifact {
   size_t num_warnings;
   cuplug__ir_module *ir;
   size_t num_ir;
+  /* a host artifact: the caller's modules as given, whose lines an error
+   * of the host compile names */
+  cuplug__ir_module *sources;
+  size_t num_sources;
+  bool uses_libdevice; /* a host artifact that calls __nv_* functions */
+  bool fastmath;       /* ... compiled with fastmath: libdevice flushes to zero */
+  /* ... and the declared functions it calls that have a host implementation */
+  cuplug__host_extern *host_externs;
+  size_t num_host_externs;
   cuplug_cache_result cache; /* built, or found in the cache (not saved) */
 };
 

@@ -5,6 +5,8 @@
  * program loads the plugin with dlopen, negotiates the ABI, and compiles
  * the function to a C-ABI device function, `float axpy(float, float,
  * float)`, that CUDA C++ code can call: as PTX, and as LTO-IR for linking.
+ * Then it compiles the same function for this CPU and calls it, with no
+ * GPU (CUPLUG_OUTPUT_HOST).
  *
  *   demo [path/to/libcuplug.so]
  *
@@ -12,6 +14,7 @@
 #include <dlfcn.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +131,25 @@ int main(int argc, char **argv) {
   const unsigned char *b = li.data;
   printf("LTO-IR for sm_%u%u, %zu bytes, magic %02x %02x %02x %02x\n", li.cc_major, li.cc_minor,
          li.size, b[0], b[1], b[2], b[3]);
+
+  /* the same function on this CPU: a native function pointer */
+  cuplug_artifact *host;
+  if (compile(s, CUPLUG_OUTPUT_HOST, &host)) return 1;
+  cuplug_load_args l = {.struct_size = sizeof l, .session = s, .artifact = host};
+  cuplug_host_function_args f = {.struct_size = sizeof f};
+  if (!(e = api->load(&l))) {
+    f.library = l.library;
+    e = api->host_function(&f);
+  }
+  if (e) {
+    printf("on this CPU: %s\n", api->error_message(e)); /* no libcuplug-host.so, say */
+    api->error_destroy(e);
+  } else {
+    float (*axpy)(float, float, float) = (float (*)(float, float, float))(uintptr_t)f.address;
+    printf("on this CPU: axpy(2, 3, 4) = %g\n", axpy(2.0f, 3.0f, 4.0f));
+  }
+  api->library_unload(l.library);
+  api->artifact_destroy(host);
 
   api->artifact_destroy(ptx);
   api->artifact_destroy(ltoir);

@@ -11,7 +11,8 @@
  *      argument to the signature's type, call the symbol, declare it;
  *   4. compile it to a cubin, into which cuplug has inlined every callee;
  *   5. on a GPU, launch it over a million elements and check every one
- *      against the same program evaluated here, in C.
+ *      against the same program evaluated here, in C; without one, compile
+ *      it for this CPU (CUPLUG_OUTPUT_HOST) and do the same there.
  *
  * The language
  *     kernel saxpy_sin(out: float32[:], x: float32[:], y: float32[:], a: float32)
@@ -735,9 +736,12 @@ static int report(cuplug_error *e) {
   return 1;
 }
 
-static int run_on_gpu(jit *j, cuplug_session *s, cuplug_artifact *cubin, const char *device) {
+/* Launches the kernel (a cubin on the GPU, or a host artifact on this CPU,
+ * whose arrays are host memory) and checks every element. */
+static int run_kernel(jit *j, cuplug_session *s, cuplug_artifact *art, const char *device,
+                      bool host) {
   enum { N = (1 << 20) + 3, BLOCK = 256 }; /* not a whole number of blocks */
-  cuplug_load_args l = {.struct_size = sizeof l, .session = s, .artifact = cubin};
+  cuplug_load_args l = {.struct_size = sizeof l, .session = s, .artifact = art};
   cuplug_kernel_args k = {.struct_size = sizeof k};
   cuplug_error *e = api->load(&l);
   k.library = l.library;
@@ -755,8 +759,12 @@ static int run_on_gpu(jit *j, cuplug_session *s, cuplug_artifact *cubin, const c
     }
     if (!(p->host = malloc(bytes)) || !(p->got = malloc(bytes))) abort();
     for (size_t i = 0; i < N; i++) store(p->t, p->host, i, random_val(p->t, &seed));
-    if (!(e = api->mem_alloc(s, bytes, &p->dev))) e = api->memcpy_to_device(s, p->dev, p->host, bytes);
-    arrays[a] = (cuplug_array){.data = p->dev, .dtype = tys[p->t].kind, .ndim = 1,
+    if (host) /* the kernel works in place, on a copy */
+      memcpy(p->got, p->host, bytes);
+    else if (!(e = api->mem_alloc(s, bytes, &p->dev)))
+      e = api->memcpy_to_device(s, p->dev, p->host, bytes);
+    arrays[a] = (cuplug_array){.data = host ? (uint64_t)(uintptr_t)p->got : p->dev,
+                               .dtype = tys[p->t].kind, .ndim = 1,
                                .shape = {N}, .strides = {(int64_t)tys[p->t].size}};
     args[a] = (cuplug_value){CUPLUG_TYPE_ARRAY, &arrays[a]};
   }
@@ -764,7 +772,7 @@ static int run_on_gpu(jit *j, cuplug_session *s, cuplug_artifact *cubin, const c
                            .grid = {(N + BLOCK - 1) / BLOCK}, .block = {BLOCK}, .args = args,
                            .num_args = (size_t)j->nparams};
   if (!e) e = api->launch(&la);
-  for (int a = 0; a < j->nparams && !e; a++)
+  for (int a = 0; a < j->nparams && !e && !host; a++)
     if (j->params[a].written)
       e = api->memcpy_to_host(s, j->params[a].got, j->params[a].dev, N * tys[j->params[a].t].size);
   int rc = e ? report(e) : 0;
@@ -825,8 +833,18 @@ static int compile_and_run(jit *j, cuplug_session *s, const options *o) {
   }
   if (o->ptx) printf("\n%.*s\n", (int)ptx.size, (const char *)ptx.data);
   int rc = 0;
-  if (o->gpu) rc = run_on_gpu(j, s, a.artifact, o->device);
-  else printf("minijit: stopping after the cubin: %s\n", o->why_not);
+  if (o->gpu) {
+    rc = run_kernel(j, s, a.artifact, o->device, false);
+  } else { /* the same IR for this CPU: LLVM's JIT, no GPU */
+    printf("minijit: %s: on this CPU instead\n", o->why_not);
+    cuplug_artifact *cubin = a.artifact;
+    a.output = CUPLUG_OUTPUT_HOST;
+    a.flags = 0;
+    if ((e = api->compile(&a))) rc = report(e);
+    else rc = run_kernel(j, s, a.artifact, "this CPU", true);
+    if (!e) api->artifact_destroy(a.artifact);
+    a.artifact = cubin;
+  }
   api->artifact_destroy(a.artifact);
   return rc;
 }

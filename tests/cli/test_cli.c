@@ -118,8 +118,91 @@ START_TEST(help_documents_every_flag) {
       "--fastmath", "--forceinline", "--launch-bounds", "--max-registers", "--emit-ir",
       "-o OUT", "--check", "link FILE", "resolve [--strict] KEY", "list [PREFIX]", "--declare-device ",
       "--declare-device-c", "--link FILE", "--include DIR", "--no-lto", "--ptx OUT.ptx",
-      "cache [info|clear]", "--cache-dir DIR", "--no-cache"};
+      "cache [info|clear]", "--cache-dir DIR", "--no-cache",
+      "run FILE.ll... --entry SYMBOL --sig SIG [compile options] -- ARG..."};
   for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) T_ASSERT_CONTAINS(r.out, flags[i]);
+  result_free(&r);
+}
+END_TEST
+
+/* `cuplug run`: one line, as Python prints the value. */
+static void expect_run(const char *case_name, const char *sig, const char *abi_name,
+                       const char *const *values, const char *want) {
+  char ir[4200];
+  snprintf(ir, sizeof ir, "%.4000s/conformance/numba/%s/input.ll", t_test_dir(), case_name);
+  const char *args[32] = {"run", ir, "--entry", entry_of(case_name), "--sig", sig,
+                          "--abi-name", abi_name, "--"};
+  size_t n = 9;
+  for (; *values && n < 31; values++) args[n++] = *values;
+  args[n] = NULL;
+  result r = run(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  ck_assert_str_eq(r.out, want);
+  ck_assert_str_eq(r.err, "");
+  result_free(&r);
+}
+
+/* A build carried without libcuplug-host.so (41 MB) cannot run on the
+ * host: the `run` tests then say so and pass nothing off as checked. */
+static bool no_host_library(void) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s", cli);
+  char *slash = strrchr(path, '/');
+  if (slash) snprintf(slash, sizeof path - (size_t)(slash - path), "/../lib/libcuplug-host.so");
+  if (access(path, R_OK) == 0 || getenv("CUPLUG_HOST_LIBRARY")) return false;
+  printf("skipping cuplug run: no %s\n", path);
+  return true;
+}
+
+START_TEST(run_prints_the_result) {
+  if (no_host_library()) return;
+  expect_run("add_i32", "int64(int32, int32)", "add_i32", (const char *[]){"2147483647", "1", NULL},
+             "2147483648\n");
+  expect_run("add_i32", "int64(int32, int32)", "add_i32", (const char *[]){"-7", "0x10", NULL},
+             "9\n");
+  /* float32 + float32: the shortest text that reads back to the float */
+  expect_run("add_f32", "float32(float32, float32)", "add_f32", (const char *[]){"0.1", "0.2", NULL},
+             "0.3\n");
+  expect_run("add_f32", "float32(float32, float32)", "add_f32", (const char *[]){"1", "2", NULL},
+             "3.0\n");
+  expect_run("add_f32", "float32(float32, float32)", "add_f32",
+             (const char *[]){"3.4e38", "3.4e38", NULL}, "inf\n");
+  expect_run("poly_f64", "float64(float64)", "poly_f64", (const char *[]){"0.1", NULL},
+             "1.23\n");
+  expect_run("poly_f64", "float64(float64)", "poly_f64", (const char *[]){"1e-3", NULL},
+             "1.002003\n");
+  expect_run("dev_bool", "bool(bool, bool, bool)", "dev_bool",
+             (const char *[]){"True", "False", "False", NULL}, "True\n");
+  expect_run("dev_bool", "bool(bool, bool, bool)", "dev_bool",
+             (const char *[]){"true", "1", "0", NULL}, "False\n");
+  expect_run("dev_u8", "uint64(uint8, uint8)", "dev_u8", (const char *[]){"255", "255", NULL},
+             "510\n");
+  expect_run("pred_i32", "bool(int32)", "pred", (const char *[]){"-1", NULL}, "False\n");
+}
+END_TEST
+
+START_TEST(run_errors) {
+  if (no_host_library()) return;
+  char ir[4200];
+  snprintf(ir, sizeof ir, "%.4000s/conformance/numba/add_i32/input.ll", t_test_dir());
+  result r = run((const char *[]){"run", ir, "--entry", entry_of("add_i32"), "--sig",
+                                  "int64(int32, int32)", "--", "1", NULL});
+  ck_assert_int_eq(r.status, 2);
+  T_ASSERT_STARTS(r.err, "cuplug: int64(int32, int32) takes 2 arguments, 1 given after --\n");
+  result_free(&r);
+  r = run((const char *[]){"run", ir, "--entry", entry_of("add_i32"), "--sig",
+                           "int64(int32, int32)", "--", "1", "2147483648", NULL});
+  ck_assert_int_eq(r.status, 2);
+  T_ASSERT_STARTS(r.err, "cuplug: argument 1: '2147483648' is not a int32\n");
+  result_free(&r);
+  snprintf(ir, sizeof ir, "%.4000s/conformance/numba/dev_ext_i32/input.ll", t_test_dir());
+  r = run((const char *[]){"run", ir, "--entry", entry_of("dev_ext_i32"), "--sig",
+                           "int64(int32, int32)", "--", "1", "2", NULL});
+  ck_assert_int_eq(r.status, 1);
+  T_ASSERT_CONTAINS(r.err, "cuplug: error: CUPLUG_ERR_HOST_UNSUPPORTED: the IR calls @ext_mul, "
+                           "which has no host implementation (CUDA C++ cannot run on the host: "
+                           "declare_device's host_function gives one) (");
+  T_ASSERT_CONTAINS(r.err, "dev_ext_i32/input.ll:14)\n");
   result_free(&r);
 }
 END_TEST
@@ -607,6 +690,8 @@ int main(int argc, char **argv) {
   TCase *tc = t_suite(&s, "cli", setup, teardown, 60);
   tcase_add_test(tc, help_documents_every_flag);
   tcase_add_test(tc, usage_errors_exit_2);
+  tcase_add_test(tc, run_prints_the_result);
+  tcase_add_test(tc, run_errors);
   tcase_add_test(tc, info_lists_versions);
   tcase_add_test(tc, compile_device_function_to_ptx);
   tcase_add_test(tc, compile_to_ltoir_file);

@@ -324,7 +324,8 @@ static kern build(const char *ir, const char *ksig) {
   cuplug_compile_args a = {.struct_size = sizeof a, .session = s, .modules = mods,
                            .num_modules = 1, .entry = "k", .signature = ksig,
                            .entry_abi = CUPLUG_ABI_C, .kind = CUPLUG_KERNEL,
-                           .output = CUPLUG_OUTPUT_CUBIN, .flags = CUPLUG_COMPILE_CURRENT_DEVICE};
+                           .output = t_host_target ? CUPLUG_OUTPUT_HOST : CUPLUG_OUTPUT_CUBIN,
+                           .flags = t_host_target ? 0 : CUPLUG_COMPILE_CURRENT_DEVICE};
   cuplug_error *e = t_api()->compile(&a);
   if (e) fprintf(stderr, "kernel %s failed to compile:\n%s\n", ksig, ir);
   T_ASSERT_OK(e);
@@ -359,7 +360,7 @@ static void launch(kern k, unsigned gx, unsigned gy, unsigned bx, unsigned by,
                           .block = {bx, by, 1}, .args = v, .num_args = n,
                           .shared_mem = shared_mem};
   T_ASSERT_OK(t_api()->launch(&a));
-  T_ASSERT_OK(t_api()->synchronize(s));
+  if (!t_host_target) T_ASSERT_OK(t_api()->synchronize(s)); /* the host's is done */
 }
 
 /* ---- elementwise: thread i computes out[i] = key(in0[i], in1[i], ...) ---- */
@@ -1457,12 +1458,15 @@ END_TEST
 
 #define COUNT(a) ((int)(sizeof a / sizeof a[0]))
 
-int main(void) {
-  if (!t_have_nvvm()) {
+/* `--host`: the same checks on the CPU (CUPLUG_OUTPUT_HOST), as ctest's
+ * host.builtins: every built-in's values, with no GPU. */
+int main(int argc, char **argv) {
+  t_host_target = argc > 1 && !strcmp(argv[1], "--host");
+  if (!t_host_target && !t_have_nvvm()) {
     printf("skipped: libNVVM not found (set CUDA_HOME)\n");
     return T_SKIP;
   }
-  if (!t_have_gpu()) {
+  if (!t_host_target && !t_have_gpu()) {
     printf("skipped: no CUDA device\n");
     return T_SKIP;
   }
@@ -1471,7 +1475,7 @@ int main(void) {
     fprintf(stderr, "session_create: %s\n", t_api()->error_message(e));
     return 1;
   }
-  Suite *suite = suite_create("gpu.builtins");
+  Suite *suite = suite_create(t_host_target ? "host.builtins" : "gpu.builtins");
   TCase *tc = tcase_create("builtins");
   tcase_set_timeout(tc, 300);
   tcase_add_loop_test(tc, math_values, 0, COUNT(math_cases));

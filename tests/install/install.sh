@@ -9,7 +9,7 @@ src=$2
 prefix=$(mktemp -d /tmp/cuplug-install.XXXXXX)
 trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build" --prefix "$prefix" >/dev/null
-for f in include/cuplug/cuplug.h bin/cuplug lib/libcuplug.so lib/cuplug/cuplug-helper \
+for f in include/cuplug/cuplug.h bin/cuplug lib/libcuplug.so lib/libcuplug-host.so lib/cuplug/cuplug-helper \
          lib/cmake/cuplug/cuplugConfig.cmake lib/pkgconfig/cuplug.pc; do
   [ -e "$prefix/$f" ] || { echo "install: $f is missing"; exit 1; }
 done
@@ -20,7 +20,10 @@ echo "== CMake: find_package(cuplug)"
 cmake -S "$src/tests/install" -B "$prefix/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" \
   -DDEMO_SOURCE="$src/samples/demo/demo.c" >/dev/null
 cmake --build "$prefix/cmake-build" >/dev/null
-CUPLUG_HELPER= "$prefix/cmake-build/demo" "$prefix/lib/libcuplug.so" | grep -F "as a C-ABI device function 'axpy'"
+CUPLUG_HELPER= "$prefix/cmake-build/demo" "$prefix/lib/libcuplug.so" > "$prefix/demo.out"
+grep -F "as a C-ABI device function 'axpy'" "$prefix/demo.out"
+# the installed plugin finds its CPU target beside itself
+grep -Fx "on this CPU: axpy(2, 3, 4) = 10" "$prefix/demo.out"
 
 echo "== pkg-config"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"

@@ -184,7 +184,10 @@ const char *t_ir_type(const cuplug_type *t);
 /* A copy of an artifact's text (PTX): free it. */
 char *t_artifact_text(const cuplug_artifact *a);
 
-/* Device memory through the plugin; each fails the test on error. */
+/* Device memory through the plugin; each fails the test on error.  With
+ * t_host_target set (a suite run on the CPU), host memory instead: the
+ * same addresses are what a host library's kernels take. */
+extern bool t_host_target;
 uint64_t t_dev_alloc(cuplug_session *s, size_t bytes);
 uint64_t t_dev_copy(cuplug_session *s, const void *host, size_t bytes);
 void t_to_host(cuplug_session *s, void *host, uint64_t dev, size_t bytes);

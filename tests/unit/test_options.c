@@ -63,7 +63,7 @@ static cuplug_compile_args add_args(void) {
 START_TEST(output_unknown) {
   cuplug_compile_args a = add_args();
   a.output = 7;
-  EXPECT(a, CUPLUG_ERR_OPTION_OUTPUT, "Unsupported output type: 7 (ptx, ltoir or cubin)");
+  EXPECT(a, CUPLUG_ERR_OPTION_OUTPUT, "Unsupported output type: 7 (ptx, ltoir, cubin or host)");
 }
 END_TEST
 
@@ -608,7 +608,7 @@ START_TEST(failure_clears_artifact) {
   cuplug_compile_args a = add_args();
   a.artifact = stale;
   a.output = 7;
-  EXPECT(a, CUPLUG_ERR_OPTION_OUTPUT, "Unsupported output type: 7 (ptx, ltoir or cubin)");
+  EXPECT(a, CUPLUG_ERR_OPTION_OUTPUT, "Unsupported output type: 7 (ptx, ltoir, cubin or host)");
   a = add_args();
   a.artifact = stale;
   a.entry = "nope";

@@ -32,6 +32,7 @@ __all__ = [
     "OptionError", "ToolkitError", "ToolkitCrash", "ToolkitTimeout", "LinkError",
     "RegistryError", "GPUError",
     "LaunchArgumentError", "KernelException", "KernelFault", "TypingError", "LimitError",
+    "HostError",
     "Type", "Session", "Registry", "Artifact", "Library", "Kernel", "Module",
     "Resolution", "DeclaredFunction",
     "info", "typeof", "literal", "default_session",
@@ -132,6 +133,11 @@ class LimitError(CuplugError, ValueError):
     """An input beyond cuplug's limits (CUPLUG_ERR_LIMIT)."""
 
 
+class HostError(CuplugError):
+    """Device code on the CPU: a construct the host cannot run, a barrier not
+    every thread reaches, or no libcuplug-host.so (100 to 102)."""
+
+
 class CuplugWarning(UserWarning):
     """A warning the plugin attached to a result (code, name, message)."""
 
@@ -173,6 +179,8 @@ def _error_class(code):
         return ToolkitTimeout
     if code == 93:
         return LimitError
+    if 100 <= code <= 102:
+        return HostError
     return ToolkitError
 
 
@@ -219,7 +227,7 @@ def _session(session):
 
 # ---- compiling -------------------------------------------------------------
 
-_OUTPUTS = {"ptx": 1, "ltoir": 2, "cubin": 3}
+_OUTPUTS = {"ptx": 1, "ltoir": 2, "cubin": 3, "host": 4}
 
 
 def _modules(ir):
@@ -283,6 +291,8 @@ def _compile(ir, sig, entry, entry_abi, device, abi, abi_info, output, cc, opt, 
         launch_bounds=_bounds(launch_bounds), max_registers=max_registers or 0,
         link=_codes(link), time_limit_ms=time_limit_ms, all=all_)
     restype = sig_t.restype if isinstance(sig_t, Type) else None
+    if output == "host":  # no code: the Artifact, for load()
+        return art, restype
     if all_:
         return [d for _, _, d in art.parts], restype
     return art.data, restype
@@ -300,9 +310,10 @@ def compile(ir, sig, *, entry, entry_abi="numba", device=True, abi="c", abi_info
     "c").  A device function is exported under abi ("c": R name(args), named
     abi_info["abi_name"] or the entry's name; or "numba"); device=False makes
     a kernel.  output: "ptx", "ltoir" or "cubin" (linked with `link` and the
-    declared functions it calls).  cc: (major, minor); None: the default
-    rule.  Returns (code, restype): PTX as str, LTO-IR or a cubin as bytes,
-    and the signature's return type."""
+    declared functions it calls), or "host" (for this CPU: load() the
+    Artifact returned in place of code).  cc: (major, minor); None: the
+    default rule.  Returns (code, restype): PTX as str, LTO-IR or a cubin as
+    bytes, and the signature's return type."""
     return _compile(ir, sig, entry, entry_abi, device, abi, abi_info, output, cc, opt, debug,
                     lineinfo, fastmath, forceinline, launch_bounds, link, session,
                     max_registers, time_limit_ms, False, False)
@@ -454,7 +465,10 @@ def _link(codes, cc, lto, max_registers, debug, lineinfo, include_paths, use_coo
 
 class Module:
     """A loaded cubin: get_kernel(name, sig) gives its kernels.  close() (or
-    leaving a with block) unloads it."""
+    leaving a with block) unloads it.  Loaded from a host artifact
+    (compile(..., output="host")) it runs on the CPU: its kernels take NumPy
+    arrays and other buffers, and call() and address() reach its C-ABI
+    functions."""
 
     def __init__(self, library):
         self._library = library
@@ -466,6 +480,19 @@ class Module:
         if self._library is None:
             raise ValueError("the module is closed")
         return self._library.get_kernel(name, sig, debug)
+
+    def call(self, *args, name=None, signature=None):
+        """Calls a host module's C-ABI function (name None: the compiled one)
+        with Python values; returns its result."""
+        if self._library is None:
+            raise ValueError("the module is closed")
+        return self._library.call(*args, name=name, signature=signature)
+
+    def address(self, name=None):
+        """A host module's function as an address, for ctypes or cffi."""
+        if self._library is None:
+            raise ValueError("the module is closed")
+        return self._library.address(name)
 
     def close(self):
         if self._library is not None:
@@ -481,5 +508,6 @@ class Module:
 
 def load(cubin, *, session=None):
     """Load a cubin (bytes, or an Artifact from link or a cubin compile) on
-    the GPU: a Module."""
+    the GPU: a Module.  An Artifact of compile(..., output="host") loads on
+    the CPU instead (LLVM's JIT; no GPU needed)."""
     return Module(_session(session).load(cubin))

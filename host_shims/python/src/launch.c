@@ -2,7 +2,10 @@
  * arguments: arrays through __cuda_array_interface__ (CuPy, PyTorch,
  * numba-cuda) or __dlpack__, device pointers as ints, scalars as the
  * signature's types.  The conversion is here, in C: a launch from Python
- * should cost little more than one from C. */
+ * should cost little more than one from C.  A host library's
+ * (CUPLUG_OUTPUT_HOST) kernels take NumPy arrays and anything with the
+ * buffer protocol, and its C-ABI functions are called with Python values
+ * (Library.call). */
 #include <math.h>
 #include <string.h>
 
@@ -14,6 +17,7 @@ typedef struct shim_library {
   PyObject_HEAD
   cuplug_library *library; /* NULL once closed */
   PyObject *session;       /* kept alive while the library is */
+  bool host;               /* compiled for the CPU: arrays are host buffers */
 } shim_library;
 
 /* What packing one argument needs to know of its type. */
@@ -33,6 +37,7 @@ typedef struct shim_kernel {
   char *name;
   size_t nparams;
   param *params;
+  const char *noun; /* in messages: NULL, "kernel"; "function" for Library.call */
 } shim_kernel;
 
 typedef struct shim_launcher {
@@ -52,8 +57,12 @@ PyObject *shim_library_load(PyObject *session, PyObject *what) {
                         .session = ((shim_session *)session)->session};
   Py_buffer buf = {0};
   bool has_buf = false;
+  bool host = false;
   if (Py_TYPE(what) == shim_artifact_type) {
     a.artifact = ((shim_artifact *)what)->artifact;
+    cuplug_artifact_info info = {.struct_size = sizeof info};
+    shim_api->error_destroy(shim_api->artifact_info(a.artifact, &info));
+    host = info.output == CUPLUG_OUTPUT_HOST;
   } else if (PyObject_CheckBuffer(what)) {
     if (PyObject_GetBuffer(what, &buf, PyBUF_CONTIG_RO) < 0) return NULL;
     has_buf = true;
@@ -74,6 +83,7 @@ PyObject *shim_library_load(PyObject *session, PyObject *what) {
   }
   l->library = a.library;
   l->session = Py_NewRef(session);
+  l->host = host;
   return (PyObject *)l;
 }
 
@@ -146,6 +156,7 @@ static PyObject *get_kernel(PyObject *self, PyObject *args, PyObject *kw) {
   k->library = Py_NewRef(self);
   k->signature = info.signature;
   k->params = NULL;
+  k->noun = NULL;
   size_t n = strlen(info.name);
   k->name = PyMem_Malloc(n + 1);
   if (!k->name || describe(info.signature, k) < 0) {
@@ -156,9 +167,17 @@ static PyObject *get_kernel(PyObject *self, PyObject *args, PyObject *kw) {
   return (PyObject *)k;
 }
 
+static PyObject *library_call(PyObject *self, PyObject *args, PyObject *kw);
+static PyObject *library_address(PyObject *self, PyObject *args);
+
 static PyMethodDef library_methods[] = {
     {"get_kernel", (PyCFunction)(void (*)(void))get_kernel, METH_VARARGS | METH_KEYWORDS,
      "get_kernel(name=None, signature=None, debug=False) -> Kernel"},
+    {"call", (PyCFunction)(void (*)(void))library_call, METH_VARARGS | METH_KEYWORDS,
+     "call(*args, name=None, signature=None): a host library's C-ABI function (the "
+     "artifact's when name is None), called with Python values; its result."},
+    {"address", library_address, METH_VARARGS,
+     "address(name=None) -> int: a host library's function, for ctypes or cffi."},
     {"close", library_close, METH_NOARGS, "close(): unload the library; its kernels go with it."},
     {NULL, NULL, 0, NULL}};
 
@@ -302,6 +321,8 @@ typedef struct pack {
   cuplug_array *arrays;
   PyObject **keep; /* capsules and interfaces to release after the launch */
   size_t nkeep;
+  Py_buffer *views; /* a host launch's buffers, released after it */
+  size_t nviews;
   bool sync_first; /* an array of another stream: wait for the device first */
   bool producer_known;
   uintptr_t producer; /* CuPy's current stream, once asked */
@@ -313,8 +334,8 @@ static PyObject *arg_error(const shim_kernel *k, size_t i, const char *fmt, ...)
   PyObject *why = PyUnicode_FromFormatV(fmt, ap);
   va_end(ap);
   if (!why) return NULL;
-  PyErr_Format(PyExc_TypeError, "kernel %s, argument %zu (%s): %U", k->name, i,
-               k->params[i].name, why);
+  PyErr_Format(PyExc_TypeError, "%s %s, argument %zu (%s): %U", k->noun ? k->noun : "kernel",
+               k->name, i, k->params[i].name, why);
   Py_DECREF(why);
   return NULL;
 }
@@ -556,13 +577,81 @@ static int from_dlpack(const shim_kernel *k, size_t i, PyObject *obj, void *stre
   return 0;
 }
 
+static bool host_library(const shim_kernel *k) { return ((shim_library *)k->library)->host; }
+
+/* The element kind of a buffer's struct format ("<f", "d", "Zf", ...). */
+static cuplug_type_kind kind_of_format(const char *f, Py_ssize_t itemsize) {
+  if (!f) return itemsize == 1 ? CUPLUG_TYPE_UINT8 : CUPLUG_TYPE_INVALID; /* bytes */
+  while (*f == '@' || *f == '=' || *f == '<') f++;
+  bool sized = itemsize == 1 || itemsize == 2 || itemsize == 4 || itemsize == 8;
+  switch (*f) {
+    case '?': return CUPLUG_TYPE_BOOL;
+    case 'e': return CUPLUG_TYPE_FLOAT16;
+    case 'f': return CUPLUG_TYPE_FLOAT32;
+    case 'd': return CUPLUG_TYPE_FLOAT64;
+    case 'Z':
+      return f[1] == 'f' ? CUPLUG_TYPE_COMPLEX64
+             : f[1] == 'd' ? CUPLUG_TYPE_COMPLEX128
+                           : CUPLUG_TYPE_INVALID;
+    case 'b': case 'h': case 'i': case 'l': case 'q': case 'n':
+      if (!sized) return CUPLUG_TYPE_INVALID;
+      return itemsize == 1 ? CUPLUG_TYPE_INT8 : itemsize == 2 ? CUPLUG_TYPE_INT16
+             : itemsize == 4 ? CUPLUG_TYPE_INT32 : CUPLUG_TYPE_INT64;
+    case 'B': case 'H': case 'I': case 'L': case 'Q': case 'N':
+      if (!sized) return CUPLUG_TYPE_INVALID;
+      return itemsize == 1 ? CUPLUG_TYPE_UINT8 : itemsize == 2 ? CUPLUG_TYPE_UINT16
+             : itemsize == 4 ? CUPLUG_TYPE_UINT32 : CUPLUG_TYPE_UINT64;
+    default: return CUPLUG_TYPE_INVALID;
+  }
+}
+
+/* A host buffer (NumPy, array.array, bytearray, memoryview...), held until
+ * the launch is over: writable where it can be, for kernels write their
+ * results there. */
+static int get_view(const shim_kernel *k, size_t i, PyObject *obj, pack *p, Py_buffer **out) {
+  Py_buffer *v = &p->views[p->nviews];
+  if (PyObject_GetBuffer(obj, v, PyBUF_RECORDS) < 0) {
+    PyErr_Clear();
+    if (PyObject_GetBuffer(obj, v, PyBUF_RECORDS_RO) < 0) {
+      PyErr_Clear();
+      PyObject *tn = PyType_GetName(Py_TYPE(obj));
+      arg_error(k, i, "a host kernel takes a buffer (a NumPy array, array.array, ...), got %U",
+                tn);
+      Py_XDECREF(tn);
+      return -1;
+    }
+  }
+  p->nviews++;
+  *out = v;
+  return 0;
+}
+
+static int from_buffer(const shim_kernel *k, size_t i, PyObject *obj, cuplug_array *a, pack *p) {
+  Py_buffer *v;
+  if (get_view(k, i, obj, p, &v) < 0) return -1;
+  if (v->ndim < 1 || v->ndim > 8)
+    return arg_error(k, i, "a buffer of %d dimensions", v->ndim), -1;
+  a->data = (uint64_t)(uintptr_t)v->buf;
+  a->dtype = kind_of_format(v->format, v->itemsize);
+  a->ndim = (uint32_t)v->ndim;
+  for (int d = 0; d < v->ndim; d++) {
+    a->shape[d] = v->shape[d];
+    a->strides[d] = v->strides ? v->strides[d] : v->itemsize;
+  }
+  if (!v->strides) /* C-contiguous: the strides from the shape */
+    for (int d = v->ndim - 2; d >= 0; d--) a->strides[d] = a->strides[d + 1] * v->shape[d + 1];
+  return 0;
+}
+
 static int array_arg(const shim_kernel *k, size_t i, PyObject *obj, void *stream, pack *p) {
   const param *pr = &k->params[i];
   cuplug_array *a = &p->arrays[i];
   memset(a, 0, sizeof *a);
   int rc;
   PyObject *cai = NULL;
-  if (is_cupy_ndarray(obj)) {
+  if (host_library(k)) {
+    rc = from_buffer(k, i, obj, a, p);
+  } else if (is_cupy_ndarray(obj)) {
     rc = from_cupy(k, i, obj, stream, a, p);
   } else if ((cai = PyObject_GetAttr(obj, s_cai))) {
     rc = from_cai(k, i, cai, stream, a, p);
@@ -597,6 +686,10 @@ static int pointer_arg(const shim_kernel *k, size_t i, PyObject *obj, void *stre
       PyErr_Clear();
       return arg_error(k, i, "the address is not a 64-bit unsigned int"), -1;
     }
+  } else if (host_library(k)) { /* a host buffer's address */
+    Py_buffer *v;
+    if (get_view(k, i, obj, p, &v) < 0) return -1;
+    s->u = (uint64_t)(uintptr_t)v->buf;
   } else {
     cuplug_array a;
     PyObject *cai = PyObject_GetAttr(obj, s_cai);
@@ -731,6 +824,134 @@ static int pack_args(const shim_kernel *k, PyObject *args, void *stream, pack *p
   return 0;
 }
 
+/* ---- a host library's C-ABI functions ---- */
+
+/* The address of a host library's function (name NULL: the artifact's
+ * symbol) and, for the artifact's symbol, its signature. */
+static int host_function(shim_library *l, const char *name, void **address,
+                         const cuplug_type **sig) {
+  if (!l->library) return PyErr_Format(PyExc_ValueError, "the module is closed"), -1;
+  if (!l->host)
+    return PyErr_Format(PyExc_ValueError,
+                        "the library was loaded on the GPU: compile with output=\"host\" to "
+                        "call its functions from Python"), -1;
+  cuplug_host_function_args f = {.struct_size = sizeof f, .library = l->library, .name = name};
+  cuplug_error *e = shim_api->host_function(&f);
+  if (e) return shim_raise(e), -1;
+  *address = f.address;
+  *sig = f.signature;
+  return 0;
+}
+
+static PyObject *library_address(PyObject *self, PyObject *args) {
+  const char *name = NULL;
+  if (!PyArg_ParseTuple(args, "|z:address", &name)) return NULL;
+  void *address;
+  const cuplug_type *sig;
+  if (host_function((shim_library *)self, name, &address, &sig) < 0) return NULL;
+  return PyLong_FromVoidPtr(address);
+}
+
+/* float16 bits as a double */
+static double half_value(uint16_t h) {
+  int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m | 0x400, e - 25);
+  return h & 0x8000 ? -v : v;
+}
+
+static PyObject *result_value(cuplug_type_kind k, const slot *r) {
+  switch (k) {
+    case CUPLUG_TYPE_VOID: Py_RETURN_NONE;
+    case CUPLUG_TYPE_BOOL: return PyBool_FromLong(r->b);
+    case CUPLUG_TYPE_INT8: return PyLong_FromLong((int8_t)r->b);
+    case CUPLUG_TYPE_INT16: return PyLong_FromLong((int16_t)r->h);
+    case CUPLUG_TYPE_INT32: return PyLong_FromLong((int32_t)(uint32_t)r->u);
+    case CUPLUG_TYPE_INT64: return PyLong_FromLongLong(r->i);
+    case CUPLUG_TYPE_UINT8: return PyLong_FromUnsignedLong(r->b);
+    case CUPLUG_TYPE_UINT16: return PyLong_FromUnsignedLong(r->h);
+    case CUPLUG_TYPE_UINT32: return PyLong_FromUnsignedLong((uint32_t)r->u);
+    case CUPLUG_TYPE_UINT64: case CUPLUG_TYPE_POINTER: return PyLong_FromUnsignedLongLong(r->u);
+    case CUPLUG_TYPE_FLOAT16: return PyFloat_FromDouble(half_value(r->h));
+    case CUPLUG_TYPE_FLOAT32: return PyFloat_FromDouble(r->f);
+    case CUPLUG_TYPE_FLOAT64: return PyFloat_FromDouble(r->d);
+    case CUPLUG_TYPE_COMPLEX64: return PyComplex_FromDoubles(r->cf[0], r->cf[1]);
+    case CUPLUG_TYPE_COMPLEX128: return PyComplex_FromDoubles(r->c[0], r->c[1]);
+    default: return PyErr_Format(PyExc_TypeError, "a host call cannot return this type");
+  }
+}
+
+/* Library.call(*args, name=None, signature=None) */
+static PyObject *library_call(PyObject *self, PyObject *args, PyObject *kw) {
+  shim_library *l = (shim_library *)self;
+  const char *name = NULL;
+  PyObject *sig_obj = Py_None;
+  if (kw) {
+    PyObject *n = PyDict_GetItemString(kw, "name"), *s = PyDict_GetItemString(kw, "signature");
+    Py_ssize_t known = (n != NULL) + (s != NULL);
+    if (PyDict_Size(kw) != known)
+      return PyErr_Format(PyExc_TypeError, "call() takes the keywords name and signature only");
+    if (n && n != Py_None && !(name = PyUnicode_AsUTF8AndSize(n, NULL))) return NULL;
+    if (s) sig_obj = s;
+  }
+  void *address;
+  const cuplug_type *sig;
+  if (host_function(l, name, &address, &sig) < 0) return NULL;
+  if (sig_obj != Py_None && !(sig = shim_type_from(sig_obj, "signature"))) return NULL;
+  if (!sig)
+    return PyErr_Format(PyExc_TypeError, "call %s: give its signature (signature=...)",
+                        name ? name : "");
+  shim_kernel k = {.library = self, .name = (char *)(name ? name : "(the compiled one)"),
+                   .noun = "function"};
+  if (describe(sig, &k) < 0) return PyErr_NoMemory();
+  PyObject *result = NULL;
+  Py_ssize_t n = PyTuple_Size(args);
+  slot *slots = PyMem_Calloc(k.nparams + 1, sizeof *slots);
+  cuplug_value *values = PyMem_Calloc(k.nparams + 1, sizeof *values);
+  Py_buffer *views = PyMem_Calloc(k.nparams + 1, sizeof *views);
+  pack p = {values, slots, NULL, NULL, 0, views, 0, false, false, 0};
+  if (!slots || !values || !views) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  if ((size_t)n != k.nparams) {
+    PyErr_Format(PyExc_TypeError, "function %s takes %zu arguments, got %zd", k.name,
+                 k.nparams, n);
+    goto done;
+  }
+  for (size_t i = 0; i < k.nparams; i++) {
+    PyObject *obj = PyTuple_GetItem(args, (Py_ssize_t)i);
+    int rc = k.params[i].kind == CUPLUG_TYPE_POINTER ? pointer_arg(&k, i, obj, NULL, &p)
+             : k.params[i].kind == CUPLUG_TYPE_ARRAY
+                 ? (arg_error(&k, i, "a host call takes scalars and pointers"), -1)
+                 : scalar_arg(&k, i, obj, &p);
+    if (rc < 0) goto done;
+  }
+  slot r;
+  memset(&r, 0, sizeof r);
+  cuplug_host_call_args c = {.struct_size = sizeof c, .library = l->library, .name = name,
+                             .signature_type = sig, .args = values, .num_args = k.nparams,
+                             .result = &r, .result_size = sizeof r};
+  cuplug_error *e;
+  Py_BEGIN_ALLOW_THREADS e = shim_api->host_call(&c);
+  Py_END_ALLOW_THREADS
+  if (e) {
+    shim_raise(e);
+    goto done;
+  }
+  cuplug_type_info si = {.struct_size = sizeof si, .type = sig};
+  shim_api->error_destroy(shim_api->type_info(&si));
+  cuplug_type_info ri = {.struct_size = sizeof ri, .type = si.restype};
+  shim_api->error_destroy(shim_api->type_info(&ri));
+  result = result_value(ri.kind, &r);
+done:
+  for (size_t i = 0; i < p.nviews; i++) PyBuffer_Release(&views[i]);
+  PyMem_Free(slots);
+  PyMem_Free(values);
+  PyMem_Free(views);
+  PyMem_Free(k.params);
+  return result;
+}
+
 static PyObject *launch(shim_kernel *k, const uint32_t grid[3], const uint32_t block[3],
                         void *stream, uint32_t shared_mem, PyObject *args) {
   if (!kernel_open(k)) return NULL;
@@ -739,14 +960,16 @@ static PyObject *launch(shim_kernel *k, const uint32_t grid[3], const uint32_t b
   slot slots[STACK];
   cuplug_array arrays[STACK];
   PyObject *keep[STACK];
-  pack p = {values, slots, arrays, keep, 0, false, false, 0};
+  Py_buffer views[STACK];
+  pack p = {values, slots, arrays, keep, 0, views, 0, false, false, 0};
   bool heap = k->nparams > STACK;
   if (heap) {
     p.values = PyMem_Calloc(k->nparams, sizeof *p.values);
     p.slots = PyMem_Calloc(k->nparams, sizeof *p.slots);
     p.arrays = PyMem_Calloc(k->nparams, sizeof *p.arrays);
     p.keep = PyMem_Calloc(k->nparams, sizeof *p.keep);
-    if (!p.values || !p.slots || !p.arrays || !p.keep) {
+    p.views = PyMem_Calloc(k->nparams, sizeof *p.views);
+    if (!p.values || !p.slots || !p.arrays || !p.keep || !p.views) {
       PyErr_NoMemory();
       goto done;
     }
@@ -765,11 +988,13 @@ static PyObject *launch(shim_kernel *k, const uint32_t grid[3], const uint32_t b
   if (e) shim_raise(e);
 done:
   for (size_t i = 0; i < p.nkeep; i++) Py_DECREF(p.keep[i]);
+  for (size_t i = 0; i < p.nviews; i++) PyBuffer_Release(&p.views[i]);
   if (heap) {
     PyMem_Free(p.values);
     PyMem_Free(p.slots);
     PyMem_Free(p.arrays);
     PyMem_Free(p.keep);
+    PyMem_Free(p.views);
   }
   if (PyErr_Occurred()) return NULL;
   Py_RETURN_NONE;

@@ -150,6 +150,12 @@ typedef enum cuplug_status {
   CUPLUG_ERR_LIMIT = 93,          /* an input beyond cuplug's limits (see CUPLUG_MAX_*) */
   CUPLUG_ERR_IR_INVALID = 94,     /* IR that parses but that LLVM's verifier rejects */
 
+  /* since 1.3: device code on the CPU (CUPLUG_OUTPUT_HOST) */
+  CUPLUG_ERR_HOST_UNSUPPORTED = 100, /* a construct the host cannot run (named, with its line):
+                                        inline PTX, tensor cores, textures, CUDA C++, ... */
+  CUPLUG_ERR_HOST_BARRIER = 101,  /* a barrier not every thread of a block reaches */
+  CUPLUG_ERR_HOST_NOT_FOUND = 102, /* libcuplug-host.so cannot be loaded */
+
   /* Warnings: never returned by a call, only held by an artifact. */
   CUPLUG_WARN_DEBUG_WITH_OPT = 1000, /* debug together with opt > 0 */
   /* since 1.3 */
@@ -228,7 +234,11 @@ typedef enum cuplug_output {
   CUPLUG_OUTPUT_DEFAULT = 0, /* the call's default: PTX for compile(), as numba-cuda's */
   CUPLUG_OUTPUT_PTX = 1,
   CUPLUG_OUTPUT_LTOIR = 2,
-  CUPLUG_OUTPUT_CUBIN = 3 /* since 1.1: compiled and linked with what it calls */
+  CUPLUG_OUTPUT_CUBIN = 3, /* since 1.1: compiled and linked with what it calls */
+  /* since 1.3: for this CPU.  The artifact holds the IR the compile would
+   * hand libNVVM (artifact_ir), and no code: load() compiles it with LLVM's
+   * ORC JIT into a host library.  No CUDA toolkit is needed. */
+  CUPLUG_OUTPUT_HOST = 4
 } cuplug_output;
 
 /* since 1.1: kinds of code to link */
@@ -505,6 +515,13 @@ typedef struct cuplug_declare_device_args {
   const cuplug_code *const *link; /* copied: files are read now */
   size_t num_link;
   uint32_t use_cooperative; /* it synchronises the grid: cudadevrt, cooperative launch */
+  /* since 1.3 */
+  /* Its implementation on the host (CUPLUG_OUTPUT_HOST): a C function of
+   * the symbol's ABI (Numba: int f(R *ret, args...), returning 0; C:
+   * R f(args...)), which host libraries that call the symbol call.
+   * NULL: the code cannot run on the host (CUPLUG_ERR_HOST_UNSUPPORTED at
+   * load).  It must stay valid while such libraries are loaded. */
+  void *host_function;
 } cuplug_declare_device_args;
 
 /* since 1.1: link code into a cubin with nvJitLink. */
@@ -624,7 +641,37 @@ typedef struct cuplug_launch_args {
   uint32_t shared_mem; /* dynamic shared memory, bytes */
   void *stream;        /* a CUstream; NULL: the default stream */
   uint32_t cooperative; /* 1: cuLaunchCooperativeKernel (also when the kernel needs it) */
+  /* since 1.3 */
+  uint32_t host_threads; /* a host library's kernel: host threads to run blocks on;
+                            0: one per core */
 } cuplug_launch_args;
+
+/* since 1.3: a C-ABI device function of a host library as a native
+ * function pointer, to call with its C signature. */
+typedef struct cuplug_host_function_args {
+  size_t struct_size;
+  cuplug_library *library; /* loaded from a CUPLUG_OUTPUT_HOST artifact */
+  const char *name;        /* NULL: the artifact's symbol */
+  void *address;           /* out: valid until library_unload */
+  const cuplug_type *signature; /* out: the artifact's, when name is its symbol; else NULL */
+} cuplug_host_function_args;
+
+/* since 1.3: a call of a host library's C-ABI function by its signature
+ * (libffi): for hosts that cannot call a function pointer themselves. */
+typedef struct cuplug_host_call_args {
+  size_t struct_size;
+  cuplug_library *library;
+  const char *name; /* NULL: the artifact's symbol */
+  /* its signature: at most one of the two; NULL for the artifact's */
+  const char *signature;
+  const cuplug_type *signature_type;
+  const cuplug_value *args; /* one per argument, as launch takes them (no arrays) */
+  size_t num_args;
+  /* out: the result's C value (uint8_t for bool, two floats or doubles
+   * for a complex); result_size bytes of room, at least the type's size */
+  void *result;
+  size_t result_size;
+} cuplug_host_call_args;
 
 /* ------------------------------------------------------------------------ */
 /* since 1.2: typing templates and lowering implementations                  */
@@ -998,6 +1045,31 @@ typedef struct cuplug_api {
   cuplug_error *(*cache_info)(cuplug_cache_info *args);
   /* Empties the session's memory cache and its disk cache folder. */
   cuplug_error *(*cache_clear)(cuplug_cache_clear_args *args);
+
+  /* ---- since 1.3: device code on the CPU ----
+   * Compile with output CUPLUG_OUTPUT_HOST, then load() the artifact: the
+   * first such load of a process opens libcuplug-host.so (beside the
+   * plugin, or $CUPLUG_HOST_LIBRARY; CUPLUG_ERR_HOST_NOT_FOUND without it),
+   * the first of a session makes its JIT.  LLVM 19 compiles the IR for
+   * this CPU (ORC LLJIT, O2); a construct the host cannot run is
+   * CUPLUG_ERR_HOST_UNSUPPORTED, naming it and its line.  kernel_get and
+   * launch work on a host library as on a GPU one, with the same argument
+   * packing (array data are host addresses): the blocks run in parallel on
+   * host threads, each block's threads one at a time, as fibers switching
+   * at barriers and warp collectives where the code has them; launch
+   * returns when the grid is done.  A barrier not every thread of a block
+   * reaches is CUPLUG_ERR_HOST_BARRIER; a debug kernel's exception is
+   * CUPLUG_ERR_KERNEL_EXCEPTION, worded as on the GPU.  Thread-safe:
+   * loads, calls and launches may run on many threads at once. */
+
+  /* The address of a C-ABI function (or any symbol) of a host library.
+   * CUPLUG_ERR_INVALID_ARGUMENT for a GPU library; CUPLUG_ERR_ENTRY_NOT_FOUND
+   * when the library has no such symbol. */
+  cuplug_error *(*host_function)(cuplug_host_function_args *args);
+  /* Calls a host library's C-ABI function with its signature's C types,
+   * through libffi.  Arguments: scalars and CPointer (CUPLUG_ERR_LAUNCH_ARGS
+   * for a wrong count or kind, naming the argument). */
+  cuplug_error *(*host_call)(cuplug_host_call_args *args);
 } cuplug_api;
 
 /* The one exported symbol.  Returns the plugin's table when `major` is the

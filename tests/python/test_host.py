@@ -1,0 +1,91 @@
+"""Device code on the CPU from Python (output="host"): no GPU needed.
+Kernels take NumPy arrays and other buffers; C-ABI functions are called
+with Python values."""
+import array
+import ctypes
+
+import numpy as np
+import pytest
+
+import cuplug
+from conftest import load_case
+
+
+def host_module(name, device=True):
+    case, ir = load_case(name)
+    art, _ = cuplug.compile(ir, case["signature"], entry=case["entry"], device=device,
+                            abi_info={"abi_name": case.get("abi_name")}, output="host")
+    return cuplug.load(art)
+
+
+def test_device_function_called_with_python_values():
+    m = host_module("add_i32")
+    assert m.call(2147483647, 1) == 2147483648
+    assert m.call(-5, 3) == -2
+    with pytest.raises(TypeError) as e:
+        m.call(2**31, 0)
+    assert str(e.value) == ("function (the compiled one), argument 0 (int32): the value does "
+                            "not fit")
+    with pytest.raises(TypeError) as e:
+        m.call(1)
+    assert str(e.value) == "function (the compiled one) takes 2 arguments, got 1"
+    assert host_module("dev_bool").call(True, False, False) is True
+    assert host_module("add_f32").call(0.5, 0.25) == 0.75
+    assert host_module("dev_u8").call(255, 255) == 510
+
+
+def test_pointer_argument_is_a_buffer():
+    m = host_module("dev_ptr_f32")
+    x = np.array([1.5, 2.5, 3.5], dtype=np.float32)
+    assert m.call(x, 1) == 5.0  # p[i] * 2.0
+    assert m.call(array.array("f", [0.25, 4.0]), 0) == 0.5
+
+
+def test_address_for_ctypes():
+    m = host_module("add_i32")
+    add = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int32, ctypes.c_int32)(m.address())
+    assert add(40, 2) == 42
+
+
+def test_saxpy_kernel_on_numpy_arrays():
+    k = host_module("saxpy_kernel", device=False).get_kernel()
+    n = 1000
+    x = np.arange(n, dtype=np.float32)
+    y = np.full(n, 0.5, dtype=np.float32)
+    r = np.zeros(n, dtype=np.float32)
+    k[(n + 127) // 128, 128](r, x, y, np.float32(2.0))
+    assert np.array_equal(r, 2.0 * x + y)  # small values: exact either way
+
+
+def test_reduce_kernel_with_barriers():
+    k = host_module("k_reduce", device=False).get_kernel()
+    x = (np.arange(256 * 3 + 5) % 7).astype(np.float32)
+    out = np.zeros(4, dtype=np.float32)
+    k[4, 256](out, x)
+    want = [x[b * 256:(b + 1) * 256].sum() for b in range(4)]
+    assert out.tolist() == want
+
+
+def test_wrong_buffer_names_the_argument():
+    k = host_module("saxpy_kernel", device=False).get_kernel()
+    r = np.zeros(4, dtype=np.float64)
+    x = np.zeros(4, dtype=np.float32)
+    with pytest.raises(TypeError) as e:
+        k[1, 4](r, x, x, 1.0)
+    assert str(e.value).endswith(", argument 0 (float32[::1]): got an array of float64 with 1 "
+                                 "dimensions")
+    with pytest.raises(TypeError) as e:
+        k[1, 4](x, object(), x, 1.0)
+    assert str(e.value).endswith(", argument 1 (float32[::1]): a host kernel takes a buffer (a "
+                                 "NumPy array, array.array, ...), got object")
+
+
+def test_call_errors():
+    m = host_module("saxpy_kernel", device=False)
+    with pytest.raises(cuplug.IRError) as e:
+        m.call(name="nothing")
+    assert e.value.message == "the host library has no function 'nothing'"
+    case, ir = load_case("add_i32")
+    gpu_art = cuplug.compile(ir, case["signature"], entry=case["entry"])[0]
+    assert isinstance(gpu_art, str)  # PTX: not a host module
+

@@ -1,0 +1,108 @@
+/* grid_threads.c - the CPU grid under ThreadSanitizer (threads.grid).
+ *
+ * The grid runner (plugin/host/grid.c, runtime.c, fiber.c), built with
+ * -fsanitize=thread and driven without LLVM: the "kernels" are C functions
+ * in the shape of the launchers the JIT makes, calling the runtime's
+ * special registers, barriers and shuffles through the symbols the JIT
+ * would bind them to.  Blocks run in parallel on several host threads;
+ * any race between them, or between the scheduler and its fibers, fails
+ * the test (halt_on_error).  The values are checked exactly. */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin/host/internal.h"
+
+#define BLOCKS 48
+#define THREADS 64
+
+static uint32_t (*tid_x)(void), (*ctaid_x)(void), (*ntid_x)(void);
+static void (*barrier0)(void);
+typedef struct pair {
+  uint64_t value, pred;
+} pair;
+static pair (*shfl)(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t);
+
+static void *runtime(const char *name) {
+  size_t n;
+  const cuplug__host_symbol *s = cuplug__host_runtime_symbols(&n);
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(s[i].name, name)) return s[i].address;
+  fprintf(stderr, "grid_threads: no runtime symbol %s\n", name);
+  exit(1);
+}
+
+/* Each block's own slots (shared memory without the JIT's emulated
+ * thread-locals), and a counter every block adds to. */
+static int32_t slots[BLOCKS][THREADS];
+static int32_t out[BLOCKS * THREADS];
+static _Atomic int64_t total;
+
+/* Writes its slot, waits for the block, reads its neighbour's, shuffles
+ * down by one within the warp, and counts. */
+static void collective_kernel(void **params) {
+  (void)params;
+  uint32_t t = tid_x(), b = ctaid_x(), n = ntid_x();
+  slots[b][t] = (int32_t)(b * 1000 + t);
+  barrier0();
+  int32_t neighbour = slots[b][(t + 1) % n];
+  pair p = shfl(0xffffffffu, 2, (uint32_t)neighbour, 1, 31);
+  out[b * n + t] = (int32_t)p.value;
+  atomic_fetch_add(&total, 1);
+  barrier0(); /* nobody rewrites a slot before all have read */
+}
+
+/* Threads one by one (no collectives): atomics across blocks. */
+static void plain_kernel(void **params) {
+  (void)params;
+  atomic_fetch_add(&total, (int64_t)ctaid_x());
+}
+
+static int launch(cuplug__host_launcher k, bool collectives) {
+  cuplug__host_kernel kernel = {.name = "k", .launcher = k};
+  cuplug__host_lib lib = {.kernels = &kernel, .num_kernels = 1, .uses_collectives = collectives};
+  cuplug__host_grid g = {.kernel = "k", .grid = {BLOCKS, 1, 1}, .block = {THREADS, 1, 1},
+                         .threads = 4};
+  char *msg = NULL;
+  int rc = cuplug__host_launch(&lib, &g, &msg);
+  if (rc) fprintf(stderr, "grid_threads: launch failed (%d): %s\n", rc, msg ? msg : "");
+  free(msg);
+  return rc;
+}
+
+int main(void) {
+  tid_x = (uint32_t(*)(void))(uintptr_t)runtime("__cuplug_nvvm.read.ptx.sreg.tid.x");
+  ctaid_x = (uint32_t(*)(void))(uintptr_t)runtime("__cuplug_nvvm.read.ptx.sreg.ctaid.x");
+  ntid_x = (uint32_t(*)(void))(uintptr_t)runtime("__cuplug_nvvm.read.ptx.sreg.ntid.x");
+  barrier0 = (void (*)(void))(uintptr_t)runtime("__cuplug_nvvm.barrier0");
+  shfl = (pair(*)(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t))(uintptr_t)runtime(
+      "__cuplug_nvvm.shfl.sync.i32");
+  int failures = 0;
+  for (int round = 0; round < 3; round++) { /* the workers' fibers, made anew each launch */
+    total = 0;
+    if (launch(collective_kernel, true)) return 1;
+    for (int b = 0; b < BLOCKS; b++) {
+      for (int t = 0; t < THREADS; t++) {
+        /* lane l gets lane l+1's neighbour (t + 2), the warp's last lane its own (t + 1) */
+        int lane = t % 32;
+        int from = lane < 31 ? t + 1 : t;
+        int want = b * 1000 + (from + 1) % THREADS;
+        if (out[b * THREADS + t] != want && failures++ < 5)
+          fprintf(stderr, "block %d thread %d: %d, expected %d\n", b, t, out[b * THREADS + t],
+                  want);
+      }
+    }
+    if (total != BLOCKS * THREADS && failures++ < 5)
+      fprintf(stderr, "total %lld, expected %d\n", (long long)total, BLOCKS * THREADS);
+    total = 0;
+    if (launch(plain_kernel, false)) return 1;
+    int64_t want = (int64_t)THREADS * BLOCKS * (BLOCKS - 1) / 2;
+    if (total != want && failures++ < 5)
+      fprintf(stderr, "plain total %lld, expected %lld\n", (long long)total, (long long)want);
+  }
+  if (failures) return 1;
+  printf("grid_threads: %d blocks of %d threads on 4 host threads, 3 rounds: exact\n", BLOCKS,
+         THREADS);
+  return 0;
+}
