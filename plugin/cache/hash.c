@@ -55,6 +55,17 @@ static bool unchanged(const seen_file *f, const struct stat *st) {
          same_time(f->mtime, st->st_mtim) && same_time(f->ctime, st->st_ctim);
 }
 
+/* The plugin may be unloaded (dlclose): what it remembers goes with it. */
+__attribute__((destructor)) static void forget_files(void) {
+  for (size_t i = 0; i < seen.cap; i++) {
+    seen_file *f = seen.slots[i].value;
+    if (!f) continue;
+    free(f->path);
+    free(f);
+  }
+  cuplug__map_free(&seen);
+}
+
 /* Notes a file's digest; a file it cannot note is simply read again. */
 static void remember(const char *path, const struct stat *st, const cuplug__digest *d) {
   pthread_mutex_lock(&seen_lock);

@@ -403,6 +403,17 @@ typedef struct known_identity {
 static pthread_mutex_t identities_lock = PTHREAD_MUTEX_INITIALIZER;
 static known_identity *identities;
 
+/* The plugin may be unloaded (dlclose): what it remembers goes with it. */
+__attribute__((destructor)) static void forget_identities(void) {
+  for (known_identity *k = identities, *next; k; k = next) {
+    next = k->next;
+    free(k->search);
+    free(k->identity);
+    free(k);
+  }
+  identities = NULL;
+}
+
 const char *cuplug__toolkit_identity(cuplug__toolkit *tk) {
   pthread_mutex_lock(&tk->lock);
   if (!tk->identity) {

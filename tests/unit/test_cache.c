@@ -655,7 +655,9 @@ START_TEST(the_least_recently_used_go) {
   where(s, &t_k_sum, 1);
   uint64_t entry = info_of(s).disk_bytes; /* the entries are alike in size, within bytes */
   t_api()->session_destroy(s);
-  T_ASSERT_OK(clear(session_in(dir, CUPLUG_SESSION_TRUSTED, 0, 0)));
+  s = session_in(dir, CUPLUG_SESSION_TRUSTED, 0, 0);
+  T_ASSERT_OK(clear(s));
+  t_api()->session_destroy(s);
   uint64_t bound = entry * 3 + entry / 2;
   s = session_in(dir, 0, bound, 0);
   const t_kernel *kernels[] = {&t_k_sum, &t_k_neg, &t_k_const};
