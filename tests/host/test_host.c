@@ -201,6 +201,18 @@ START_TEST(saxpy_values) {
   T_ASSERT_OK(launch(k, (N + 255) / 256, 256, v, 4, 0));
   /* libNVVM fuses a * x + y into one fma (-fma=1); so does the host */
   for (int i = 0; i < N; i++) ck_assert_float_eq(r[i], fmaf(a, x[i], y[i]));
+  /* CUDA's limits hold on the host too; and there are no streams */
+  const char *name = json_string(find_case("saxpy_kernel")->json, "entry");
+  char want[4096];
+  snprintf(want, sizeof want, "kernel %s: block (2048, 1, 1) has 2048 threads; CUDA allows 1024",
+           name);
+  T_ASSERT_ERROR(launch(k, 1, 2048, v, 4, 0), CUPLUG_ERR_LAUNCH_CONFIG, want);
+  cuplug_launch_args with_stream = {.struct_size = sizeof with_stream, .kernel = k,
+                                    .grid = {1, 1, 1}, .block = {32, 1, 1}, .args = v,
+                                    .num_args = 4, .stream = (void *)1};
+  snprintf(want, sizeof want,
+           "launch: kernel %s runs on the host, which has no streams: stream must be NULL", name);
+  T_ASSERT_ERROR(t_api()->launch(&with_stream), CUPLUG_ERR_INVALID_ARGUMENT, want);
   free(x);
   free(y);
   free(r);
