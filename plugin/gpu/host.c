@@ -51,7 +51,8 @@ static void open_host(void) {
 static cuplug_error *api_of(const cuplug__host_api **out) {
   pthread_once(&host_once, open_host);
   if (!host_api)
-    return cuplug__error(CUPLUG_ERR_HOST_NOT_FOUND, "running on the host needs %s", host_error);
+    return cuplug__error(CUPLUG_ERR_HOST_NOT_FOUND, "running on the host needs libcuplug-host.so: %s",
+                         host_error);
   *out = host_api;
   return NULL;
 }

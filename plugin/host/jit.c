@@ -28,8 +28,12 @@ struct cuplug__host_jit {
   LLVMOrcLLJITRef jit;
   LLVMOrcExecutionSessionRef es;
   LLVMTargetMachineRef tm; /* the optimiser's: this CPU, its features */
-  pthread_mutex_t lock;    /* LLVM-C's context and the JITDylib names */
+  pthread_mutex_t lock;    /* the JITDylib names */
   unsigned next_lib;
+  /* One library compiles at a time: the optimiser's target machine, and
+   * the JIT's (LLJIT compiles on the thread that looks a symbol up, with
+   * one machine), are not safe to use from two threads at once. */
+  pthread_mutex_t compile_lock;
 };
 
 /* LLVM's error as our message (consumes the error). */
@@ -86,6 +90,7 @@ int cuplug__host_jit_create(cuplug__host_jit **out, char **msg) {
   }
   j->es = LLVMOrcLLJITGetExecutionSession(j->jit);
   pthread_mutex_init(&j->lock, NULL);
+  pthread_mutex_init(&j->compile_lock, NULL);
   *out = j;
   return 0;
 }
@@ -96,6 +101,7 @@ void cuplug__host_jit_destroy(cuplug__host_jit *j) {
   if (err) LLVMConsumeError(err);
   LLVMDisposeTargetMachine(j->tm);
   pthread_mutex_destroy(&j->lock);
+  pthread_mutex_destroy(&j->compile_lock);
   free(j);
 }
 
@@ -322,6 +328,7 @@ int cuplug__host_lib_create(cuplug__host_jit *j, const cuplug__host_lib_args *a,
     LLVMDisposeTargetData(td);
     LLVMDisposeMessage(triple);
   }
+  pthread_mutex_lock(&j->compile_lock);
   if (!rc) rc = optimise(j, m, "default<O2>", msg);
   bool rows = false;
   for (size_t k = 0; !rc && k < num_kernels && !l->uses_collectives; k++) {
@@ -356,7 +363,8 @@ int cuplug__host_lib_create(cuplug__host_jit *j, const cuplug__host_lib_args *a,
   }
   if (m) LLVMDisposeModule(m);
   LLVMOrcDisposeThreadSafeContext(tsc); /* the modules hold it as long as they need it */
-  if (!rc) rc = find_kernels(l, a->entry, msg);
+  if (!rc) rc = find_kernels(l, a->entry, msg); /* the lookups compile the module */
+  pthread_mutex_unlock(&j->compile_lock);
   if (rc) {
     cuplug__host_lib_destroy(l);
     return rc;

@@ -204,6 +204,18 @@ START_TEST(run_errors) {
                            "declare_device's host_function gives one) (");
   T_ASSERT_CONTAINS(r.err, "dev_ext_i32/input.ll:14)\n");
   result_free(&r);
+  /* no host object where it is looked for */
+  snprintf(ir, sizeof ir, "%.4000s/conformance/numba/add_i32/input.ll", t_test_dir());
+  setenv("CUPLUG_HOST_LIBRARY", "/nonexistent/libcuplug-host.so", 1);
+  r = run((const char *[]){"run", ir, "--entry", entry_of("add_i32"), "--sig",
+                           "int64(int32, int32)", "--", "1", "2", NULL});
+  unsetenv("CUPLUG_HOST_LIBRARY");
+  ck_assert_int_eq(r.status, 1);
+  ck_assert_str_eq(r.err, "cuplug: error: CUPLUG_ERR_HOST_NOT_FOUND: running on the host needs "
+                          "libcuplug-host.so: cannot load /nonexistent/libcuplug-host.so: "
+                          "/nonexistent/libcuplug-host.so: cannot open shared object file: No "
+                          "such file or directory\n");
+  result_free(&r);
 }
 END_TEST
 

@@ -2,6 +2,7 @@
  * device functions and kernels give exact values, with no GPU and no CUDA
  * toolkit; what the host cannot run is refused by name and line. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,6 +202,18 @@ START_TEST(saxpy_values) {
   T_ASSERT_OK(launch(k, (N + 255) / 256, 256, v, 4, 0));
   /* libNVVM fuses a * x + y into one fma (-fma=1); so does the host */
   for (int i = 0; i < N; i++) ck_assert_float_eq(r[i], fmaf(a, x[i], y[i]));
+  /* CUDA's limits hold on the host too; and there are no streams */
+  const char *name = json_string(find_case("saxpy_kernel")->json, "entry");
+  char want[4096];
+  snprintf(want, sizeof want, "kernel %s: block (2048, 1, 1) has 2048 threads; CUDA allows 1024",
+           name);
+  T_ASSERT_ERROR(launch(k, 1, 2048, v, 4, 0), CUPLUG_ERR_LAUNCH_CONFIG, want);
+  cuplug_launch_args with_stream = {.struct_size = sizeof with_stream, .kernel = k,
+                                    .grid = {1, 1, 1}, .block = {32, 1, 1}, .args = v,
+                                    .num_args = 4, .stream = (void *)1};
+  snprintf(want, sizeof want,
+           "launch: kernel %s runs on the host, which has no streams: stream must be NULL", name);
+  T_ASSERT_ERROR(t_api()->launch(&with_stream), CUPLUG_ERR_INVALID_ARGUMENT, want);
   free(x);
   free(y);
   free(r);
@@ -375,6 +388,38 @@ START_TEST(barrier_not_every_thread_reaches) {
                  "threads wait at syncthreads (the first thread 1), 0 at a warp collective (the "
                  "first -1), 1 have returned (the first 0)");
   t_api()->library_unload(l);
+}
+END_TEST
+
+/* ---- threads ---- */
+
+static void *fn(cuplug_library *l, const char *name);
+
+/* Loads, calls and launches from several threads of one session at once. */
+static void *load_and_call(void *arg) {
+  intptr_t seed = (intptr_t)arg;
+  cuplug_library *l = case_library(seed % 2 ? "add_i32" : "k_reduce");
+  if (seed % 2) {
+    int64_t (*add)(int32_t, int32_t) = (int64_t(*)(int32_t, int32_t))(uintptr_t)fn(l, "add_i32");
+    for (int32_t i = 0; i < 1000; i++) ck_assert_int_eq(add(i, (int32_t)seed), i + seed);
+  } else {
+    cuplug_kernel *k = kernel(l);
+    float x[512], out[2];
+    for (int i = 0; i < 512; i++) x[i] = (float)(i % 5);
+    cuplug_array ao = array1(out, CUPLUG_TYPE_FLOAT32, 2, 4), ax = array1(x, CUPLUG_TYPE_FLOAT32, 512, 4);
+    cuplug_value v[] = {{CUPLUG_TYPE_ARRAY, &ao}, {CUPLUG_TYPE_ARRAY, &ax}};
+    T_ASSERT_OK(launch(k, 2, 256, v, 2, 0));
+    ck_assert_float_eq(out[0], 510.0f); /* x[0..255] */
+    ck_assert_float_eq(out[1], 511.0f); /* x[256..511] */
+  }
+  t_api()->library_unload(l);
+  return NULL;
+}
+
+START_TEST(loads_and_launches_from_many_threads) {
+  pthread_t t[6];
+  for (intptr_t i = 0; i < 6; i++) ck_assert_int_eq(pthread_create(&t[i], NULL, load_and_call, (void *)i), 0);
+  for (int i = 0; i < 6; i++) pthread_join(t[i], NULL);
 }
 END_TEST
 
@@ -668,6 +713,7 @@ int main(void) {
   tcase_add_test(tc, libdevice_gives_the_gpus_bits);
   tcase_add_test(tc, declared_function_with_host_implementation);
   tcase_add_test(tc, fastmath_flushes_libdevice_subnormals);
+  tcase_add_test(tc, loads_and_launches_from_many_threads);
   int rc = t_run_suite(suite);
   t_cases_free(cases, num_cases);
   return rc;
