@@ -71,6 +71,14 @@ int cli_usage(const char *fmt, const char *arg);
 /* `cuplug run` (run.c): compiles r's device function for the host, calls it
  * with the values (text, read as its argument types) and prints the result. */
 int cli_run(const cuplug_api *api, cli_request *r, char **values, int num_values);
+/* The request's IR files read into modules (texts: free them); 1 after
+ * saying which file could not be read. */
+int cli_read_modules(const cli_request *r, cuplug_module *mods, const cuplug_module **ptrs,
+                     char **texts);
+/* compile()'s arguments for the request, its options all set (not its
+ * --link code, which the caller reads). */
+cuplug_compile_args cli_compile_args(const cli_request *r, cuplug_session *session,
+                                     const cuplug_module *const *mods);
 
 /* `cuplug case DIR --run host` (values.c): runs a host artifact of the case
  * on DIR/values.json's inputs and compares with its outputs. */

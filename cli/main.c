@@ -393,6 +393,54 @@ static cuplug_error *declare(cuplug_session *s, const cli_request *r) {
   return NULL;
 }
 
+int cli_read_modules(const cli_request *r, cuplug_module *mods, const cuplug_module **ptrs,
+                     char **texts) {
+  for (size_t i = 0; i < r->num_files; i++) {
+    size_t size;
+    if (!(texts[i] = cli_read_file(r->files[i], &size))) {
+      fprintf(stderr, "cuplug: error: cannot read %s: %s\n", r->files[i], strerror(errno));
+      return 1;
+    }
+    mods[i] = (cuplug_module){sizeof(cuplug_module), r->files[i], texts[i], size};
+    ptrs[i] = &mods[i];
+  }
+  return 0;
+}
+
+cuplug_compile_args cli_compile_args(const cli_request *r, cuplug_session *session,
+                                     const cuplug_module *const *mods) {
+  return (cuplug_compile_args){
+      .struct_size = sizeof(cuplug_compile_args),
+      .session = session,
+      .modules = mods,
+      .num_modules = r->num_files,
+      .entry = r->entry,
+      .signature = r->signature,
+      .entry_abi = r->entry_abi,
+      .kind = r->kind,
+      .abi = r->abi,
+      .abi_name = r->abi_name,
+      .output = r->output,
+      .cc_major = r->cc_major,
+      .cc_minor = r->cc_minor,
+      .cc_suffix = r->cc_suffix,
+      .opt = r->opt,
+      .debug = r->debug,
+      .lineinfo = r->lineinfo,
+      .fastmath = r->fastmath,
+      .forceinline = r->forceinline,
+      .launch_bounds = r->num_launch_bounds ? r->launch_bounds : NULL,
+      .num_launch_bounds = r->num_launch_bounds,
+      .max_registers = r->max_registers,
+      .flags = (r->current_device ? CUPLUG_COMPILE_CURRENT_DEVICE : 0) |
+               (r->emit_ir_dir ? CUPLUG_COMPILE_KEEP_IR : 0) |
+               (r->ptx_path ? CUPLUG_COMPILE_LINKED_PTX : 0),
+      .include_paths = r->includes,
+      .num_include_paths = r->num_includes,
+      .no_lto = r->no_lto,
+  };
+}
+
 /* Writes an artifact's linked PTX (its part of kind PTX after the cubin). */
 static int write_linked_ptx(const cuplug_artifact *art, const char *path) {
   for (size_t i = 1;; i++) {
@@ -420,21 +468,11 @@ static int run_compile(cli_request *r, bool check) {
   cuplug_module mods[CLI_MAX_FILES];
   const cuplug_module *mod_ptrs[CLI_MAX_FILES];
   char *texts[CLI_MAX_FILES] = {0};
-  int rc = 0;
   cuplug_session *session = NULL;
   cuplug_artifact *art = NULL;
   cuplug_error *e;
-  for (size_t i = 0; i < r->num_files; i++) {
-    size_t size;
-    texts[i] = cli_read_file(r->files[i], &size);
-    if (!texts[i]) {
-      fprintf(stderr, "cuplug: error: cannot read %s: %s\n", r->files[i], strerror(errno));
-      rc = 1;
-      goto done;
-    }
-    mods[i] = (cuplug_module){sizeof(cuplug_module), r->files[i], texts[i], size};
-    mod_ptrs[i] = &mods[i];
-  }
+  int rc = cli_read_modules(r, mods, mod_ptrs, texts);
+  if (rc) goto done;
   if ((e = open_session(r, &session)) || (e = declare(session, r))) {
     rc = report(e);
     goto done;
@@ -445,38 +483,9 @@ static int run_compile(cli_request *r, bool check) {
     codes[i] = (cuplug_code){.struct_size = sizeof codes[i], .path = r->links[i]};
     code_ptrs[i] = &codes[i];
   }
-  cuplug_compile_args a = {
-      .struct_size = sizeof a,
-      .session = session,
-      .modules = mod_ptrs,
-      .num_modules = r->num_files,
-      .entry = r->entry,
-      .signature = r->signature,
-      .entry_abi = r->entry_abi,
-      .kind = r->kind,
-      .abi = r->abi,
-      .abi_name = r->abi_name,
-      .output = r->output,
-      .cc_major = r->cc_major,
-      .cc_minor = r->cc_minor,
-      .cc_suffix = r->cc_suffix,
-      .opt = r->opt,
-      .debug = r->debug,
-      .lineinfo = r->lineinfo,
-      .fastmath = r->fastmath,
-      .forceinline = r->forceinline,
-      .launch_bounds = r->num_launch_bounds ? r->launch_bounds : NULL,
-      .num_launch_bounds = r->num_launch_bounds,
-      .max_registers = r->max_registers,
-      .flags = (r->current_device ? CUPLUG_COMPILE_CURRENT_DEVICE : 0) |
-               (r->emit_ir_dir ? CUPLUG_COMPILE_KEEP_IR : 0) |
-               (r->ptx_path ? CUPLUG_COMPILE_LINKED_PTX : 0),
-      .link = code_ptrs,
-      .num_link = r->num_links,
-      .include_paths = r->includes,
-      .num_include_paths = r->num_includes,
-      .no_lto = r->no_lto,
-  };
+  cuplug_compile_args a = cli_compile_args(r, session, mod_ptrs);
+  a.link = code_ptrs;
+  a.num_link = r->num_links;
   if ((e = api->compile(&a))) {
     rc = report(e);
     goto done;
@@ -523,44 +532,39 @@ done:
   return rc;
 }
 
-static int cmd_compile(int argc, char **argv) {
-  cli_request r = {0};
-  for (int i = 2; i < argc; i++) {
+/* compile's and run's command line: IR files and options, up to "--"
+ * (run's arguments follow it) or the end; *end is where it stopped.
+ * Returns 0, or 2 after a usage error. */
+static int parse_files(int argc, char **argv, cli_request *r, int *end) {
+  int i = 2;
+  for (; i < argc && strcmp(argv[i], "--"); i++) {
     int rc = 0;
     if (argv[i][0] == '-' && argv[i][1])
-      rc = parse_option(argc, argv, &i, &r);
-    else if (r.num_files < CLI_MAX_FILES)
-      r.files[r.num_files++] = argv[i];
+      rc = parse_option(argc, argv, &i, r);
+    else if (r->num_files < CLI_MAX_FILES)
+      r->files[r->num_files++] = argv[i];
     else
       rc = usage_error("too many IR files (at most %s)", "64");
-    if (rc) {
-      cli_request_free(&r);
-      return rc;
-    }
+    if (rc) return rc;
   }
-  int rc = run_compile(&r, false);
+  *end = i;
+  return 0;
+}
+
+static int cmd_compile(int argc, char **argv) {
+  cli_request r = {0};
+  int end, rc = parse_files(argc, argv, &r, &end);
+  if (!rc && end < argc) rc = usage_error("%s", "compile takes no '--'");
+  if (!rc) rc = run_compile(&r, false);
   cli_request_free(&r);
   return rc;
 }
 
 static int cmd_run(int argc, char **argv) {
   cli_request r = {0};
-  int i = 2;
-  for (; i < argc && strcmp(argv[i], "--"); i++) {
-    int rc = 0;
-    if (argv[i][0] == '-' && argv[i][1])
-      rc = parse_option(argc, argv, &i, &r);
-    else if (r.num_files < CLI_MAX_FILES)
-      r.files[r.num_files++] = argv[i];
-    else
-      rc = usage_error("too many IR files (at most %s)", "64");
-    if (rc) {
-      cli_request_free(&r);
-      return rc;
-    }
-  }
+  int i, rc = parse_files(argc, argv, &r, &i);
   if (i < argc) i++; /* the arguments follow "--" */
-  int rc = cli_run(api, &r, argv + i, argc - i);
+  if (!rc) rc = cli_run(api, &r, argv + i, argc - i);
   cli_request_free(&r);
   return rc;
 }

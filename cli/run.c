@@ -235,33 +235,13 @@ int cli_run(const cuplug_api *api, cli_request *r, char **values, int num_values
   cuplug_session *session = NULL;
   cuplug_artifact *art = NULL;
   cuplug_library *lib = NULL;
-  for (size_t i = 0; i < r->num_files; i++) {
-    size_t size;
-    if (!(texts[i] = cli_read_file(r->files[i], &size))) {
-      fprintf(stderr, "cuplug: error: cannot read %s: %s\n", r->files[i], strerror(errno));
-      rc = 1;
-      goto done;
-    }
-    mods[i] = (cuplug_module){sizeof(cuplug_module), r->files[i], texts[i], size};
-    mod_ptrs[i] = &mods[i];
-  }
+  if ((rc = cli_read_modules(r, mods, mod_ptrs, texts))) goto done;
   if ((e = api->session_create(NULL, &session))) {
     rc = fail(api, e);
     goto done;
   }
-  cuplug_compile_args a = {.struct_size = sizeof a,
-                           .session = session,
-                           .modules = mod_ptrs,
-                           .num_modules = r->num_files,
-                           .entry = r->entry,
-                           .signature = r->signature,
-                           .entry_abi = r->entry_abi,
-                           .abi = r->abi,
-                           .abi_name = r->abi_name,
-                           .output = CUPLUG_OUTPUT_HOST,
-                           .opt = r->opt,
-                           .debug = r->debug,
-                           .fastmath = r->fastmath};
+  cuplug_compile_args a = cli_compile_args(r, session, mod_ptrs);
+  a.output = CUPLUG_OUTPUT_HOST;
   if ((e = api->compile(&a))) {
     rc = fail(api, e);
     goto done;

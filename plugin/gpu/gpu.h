@@ -41,6 +41,9 @@ cuplug_error *cuplug__launch(const cuplug_launch_args *a);
 /* host.c: host libraries (CUPLUG_OUTPUT_HOST), through libcuplug-host.so */
 cuplug_error *cuplug__host_load(cuplug_load_args *a);
 void cuplug__host_unload(cuplug_library *l);
+/* What every library holds (its kernels, the names it knows), and the
+ * library itself, freed: after the driver or the host let go of it. */
+void cuplug__library_free(cuplug_library *l);
 bool cuplug__host_has(cuplug_library *l, const char *name);
 cuplug_error *cuplug__host_launch_grid(const cuplug_kernel *k, const cuplug_launch_args *a,
                                        void **params, size_t num_params);

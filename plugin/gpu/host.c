@@ -170,17 +170,7 @@ cuplug_error *cuplug__host_load(cuplug_load_args *a) {
 
 void cuplug__host_unload(cuplug_library *l) {
   if (l->host) host_api->lib_destroy(l->host);
-  while (l->kernels) {
-    cuplug_kernel *k = l->kernels;
-    l->kernels = k->next;
-    free(k->name);
-    free(k);
-  }
-  for (size_t i = 0; i < l->num_known; i++) free(l->known[i].symbol);
-  free(l->known);
-  free(l->host_symbol);
-  pthread_mutex_destroy(&l->lock);
-  free(l);
+  cuplug__library_free(l);
 }
 
 bool cuplug__host_has(cuplug_library *l, const char *name) {

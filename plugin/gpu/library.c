@@ -14,7 +14,7 @@
 #include "base/types.h"
 #include "plugin/gpu/gpu.h"
 
-static void library_free(cuplug_library *l) {
+void cuplug__library_free(cuplug_library *l) {
   while (l->kernels) {
     cuplug_kernel *k = l->kernels;
     l->kernels = k->next;
@@ -23,6 +23,7 @@ static void library_free(cuplug_library *l) {
   }
   for (size_t i = 0; i < l->num_known; i++) free(l->known[i].symbol);
   free(l->known);
+  free(l->host_symbol);
   pthread_mutex_destroy(&l->lock);
   free(l);
 }
@@ -80,12 +81,12 @@ cuplug_error *cuplug__load(cuplug_load_args *a) {
   l->session = a->session;
   cuplug_error *e = a->artifact ? know_kernels(l, a->artifact) : NULL;
   if (e) {
-    library_free(l);
+    cuplug__library_free(l);
     return e;
   }
   int rc = cu->library_load_data(&l->lib, image, NULL, NULL, 0, NULL, NULL, 0);
   if (rc) {
-    library_free(l);
+    cuplug__library_free(l);
     char why[256];
     cuplug__driver_describe(cu, rc, why, sizeof why);
     return cuplug__error(CUPLUG_ERR_LOAD, "the driver cannot load the image: %s", why);
@@ -104,7 +105,7 @@ void cuplug__library_unload(cuplug_library *l) {
   cuplug_error *e = cuplug__toolkit_driver(&l->session->toolkit, &cu);
   if (!e) cu->library_unload(l->lib);
   cuplug__error_destroy(e);
-  library_free(l);
+  cuplug__library_free(l);
 }
 
 /* "a, b, c": the kernels the library knows, for messages. */
