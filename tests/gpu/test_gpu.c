@@ -320,24 +320,6 @@ END_TEST
 
 /* ---- exceptions and faults ---- */
 
-/* A Numba-ABI kernel that raises exception 7 in thread 3 of block 1. */
-static const char raising_ir[] =
-    "define i32 @raiser(i8** %ret, i32* %out) {\n"
-    "entry:\n"
-    "  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
-    "  %b = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()\n"
-    "  %is_t = icmp eq i32 %t, 3\n"
-    "  %is_b = icmp eq i32 %b, 1\n"
-    "  %both = and i1 %is_t, %is_b\n"
-    "  br i1 %both, label %raise, label %ok\n"
-    "raise:\n"
-    "  ret i32 7\n"
-    "ok:\n"
-    "  store i32 1, i32* %out\n"
-    "  ret i32 0\n"
-    "}\n"
-    "declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
-    "declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()\n";
 
 /* A kernel that stores through a pointer into nowhere. */
 static const char faulting_ir[] =
@@ -365,7 +347,7 @@ static cuplug_kernel *ir_kernel(const char *ir, const char *entry, const char *s
 
 START_TEST(debug_kernel_reports_exception) {
   cuplug_library *lib;
-  cuplug_kernel *k = ir_kernel(raising_ir, "raiser", "void(CPointer(int32))", 1, &lib);
+  cuplug_kernel *k = ir_kernel(t_raising_ir, "raiser", "void(CPointer(int32))", 1, &lib);
   uint64_t out = t_dev_alloc(s, 4);
   cuplug_value v[] = {{CUPLUG_TYPE_POINTER, &out}};
   T_ASSERT_ERROR(launch(k, 2, 8, v, 1), CUPLUG_ERR_KERNEL_EXCEPTION,

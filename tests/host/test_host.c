@@ -326,27 +326,11 @@ END_TEST
 
 /* ---- exceptions ---- */
 
-static const char raising_ir[] =
-    "define i32 @raiser(i8** %ret, i32* %out) {\n"
-    "entry:\n"
-    "  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
-    "  %b = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()\n"
-    "  %is_t = icmp eq i32 %t, 3\n"
-    "  %is_b = icmp eq i32 %b, 1\n"
-    "  %both = and i1 %is_t, %is_b\n"
-    "  br i1 %both, label %raise, label %ok\n"
-    "raise:\n"
-    "  ret i32 7\n"
-    "ok:\n"
-    "  store i32 1, i32* %out\n"
-    "  ret i32 0\n"
-    "}\n"
-    "declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
-    "declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()\n";
 
 START_TEST(debug_kernel_reports_exception) {
   cuplug_library *l;
-  T_ASSERT_OK(ir_library(raising_ir, "raiser", "void(CPointer(int32))", CUPLUG_KERNEL, 1, &l));
+  T_ASSERT_OK(
+      ir_library(t_raising_ir, "raiser", "void(CPointer(int32))", CUPLUG_KERNEL, 1, &l));
   cuplug_kernel *k = kernel(l);
   int32_t out = 0;
   uint64_t p = (uintptr_t)&out;

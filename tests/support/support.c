@@ -485,3 +485,21 @@ cuplug_artifact *t_compile_kernel(cuplug_session *s, const t_kernel *k, cuplug_o
   T_ASSERT_OK(t_api()->compile(&a));
   return a.artifact;
 }
+
+const char t_raising_ir[] =
+    "define i32 @raiser(i8** %ret, i32* %out) {\n"
+    "entry:\n"
+    "  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+    "  %b = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()\n"
+    "  %is_t = icmp eq i32 %t, 3\n"
+    "  %is_b = icmp eq i32 %b, 1\n"
+    "  %both = and i1 %is_t, %is_b\n"
+    "  br i1 %both, label %raise, label %ok\n"
+    "raise:\n"
+    "  ret i32 7\n"
+    "ok:\n"
+    "  store i32 1, i32* %out\n"
+    "  ret i32 0\n"
+    "}\n"
+    "declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+    "declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()\n";

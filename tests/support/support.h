@@ -170,6 +170,10 @@ typedef struct t_kernel {
   const char *name, *signature, *ir;
 } t_kernel;
 extern const t_kernel t_k_const, t_k_sum, t_k_neg;
+/* A Numba-ABI kernel raiser(CPointer(int32) out) that raises exception 7
+ * in thread 3 of block 1 and stores 1 everywhere else (the GPU's and the
+ * host's exception tests). */
+extern const char t_raising_ir[];
 /* Compiles one as a kernel to `output` (LTO-IR to link), for cc 9.0 or,
  * with CUPLUG_COMPILE_CURRENT_DEVICE in flags, the current device's;
  * fails the test on error. */
