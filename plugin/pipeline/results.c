@@ -16,6 +16,7 @@
 #include "plugin/pipeline/results.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/map.h"
 #include "base/types.h"
 #include "lowering/irtext.h"
 #include "plugin/registry/registry.h"
@@ -58,14 +60,16 @@ static void put_digest(keyer *k, const cuplug__digest *d) {
   cuplug__buf_append(k->b, (const char *)d->bytes, sizeof d->bytes);
 }
 
-/* A file's contents, by their digest; or that it is missing. */
-static void put_file(keyer *k, const char *path) {
+/* A file's contents, by their digest (also to *d); or that it is missing
+ * (false). */
+static bool put_file(keyer *k, const char *path, cuplug__digest *d) {
   put_str(k, path);
-  cuplug__digest d;
-  if (cuplug__file_digest(path, &d))
-    put_digest(k, &d);
+  bool found = cuplug__file_digest(path, d);
+  if (found)
+    put_digest(k, d);
   else
     put_str(k, "missing");
+  return found;
 }
 
 static void begin(keyer *k, cuplug_session *s, const char *domain) {
@@ -90,6 +94,89 @@ static void put_strings(keyer *k, const char *const *v, size_t n) {
 
 static void hash_includes(keyer *k, const char *text, size_t size, const char *dir, int depth);
 
+/* The `#include` lines of a text, each ending in a newline, appended to b. */
+static void include_lines(const char *text, size_t size, cuplug__buf *b) {
+  const char *end = text + size;
+  for (const char *line = text; line < end;) {
+    const char *eol = memchr(line, '\n', (size_t)(end - line));
+    if (!eol) eol = end;
+    const char *p = line;
+    while (p < eol && (*p == ' ' || *p == '\t')) p++;
+    if (p < eol && *p == '#') {
+      const char *q = p + 1;
+      while (q < eol && (*q == ' ' || *q == '\t')) q++;
+      if ((size_t)(eol - q) > 7 && memcmp(q, "include", 7) == 0) {
+        cuplug__buf_append(b, p, (size_t)(eol - p));
+        cuplug__buf_putc(b, '\n');
+      }
+    }
+    line = eol + 1;
+  }
+}
+
+/* A header's `#include` lines, kept by the digest of its contents: while a
+ * header does not change it is read once a process, not at every look-up
+ * of a result that links the .cu including it. */
+typedef struct header_lines {
+  char hex[65]; /* the map's key */
+  char *lines;
+  size_t size;
+} header_lines;
+
+static pthread_mutex_t headers_lock = PTHREAD_MUTEX_INITIALIZER;
+static cuplug__map headers; /* hex digest -> header_lines */
+
+__attribute__((destructor)) static void forget_headers(void) {
+  for (size_t i = 0; i < headers.cap; i++) {
+    header_lines *h = headers.slots[i].value;
+    if (!h) continue;
+    free(h->lines);
+    free(h);
+  }
+  cuplug__map_free(&headers);
+}
+
+/* The include lines of the header at path, whose contents have digest d
+ * (a malloc'd copy, or NULL when it cannot be read). */
+static char *lines_of(const char *path, const cuplug__digest *d, size_t *size) {
+  char hex[65];
+  cuplug__digest_hex(d, hex);
+  pthread_mutex_lock(&headers_lock);
+  header_lines *h = cuplug__map_get(&headers, hex, 64);
+  char *copy = h ? cuplug__strndup(h->lines, h->size) : NULL;
+  if (h) *size = h->size;
+  pthread_mutex_unlock(&headers_lock);
+  if (h) return copy;
+  size_t len;
+  char *text = cuplug__read_file(path, &len);
+  if (!text) return NULL;
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  cuplug__buf_putc(&b, '\n'); /* never empty: a header without includes is kept too */
+  include_lines(text, len, &b);
+  /* filed under what was read, which a write since the digest may have changed */
+  cuplug__digest_hex((cuplug__digest[]){cuplug__digest_of(text, len)}, hex);
+  free(text);
+  if (b.oom) {
+    cuplug__buf_free(&b);
+    return NULL;
+  }
+  *size = b.len;
+  copy = cuplug__strndup(b.data, b.len);
+  pthread_mutex_lock(&headers_lock);
+  if (!cuplug__map_get(&headers, hex, 64) && (h = malloc(sizeof *h))) {
+    memcpy(h->hex, hex, sizeof hex);
+    h->lines = cuplug__buf_take(&b, &h->size);
+    if (!h->lines || !cuplug__map_put(&headers, h->hex, h)) {
+      free(h->lines);
+      free(h);
+    }
+  }
+  pthread_mutex_unlock(&headers_lock);
+  cuplug__buf_free(&b);
+  return copy;
+}
+
 /* The folder of a path ("" when it has none). */
 static void dir_of(const char *path, char *out, size_t cap) {
   const char *slash = path ? strrchr(path, '/') : NULL;
@@ -110,9 +197,10 @@ static void hash_include(keyer *k, const char *name, size_t n, bool quoted, cons
     if (i < 2 && (!quoted || (i == 0 && (!dir || !*dir)))) continue;
     if (snprintf(path, sizeof path, "%s/%.*s", base, (int)n, name) >= (int)sizeof path) continue;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    put_file(k, path);
+    cuplug__digest d;
     size_t len;
-    char *text = depth < MAX_INCLUDE_DEPTH ? cuplug__read_file(path, &len) : NULL;
+    char *text = put_file(k, path, &d) && depth < MAX_INCLUDE_DEPTH ? lines_of(path, &d, &len)
+                                                                   : NULL;
     if (text) {
       char sub[PATH_MAX];
       dir_of(path, sub, sizeof sub);
