@@ -9,21 +9,22 @@
 # build-fuzz/corpus.  A crash, leak or hang fails the run and leaves its
 # input in build-fuzz/crashes/<harness>/ ($CUPLUG_FUZZ_DIR for another
 # folder); copy it into the regressions folder once fixed.  The harnesses: signature irtext resolve code_kind
-# case_json compile cache_entry (tests/fuzz/fuzz_*.c).
+# case_json compile cache_entry host (tests/fuzz/fuzz_*.c).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
 shift || true
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(signature irtext resolve code_kind case_json compile cache_entry)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(signature irtext resolve code_kind case_json compile cache_entry host)
 
 out=${CUPLUG_FUZZ_DIR:-build-fuzz} # a long run elsewhere leaves CI's folder alone
 bash scripts/deps.sh
 CC=clang-19 CXX=clang++-19 cmake -S . -B "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCUPLUG_TESTS=OFF -DCUPLUG_FUZZ=ON >/dev/null
-cmake --build "$out" -j"$(nproc)" --target fuzz_all cuplug_helper cuplug_cli >/dev/null
+cmake --build "$out" -j"$(nproc)" --target fuzz_all cuplug_helper cuplug_host cuplug_cli >/dev/null
 
 export CUPLUG_HELPER=$PWD/$out/lib/cuplug-helper
+export CUPLUG_HOST_LIBRARY=$PWD/$out/lib/libcuplug-host.so
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:intercept_tls_get_addr=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0
@@ -33,7 +34,7 @@ seed() {
   local dir=$2
   mkdir -p "$dir"
   case $1 in
-    irtext | compile)
+    irtext | compile | host)
       for f in tests/conformance/numba/*/input.ll samples/extern/kernel.ll; do
         cp "$f" "$dir/$(echo "$f" | tr / _)"
       done ;;
@@ -80,7 +81,7 @@ for h in "${harnesses[@]}"; do
   dict=()
   [ -f "tests/fuzz/$h.dict" ] && dict=(-dict="tests/fuzz/$h.dict")
   timeout=10
-  [ "$h" = compile ] && timeout=30
+  [ "$h" = compile ] || [ "$h" = host ] && timeout=30
   echo "== fuzz_$h: ${seconds}s"
   if ! "$bin" "$corpus" "${dict[@]}" -max_total_time="$seconds" -timeout=$timeout \
       -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \

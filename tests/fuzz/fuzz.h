@@ -30,4 +30,20 @@ static inline unsigned fuzz_choose(const uint8_t **data, size_t *size, unsigned 
   return c;
 }
 
+/* The name of the first "define ... @name(" of IR text (in a static
+ * buffer), or "f": the entry the compile harnesses ask for. */
+static inline const char *fuzz_first_definition(const char *text) {
+  static char name[256];
+  const char *d = strstr(text, "define ");
+  const char *at = d ? strchr(d, '@') : NULL;
+  if (!at) return "f";
+  at++;
+  size_t n = *at == '"' ? strcspn(at + 1, "\"") : strcspn(at, "( \n");
+  if (*at == '"') at++;
+  if (!n || n >= sizeof name) return "f";
+  memcpy(name, at, n);
+  name[n] = '\0';
+  return name;
+}
+
 #endif

@@ -14,21 +14,6 @@ static const char *const signatures[] = {"int64(int32, int32)", "bool(bool, bool
                                          "void(float32[::1], float32[::1], float32)",
                                          "float32(float32)", "void(int32[::1])"};
 
-/* The first "define ... @name(" of the text (in a static buffer), or "f". */
-static const char *entry_of(const char *text) {
-  static char name[256];
-  const char *d = strstr(text, "define ");
-  const char *at = d ? strchr(d, '@') : NULL;
-  if (!at) return "f";
-  at++;
-  size_t n = *at == '"' ? strcspn(at + 1, "\"") : strcspn(at, "( \n");
-  if (*at == '"') at++;
-  if (!n || n >= sizeof name) return "f";
-  memcpy(name, at, n);
-  name[n] = '\0';
-  return name;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!api) {
     api = cuplug_get_api(CUPLUG_ABI_MAJOR, CUPLUG_ABI_MINOR);
@@ -47,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   cuplug_module m = {.struct_size = sizeof m, .name = "fuzz.ll", .text = text, .size = size};
   const cuplug_module *mods[] = {&m};
   cuplug_compile_args a = {.struct_size = sizeof a, .session = session, .modules = mods,
-                           .num_modules = 1, .entry = entry_of(text), .signature = sig,
+                           .num_modules = 1, .entry = fuzz_first_definition(text), .signature = sig,
                            .kind = kernel ? CUPLUG_KERNEL : CUPLUG_DEVICE_FUNCTION,
                            .output = CUPLUG_OUTPUT_LTOIR, .cc_major = 9, .abi_name = NULL,
                            /* arch-specific for a quarter of the inputs, chosen by
