@@ -336,7 +336,57 @@ static bool note_watched(ir_module *m, size_t n, size_t *cap) {
   return true;
 }
 
-/* Lexes the whole text once; newlines become the next token's bol flag. */
+/* ---- limits ---- */
+
+/* The line of a byte offset, 1-based: counted only for a message. */
+static size_t line_at(const char *text, size_t offset) {
+  size_t line = 1;
+  for (const char *p = text, *end = text + offset; (p = memchr(p, '\n', (size_t)(end - p)));
+       p++)
+    line++;
+  return line;
+}
+
+/* Bracket nesting, as LLVM's parser follows it: by recursion, so that a
+ * deep enough module would overflow its stack (and cuplug's type parser's).
+ * Every kind counts, < > too; a closing bracket below zero is dropped. */
+typedef struct nesting {
+  int depth;
+} nesting;
+
+static inline cuplug_error *nest(nesting *n, const char *name, const char *text, ir_tok t) {
+  int step = t.depth;
+  if (!step && t.kind == IR_PUNCT && t.len == 1)
+    step = text[t.start] == '<' ? 1 : text[t.start] == '>' ? -1 : 0;
+  if (step < 0) {
+    n->depth -= n->depth > 0;
+  } else if (step > 0 && ++n->depth > CUPLUG_MAX_IR_NESTING) {
+    return cuplug__error(CUPLUG_ERR_LIMIT,
+                         "IR module %s nests brackets more than %d deep on line %zu", name,
+                         CUPLUG_MAX_IR_NESTING, line_at(text, t.start));
+  }
+  return NULL;
+}
+
+cuplug_error *cuplug__ir_check_size(const char *name, size_t len) {
+  if (len > CUPLUG_MAX_MODULE_SIZE)
+    return cuplug__error(CUPLUG_ERR_LIMIT, "IR module %s is %zu bytes: modules hold at most %u",
+                         name, len, CUPLUG_MAX_MODULE_SIZE);
+  return NULL;
+}
+
+cuplug_error *cuplug__ir_check_limits(const char *name, const char *text, size_t len) {
+  CUPLUG__TRY(cuplug__ir_check_size(name, len));
+  nesting n = {0};
+  ir_tok t;
+  for (size_t p = lex_at(text, 0, &t); t.kind != IR_EOF; p = lex_at(text, p, &t))
+    CUPLUG__TRY(nest(&n, name, text, t));
+  return NULL;
+}
+
+/* Lexes the whole text once; newlines become the next token's bol flag.
+ * It keeps to CUPLUG_MAX_IR_NESTING, so that no later pass, and no parse by
+ * LLVM, meets a deeper module. */
 static cuplug_error *lex_all(ir_module *m, ir_wordset *watch) {
   if (m->len >= UINT32_MAX)
     return cuplug__error(CUPLUG_ERR_IR_UNSUPPORTED, "%s: a module of 4 GiB or more", m->name);
@@ -345,6 +395,7 @@ static cuplug_error *lex_all(ir_module *m, ir_wordset *watch) {
   ir_tok *v = malloc(cap * sizeof *v);
   if (!v) return cuplug__error_oom();
   bool bol = true;
+  nesting depth = {0};
   for (size_t p = 0;;) {
     if (n == cap) {
       cap *= 2;
@@ -365,6 +416,13 @@ static cuplug_error *lex_all(ir_module *m, ir_wordset *watch) {
     }
     t->bol = bol;
     bol = false;
+    cuplug_error *deep = nest(&depth, m->name, m->text, *t);
+    if (deep) {
+      free(v);
+      free(m->watched);
+      m->watched = NULL;
+      return deep;
+    }
     if (watch && (t->kind == IR_GLOBAL || (t->kind == IR_WORD && t->len <= 64 &&
                                              in_sketch(watch, m->text, *t) &&
                                              word_lookup(watch, m->text, *t) >= 0)) &&
@@ -624,42 +682,8 @@ void cuplug__ir_text_each_declared(const char *text, size_t len,
   }
 }
 
-cuplug_error *cuplug__ir_check_limits(const char *name, const char *text, size_t len) {
-  if (len > CUPLUG_MAX_MODULE_SIZE)
-    return cuplug__error(CUPLUG_ERR_LIMIT, "IR module %s is %zu bytes: modules hold at most %u",
-                         name, len, CUPLUG_MAX_MODULE_SIZE);
-  int depth = 0;
-  size_t line = 1;
-  for (size_t i = 0; i < len; i++) {
-    switch (text[i]) {
-      case '\n': line++; break;
-      case ';': /* a comment, to the end of its line */
-        while (i + 1 < len && text[i + 1] != '\n') i++;
-        break;
-      case '"': /* a string: LLVM's escapes (\22) never hold a quote */
-        while (i + 1 < len && text[i + 1] != '"') line += text[++i] == '\n';
-        i++;
-        break;
-      case '(': case '[': case '{': case '<':
-        if (++depth > CUPLUG_MAX_IR_NESTING)
-          return cuplug__error(CUPLUG_ERR_LIMIT,
-                               "IR module %s nests brackets more than %d deep on line %zu",
-                               name, CUPLUG_MAX_IR_NESTING, line);
-        break;
-      case ')': case ']': case '}': case '>':
-        depth -= depth > 0;
-        break;
-      default: break;
-    }
-  }
-  return NULL;
-}
-
 size_t cuplug__ir_line_of(const ir_module *m, size_t offset) {
-  size_t line = 1;
-  for (size_t i = 0; i < offset && i < m->len; i++)
-    if (m->text[i] == '\n') line++;
-  return line;
+  return line_at(m->text, offset < m->len ? offset : m->len);
 }
 
 /* The index of the first token starting at or after `offset`. */

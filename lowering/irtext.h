@@ -128,9 +128,11 @@ typedef struct ir_module {
 } ir_module;
 
 /* Lexes a module once and splits it into items; text[len] must be NUL.
- * `watch` (may be NULL) fills m->watched.  Fails (CUPLUG_ERR_IR_PARSE) only
- * on text that has no recognisable structure, such as an unclosed function
- * body; full checking is LLVM's job (validate.c). */
+ * `watch` (may be NULL) fills m->watched.  Fails with CUPLUG_ERR_LIMIT on
+ * brackets nested deeper than CUPLUG_MAX_IR_NESTING (before any item is
+ * read), and with CUPLUG_ERR_IR_PARSE only on text that has no
+ * recognisable structure, such as an unclosed function body; full checking
+ * is LLVM's job (validate.c). */
 cuplug_error *cuplug__ir_module_parse(ir_module *m, const char *name, const char *text,
                               size_t len, ir_wordset *watch);
 void cuplug__ir_module_free(ir_module *m);
@@ -151,11 +153,15 @@ size_t cuplug__ir_text_references(const char *text, size_t len, const char *symb
 void cuplug__ir_text_each_declared(const char *text, size_t len,
                                    void (*fn)(void *ctx, const char *name, size_t n), void *ctx);
 
-/* Is the module within cuplug's limits (CUPLUG_MAX_MODULE_SIZE bytes,
- * brackets nested at most CUPLUG_MAX_IR_NESTING deep)?  LLVM's parser
- * recurses on nesting: a deeper module would overflow its stack.  A scan
- * of the text, without lexing: strings and comments are skipped. */
+/* Is the module within cuplug's limits: CUPLUG_MAX_MODULE_SIZE bytes, and
+ * brackets ( [ { < nested at most CUPLUG_MAX_IR_NESTING deep (outside
+ * strings and comments)?  LLVM's parser recurses on nesting: a deeper
+ * module would overflow its stack.  The text must be NUL-terminated.
+ * (cuplug__ir_module_parse keeps to the nesting limit as it lexes.)
+ * Errors: CUPLUG_ERR_LIMIT, naming the line. */
 cuplug_error *cuplug__ir_check_limits(const char *name, const char *text, size_t len);
+/* The size limit alone. */
+cuplug_error *cuplug__ir_check_size(const char *name, size_t len);
 
 /* 1-based line number of a byte offset, for messages. */
 size_t cuplug__ir_line_of(const ir_module *m, size_t offset);

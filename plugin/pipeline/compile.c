@@ -6,13 +6,15 @@
  *   read_signature    the signature string or handle
  *   read_modules      the host's IR modules, none empty
  *   look_up           the result cache: a result found ends the compile
- *   copy_modules      within cuplug's limits, copied (NUL-terminated)
+ *   copy_modules      within cuplug's size limit, copied (NUL-terminated)
  *   wake_helper       the helper process that will run libNVVM wakes up
+ *   parse_modules     each lexed once (within cuplug's nesting limit) and
+ *                     split into items, for the passes of `lower`
  *   start_validation  LLVM parses and verifies them, finds the entry,
  *                     checks its type
  *   choose_cc         explicit, current device, or the default rule
  *   find_entry        the module that defines the entry
- *   lower             for each module, one parse and two passes:
+ *   lower             for each module, two passes over its parse:
  *     wrap              C-ABI wrapper, or kernel fix-up (+ exception store)
  *     legalise          make the module acceptable to libNVVM
  *                     and, for each registered symbol the modules call whose
@@ -71,6 +73,9 @@ typedef struct job {
   size_t num_builtin_decls;
   cuplug__text *mods; /* the current text of each module: the host's, then implementations' */
   size_t num_mods, cap_mods;
+  ir_rewrite *parsed; /* the caller's modules, parsed for `lower` */
+  size_t num_parsed;  /* how many of them */
+  size_t taken;       /* how many `lower` took over (it finishes them) */
   size_t entry_module;
   /* validation, on its own thread */
   cuplug__text *inputs; /* the caller's modules, as given */
@@ -181,7 +186,7 @@ static cuplug_error *copy_modules(job *j) {
   cuplug_compile_args *a = j->a;
   for (size_t i = 0; i < a->num_modules; i++) {
     cuplug__text *m = &j->mods[i];
-    CUPLUG__TRY(cuplug__ir_check_limits(m->name, m->text, m->size));
+    CUPLUG__TRY(cuplug__ir_check_size(m->name, m->size));
     /* A NUL-terminated copy: the lexer's sentinel, and LLVM's.  It lives
      * to the end of the compile, for the validator reads it meanwhile. */
     if (!(j->copies[i] = cuplug__strndup(m->text, m->size))) return cuplug__error_oom();
@@ -222,6 +227,39 @@ static cuplug_error *wake_helper(job *j) {
   if (j->a->output == CUPLUG_OUTPUT_HOST) return NULL; /* no libNVVM for the host */
   cuplug__nvvm_prepare(&j->s->toolkit, &j->nvvm);
   return NULL;
+}
+
+/* ---- parse_modules ---- */
+
+static cuplug_error *launch_validation(job *j);
+
+/* Lexing keeps a module within the nesting limit, which LLVM's parser
+ * needs: the validator starts after it.  A module cuplug cannot split into
+ * items still goes to the validator, whose error names line and column. */
+static cuplug_error *parse_modules(job *j) {
+  size_t n = j->a->num_modules;
+  j->parsed = calloc(n, sizeof *j->parsed);
+  if (!j->parsed) return cuplug__error_oom();
+  cuplug_error *unparsed = NULL;
+  for (size_t i = 0; i < n; i++) {
+    ir_rewrite *rw = &j->parsed[j->num_parsed];
+    cuplug_error *e = cuplug__ir_rewrite_begin(rw, j->mods[i].name, j->mods[i].text,
+                                               j->mods[i].size, cuplug__legalize_watch());
+    if (!e) {
+      j->num_parsed++;
+      continue;
+    }
+    if (e->code != CUPLUG_ERR_IR_PARSE) { /* the limit, or memory */
+      cuplug__error_destroy(unparsed);
+      return e;
+    }
+    if (unparsed)
+      cuplug__error_destroy(e);
+    else
+      unparsed = e;
+  }
+  if (unparsed && !j->s->trusted) launch_validation(j);
+  return unparsed;
 }
 
 /* ---- start_validation ---- */
@@ -424,8 +462,13 @@ static cuplug_error *lower(job *j) {
     }
     if (i == j->num_mods) break;
     ir_rewrite rw;
-    CUPLUG__TRY(cuplug__ir_rewrite_begin(&rw, j->mods[i].name, j->mods[i].text, j->mods[i].size,
-                                cuplug__legalize_watch()));
+    if (i < j->num_parsed) {
+      rw = j->parsed[i];
+      j->taken = i + 1;
+    } else {
+      CUPLUG__TRY(cuplug__ir_rewrite_begin(&rw, j->mods[i].name, j->mods[i].text,
+                                           j->mods[i].size, cuplug__legalize_watch()));
+    }
     /* an implementation's definitions become linkonce_odr: artifacts that
      * both inline it still link together */
     cuplug_error *e =
@@ -611,10 +654,10 @@ static cuplug_error *keep_ir(job *j) {
 }
 
 static cuplug_error *run(cuplug_compile_args *a, bool all) {
-  static const stage stages[] = {check_options, read_signature,   read_modules, look_up,
-                                 copy_modules,  wake_helper,      start_validation,
-                                 choose_cc,     find_entry,       lower,
-                                 run_nvvm,      link_code};
+  static const stage stages[] = {check_options, read_signature, read_modules,     look_up,
+                                 copy_modules,  wake_helper,    parse_modules,    start_validation,
+                                 choose_cc,     find_entry,     lower,            run_nvvm,
+                                 link_code};
   job j = {0};
   j.a = a;
   j.all = all;
@@ -631,6 +674,8 @@ static cuplug_error *run(cuplug_compile_args *a, bool all) {
     e = v;
   }
   if (j.s) cuplug__nvvm_unprepare(&j.s->toolkit, &j.nvvm); /* a helper woken for nothing */
+  for (size_t i = j.taken; i < j.num_parsed; i++) cuplug__ir_rewrite_abort(&j.parsed[i]);
+  free(j.parsed);
   for (size_t i = 0; j.owned && i < j.cap_mods; i++) free(j.owned[i]);
   for (size_t i = 0; j.copies && i < a->num_modules; i++) free(j.copies[i]);
   for (size_t i = 0; j.names && i < a->num_modules; i++) free(j.names[i]);

@@ -216,10 +216,10 @@ static cuplug_error *check_lowering(const cuplug_lowering_args *a, const cuplug_
  * the signature. */
 static cuplug_error *take_ir(const cuplug_lowering_args *a, size_t n, cuplug__impl *m) {
   m->kind = CUPLUG__IMPL_IR;
-  CUPLUG__TRY(cuplug__ir_check_limits(a->key, a->source, n));
   char *text = cuplug__strndup(a->source, n);
   if (!text) return cuplug__error_oom();
-  atomic_init(&m->ir, text);
+  atomic_init(&m->ir, text); /* the lowering's now, to free */
+  CUPLUG__TRY(cuplug__ir_check_limits(a->key, text, n));
   cuplug__text t = {a->key, text, n};
   return cuplug__validate_lowering(&t, a->key, m->symbol, m->sig, m->abi);
 }

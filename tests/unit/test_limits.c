@@ -92,6 +92,34 @@ START_TEST(ir_nested_to_the_limit) {
 }
 END_TEST
 
+/* Nesting counts as LLVM's parser recurses: every kind of bracket, < >
+ * too, in every module; brackets in strings and comments are text.  The
+ * lexer counts it, before the validator starts, in a trusted session too. */
+START_TEST(ir_nesting_counts_brackets_outside_strings) {
+  char deep[301], ir[2048];
+  memset(deep, '(', 300);
+  deep[300] = '\0';
+  snprintf(ir, sizeof ir,
+           "@s = constant [300 x i8] c\"%s\"\n; %s\ndefine i32 @f() {\n  ret i32 0\n}\n", deep,
+           deep);
+  T_ASSERT_OK(compile_ir(ir, strlen(ir), "f", "int32()"));
+  size_t n = (size_t)snprintf(ir, sizeof ir, "define i32 @f() {\n  ret i32 0\n}\n@v = global ");
+  for (int i = 0; i < 300; i++) n += (size_t)snprintf(ir + n, sizeof ir - n, "<1 x ");
+  memset(deep, '>', 300);
+  n += (size_t)snprintf(ir + n, sizeof ir - n, "i32%s zeroinitializer\n", deep);
+  T_ASSERT_ERROR(compile_ir(ir, n, "f", "int32()"), CUPLUG_ERR_LIMIT,
+                 "IR module big.ll nests brackets more than 256 deep on line 4");
+  cuplug_session_options o = {.struct_size = sizeof o,
+                              .flags = CUPLUG_SESSION_TRUSTED | CUPLUG_SESSION_NO_CACHE};
+  cuplug_session *plain = session;
+  T_ASSERT_OK(t_api()->session_create(&o, &session));
+  T_ASSERT_ERROR(compile_ir(ir, n, "f", "int32()"), CUPLUG_ERR_LIMIT,
+                 "IR module big.ll nests brackets more than 256 deep on line 4");
+  t_api()->session_destroy(session);
+  session = plain;
+}
+END_TEST
+
 /* Metadata numbers beyond LLVM's 32 bits (fuzzing found one that
  * overflowed the numbers a rewrite hands out after it): LLVM's error names
  * the place (cuplug's lexer refuses it too: test_irtext); a large number
@@ -190,6 +218,7 @@ Suite *suite_limits(void) {
   tcase_add_test(tc, functions_100000);
   tcase_add_test(tc, ir_nested_100000_deep);
   tcase_add_test(tc, ir_nested_to_the_limit);
+  tcase_add_test(tc, ir_nesting_counts_brackets_outside_strings);
   tcase_add_test(tc, metadata_number_beyond_32_bits);
   tcase_add_test(tc, types_nested_100000_deep);
   tcase_add_test(tc, signature_of_10000_parameters);
