@@ -14,6 +14,11 @@
  * verification, libNVVM in this process).  Prints medians, ratios per case
  * and their geometric means.
  *
+ * Each repeat runs the four in a new order (a fixed-seed shuffle): what ran
+ * just before moves a compile's time.  On the H200, measuring the safe path
+ * always right after bare libNVVM, or always after a pause, moved its
+ * geometric mean from 1.44x to 0.74x of bare in one session.
+ *
  *   build/bin/compile_bench [CORPUS_DIR] [REPEATS]
  *
  * Target (issue 2): cuplug's total at most 1.15x bare libNVVM for LTO-IR. */
@@ -37,7 +42,8 @@ static bool bare(const bench_nvvm *v, const char *const *ir, const size_t *n, si
 
 int main(int argc, char **argv) {
   const char *dir = argc > 1 ? argv[1] : "tests/conformance/numba";
-  int reps = argc > 2 ? atoi(argv[2]) : 15;
+  int reps = argc > 2 ? atoi(argv[2]) : 31;
+  uint64_t seed = 42;
   const cuplug_api *api = cuplug_get_api(CUPLUG_ABI_MAJOR, CUPLUG_ABI_MINOR);
   bench_nvvm v;
   if (!api || !bench_nvvm_load(&v)) {
@@ -97,28 +103,32 @@ int main(int argc, char **argv) {
       snprintf(arch, sizeof arch, "-arch=compute_%u%u", info.cc_major, info.cc_minor);
       const char *input_ir[] = {ir};
       size_t input_n[] = {irn};
-      /* one warm-up each, then interleave so drift hits all alike */
+      /* one warm-up each, then interleave, in a new order each time, so
+       * that drift and the order hit all alike */
       bare(&v, input_ir, input_n, 1, arch, lto);
       bare(&v, final_ir, final_n, nf, arch, lto);
+      double *times[4] = {tb, tf, tc, tt};
       for (int r = 0; r < reps; r++) {
-        double t0 = bench_now();
-        bare(&v, input_ir, input_n, 1, arch, lto);
-        double t1 = bench_now();
-        bare(&v, final_ir, final_n, nf, arch, lto);
-        double t2 = bench_now();
-        cuplug_compile_args b = a;
-        api->compile(&b);
-        double t3 = bench_now();
-        api->artifact_destroy(b.artifact);
-        b = a;
-        b.session = st;
-        api->compile(&b);
-        double t4 = bench_now();
-        api->artifact_destroy(b.artifact);
-        tb[r] = t1 - t0;
-        tf[r] = t2 - t1;
-        tc[r] = t3 - t2;
-        tt[r] = t4 - t3;
+        int order[4] = {0, 1, 2, 3};
+        for (int k = 3; k > 0; k--) { /* Fisher-Yates */
+          seed = seed * 6364136223846793005u + 1442695040888963407u;
+          int pick = (int)((seed >> 33) % (uint64_t)(k + 1)), keep = order[k];
+          order[k] = order[pick];
+          order[pick] = keep;
+        }
+        for (int k = 0; k < 4; k++) {
+          double t0 = bench_now();
+          if (order[k] < 2) {
+            bare(&v, order[k] ? final_ir : input_ir, order[k] ? final_n : input_n,
+                 order[k] ? nf : 1, arch, lto);
+          } else {
+            cuplug_compile_args b = a;
+            b.session = order[k] == 2 ? s : st;
+            api->compile(&b);
+            api->artifact_destroy(b.artifact);
+          }
+          times[order[k]][r] = bench_now() - t0;
+        }
       }
       api->artifact_destroy(a.artifact);
       double mb = bench_median(tb, reps), mf = bench_median(tf, reps), mc = bench_median(tc, reps);

@@ -84,7 +84,7 @@ def x(v, digits=3):
 
 def compile_bench(build):
     title = "compile_bench"
-    rc, out = run(title, [os.path.join(build, "bin", "compile_bench"), CORPUS, "15"])
+    rc, out = run(title, [os.path.join(build, "bin", "compile_bench"), CORPUS, "31"])
     if rc != 0:
         return skipped("compile latency, each conformance case", why_not(rc, out))
     names = {"ltoir": "LTO-IR", "ptx": "PTX"}

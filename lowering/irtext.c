@@ -47,8 +47,9 @@ static inline bool has(char c, unsigned char k) { return cls[(unsigned char)c] &
 
 /* Lexes the token at or after p into *t; returns the offset after it.
  * The text ends with a NUL, which stops every loop: no bounds checks. */
-static inline size_t lex_at(const char *s, size_t p, ir_tok *t) {
+static inline __attribute__((always_inline)) size_t lex_at(const char *s, size_t p, ir_tok *t) {
   for (;;) {
+    p += s[p] == ' '; /* most tokens follow one blank, or none: no branch for it */
     while (has(s[p], C_SPACE)) p++;
     if (s[p] != ';') break;
     while (s[p] && s[p] != '\n') p++;
@@ -354,17 +355,17 @@ typedef struct nesting {
   int depth;
 } nesting;
 
+static const int8_t angle[256] = {['<'] = 1, ['>'] = -1};
+
+/* Counted without a branch on the token: only a token that begins with a
+ * bracket has a step (t.depth for ( [ {, a string never begins with <). */
 static inline cuplug_error *nest(nesting *n, const char *name, const char *text, ir_tok t) {
-  int step = t.depth;
-  if (!step && t.kind == IR_PUNCT && t.len == 1)
-    step = text[t.start] == '<' ? 1 : text[t.start] == '>' ? -1 : 0;
-  if (step < 0) {
-    n->depth -= n->depth > 0;
-  } else if (step > 0 && ++n->depth > CUPLUG_MAX_IR_NESTING) {
+  int d = n->depth + t.depth + angle[(unsigned char)text[t.start]];
+  n->depth = d & ~(d >> 31); /* a closing bracket below zero is dropped */
+  if (__builtin_expect(n->depth > CUPLUG_MAX_IR_NESTING, 0))
     return cuplug__error(CUPLUG_ERR_LIMIT,
                          "IR module %s nests brackets more than %d deep on line %zu", name,
                          CUPLUG_MAX_IR_NESTING, line_at(text, t.start));
-  }
   return NULL;
 }
 
