@@ -19,7 +19,7 @@
  * always right after bare libNVVM, or always after a pause, moved its
  * geometric mean from 1.44x to 0.74x of bare in one session.
  *
- *   build/bin/compile_bench [CORPUS_DIR] [REPEATS]
+ *   build/bin/compile_bench [CORPUS_DIR] [REPEATS] [ltoir|ptx]   (both by default)
  *
  * Target (issue 2): cuplug's total at most 1.15x bare libNVVM for LTO-IR. */
 #include <dirent.h>
@@ -44,6 +44,7 @@ int main(int argc, char **argv) {
   const char *dir = argc > 1 ? argv[1] : "tests/conformance/numba";
   int reps = argc > 2 ? atoi(argv[2]) : 31;
   uint64_t seed = 42;
+  const char *only = argc > 3 ? argv[3] : NULL;
   const cuplug_api *api = cuplug_get_api(CUPLUG_ABI_MAJOR, CUPLUG_ABI_MINOR);
   bench_nvvm v;
   if (!api || !bench_nvvm_load(&v)) {
@@ -77,6 +78,7 @@ int main(int argc, char **argv) {
     const char *name = cases[d].name, *ir = cases[d].ir;
     size_t irn = cases[d].ir_size;
     for (int lto = 1; lto >= 0; lto--) {
+      if (only && strcmp(only, lto ? "ltoir" : "ptx") != 0) continue;
       cuplug_compile_args a = cases[d].args;
       a.session = s;
       a.output = lto ? CUPLUG_OUTPUT_LTOIR : CUPLUG_OUTPUT_PTX;
