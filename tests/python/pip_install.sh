@@ -18,8 +18,8 @@ import os, sys
 import cuplug
 here = os.path.dirname(cuplug.__file__)
 assert here.startswith(sys.prefix), "imported %s, not the installed package" % here
-for f in ("libcuplug.so", "cuplug-helper", "__init__.pyi", "py.typed"):
-    assert os.path.exists(os.path.join(here, f)), "the package lacks " + f
+for f in ("libcuplug.so", "cuplug-helper", "libcuplug-host.so", "__init__.pyi", "py.typed"):
+    assert os.path.isfile(os.path.join(here, f)), "the package lacks " + f
 ir = open(os.path.join(sys.argv[1], "tests/conformance/numba/add_i32/input.ll")).read()
 import json
 case = json.load(open(os.path.join(sys.argv[1], "tests/conformance/numba/add_i32/case.json")))
@@ -27,5 +27,11 @@ ptx, restype = cuplug.compile(ir, case["signature"], entry=case["entry"],
                               abi_info={"abi_name": "add_i32"}, cc=(9, 0))
 assert ".visible .func  (.param .b64 func_retval0) add_i32(" in ptx, ptx[:400]
 assert restype == "int64"
-print("pip install: cuplug %s from %s compiles" % (cuplug.info()["version"], here))
+# and runs on the CPU, through the libcuplug-host.so it carries
+os.environ.pop("CUPLUG_HOST_LIBRARY", None)
+art, _ = cuplug.compile(ir, case["signature"], entry=case["entry"],
+                        abi_info={"abi_name": "add_i32"}, output="host")
+assert cuplug.load(art).call(2147483647, 1) == 2147483648
+print("pip install: cuplug %s from %s compiles and runs on the CPU"
+      % (cuplug.info()["version"], here))
 PY
