@@ -89,3 +89,11 @@ def test_call_errors():
     gpu_art = cuplug.compile(ir, case["signature"], entry=case["entry"])[0]
     assert isinstance(gpu_art, str)  # PTX: not a host module
 
+
+
+def test_numba_jit_target_is_checked():
+    import cuplug.numba as cnumba  # importable without numba-cuda
+    with pytest.raises(ValueError) as e:
+        cnumba.jit(target="gpu")(lambda r: None)
+    assert str(e.value) == ("cuplug.numba.jit: target must be one of cuda, host, or None (the "
+                            "GPU where there is one, else the host); got 'gpu'")

@@ -1,6 +1,7 @@
 """cuplug.numba: numba-cuda types and lowers, cuplug does the rest.  Each
 test checks cuplug's result against numba-cuda's own (the same PTX entry,
 the same numbers), on the GPU with numba-cuda 0.30."""
+import os
 import re
 
 import pytest
@@ -155,6 +156,67 @@ def test_jit_debug_kernel_raises(nc):
     with pytest.raises(ValueError) as e2:
         stock[1, 8](r)
     assert str(e2.value).split("tid=")[1] == str(e.value).split("tid=")[1]
+
+
+def test_jit_host_target_gives_numba_cudas_numbers(nc):
+    """The same Python kernel on the CPU (target="host") and by numba-cuda
+    on the GPU: the same float32 results, bit for bit; NumPy arrays are
+    used in place."""
+    import numpy as np
+    n = 1000
+    x = (np.arange(n, dtype=np.float32) * np.float32(0.37)).astype(np.float32)
+    y = np.linspace(-3, 3, n, dtype=np.float32)
+    host = cnumba.jit(target="host")(axpy)
+    assert host.target == "host"
+    r = np.zeros(n, dtype=np.float32)
+    host[(n + 127) // 128, 128](r, x, y, np.float32(1.5))
+    stock = np.zeros(n, dtype=np.float32)
+    cuda.jit(axpy)[(n + 127) // 128, 128](stock, x, y, np.float32(1.5))
+    assert r.tobytes() == stock.tobytes()
+    assert cnumba.jit(axpy).target == "cuda"  # a GPU is here
+
+
+def test_jit_host_kernel_raises_numba_cudas_exception(nc):
+    import numpy as np
+
+    def bad(r):
+        i = cuda.grid(1)
+        if i == 5:
+            raise ValueError("five")
+        r[i] = i
+
+    k = cnumba.jit("void(int32[::1])", debug=True, opt=False, target="host")(bad)
+    r = np.zeros(8, dtype=np.int32)
+    with pytest.raises(ValueError) as e:
+        k[1, 8](r)
+    assert str(e.value).endswith("tid=[0, 0, 5] ctaid=[0, 0, 0]: five"), str(e.value)
+
+
+def test_jit_without_a_gpu_runs_on_the_host(nc):
+    """Where cuplug sees no GPU (CUDA_VISIBLE_DEVICES empty), jit's kernels
+    run on the CPU, and say so."""
+    import subprocess
+    import sys
+    code = """
+import numpy as np
+import cuplug, cuplug.numba as cn
+from numba import cuda
+assert cuplug.info()["device_count"] == 0
+def k(r, x):
+    i = cuda.grid(1)
+    if i < r.size:
+        r[i] = x[i] * 2 + 1
+kern = cn.jit(k)
+r = np.zeros(100, dtype=np.int64)
+kern[4, 32](r, np.arange(100, dtype=np.int64))
+assert kern.target == "host"
+assert r.tolist() == [2 * i + 1 for i in range(100)], r
+print("ran on the host")
+"""
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip() == "ran on the host"
 
 
 def test_install_routes_numba_cuda_through_cuplug(nc):

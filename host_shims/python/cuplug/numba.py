@@ -12,7 +12,10 @@ the files of cuda.declare_device.
   lazy by argument types.  Its kernels compile, link and load through
   cuplug, and launch through cuplug (arrays with __cuda_array_interface__
   or __dlpack__; NumPy arrays are copied to the device and back, as
-  numba-cuda does).
+  numba-cuda does).  jit(target="host") runs them on this CPU instead
+  (cuplug's host target: NumPy arrays and other buffers, in place), and
+  that is the default where cuplug sees no GPU: numba-cuda's kernels run
+  without one.
 * install() makes numba-cuda's own @cuda.jit kernels and cuda.compile*
   compile through cuplug; uninstall() restores numba-cuda.  A function whose
   signature holds a type cuplug has no model of (records, functions or
@@ -240,16 +243,37 @@ class _Configured:
         return self._dispatcher._launch(self._config, args)
 
 
+TARGETS = ("cuda", "host")
+
+# the cc numba-cuda lowers for when the kernel runs on the host: the IR is
+# the same for every cc, and no device need be asked
+_HOST_CC = (7, 5)
+
+
 class Dispatcher:
-    """A kernel of cuplug.numba.jit: kernel[grid, block, stream, shared_mem](*args)."""
+    """A kernel of cuplug.numba.jit: kernel[grid, block, stream, shared_mem](*args).
+    target is "cuda" or "host"; None chooses "cuda" where cuplug sees a GPU
+    and "host" where it sees none, when the first kernel is compiled."""
 
     def __init__(self, pyfunc, sigs, options):
         self.py_func = pyfunc
         self._options = options
         self._kernels = {}  # argument types -> cuplug.Kernel
         self._session = options.pop("session", None)
+        self._target = options.pop("target", None)
+        if self._target not in TARGETS + (None,):
+            raise ValueError("cuplug.numba.jit: target must be one of %s, or None (the GPU "
+                             "where there is one, else the host); got %r"
+                             % (", ".join(TARGETS), self._target))
         for sig in sigs:
             self.compile(sig)
+
+    @property
+    def target(self):
+        """Where the kernels run: "cuda" or "host"."""
+        if self._target is None:
+            self._target = "cuda" if _cuplug.info()["device_count"] else "host"
+        return self._target
 
     def __getitem__(self, config):
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
@@ -269,13 +293,16 @@ class Dispatcher:
             return kernel
         from numba.cuda import types
         o = self._options
-        cc = tuple(_cuplug.info()["device_cc"])
+        host = self.target == "host"
+        cc = _HOST_CC if host else tuple(_cuplug.info()["device_cc"])
         cres, cc, debug, opt = _lower(self.py_func, types.void(*argtypes), o.get("debug"),
                                       o.get("lineinfo", False), o.get("fastmath", False), cc,
                                       o.get("opt"), device=False)
         lib = cres.library
         link = link_code(lib) + list(o.get("link") or ())
         sig = signature_of(cres)
+        if host:
+            return self._host_kernel(argtypes, cres, sig, link, debug, opt)
         cubin, _ = _cuplug.compile(
             lib.llvm_strs, sig, entry=cres.fndesc.llvm_func_name, device=False,
             output="cubin", cc=_device_cc(cc), opt=opt, debug=debug,
@@ -287,11 +314,35 @@ class Dispatcher:
         self._kernels[argtypes] = _Bound(kernel, module, cres.call_helper)
         return self._kernels[argtypes]
 
+    def _host_kernel(self, argtypes, cres, sig, link, debug, opt):
+        """The kernel compiled for this CPU (cuplug's host target)."""
+        if link:
+            names = ", ".join(getattr(c, "name", None) or str(c) for c in link)
+            raise NotImplementedError(
+                "cuplug.numba: %s links CUDA C++ (%s), which cannot run on the host: run it "
+                "on a GPU (target=\"cuda\")" % (self.py_func.__name__, names))
+        o = self._options
+        art, _ = _cuplug.compile(
+            cres.library.llvm_strs, sig, entry=cres.fndesc.llvm_func_name, device=False,
+            output="host", opt=opt, debug=debug, fastmath=o.get("fastmath", False),
+            session=self._session)
+        module = _cuplug.load(art, session=self._session)
+        kernel = module.get_kernel(cres.fndesc.llvm_func_name, sig, debug=debug)
+        self._kernels[argtypes] = _Bound(kernel, module, cres.call_helper)
+        return self._kernels[argtypes]
+
     def _argtypes(self, args):
         from numba.cuda.typing.typeof import Purpose, typeof
         return tuple(typeof(a, Purpose.argument) for a in args)
 
     def _launch(self, config, args):
+        if self.target == "host":  # buffers in place: the kernel runs here
+            bound = self._kernel_for(self._argtypes(args))
+            try:
+                bound.kernel[config](*args)
+            except _cuplug.KernelException as e:
+                raise bound.exception(e) from None
+            return
         import numpy as np
         from numba import cuda
         staged = []
@@ -343,7 +394,8 @@ class _Bound:
 
 def jit(func_or_sig=None, *sigs, **options):
     """cuda.jit's decorator, compiling through cuplug:
-    @jit, @jit("void(float32[::1])"), @jit(debug=True, link=["ext.cu"])."""
+    @jit, @jit("void(float32[::1])"), @jit(debug=True, link=["ext.cu"]),
+    @jit(target="host") (on this CPU; the default where there is no GPU)."""
     if options.get("device"):
         raise NotImplementedError("cuplug.numba.jit makes kernels; use numba.cuda.jit(device="
                                   "True) for device functions, which kernels may call")
