@@ -5,7 +5,10 @@
 -- numba-cuda's declare_device does, resolves math.sqrt(float32) in the
 -- registry, writes a kernel calling both as NVVM IR, compiles it to a cubin
 -- (the .cu by NVRTC, all linked with LTO) and, on a GPU, launches it and
--- checks every element.  Without a GPU it stops after the cubin.
+-- checks every element.  Without a GPU (or with --no-gpu) the same kernel
+-- runs on this CPU instead (cuplug's host target): ext_lerp's host
+-- implementation is the same function, written as NVVM IR and compiled for
+-- the CPU by cuplug, whose address declare_device takes.
 --
 --   luajit extern.lua [--no-gpu | --gpu-only] [--library=PATH] [--header=PATH]
 --
@@ -48,7 +51,38 @@ local session = sp[0]
 local registry = api.session_registry(session)
 
 -- 1. ext_lerp, as numba-cuda's cuda.declare_device('ext_lerp',
---    'float32(float32, float32, float32)', link='lerp.cu', abi='c')
+--    'float32(float32, float32, float32)', link='lerp.cu', abi='c'), with
+--    its implementation on the host: lerp.cu's function as NVVM IR,
+--    compiled for this CPU, a C function whose address cuplug calls.
+local lerp_ir = [[
+define float @"ext_lerp"(float %"a", float %"b", float %"t") {
+entry:
+  %"d" = fsub float %"b", %"a"
+  %"m" = fmul float %"t", %"d"
+  %"r" = fadd float %"a", %"m"
+  ret float %"r"
+}
+]]
+local function compile_for_host(name, text, entry, signature, kind)
+  local m = new("cuplug_module", { name = name, text = text, size = #text })
+  local c = new("cuplug_compile_args", {
+    session = session, modules = array("const cuplug_module *", { m }), num_modules = 1,
+    entry = entry, signature = signature, entry_abi = cuplug.CUPLUG_ABI_C,
+    -- a C-ABI function; a kernel keeps the Numba ABI (it returns nothing)
+    abi = kind == cuplug.CUPLUG_KERNEL and cuplug.CUPLUG_ABI_NUMBA or cuplug.CUPLUG_ABI_C,
+    kind = kind, output = cuplug.CUPLUG_OUTPUT_HOST,
+  })
+  check(api.compile(c))
+  local l = new("cuplug_load_args", { session = session, artifact = c.artifact })
+  check(api.load(l))
+  api.artifact_destroy(c.artifact)
+  return l.library
+end
+local lerp_host = compile_for_host("lerp.ll", lerp_ir, "ext_lerp",
+                                   "float32(float32, float32, float32)",
+                                   cuplug.CUPLUG_DEVICE_FUNCTION)
+local lerp_fn = new("cuplug_host_function_args", { library = lerp_host, name = "ext_lerp" })
+check(api.host_function(lerp_fn))
 local lerp_cu = new("cuplug_code", { path = dir .. "/lerp.cu" })
 local declare = new("cuplug_declare_device_args", {
   registry = registry,
@@ -57,6 +91,7 @@ local declare = new("cuplug_declare_device_args", {
   abi = cuplug.CUPLUG_ABI_C,
   link = array("const cuplug_code *", { lerp_cu }),
   num_link = 1,
+  host_function = lerp_fn.address,
 })
 check(api.declare_device(declare))
 
@@ -161,22 +196,20 @@ print(("lerp_sqrt + lerp.cu: a %d-byte cubin for sm_%d%d holding lerp_sqrt, link
        .. "ext_lerp and math.sqrt inlined: %s"):format(tonumber(ai.size), ai.cc_major, ai.cc_minor,
                                                        inlined and "yes" or "no"))
 
-local function finish(code)
-  api.artifact_destroy(artifact)
-  api.session_destroy(session)
-  os.exit(code)
-end
-if not gpu then
-  print("stopping after the cubin: " .. (mode == "no-gpu" and "--no-gpu"
-                                         or ffi.string(info.driver_status)))
-  finish(0)
-end
-
--- 5. on the GPU: load, launch over 1M elements, check each against Lua
+-- 5. launched over 1M elements, each checked against Lua: on the GPU, from
+--    the cubin; without one, on this CPU, the same IR compiled for it
 local N, T = 2 ^ 20, 0.25
-local load = new("cuplug_load_args", { session = session, artifact = artifact })
-check(api.load(load))
-local kernel = new("cuplug_kernel_args", { library = load.library })
+local library
+if gpu then
+  local load = new("cuplug_load_args", { session = session, artifact = artifact })
+  check(api.load(load))
+  library = load.library
+else
+  library = compile_for_host("lerp_sqrt.ll", ir, "lerp_sqrt",
+                             "void(float32[::1], float32[::1], float32[::1], float32)",
+                             cuplug.CUPLUG_KERNEL)
+end
+local kernel = new("cuplug_kernel_args", { library = library })
 check(api.kernel_get(kernel))
 local a, b, out = ffi.new("float[?]", N), ffi.new("float[?]", N), ffi.new("float[?]", N)
 for i = 0, N - 1 do
@@ -184,30 +217,40 @@ for i = 0, N - 1 do
   b[i] = (i * 7 % 1000) / 100 -- 0 .. 10
 end
 local bytes = N * ffi.sizeof("float")
-local function device_array(host)
-  local p = ffi.new("uint64_t[1]")
-  check(api.mem_alloc(session, bytes, p))
-  if host then check(api.memcpy_to_device(session, p[0], host, bytes)) end
+-- an array's data: device memory on the GPU, the Lua-owned floats on the host
+local function kernel_array(host)
+  local p = ffi.new("uint64_t[1]", ffi.cast("uintptr_t", host))
+  if gpu then
+    check(api.mem_alloc(session, bytes, p))
+    check(api.memcpy_to_device(session, p[0], host, bytes))
+  end
   return ffi.new("cuplug_array", { data = p[0], dtype = cuplug.CUPLUG_TYPE_FLOAT32, ndim = 1,
                                    shape = { N }, strides = { 4 } })
 end
-local dout, da, db = device_array(nil), device_array(a), device_array(b)
+local kout, ka, kb = kernel_array(out), kernel_array(a), kernel_array(b)
 local t = ffi.new("float[1]", T)
 local ARRAY = cuplug.CUPLUG_TYPE_ARRAY
 local launch = new("cuplug_launch_args", {
   kernel = kernel.kernel, grid = { N / 256, 1, 1 }, block = { 256, 1, 1 },
-  args = array("cuplug_value", { { ARRAY, dout }, { ARRAY, da }, { ARRAY, db },
+  args = array("cuplug_value", { { ARRAY, kout }, { ARRAY, ka }, { ARRAY, kb },
                                  { cuplug.CUPLUG_TYPE_FLOAT32, t } }),
   num_args = 4,
 })
 check(api.launch(launch))
-check(api.memcpy_to_host(session, out, dout.data, bytes))
+if gpu then check(api.memcpy_to_host(session, out, kout.data, bytes)) end
 local wrong = 0
 for i = 0, N - 1 do
   local want = math.sqrt(a[i] + T * (b[i] - a[i]))
   if math.abs(out[i] - want) > 4e-7 * math.max(1, want) then wrong = wrong + 1 end
 end
-print(("launched on %s: %d of %d elements wrong"):format(ffi.string(info.device_name), wrong, N))
-for _, d in ipairs({ dout, da, db }) do check(api.mem_free(session, d.data)) end
-api.library_unload(load.library)
-finish(wrong == 0 and 0 or 1)
+print(("launched on %s: %d of %d elements wrong; out[999] = %.7g"):format(
+  gpu and ffi.string(info.device_name) or "this CPU (no GPU: cuplug's host target)",
+  wrong, N, out[999]))
+if gpu then
+  for _, d in ipairs({ kout, ka, kb }) do check(api.mem_free(session, d.data)) end
+end
+api.library_unload(library)
+api.library_unload(lerp_host)
+api.artifact_destroy(artifact)
+api.session_destroy(session)
+os.exit(wrong == 0 and 0 or 1)
