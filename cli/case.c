@@ -190,6 +190,17 @@ bool cli_case_parse(const char *text, const char *dir, cli_request *r, char *err
          k++)
       if (links->items[k]->kind == JSON_STRING)
         out->links[out->num_links++] = cli_own(r, path_in(dir, links->items[k]->string));
+    const json *host = json_get(d, "host");
+    if (host) {
+      const char *ir = json_string(host, "ir"), *hsig = json_string(host, "signature");
+      if (!ir || !hsig) {
+        snprintf(err, cap, "%s/case.json: declare_device %zu: host needs ir and signature", dir,
+                 i);
+        goto done;
+      }
+      out->host_ir = cli_own(r, path_in(dir, ir));
+      out->host_signature = cli_own(r, strdup(hsig));
+    }
   }
   /* files the case links that no declaration holds */
   const json *links = json_get(c, "link");

@@ -18,6 +18,10 @@ typedef struct cli_decl {
   cuplug_abi abi;
   const char *links[CLI_MAX_FILES];
   size_t num_links;
+  /* its implementation on the host (case.json's "host"): NVVM IR defining
+   * the symbol, and the signature of that C function */
+  const char *host_ir;
+  const char *host_signature;
 } cli_decl;
 
 /* One compile, as flags or a case folder describe it. */

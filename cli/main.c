@@ -370,10 +370,47 @@ static int check_ptx(const cuplug_artifact_info *info, const char *expected_path
   return 0;
 }
 
-/* Registers the request's declared functions with the session. */
-static cuplug_error *declare(cuplug_session *s, const cli_request *r) {
+/* A declared function's host implementation: its NVVM IR compiled for this
+ * CPU as a C function, loaded into the session (for as long as it lives). */
+static cuplug_error *host_implementation(cuplug_session *s, const cli_decl *d, char *text,
+                                        size_t size, void **address) {
+  cuplug_module m = {sizeof m, d->host_ir, text, size};
+  const cuplug_module *mods[] = {&m};
+  cuplug_compile_args c = {.struct_size = sizeof c, .session = s, .modules = mods,
+                           .num_modules = 1, .entry = d->name,
+                           .signature = d->host_signature, .entry_abi = CUPLUG_ABI_C,
+                           .abi = CUPLUG_ABI_C, .output = CUPLUG_OUTPUT_HOST};
+  cuplug_error *e = api->compile(&c);
+  if (e) return e;
+  cuplug_load_args l = {.struct_size = sizeof l, .session = s, .artifact = c.artifact};
+  e = api->load(&l);
+  api->artifact_destroy(c.artifact);
+  if (e) return e;
+  cuplug_host_function_args f = {.struct_size = sizeof f, .library = l.library,
+                                 .name = d->name};
+  if ((e = api->host_function(&f))) return e;
+  *address = f.address;
+  return NULL;
+}
+
+/* Registers the request's declared functions with the session (and, for
+ * the host, their host implementations); reports an error, returns 1. */
+static int declare(cuplug_session *s, const cli_request *r) {
   for (size_t i = 0; i < r->num_decls; i++) {
     const cli_decl *d = &r->decls[i];
+    void *host = NULL;
+    if (d->host_ir && r->output == CUPLUG_OUTPUT_HOST) {
+      size_t size;
+      char *text = cli_read_file(d->host_ir, &size);
+      if (!text) {
+        fprintf(stderr, "cuplug: error: cannot read %s (the host implementation of %s): %s\n",
+                d->host_ir, d->name, strerror(errno));
+        return 1;
+      }
+      cuplug_error *e = host_implementation(s, d, text, size, &host);
+      free(text);
+      if (e) return report(e);
+    }
     cuplug_code codes[CLI_MAX_FILES];
     const cuplug_code *ptrs[CLI_MAX_FILES];
     for (size_t k = 0; k < d->num_links; k++) {
@@ -386,11 +423,12 @@ static cuplug_error *declare(cuplug_session *s, const cli_request *r) {
                                     .signature = d->signature,
                                     .abi = d->abi,
                                     .link = ptrs,
-                                    .num_link = d->num_links};
+                                    .num_link = d->num_links,
+                                    .host_function = host};
     cuplug_error *e = api->declare_device(&a);
-    if (e) return e;
+    if (e) return report(e);
   }
-  return NULL;
+  return 0;
 }
 
 int cli_read_modules(const cli_request *r, cuplug_module *mods, const cuplug_module **ptrs,
@@ -473,10 +511,11 @@ static int run_compile(cli_request *r, bool check) {
   cuplug_error *e;
   int rc = cli_read_modules(r, mods, mod_ptrs, texts);
   if (rc) goto done;
-  if ((e = open_session(r, &session)) || (e = declare(session, r))) {
+  if ((e = open_session(r, &session))) {
     rc = report(e);
     goto done;
   }
+  if ((rc = declare(session, r))) goto done;
   cuplug_code codes[CLI_MAX_FILES];
   const cuplug_code *code_ptrs[CLI_MAX_FILES];
   for (size_t i = 0; i < r->num_links; i++) {

@@ -219,6 +219,48 @@ START_TEST(run_errors) {
 }
 END_TEST
 
+/* case --run host with a declared function's host implementation
+ * (case.json's declare_device "host"): dev_ext_i32 runs as numba-cuda's,
+ * and a host file that is missing, or an entry without its signature, is
+ * a clear error. */
+START_TEST(case_run_host_with_host_implementation) {
+  if (no_host_library()) return;
+  char dir[4200], ir[4300];
+  snprintf(dir, sizeof dir, "%.4000s/conformance/numba/dev_ext_i32", t_test_dir());
+  result r = run((const char *[]){"case", dir, "--run", "host", NULL});
+  ck_assert_int_eq(r.status, 0);
+  T_ASSERT_CONTAINS(r.out, "dev_ext_i32: 64 values, 64 as numba-cuda's (64 bit for bit), 0 differ");
+  result_free(&r);
+  /* a copy of the case whose declaration names host files that are not there */
+  char cmd[9000];
+  snprintf(cmd, sizeof cmd, "cp %s/input.ll %s/", dir, tmp);
+  ck_assert_int_eq(system(cmd), 0);
+  snprintf(ir, sizeof ir, "%s/case.json", tmp);
+  static const char head[] =
+      "{\"kind\": \"device\", \"entry\": \"%s\", \"entry_abi\": \"numba\", \"abi\": \"c\", "
+      "\"abi_name\": \"dev_ext\", \"signature\": \"int64(int32, int32)\", "
+      "\"declare_device\": [{\"name\": \"ext_mul\", \"signature\": \"int32(int32, int32)\", "
+      "\"host\": %s}]}\n";
+  char text[2048];
+  snprintf(text, sizeof text, head, entry_of("dev_ext_i32"),
+           "{\"ir\": \"gone.ll\", \"signature\": \"int32(CPointer(int32), int32, int32)\"}");
+  write_text(ir, text);
+  r = run((const char *[]){"case", tmp, "--run", "host", NULL});
+  ck_assert_int_eq(r.status, 1);
+  char want[600];
+  snprintf(want, sizeof want, "cuplug: error: cannot read %s/gone.ll (the host implementation of "
+                              "ext_mul): No such file or directory\n", tmp);
+  ck_assert_str_eq(r.err, want);
+  result_free(&r);
+  snprintf(text, sizeof text, head, entry_of("dev_ext_i32"), "{\"ir\": \"gone.ll\"}");
+  write_text(ir, text);
+  r = run((const char *[]){"case", tmp, "--run", "host", NULL});
+  ck_assert_int_eq(r.status, 1);
+  T_ASSERT_CONTAINS(r.err, "/case.json: declare_device 0: host needs ir and signature");
+  result_free(&r);
+}
+END_TEST
+
 START_TEST(usage_errors_exit_2) {
   result r = run((const char *[]){NULL});
   ck_assert_int_eq(r.status, 2);
@@ -704,6 +746,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, usage_errors_exit_2);
   tcase_add_test(tc, run_prints_the_result);
   tcase_add_test(tc, run_errors);
+  tcase_add_test(tc, case_run_host_with_host_implementation);
   tcase_add_test(tc, info_lists_versions);
   tcase_add_test(tc, compile_device_function_to_ptx);
   tcase_add_test(tc, compile_to_ltoir_file);
