@@ -11,7 +11,8 @@
  *                  "result": [{"dtype": "float32", "data": [...]}, null]}]}
  *
  * A kernel's result is every array argument after the launch (null for a
- * scalar).  Integers and bools compare exactly; floats within "ulps" units
+ * scalar).  A device function's CPointer argument is the elements it points
+ * at, written as an array: {"dtype": "float32", "data": [...]}.  Integers and bools compare exactly; floats within "ulps" units
  * in the last place (0: the same bits, NaN equal to NaN). */
 #include <math.h>
 #include <stdio.h>
@@ -171,6 +172,25 @@ static bool compare(checker *c, cuplug_type_kind k, const void *got, const json 
   return ok;
 }
 
+/* An array's elements from JSON ({"dtype": "float32", "data": [...]}), in
+ * a buffer of their C type (free it); NULL when it is not one. */
+static void *read_buffer(const json *a, cuplug_type_kind *dtype, size_t *count) {
+  const json *data = json_get(a, "data");
+  cuplug_type_kind dt = dtype_kind(json_string(a, "dtype"));
+  if (!data || data->kind != JSON_ARRAY || !size_of(dt)) return NULL;
+  size_t item = size_of(dt);
+  char *buf = calloc(data->count ? data->count : 1, item);
+  for (size_t e = 0; e < data->count && buf; e++) {
+    if (!store(dt, data->items[e], buf + e * item)) {
+      free(buf);
+      return NULL;
+    }
+  }
+  *dtype = dt;
+  *count = data->count;
+  return buf;
+}
+
 static int run_calls(checker *c, cuplug_library *lib, const cuplug_type *sig, const json *calls) {
   const cuplug_api *api = c->api;
   cuplug_type_info si, ri;
@@ -185,21 +205,35 @@ static int run_calls(checker *c, cuplug_library *lib, const cuplug_type *sig, co
     }
     uint64_t slots[64][2];
     cuplug_value v[64];
-    for (size_t i = 0; i < args->count; i++) {
+    void *buffers[64] = {0}; /* what a CPointer argument points at */
+    bool ok = true;
+    for (size_t i = 0; i < args->count && ok; i++) {
       cuplug_type_info ai;
       cuplug_type_kind k = (cuplug_type_kind)kind_of(api, si.args[i], &ai);
-      if (!store(k, args->items[i], slots[i])) {
-        fprintf(stderr, "cuplug: %s/values.json: calls[%zu].args[%zu] is no %s\n", c->dir, n, i,
-                ai.name);
-        return 1;
+      if (k == CUPLUG_TYPE_POINTER) {
+        cuplug_type_kind dt;
+        size_t count;
+        ok = (buffers[i] = read_buffer(args->items[i], &dt, &count)) != NULL;
+        slots[i][0] = (uint64_t)(uintptr_t)buffers[i];
+      } else {
+        ok = store(k, args->items[i], slots[i]);
       }
+      if (!ok)
+        fprintf(stderr, "cuplug: %s/values.json: calls[%zu].args[%zu] is no %s%s\n", c->dir, n,
+                i, ai.name,
+                k == CUPLUG_TYPE_POINTER ? " (a pointer's elements: {\"dtype\", \"data\"})" : "");
       v[i] = (cuplug_value){k, slots[i]};
+    }
+    if (!ok) {
+      for (size_t i = 0; i < args->count; i++) free(buffers[i]);
+      return 1;
     }
     uint64_t result[2] = {0};
     cuplug_host_call_args a = {.struct_size = sizeof a, .library = lib, .args = v,
                                .num_args = args->count, .result = result,
                                .result_size = sizeof result};
     cuplug_error *e = api->host_call(&a);
+    for (size_t i = 0; i < args->count; i++) free(buffers[i]);
     if (e) {
       fprintf(stderr, "cuplug: error: %s: %s\n", api->status_name(api->error_code(e)),
               api->error_message(e));
@@ -248,18 +282,14 @@ static int run_launch(checker *c, cuplug_kernel *k, const cuplug_type *sig, cons
       v[i] = (cuplug_value){kind, scalars[i]};
       continue;
     }
-    const json *data = json_get(a, "data");
-    cuplug_type_kind dt = dtype_kind(json_string(a, "dtype"));
-    if (!data || data->kind != JSON_ARRAY || !size_of(dt) || ai.ndim != 1) {
+    cuplug_type_kind dt;
+    size_t count;
+    if (ai.ndim != 1 || !(buffers[i] = read_buffer(a, &dt, &count))) {
       rc = 1;
       break;
     }
-    size_t item = size_of(dt);
-    buffers[i] = calloc(data->count ? data->count : 1, item);
-    for (size_t e = 0; e < data->count && buffers[i]; e++)
-      if (!store(dt, data->items[e], (char *)buffers[i] + e * item)) rc = 1;
     arrays[i] = (cuplug_array){.data = (uint64_t)(uintptr_t)buffers[i], .dtype = dt, .ndim = 1,
-                               .shape = {(int64_t)data->count}, .strides = {(int64_t)item}};
+                               .shape = {(int64_t)count}, .strides = {(int64_t)size_of(dt)}};
     v[i] = (cuplug_value){CUPLUG_TYPE_ARRAY, &arrays[i]};
   }
   if (rc) {

@@ -16,8 +16,14 @@ beside case.json (the format is cli/values.c's):
 
 `cuplug case DIR --run host` then runs the case on the CPU with the same
 inputs and compares; tests/conformance/run_host.sh does it for every case.
-A case whose arguments this script cannot make (CPointer) is reported and
-left without values.json.
+A CPointer argument points at a row of its own (DEVICE_SPECS says how many
+elements, and the other arguments' ranges); in values.json it is that row,
+{"dtype", "data"}.  A case whose arguments this script cannot make is
+reported and left without values.json.
+
+    python3 tests/conformance/make_values.py [CASES_DIR] [CASE...]
+
+makes only the cases named, when some are.
 """
 
 import json
@@ -94,29 +100,75 @@ def load(case_dir, case):
     return ns[function_name(case["source"])], ns
 
 
+ROW = 8  # the elements a CPointer argument points at
+
+
+# Device functions whose arguments the edge values cannot be: a function of
+# the generator giving each argument's column (a CPointer's: CALLS rows).
+DEVICE_SPECS = {
+    # dev_ptr(p, i) = p[i] * 2.0: i indexes p's row
+    "dev_ptr_f32": lambda rng: [f32(rng, CALLS * ROW).reshape(CALLS, ROW),
+                                rng.integers(0, ROW, CALLS).astype(np.int32)],
+}
+
+
+def pointer_of():
+    """An intrinsic of numba-cuda's: the data pointer of an array (a row),
+    the CPointer a device function takes."""
+    try:
+        from numba.cuda.extending import intrinsic
+        from numba.cuda import types
+    except ImportError:
+        from numba.core.extending import intrinsic
+        from numba.core import types
+
+    @intrinsic
+    def data_pointer(typingctx, arr):
+        def codegen(context, builder, signature, args):
+            return context.make_array(arr)(context, builder, args[0]).data
+        return types.CPointer(arr.dtype)(arr), codegen
+
+    return data_pointer
+
+
 def device_values(case_dir, case, rng):
     fn, ns = load(case_dir, case)
     argtypes = case["argtypes"]
-    if any(not t.isidentifier() or t not in EDGES for t in argtypes):
+    name = os.path.basename(case_dir.rstrip("/"))
+    pointer = [t.startswith("CPointer(") for t in argtypes]
+    if name in DEVICE_SPECS:
+        cols = DEVICE_SPECS[name](rng)
+    elif any(not t.isidentifier() or t not in EDGES for t in argtypes):
         return None, "arguments of types this script cannot make: %s" % argtypes
+    else:
+        cols = [np.array(scalar_values(t, rng, CALLS), dtype=np.dtype(t)) for t in argtypes]
     dev = cuda.jit(device=True)(fn)
     ns["__dev"] = dev
+    ns["__ptr"] = pointer_of()
     names = ["a%d" % i for i in range(len(argtypes))]
     src = (
         "def __caller(out, %s):\n"
         "    i = cuda.grid(1)\n"
         "    if i < out.size:\n"
-        "        out[i] = __dev(%s)\n" % (", ".join(names), ", ".join(n + "[i]" for n in names))
+        "        out[i] = __dev(%s)\n"
+        % (", ".join(names),
+           ", ".join(("__ptr(%s[i])" if p else "%s[i]") % n for n, p in zip(names, pointer)))
     )
     exec(src, ns)
     kernel = cuda.jit(ns["__caller"])
-    cols = [scalar_values(t, rng, CALLS) for t in argtypes]
-    args = [cuda.to_device(np.array(c, dtype=np.dtype(t))) for c, t in zip(cols, argtypes)]
+    args = [cuda.to_device(np.ascontiguousarray(c)) for c in cols]
     restype = case["restype"]
     out = cuda.device_array(CALLS, dtype=np.dtype("bool" if restype == "bool" else restype))
     kernel[(CALLS + 63) // 64, 64](out, *args)
     got = out.copy_to_host()
-    calls = [{"args": [to_json(c[i]) for c in cols], "result": to_json(got[i])} for i in range(CALLS)]
+
+    def arg(c, p, i):
+        if p:
+            return {"dtype": str(c.dtype), "data": [to_json(v) for v in c[i].tolist()]}
+        return to_json(c[i])
+
+    calls = [{"args": [arg(c, p, i) for c, p in zip(cols, pointer)], "result": to_json(got[i])}
+             for i in range(CALLS)]
     return {"calls": calls}, None
 
 
@@ -166,6 +218,7 @@ def kernel_values(case_dir, case, rng):
 def main():
     root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1
                            else os.path.join(os.path.dirname(__file__), "numba"))
+    only = set(sys.argv[2:])
     from importlib.metadata import version
 
     device = cuda.get_current_device().name
@@ -176,7 +229,7 @@ def main():
     for name in sorted(os.listdir(root)):
         case_dir = os.path.join(root, name)
         path = os.path.join(case_dir, "case.json")
-        if not os.path.isfile(path):
+        if not os.path.isfile(path) or (only and name not in only):
             continue
         with open(path) as f:
             case = json.load(f)
