@@ -54,7 +54,8 @@ typedef struct cli_request {
   const char *ptx_path;             /* --ptx: the linked PTX */
   const char *cache_dir;            /* --cache-dir ("" : memory only) */
   bool no_cache;                    /* --no-cache */
-  const char *run_host_dir;         /* case --run host: the folder whose values.json to run */
+  const char *run_dir;              /* case --run: the folder whose values.json to run */
+  bool run_gpu;                     /* case --run gpu (else host) */
   /* strings the request owns (from case.json) */
   char *owned[CLI_MAX_FILES * 8];
   size_t num_owned;
@@ -84,10 +85,11 @@ int cli_read_modules(const cli_request *r, cuplug_module *mods, const cuplug_mod
 cuplug_compile_args cli_compile_args(const cli_request *r, cuplug_session *session,
                                      const cuplug_module *const *mods);
 
-/* `cuplug case DIR --run host` (values.c): runs a host artifact of the case
- * on DIR/values.json's inputs and compares with its outputs. */
-int cli_case_run_host(const cuplug_api *api, cuplug_session *session,
-                      const cuplug_artifact *art, const char *dir);
+/* `cuplug case DIR --run host|gpu` (values.c): runs the case's artifact
+ * (for the host; for the GPU a cubin, or a device function's LTO-IR) on
+ * r->run_dir's values.json inputs and compares with its outputs. */
+int cli_case_run(const cuplug_api *api, cuplug_session *session, const cuplug_artifact *art,
+                 const cli_request *r);
 
 /* Fills a request from DIR/case.json; returns false with a message. */
 bool cli_case_load(const char *dir, cli_request *r, char *err, size_t cap);

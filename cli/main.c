@@ -37,12 +37,14 @@ static const char usage_text[] =
     "       [--no-cache]\n"
     "      Link code with nvJitLink: .cu (compiled by NVRTC), .ptx, .ltoir, .cubin,\n"
     "      .fatbin, .o, .a.\n"
-    "  case DIR [--output ptx|ltoir|cubin] [--check] [-o OUT] [--run host] [--cache-dir DIR]\n"
-    "       [--no-cache]\n"
+    "  case DIR [--output ptx|ltoir|cubin] [--check] [-o OUT] [--run host|gpu]\n"
+    "       [--cache-dir DIR] [--no-cache]\n"
     "      Compile a conformance case folder (DIR/case.json, DIR/input.ll, and the\n"
     "      files its declare_device entries link).  --check compares the result's\n"
     "      PTX signature with DIR/expected.ptx.  --run host runs it on this CPU with\n"
-    "      the inputs of DIR/values.json and compares with numba-cuda's outputs there.\n"
+    "      the inputs of DIR/values.json and compares with numba-cuda's outputs there;\n"
+    "      --run gpu does the same with cuplug's build for this GPU (a device\n"
+    "      function through a kernel that calls it, a thread a call).\n"
     "  run FILE.ll... --entry SYMBOL --sig SIG [compile options] -- ARG...\n"
     "      Compile a device function for this CPU (LLVM's ORC JIT, no GPU or CUDA\n"
     "      needed), call it with the arguments and print its result on one line,\n"
@@ -371,9 +373,9 @@ static int check_ptx(const cuplug_artifact_info *info, const char *expected_path
 }
 
 /* A declared function's host implementation: its NVVM IR compiled for this
- * CPU as a C function, loaded into the session (for as long as it lives). */
+ * CPU as a C function, loaded (*lib: unload it after what calls it). */
 static cuplug_error *host_implementation(cuplug_session *s, const cli_decl *d, char *text,
-                                        size_t size, void **address) {
+                                        size_t size, cuplug_library **lib, void **address) {
   cuplug_module m = {sizeof m, d->host_ir, text, size};
   const cuplug_module *mods[] = {&m};
   cuplug_compile_args c = {.struct_size = sizeof c, .session = s, .modules = mods,
@@ -386,6 +388,7 @@ static cuplug_error *host_implementation(cuplug_session *s, const cli_decl *d, c
   e = api->load(&l);
   api->artifact_destroy(c.artifact);
   if (e) return e;
+  *lib = l.library;
   cuplug_host_function_args f = {.struct_size = sizeof f, .library = l.library,
                                  .name = d->name};
   if ((e = api->host_function(&f))) return e;
@@ -394,8 +397,9 @@ static cuplug_error *host_implementation(cuplug_session *s, const cli_decl *d, c
 }
 
 /* Registers the request's declared functions with the session (and, for
- * the host, their host implementations); reports an error, returns 1. */
-static int declare(cuplug_session *s, const cli_request *r) {
+ * the host, their host implementations, loaded into libs[i]: unload them
+ * after the compile's own library); reports an error, returns 1. */
+static int declare(cuplug_session *s, const cli_request *r, cuplug_library **libs) {
   for (size_t i = 0; i < r->num_decls; i++) {
     const cli_decl *d = &r->decls[i];
     void *host = NULL;
@@ -407,7 +411,7 @@ static int declare(cuplug_session *s, const cli_request *r) {
                 d->host_ir, d->name, strerror(errno));
         return 1;
       }
-      cuplug_error *e = host_implementation(s, d, text, size, &host);
+      cuplug_error *e = host_implementation(s, d, text, size, &libs[i], &host);
       free(text);
       if (e) return report(e);
     }
@@ -508,6 +512,7 @@ static int run_compile(cli_request *r, bool check) {
   char *texts[CLI_MAX_FILES] = {0};
   cuplug_session *session = NULL;
   cuplug_artifact *art = NULL;
+  cuplug_library *host_libs[CLI_MAX_FILES] = {0};
   cuplug_error *e;
   int rc = cli_read_modules(r, mods, mod_ptrs, texts);
   if (rc) goto done;
@@ -515,7 +520,7 @@ static int run_compile(cli_request *r, bool check) {
     rc = report(e);
     goto done;
   }
-  if ((rc = declare(session, r))) goto done;
+  if ((rc = declare(session, r, host_libs))) goto done;
   cuplug_code codes[CLI_MAX_FILES];
   const cuplug_code *code_ptrs[CLI_MAX_FILES];
   for (size_t i = 0; i < r->num_links; i++) {
@@ -543,8 +548,8 @@ static int run_compile(cli_request *r, bool check) {
   if (*info.log) fprintf(stderr, "%s\n", info.log);
   if (*info.link_log) fprintf(stderr, "%s\n", info.link_log);
   if (r->emit_ir_dir && (rc = emit_ir(art, r->emit_ir_dir, info.num_ir_modules))) goto done;
-  if (r->run_host_dir) {
-    rc = cli_case_run_host(api, session, art, r->run_host_dir);
+  if (r->run_dir) {
+    rc = cli_case_run(api, session, art, r);
     goto done;
   }
   if (r->ptx_path && (rc = write_linked_ptx(art, r->ptx_path))) goto done;
@@ -566,6 +571,8 @@ static int run_compile(cli_request *r, bool check) {
   }
 done:
   api->artifact_destroy(art);
+  for (size_t i = 0; i < r->num_decls; i++)
+    if (host_libs[i]) api->library_unload(host_libs[i]);
   api->session_destroy(session);
   for (size_t i = 0; i < r->num_files; i++) free(texts[i]);
   return rc;
@@ -612,7 +619,7 @@ static int cmd_case(int argc, char **argv) {
   const char *dir = NULL;
   const char *out = NULL;
   cuplug_output output = CUPLUG_OUTPUT_PTX;
-  bool check = false, run_host = false;
+  bool check = false, run_host = false, run_gpu = false;
   cli_request cache = {0}; /* --cache-dir, --no-cache */
   for (int i = 2; i < argc; i++) {
     if (!strcmp(argv[i], "--cache-dir") || !strcmp(argv[i], "--no-cache")) {
@@ -634,8 +641,10 @@ static int cmd_case(int argc, char **argv) {
       check = true;
     } else if (!strcmp(argv[i], "--run") && i + 1 < argc) {
       const char *v = argv[++i];
-      if (strcmp(v, "host")) return usage_error("--run takes 'host', not '%s'", v);
-      run_host = true;
+      if (strcmp(v, "host") && strcmp(v, "gpu"))
+        return usage_error("--run takes 'host' or 'gpu', not '%s'", v);
+      run_host = !strcmp(v, "host");
+      run_gpu = !run_host;
     } else if (argv[i][0] == '-') {
       return usage_error("unknown or incomplete option '%s' for case", argv[i]);
     } else if (!dir) {
@@ -645,7 +654,8 @@ static int cmd_case(int argc, char **argv) {
     }
   }
   if (!dir) return usage_error("%s", "case needs a folder holding case.json");
-  if (run_host && (check || out)) return usage_error("%s", "--run host takes no --check or -o");
+  if ((run_host || run_gpu) && (check || out))
+    return usage_error("%s", "--run takes no --check or -o");
   cli_request r = {0};
   char err[512];
   if (!cli_case_load(dir, &r, err, sizeof err)) {
@@ -654,10 +664,15 @@ static int cmd_case(int argc, char **argv) {
     return 1;
   }
   r.output = run_host ? CUPLUG_OUTPUT_HOST : output;
+  if (run_gpu) { /* a kernel's cubin for this GPU; a device function's LTO-IR, for a caller */
+    r.output = r.kind == CUPLUG_KERNEL ? CUPLUG_OUTPUT_CUBIN : CUPLUG_OUTPUT_LTOIR;
+    r.current_device = true;
+  }
   r.out_path = out;
   r.cache_dir = cache.cache_dir;
   r.no_cache = cache.no_cache;
-  if (run_host) r.run_host_dir = dir;
+  if (run_host || run_gpu) r.run_dir = dir;
+  r.run_gpu = run_gpu;
   int rc = run_compile(&r, check);
   cli_request_free(&r);
   return rc;

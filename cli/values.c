@@ -1,7 +1,8 @@
-/* values.c - `cuplug case DIR --run host`: a conformance case run on this
- * CPU with the inputs of DIR/values.json, its results compared with the
- * outputs numba-cuda gave for them on a GPU
- * (tests/conformance/make_values.py writes the file):
+/* values.c - `cuplug case DIR --run host|gpu`: a conformance case run on
+ * this CPU (or, from cuplug's GPU build, on the GPU: values_gpu.c) with the
+ * inputs of DIR/values.json, its results compared with the outputs
+ * numba-cuda gave for them on a GPU (tests/conformance/make_values.py
+ * writes the file):
  *
  *   {"made_by": "...",
  *    "ulps": 0,                                  how far a float may be
@@ -19,24 +20,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "json.h"
+#include "values.h"
 
-typedef struct checker {
-  const cuplug_api *api;
-  const char *dir;
-  double ulps;
-  size_t compared, exact, mismatched;
-} checker;
-
-static int kind_of(const cuplug_api *api, const cuplug_type *t, cuplug_type_info *info) {
+int values_kind_of(const cuplug_api *api, const cuplug_type *t, cuplug_type_info *info) {
   *info = (cuplug_type_info){.struct_size = sizeof *info, .type = t};
   cuplug_error *e = api->type_info(info);
   api->error_destroy(e);
   return (int)info->kind;
 }
 
-static size_t size_of(cuplug_type_kind k) {
+size_t values_size_of(cuplug_type_kind k) {
   switch (k) {
     case CUPLUG_TYPE_BOOL: case CUPLUG_TYPE_INT8: case CUPLUG_TYPE_UINT8: return 1;
     case CUPLUG_TYPE_INT16: case CUPLUG_TYPE_UINT16: case CUPLUG_TYPE_FLOAT16: return 2;
@@ -65,13 +58,12 @@ static cuplug_type_kind dtype_kind(const char *name) {
   return CUPLUG_TYPE_INVALID;
 }
 
-/* Stores a JSON value as a C value of kind k at p; false when it is none. */
-static bool store(cuplug_type_kind k, const json *v, void *p) {
+bool values_store(cuplug_type_kind k, const json *v, void *p) {
   if (k == CUPLUG_TYPE_COMPLEX64 || k == CUPLUG_TYPE_COMPLEX128) {
     if (!v || v->kind != JSON_ARRAY || v->count != 2) return false;
     size_t half = k == CUPLUG_TYPE_COMPLEX64 ? 4 : 8;
     cuplug_type_kind part = half == 4 ? CUPLUG_TYPE_FLOAT32 : CUPLUG_TYPE_FLOAT64;
-    return store(part, v->items[0], p) && store(part, v->items[1], (char *)p + half);
+    return values_store(part, v->items[0], p) && values_store(part, v->items[1], (char *)p + half);
   }
   if (!v || (v->kind != JSON_NUMBER && v->kind != JSON_BOOL)) return false;
   double d = v->kind == JSON_BOOL ? v->boolean : v->number;
@@ -126,17 +118,16 @@ static void describe(cuplug_type_kind k, const void *p, char *out, size_t size) 
   }
 }
 
-/* Compares one C value with the expected JSON value; false on a mismatch. */
-static bool compare(checker *c, cuplug_type_kind k, const void *got, const json *want,
+bool values_compare(checker *c, cuplug_type_kind k, const void *got, const json *want,
                     const char *where, size_t index) {
   unsigned char expect[16] = {0};
-  if (!store(k, want, expect)) {
+  if (!values_store(k, want, expect)) {
     fprintf(stderr, "cuplug: %s/values.json: %s[%zu]: not a value of its type\n", c->dir, where,
             index);
     c->mismatched++;
     return false;
   }
-  size_t n = size_of(k);
+  size_t n = values_size_of(k);
   c->compared++;
   if (!memcmp(got, expect, n)) {
     c->exact++;
@@ -156,7 +147,7 @@ static bool compare(checker *c, cuplug_type_kind k, const void *got, const json 
       w[i] = ((const double *)expect)[i];
     }
   }
-  if (size_of(k) && (k == CUPLUG_TYPE_FLOAT32 || k == CUPLUG_TYPE_FLOAT64 ||
+  if (values_size_of(k) && (k == CUPLUG_TYPE_FLOAT32 || k == CUPLUG_TYPE_FLOAT64 ||
                      k == CUPLUG_TYPE_COMPLEX64 || k == CUPLUG_TYPE_COMPLEX128)) {
     bool nan = (isnan(g[0]) && isnan(w[0])) || (isnan(g[1]) && isnan(w[1]));
     ok = nan || (ulps_apart(g[0], w[0], single) <= c->ulps &&
@@ -172,16 +163,14 @@ static bool compare(checker *c, cuplug_type_kind k, const void *got, const json 
   return ok;
 }
 
-/* An array's elements from JSON ({"dtype": "float32", "data": [...]}), in
- * a buffer of their C type (free it); NULL when it is not one. */
-static void *read_buffer(const json *a, cuplug_type_kind *dtype, size_t *count) {
+void *values_read_buffer(const json *a, cuplug_type_kind *dtype, size_t *count) {
   const json *data = json_get(a, "data");
   cuplug_type_kind dt = dtype_kind(json_string(a, "dtype"));
-  if (!data || data->kind != JSON_ARRAY || !size_of(dt)) return NULL;
-  size_t item = size_of(dt);
+  if (!data || data->kind != JSON_ARRAY || !values_size_of(dt)) return NULL;
+  size_t item = values_size_of(dt);
   char *buf = calloc(data->count ? data->count : 1, item);
   for (size_t e = 0; e < data->count && buf; e++) {
-    if (!store(dt, data->items[e], buf + e * item)) {
+    if (!values_store(dt, data->items[e], buf + e * item)) {
       free(buf);
       return NULL;
     }
@@ -194,8 +183,8 @@ static void *read_buffer(const json *a, cuplug_type_kind *dtype, size_t *count) 
 static int run_calls(checker *c, cuplug_library *lib, const cuplug_type *sig, const json *calls) {
   const cuplug_api *api = c->api;
   cuplug_type_info si, ri;
-  kind_of(api, sig, &si);
-  kind_of(api, si.restype, &ri);
+  values_kind_of(api, sig, &si);
+  values_kind_of(api, si.restype, &ri);
   for (size_t n = 0; n < calls->count; n++) {
     const json *args = json_get(calls->items[n], "args");
     if (!args || args->kind != JSON_ARRAY || args->count != si.num_args || args->count > 64) {
@@ -209,14 +198,14 @@ static int run_calls(checker *c, cuplug_library *lib, const cuplug_type *sig, co
     bool ok = true;
     for (size_t i = 0; i < args->count && ok; i++) {
       cuplug_type_info ai;
-      cuplug_type_kind k = (cuplug_type_kind)kind_of(api, si.args[i], &ai);
+      cuplug_type_kind k = (cuplug_type_kind)values_kind_of(api, si.args[i], &ai);
       if (k == CUPLUG_TYPE_POINTER) {
         cuplug_type_kind dt;
         size_t count;
-        ok = (buffers[i] = read_buffer(args->items[i], &dt, &count)) != NULL;
+        ok = (buffers[i] = values_read_buffer(args->items[i], &dt, &count)) != NULL;
         slots[i][0] = (uint64_t)(uintptr_t)buffers[i];
       } else {
-        ok = store(k, args->items[i], slots[i]);
+        ok = values_store(k, args->items[i], slots[i]);
       }
       if (!ok)
         fprintf(stderr, "cuplug: %s/values.json: calls[%zu].args[%zu] is no %s%s\n", c->dir, n,
@@ -234,13 +223,8 @@ static int run_calls(checker *c, cuplug_library *lib, const cuplug_type *sig, co
                                .result_size = sizeof result};
     cuplug_error *e = api->host_call(&a);
     for (size_t i = 0; i < args->count; i++) free(buffers[i]);
-    if (e) {
-      fprintf(stderr, "cuplug: error: %s: %s\n", api->status_name(api->error_code(e)),
-              api->error_message(e));
-      api->error_destroy(e);
-      return 1;
-    }
-    compare(c, ri.kind, result, json_get(calls->items[n], "result"), "calls", n);
+    if (e) return values_failed(api, e);
+    values_compare(c, ri.kind, result, json_get(calls->items[n], "result"), "calls", n);
   }
   return 0;
 }
@@ -255,11 +239,21 @@ static bool dims(const json *v, uint32_t out[3]) {
   return true;
 }
 
-static int run_launch(checker *c, cuplug_kernel *k, const cuplug_type *sig, const json *l,
-                      size_t n) {
+/* Prints a call's error; returns 1. */
+int values_failed(const cuplug_api *api, cuplug_error *e) {
+  fprintf(stderr, "cuplug: error: %s: %s\n", api->status_name(api->error_code(e)),
+          api->error_message(e));
+  api->error_destroy(e);
+  return 1;
+}
+
+/* One launch of values.json: on the host (gpu NULL), the arrays are the
+ * buffers themselves; on the GPU, device copies of them, copied back. */
+static int run_launch(checker *c, cuplug_session *gpu, cuplug_kernel *k, const cuplug_type *sig,
+                      const json *l, size_t n) {
   const cuplug_api *api = c->api;
   cuplug_type_info si;
-  kind_of(api, sig, &si);
+  values_kind_of(api, sig, &si);
   const json *args = json_get(l, "args"), *result = json_get(l, "result");
   cuplug_launch_args la = {.struct_size = sizeof la, .kernel = k};
   if (!args || args->kind != JSON_ARRAY || args->count != si.num_args || args->count > 64 ||
@@ -271,26 +265,36 @@ static int run_launch(checker *c, cuplug_kernel *k, const cuplug_type *sig, cons
   cuplug_value v[64];
   cuplug_array arrays[64];
   void *buffers[64] = {0};
+  uint64_t device[64] = {0};
   uint64_t scalars[64][2];
   int rc = 0;
   for (size_t i = 0; i < args->count && !rc; i++) {
     cuplug_type_info ai;
-    cuplug_type_kind kind = (cuplug_type_kind)kind_of(api, si.args[i], &ai);
+    cuplug_type_kind kind = (cuplug_type_kind)values_kind_of(api, si.args[i], &ai);
     const json *a = args->items[i];
     if (kind != CUPLUG_TYPE_ARRAY) {
-      if (!store(kind, a, scalars[i])) rc = 1;
+      if (!values_store(kind, a, scalars[i])) rc = 1;
       v[i] = (cuplug_value){kind, scalars[i]};
       continue;
     }
     cuplug_type_kind dt;
     size_t count;
-    if (ai.ndim != 1 || !(buffers[i] = read_buffer(a, &dt, &count))) {
+    if (ai.ndim != 1 || !(buffers[i] = values_read_buffer(a, &dt, &count))) {
       rc = 1;
       break;
     }
     arrays[i] = (cuplug_array){.data = (uint64_t)(uintptr_t)buffers[i], .dtype = dt, .ndim = 1,
-                               .shape = {(int64_t)count}, .strides = {(int64_t)size_of(dt)}};
+                               .shape = {(int64_t)count}, .strides = {(int64_t)values_size_of(dt)}};
     v[i] = (cuplug_value){CUPLUG_TYPE_ARRAY, &arrays[i]};
+    size_t bytes = (count ? count : 1) * values_size_of(dt);
+    cuplug_error *e = NULL;
+    if (gpu && !(e = c->api->mem_alloc(gpu, bytes, &device[i])))
+      e = c->api->memcpy_to_device(gpu, device[i], buffers[i], bytes);
+    if (e) {
+      rc = values_failed(c->api, e);
+      break;
+    }
+    if (gpu) arrays[i].data = device[i];
   }
   if (rc) {
     fprintf(stderr, "cuplug: %s/values.json: launches[%zu]: an argument does not match %s\n",
@@ -299,28 +303,31 @@ static int run_launch(checker *c, cuplug_kernel *k, const cuplug_type *sig, cons
     la.args = v;
     la.num_args = args->count;
     cuplug_error *e = api->launch(&la);
-    if (e) {
-      fprintf(stderr, "cuplug: error: %s: %s\n", api->status_name(api->error_code(e)),
-              api->error_message(e));
-      api->error_destroy(e);
-      rc = 1;
-    }
+    if (!e && gpu) e = api->synchronize(gpu);
+    for (size_t i = 0; !e && gpu && i < args->count; i++)
+      if (device[i])
+        e = api->memcpy_to_host(gpu, buffers[i], device[i],
+                                (size_t)arrays[i].shape[0] * values_size_of(arrays[i].dtype));
+    if (e) rc = values_failed(api, e);
   }
+  for (size_t i = 0; gpu && i < args->count; i++)
+    if (device[i]) api->error_destroy(api->mem_free(gpu, device[i]));
   for (size_t i = 0; !rc && result && i < args->count && i < result->count; i++) {
     const json *want = json_get(result->items[i], "data");
     if (!buffers[i] || !want || want->kind != JSON_ARRAY) continue;
     char where[64];
     snprintf(where, sizeof where, "launches[%zu].result[%zu]", n, i);
-    size_t item = size_of(arrays[i].dtype);
+    size_t item = values_size_of(arrays[i].dtype);
     for (size_t e = 0; e < want->count && e < (size_t)arrays[i].shape[0]; e++)
-      compare(c, arrays[i].dtype, (char *)buffers[i] + e * item, want->items[e], where, e);
+      values_compare(c, arrays[i].dtype, (char *)buffers[i] + e * item, want->items[e], where, e);
   }
   for (size_t i = 0; i < args->count; i++) free(buffers[i]);
   return rc;
 }
 
-int cli_case_run_host(const cuplug_api *api, cuplug_session *session,
-                      const cuplug_artifact *art, const char *dir) {
+int cli_case_run(const cuplug_api *api, cuplug_session *session, const cuplug_artifact *art,
+                 const cli_request *r) {
+  const char *dir = r->run_dir;
   char *path = cli_format("%s/values.json", dir);
   size_t size;
   char *text = cli_read_file(path, &size);
@@ -342,34 +349,36 @@ int cli_case_run_host(const cuplug_api *api, cuplug_session *session,
   if (ulps && ulps->kind == JSON_NUMBER) c.ulps = ulps->number;
   cuplug_artifact_info info = {.struct_size = sizeof info};
   api->artifact_info(art, &info);
-  cuplug_load_args l = {.struct_size = sizeof l, .session = session, .artifact = art};
-  cuplug_error *e = api->load(&l);
-  int rc = 0;
-  if (e) {
-    fprintf(stderr, "cuplug: error: %s: %s\n", api->status_name(api->error_code(e)),
-            api->error_message(e));
-    api->error_destroy(e);
+  const json *calls = json_get(values, "calls"), *launches = json_get(values, "launches");
+  bool device = info.kind == CUPLUG_DEVICE_FUNCTION;
+  if (device ? !calls || calls->kind != JSON_ARRAY : !launches || launches->kind != JSON_ARRAY) {
+    fprintf(stderr, "cuplug: error: %s/values.json has no %s\n", dir,
+            device ? "calls" : "launches");
     json_free(values);
     return 1;
   }
-  const json *calls = json_get(values, "calls"), *launches = json_get(values, "launches");
-  if (info.kind == CUPLUG_DEVICE_FUNCTION && calls && calls->kind == JSON_ARRAY) {
-    rc = run_calls(&c, l.library, info.signature, calls);
-  } else if (info.kind == CUPLUG_KERNEL && launches && launches->kind == JSON_ARRAY) {
-    cuplug_kernel_args k = {.struct_size = sizeof k, .library = l.library};
-    if ((e = api->kernel_get(&k))) {
-      fprintf(stderr, "cuplug: error: %s\n", api->error_message(e));
-      api->error_destroy(e);
-      rc = 1;
-    }
-    for (size_t n = 0; !rc && n < launches->count; n++)
-      rc = run_launch(&c, k.kernel, info.signature, launches->items[n], n);
+  int rc;
+  if (device && r->run_gpu) {
+    /* no launch reaches a device function: a kernel calls it (values_gpu.c) */
+    rc = values_gpu_calls(&c, session, art, r, calls);
   } else {
-    fprintf(stderr, "cuplug: error: %s/values.json has no %s\n", dir,
-            info.kind == CUPLUG_KERNEL ? "launches" : "calls");
-    rc = 1;
+    cuplug_load_args l = {.struct_size = sizeof l, .session = session, .artifact = art};
+    cuplug_error *e = api->load(&l);
+    if (e) {
+      json_free(values);
+      return values_failed(api, e);
+    }
+    if (device) {
+      rc = run_calls(&c, l.library, info.signature, calls);
+    } else {
+      cuplug_kernel_args k = {.struct_size = sizeof k, .library = l.library};
+      rc = (e = api->kernel_get(&k)) ? values_failed(api, e) : 0;
+      for (size_t n = 0; !rc && n < launches->count; n++)
+        rc = run_launch(&c, r->run_gpu ? session : NULL, k.kernel, info.signature,
+                        launches->items[n], n);
+    }
+    api->library_unload(l.library);
   }
-  api->library_unload(l.library);
   json_free(values);
   if (!rc && c.mismatched) rc = 1;
   printf("%s: %zu values, %zu as numba-cuda's (%zu bit for bit), %zu differ\n", dir, c.compared,

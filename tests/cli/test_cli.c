@@ -261,6 +261,33 @@ START_TEST(case_run_host_with_host_implementation) {
 }
 END_TEST
 
+/* case --run gpu: cuplug's GPU build against numba-cuda's values (a
+ * device function through a kernel that calls it); without a GPU, the
+ * error that says so.  A wrong target is a usage error. */
+START_TEST(case_run_gpu) {
+  char dir[4200];
+  snprintf(dir, sizeof dir, "%.4000s/conformance/numba/dev_ptr_f32", t_test_dir());
+  result r = run((const char *[]){"case", dir, "--run", "gpu", NULL});
+  if (strstr(r.err, "CUPLUG_ERR_NO_DEVICE")) {
+    ck_assert_int_eq(r.status, 1);
+    T_ASSERT_STARTS(r.err, "cuplug: error: CUPLUG_ERR_NO_DEVICE: no CUDA device");
+  } else {
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    T_ASSERT_CONTAINS(r.out, "dev_ptr_f32: 64 values, 64 as numba-cuda's (64 bit for bit), 0 "
+                             "differ");
+  }
+  result_free(&r);
+  r = run((const char *[]){"case", dir, "--run", "tpu", NULL});
+  ck_assert_int_eq(r.status, 2);
+  T_ASSERT_STARTS(r.err, "cuplug: --run takes 'host' or 'gpu', not 'tpu'");
+  result_free(&r);
+  r = run((const char *[]){"case", dir, "--run", "gpu", "--check", NULL});
+  ck_assert_int_eq(r.status, 2);
+  T_ASSERT_STARTS(r.err, "cuplug: --run takes no --check or -o");
+  result_free(&r);
+}
+END_TEST
+
 START_TEST(usage_errors_exit_2) {
   result r = run((const char *[]){NULL});
   ck_assert_int_eq(r.status, 2);
@@ -747,6 +774,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, run_prints_the_result);
   tcase_add_test(tc, run_errors);
   tcase_add_test(tc, case_run_host_with_host_implementation);
+  tcase_add_test(tc, case_run_gpu);
   tcase_add_test(tc, info_lists_versions);
   tcase_add_test(tc, compile_device_function_to_ptx);
   tcase_add_test(tc, compile_to_ltoir_file);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # On the GPU machine: makes every conformance case's values.json with
-# numba-cuda (make_values.py), runs the cases on the host against them
-# (when build/bin/cuplug and build/lib/libcuplug-host.so were carried),
+# numba-cuda (make_values.py), runs the cases on the host and, built by
+# cuplug, on the GPU against them (when a build was carried),
 # and copies the files to OUT/values/<case>.json to bring back.
 #   sh tests/conformance/gpu_values.sh OUT
 out=${1:?usage: gpu_values.sh OUT}
@@ -13,6 +13,7 @@ for dir in "$here"/numba/*/; do
   [ -f "$dir/values.json" ] && cp "$dir/values.json" "$out/values/$name.json"
 done
 if [ -x build/bin/cuplug ]; then
-  sh "$here/run_host.sh" build/bin/cuplug "$here/numba"
+  sh "$here/run_values.sh" build/bin/cuplug host "$here/numba"
+  sh "$here/run_values.sh" build/bin/cuplug gpu "$here/numba"
 fi
 exit 0

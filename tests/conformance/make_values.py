@@ -15,7 +15,8 @@ beside case.json (the format is cli/values.c's):
     "result"}]}, "result" holding every array argument after the launch.
 
 `cuplug case DIR --run host` then runs the case on the CPU with the same
-inputs and compares; tests/conformance/run_host.sh does it for every case.
+inputs and compares (`--run gpu`: cuplug's build, on the GPU);
+tests/conformance/run_values.sh does it for every case.
 A CPointer argument points at a row of its own (DEVICE_SPECS says how many
 elements, and the other arguments' ranges); in values.json it is that row,
 {"dtype", "data"}.  A case whose arguments this script cannot make is
