@@ -16,6 +16,7 @@
  * at, written as an array: {"dtype": "float32", "data": [...]}.  Integers and bools compare exactly; floats within "ulps" units
  * in the last place (0: the same bits, NaN equal to NaN). */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,12 @@ static cuplug_type_kind dtype_kind(const char *name) {
   return CUPLUG_TYPE_INVALID;
 }
 
+/* Is d an integer within [lo, hi]?  (Converting one that is not to an
+ * integer type is undefined.) */
+static bool integral(double d, double lo, double hi) {
+  return d >= lo && d <= hi && d == floor(d);
+}
+
 bool values_store(cuplug_type_kind k, const json *v, void *p) {
   if (k == CUPLUG_TYPE_COMPLEX64 || k == CUPLUG_TYPE_COMPLEX128) {
     if (!v || v->kind != JSON_ARRAY || v->count != 2) return false;
@@ -67,16 +74,24 @@ bool values_store(cuplug_type_kind k, const json *v, void *p) {
   }
   if (!v || (v->kind != JSON_NUMBER && v->kind != JSON_BOOL)) return false;
   double d = v->kind == JSON_BOOL ? v->boolean : v->number;
+  /* 2^63 and 2^64 are the first doubles past int64's and uint64's range */
+  static const double two63 = 9223372036854775808.0, two64 = 18446744073709551616.0;
   switch (k) {
     case CUPLUG_TYPE_BOOL: *(uint8_t *)p = d != 0; return true;
-    case CUPLUG_TYPE_INT8: *(int8_t *)p = (int8_t)d; return true;
-    case CUPLUG_TYPE_INT16: *(int16_t *)p = (int16_t)d; return true;
-    case CUPLUG_TYPE_INT32: *(int32_t *)p = (int32_t)d; return true;
-    case CUPLUG_TYPE_INT64: *(int64_t *)p = (int64_t)d; return true;
-    case CUPLUG_TYPE_UINT8: *(uint8_t *)p = (uint8_t)d; return true;
-    case CUPLUG_TYPE_UINT16: *(uint16_t *)p = (uint16_t)d; return true;
-    case CUPLUG_TYPE_UINT32: *(uint32_t *)p = (uint32_t)d; return true;
-    case CUPLUG_TYPE_UINT64: *(uint64_t *)p = (uint64_t)d; return true;
+    case CUPLUG_TYPE_INT8: return integral(d, INT8_MIN, INT8_MAX) && (*(int8_t *)p = (int8_t)d, true);
+    case CUPLUG_TYPE_INT16:
+      return integral(d, INT16_MIN, INT16_MAX) && (*(int16_t *)p = (int16_t)d, true);
+    case CUPLUG_TYPE_INT32:
+      return integral(d, INT32_MIN, INT32_MAX) && (*(int32_t *)p = (int32_t)d, true);
+    case CUPLUG_TYPE_INT64:
+      return integral(d, -two63, two63) && d < two63 && (*(int64_t *)p = (int64_t)d, true);
+    case CUPLUG_TYPE_UINT8: return integral(d, 0, UINT8_MAX) && (*(uint8_t *)p = (uint8_t)d, true);
+    case CUPLUG_TYPE_UINT16:
+      return integral(d, 0, UINT16_MAX) && (*(uint16_t *)p = (uint16_t)d, true);
+    case CUPLUG_TYPE_UINT32:
+      return integral(d, 0, UINT32_MAX) && (*(uint32_t *)p = (uint32_t)d, true);
+    case CUPLUG_TYPE_UINT64:
+      return integral(d, 0, two64) && d < two64 && (*(uint64_t *)p = (uint64_t)d, true);
     case CUPLUG_TYPE_FLOAT32: *(float *)p = (float)d; return true;
     case CUPLUG_TYPE_FLOAT64: *(double *)p = d; return true;
     default: return false;

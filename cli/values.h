@@ -18,7 +18,8 @@ typedef struct checker {
 int values_kind_of(const cuplug_api *api, const cuplug_type *t, cuplug_type_info *info);
 /* Bytes of a scalar or pointer kind; 0 for others. */
 size_t values_size_of(cuplug_type_kind k);
-/* Stores a JSON value as a C value of kind k at p; false when it is none. */
+/* Stores a JSON value as a C value of kind k at p; false when it is none
+ * (for an integer kind: not an integer, or out of the kind's range). */
 bool values_store(cuplug_type_kind k, const json *v, void *p);
 /* Compares one C value with the expected JSON value (within c->ulps for
  * floats); says where the first few mismatches are; false on a mismatch. */

@@ -9,13 +9,13 @@
 # build-fuzz/corpus.  A crash, leak or hang fails the run and leaves its
 # input in build-fuzz/crashes/<harness>/ ($CUPLUG_FUZZ_DIR for another
 # folder); copy it into the regressions folder once fixed.  The harnesses: signature irtext resolve code_kind
-# case_json compile cache_entry host (tests/fuzz/fuzz_*.c).
+# case_json values compile cache_entry host (tests/fuzz/fuzz_*.c).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
 shift || true
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(signature irtext resolve code_kind case_json compile cache_entry host)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(signature irtext resolve code_kind case_json values compile cache_entry host)
 
 out=${CUPLUG_FUZZ_DIR:-build-fuzz} # a long run elsewhere leaves CI's folder alone
 bash scripts/deps.sh
@@ -40,6 +40,10 @@ seed() {
       done ;;
     case_json)
       for f in tests/conformance/numba/*/case.json; do cp "$f" "$dir/$(echo "$f" | tr / _)"; done ;;
+    values) # the device functions' (the kernels' are past -max_len)
+      for f in tests/conformance/numba/{add,dev,poly,pred}*/values.json; do
+        cp "$f" "$dir/$(echo "$f" | tr / _)"
+      done ;;
     signature)
       sed -n 's/.*"signature": *"\([^"]*\)".*/\1/p' tests/conformance/numba/*/case.json |
         sort -u | awk -v d="$dir" '{ f = d "/sig" NR; printf "%s", $0 > f; close(f) }'

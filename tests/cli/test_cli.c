@@ -261,6 +261,26 @@ START_TEST(case_run_host_with_host_implementation) {
 }
 END_TEST
 
+/* A values.json number that is not a value of its argument's type (out of
+ * int32's range) is named, not wrapped around. */
+START_TEST(case_run_host_value_out_of_range) {
+  if (no_host_library()) return;
+  char dir[4200], path[4300];
+  snprintf(dir, sizeof dir, "%.4000s/conformance/numba/add_i32", t_test_dir());
+  char cmd[9000];
+  snprintf(cmd, sizeof cmd, "cp %s/input.ll %s/case.json %s/", dir, dir, tmp);
+  ck_assert_int_eq(system(cmd), 0);
+  snprintf(path, sizeof path, "%s/values.json", tmp);
+  write_text(path, "{\"calls\": [{\"args\": [4294967296, 1], \"result\": 1}]}\n");
+  result r = run((const char *[]){"case", tmp, "--run", "host", NULL});
+  ck_assert_int_eq(r.status, 1);
+  char want[600];
+  snprintf(want, sizeof want, "cuplug: %s/values.json: calls[0].args[0] is no int32\n", tmp);
+  ck_assert_str_eq(r.err, want);
+  result_free(&r);
+}
+END_TEST
+
 /* case --run gpu: cuplug's GPU build against numba-cuda's values (a
  * device function through a kernel that calls it); without a GPU, the
  * error that says so.  A wrong target is a usage error. */
@@ -775,6 +795,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, run_errors);
   tcase_add_test(tc, case_run_host_with_host_implementation);
   tcase_add_test(tc, case_run_gpu);
+  tcase_add_test(tc, case_run_host_value_out_of_range);
   tcase_add_test(tc, info_lists_versions);
   tcase_add_test(tc, compile_device_function_to_ptx);
   tcase_add_test(tc, compile_to_ltoir_file);
