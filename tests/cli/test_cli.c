@@ -297,6 +297,36 @@ START_TEST(case_run_gpu) {
                              "differ");
   }
   result_free(&r);
+  /* a device function of complex64: the host runs it; the GPU's caller
+   * kernel cannot pass a complex, and says so */
+  static const char cf[] =
+      "define i32 @\"cf\"({float, float}* %\"ret\", float %\"z.0\", float %\"z.1\") {\n"
+      "entry:\n"
+      "  %\"a\" = insertvalue {float, float} undef, float %\"z.0\", 0\n"
+      "  %\"b\" = insertvalue {float, float} %\"a\", float %\"z.1\", 1\n"
+      "  store {float, float} %\"b\", {float, float}* %\"ret\"\n"
+      "  ret i32 0\n"
+      "}\n";
+  char path[4300];
+  snprintf(path, sizeof path, "%s/input.ll", tmp);
+  write_text(path, cf);
+  snprintf(path, sizeof path, "%s/case.json", tmp);
+  write_text(path, "{\"kind\": \"device\", \"entry\": \"cf\", \"entry_abi\": \"numba\", "
+                   "\"abi\": \"c\", \"abi_name\": \"cf\", \"signature\": \"complex64(complex64)\"}");
+  snprintf(path, sizeof path, "%s/values.json", tmp);
+  write_text(path, "{\"calls\": [{\"args\": [[1.5, -2.0]], \"result\": [1.5, -2.0]}]}");
+  if (!no_host_library()) {
+    result h = run((const char *[]){"case", tmp, "--run", "host", NULL});
+    ck_assert_msg(h.status == 0, "%s", h.err);
+    T_ASSERT_CONTAINS(h.out, ": 1 values, 1 as numba-cuda's (1 bit for bit), 0 differ");
+    result_free(&h);
+  }
+  r = run((const char *[]){"case", tmp, "--run", "gpu", NULL});
+  ck_assert_int_eq(r.status, 1);
+  if (!strstr(r.err, "CUPLUG_ERR_NO_DEVICE"))
+    ck_assert_str_eq(r.err, "cuplug: error: --run gpu: the kernel that calls complex64(complex64) "
+                            "cannot pass complex64\n");
+  result_free(&r);
   r = run((const char *[]){"case", dir, "--run", "tpu", NULL});
   ck_assert_int_eq(r.status, 2);
   T_ASSERT_STARTS(r.err, "cuplug: --run takes 'host' or 'gpu', not 'tpu'");

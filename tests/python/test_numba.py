@@ -192,6 +192,22 @@ def test_jit_host_kernel_raises_numba_cudas_exception(nc):
     assert str(e.value).endswith("tid=[0, 0, 5] ctaid=[0, 0, 0]: five"), str(e.value)
 
 
+def test_jit_host_kernel_linking_cuda_cpp_is_refused(nc, tmp_path):
+    cu = tmp_path / "twice.cu"
+    cu.write_text('extern "C" __device__ int twice(int *r, int x) { *r = 2 * x; return 0; }\n')
+    twice = cuda.declare_device("twice", "int32(int32)", link=str(cu))
+
+    def k(r):
+        r[0] = twice(r[0])
+
+    import numpy as np
+    h = cnumba.jit(target="host")(k)
+    with pytest.raises(NotImplementedError) as e:
+        h[1, 1](np.ones(1, dtype=np.int32))
+    assert str(e.value) == ("cuplug.numba: k links CUDA C++ (%s), which cannot run on the host: "
+                            "run it on a GPU (target=\"cuda\")" % cu)
+
+
 def test_jit_without_a_gpu_runs_on_the_host(nc):
     """Where cuplug sees no GPU (CUDA_VISIBLE_DEVICES empty), jit's kernels
     run on the CPU, and say so."""
