@@ -47,6 +47,13 @@ def add(a, b):
     return a + b
 
 
+def raises_five(r):
+    i = cuda.grid(1)
+    if i == 5:
+        raise ValueError("five")
+    r[i] = i
+
+
 def test_kernel_ptx_has_numbas_entry(nc):
     sig = "void(float32[::1], float32[::1], float32[::1], float32)"
     ours, resty = cnumba.compile_ptx(axpy, sig, cc=(9, 0))
@@ -141,18 +148,12 @@ def test_jit_lazy_compiles_per_type(nc):
 def test_jit_debug_kernel_raises(nc):
     import numpy as np
 
-    def bad(r):
-        i = cuda.grid(1)
-        if i == 5:
-            raise ValueError("five")
-        r[i] = i
-
-    k = cnumba.jit("void(int32[::1])", debug=True, opt=False)(bad)
+    k = cnumba.jit("void(int32[::1])", debug=True, opt=False)(raises_five)
     r = cuda.device_array(8, dtype=np.int32)
     with pytest.raises(ValueError) as e:  # numba-cuda's exception, as numba-cuda raises it
         k[1, 8](r)
     assert str(e.value).endswith("tid=[0, 0, 5] ctaid=[0, 0, 0]: five"), str(e.value)
-    stock = cuda.jit("void(int32[::1])", debug=True, opt=False)(bad)
+    stock = cuda.jit("void(int32[::1])", debug=True, opt=False)(raises_five)
     with pytest.raises(ValueError) as e2:
         stock[1, 8](r)
     assert str(e2.value).split("tid=")[1] == str(e.value).split("tid=")[1]
@@ -179,13 +180,7 @@ def test_jit_host_target_gives_numba_cudas_numbers(nc):
 def test_jit_host_kernel_raises_numba_cudas_exception(nc):
     import numpy as np
 
-    def bad(r):
-        i = cuda.grid(1)
-        if i == 5:
-            raise ValueError("five")
-        r[i] = i
-
-    k = cnumba.jit("void(int32[::1])", debug=True, opt=False, target="host")(bad)
+    k = cnumba.jit("void(int32[::1])", debug=True, opt=False, target="host")(raises_five)
     r = np.zeros(8, dtype=np.int32)
     with pytest.raises(ValueError) as e:
         k[1, 8](r)

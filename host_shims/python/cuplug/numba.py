@@ -301,33 +301,24 @@ class Dispatcher:
         lib = cres.library
         link = link_code(lib) + list(o.get("link") or ())
         sig = signature_of(cres)
-        if host:
-            return self._host_kernel(argtypes, cres, sig, link, debug, opt)
-        cubin, _ = _cuplug.compile(
-            lib.llvm_strs, sig, entry=cres.fndesc.llvm_func_name, device=False,
-            output="cubin", cc=_device_cc(cc), opt=opt, debug=debug,
-            lineinfo=o.get("lineinfo", False),
-            fastmath=o.get("fastmath", False), launch_bounds=o.get("launch_bounds"),
-            max_registers=o.get("max_registers"), link=link, session=self._session)
-        module = _cuplug.load(cubin, session=self._session)
-        kernel = module.get_kernel(cres.fndesc.llvm_func_name, sig, debug=debug)
-        self._kernels[argtypes] = _Bound(kernel, module, cres.call_helper)
-        return self._kernels[argtypes]
-
-    def _host_kernel(self, argtypes, cres, sig, link, debug, opt):
-        """The kernel compiled for this CPU (cuplug's host target)."""
-        if link:
-            names = ", ".join(getattr(c, "name", None) or str(c) for c in link)
-            raise NotImplementedError(
-                "cuplug.numba: %s links CUDA C++ (%s), which cannot run on the host: run it "
-                "on a GPU (target=\"cuda\")" % (self.py_func.__name__, names))
-        o = self._options
-        art, _ = _cuplug.compile(
-            cres.library.llvm_strs, sig, entry=cres.fndesc.llvm_func_name, device=False,
-            output="host", opt=opt, debug=debug, fastmath=o.get("fastmath", False),
-            session=self._session)
-        module = _cuplug.load(art, session=self._session)
-        kernel = module.get_kernel(cres.fndesc.llvm_func_name, sig, debug=debug)
+        entry = cres.fndesc.llvm_func_name
+        if host:  # for this CPU (cuplug's host target)
+            if link:
+                names = ", ".join(getattr(c, "name", None) or str(c) for c in link)
+                raise NotImplementedError(
+                    "cuplug.numba: %s links CUDA C++ (%s), which cannot run on the host: run "
+                    "it on a GPU (target=\"cuda\")" % (self.py_func.__name__, names))
+            code, _ = _cuplug.compile(
+                lib.llvm_strs, sig, entry=entry, device=False, output="host", opt=opt,
+                debug=debug, fastmath=o.get("fastmath", False), session=self._session)
+        else:
+            code, _ = _cuplug.compile(
+                lib.llvm_strs, sig, entry=entry, device=False, output="cubin",
+                cc=_device_cc(cc), opt=opt, debug=debug, lineinfo=o.get("lineinfo", False),
+                fastmath=o.get("fastmath", False), launch_bounds=o.get("launch_bounds"),
+                max_registers=o.get("max_registers"), link=link, session=self._session)
+        module = _cuplug.load(code, session=self._session)
+        kernel = module.get_kernel(entry, sig, debug=debug)
         self._kernels[argtypes] = _Bound(kernel, module, cres.call_helper)
         return self._kernels[argtypes]
 
@@ -336,24 +327,16 @@ class Dispatcher:
         return tuple(typeof(a, Purpose.argument) for a in args)
 
     def _launch(self, config, args):
-        if self.target == "host":  # buffers in place: the kernel runs here
-            bound = self._kernel_for(self._argtypes(args))
-            try:
-                bound.kernel[config](*args)
-            except _cuplug.KernelException as e:
-                raise bound.exception(e) from None
-            return
-        import numpy as np
-        from numba import cuda
         staged = []
-        dev_args = []
-        for a in args:  # NumPy arrays go to the device and back, as in numba-cuda
-            if isinstance(a, np.ndarray):
-                d = cuda.to_device(a)
-                staged.append((a, d))
-                dev_args.append(d)
-            else:
-                dev_args.append(a)
+        dev_args = list(args)
+        if self.target == "cuda":  # NumPy arrays go to the device and back, as in numba-cuda
+            import numpy as np
+            from numba import cuda
+            for i, a in enumerate(args):
+                if isinstance(a, np.ndarray):
+                    dev_args[i] = cuda.to_device(a)
+                    staged.append((a, dev_args[i]))
+        # (on the host, buffers are used in place: the kernel runs here)
         bound = self._kernel_for(self._argtypes(dev_args))
         try:
             bound.kernel[config](*dev_args)
