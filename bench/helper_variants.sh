@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # helper_variants.sh - compile_bench under each way the host and its helper
-# process hand jobs over (plugin/toolkit/handoff.h), to choose the defaults.
+# process hand jobs over (plugin/helper/handoff.h), to choose the defaults.
 #
 #   bash bench/helper_variants.sh BUILD [REPEATS] [ROUNDS]
 #

@@ -12,7 +12,7 @@
 #include "base/error.h"
 #include "base/types.h"
 #include "plugin/api/info.h"
-#include "plugin/gpu/gpu.h"
+#include "plugin/load/load.h"
 #include "plugin/pipeline/compile.h"
 #include "plugin/pipeline/link.h"
 #include "plugin/registry/registry.h"

@@ -35,7 +35,7 @@ static void probe(void) {
   found.device_name = "";
   found.nvvm_path = "";
   probed = true;
-  if (cuplug__toolkit_init(&tk, NULL, true, 0)) {
+  if (cuplug__toolkit_init(&tk, NULL)) {
     probed = false;
     found.nvvm_status = found.nvrtc_status = found.nvjitlink_status = found.driver_status =
         "out of memory";

@@ -51,7 +51,7 @@
 #include "plugin/pipeline/options.h"
 #include "plugin/pipeline/results.h"
 #include "plugin/session/session.h"
-#include "plugin/toolkit/nvvm.h"
+#include "plugin/compilers/nvvm.h"
 
 typedef struct job {
   cuplug_compile_args *a;
@@ -225,7 +225,7 @@ static cuplug_error *look_up(job *j) {
  * pipeline runs, spares the compile the wait for a sleeping process. */
 static cuplug_error *wake_helper(job *j) {
   if (j->a->output == CUPLUG_OUTPUT_HOST) return NULL; /* no libNVVM for the host */
-  cuplug__nvvm_prepare(&j->s->toolkit, &j->nvvm);
+  cuplug__nvvm_reserve(&j->s->runner, &j->nvvm);
   return NULL;
 }
 
@@ -495,7 +495,7 @@ static cuplug_error *lower(job *j) {
 static cuplug_error *keep_ir(job *j);
 
 /* For the host, the artifact is the IR libNVVM would have been handed:
- * load() compiles it for the CPU (plugin/gpu/host.c). */
+ * load() compiles it for the CPU (plugin/load/cpu.c). */
 static cuplug_error *keep_host_ir(job *j) {
   cuplug_compile_args *a = j->a;
   CUPLUG__TRY(finish_validation(j));
@@ -552,13 +552,13 @@ static cuplug_error *run_nvvm(job *j) {
   /* libNVVM starts on the IR (in a helper process) while the verifier may
    * still be at work; IR it rejects stops libNVVM, which may be stuck on it */
   cuplug__nvvm_job *nvvm = &j->nvvm;
-  CUPLUG__TRY(cuplug__nvvm_start(&j->s->toolkit, j->mods, j->num_mods, &o, nvvm));
+  CUPLUG__TRY(cuplug__nvvm_start(&j->s->runner, j->mods, j->num_mods, &o, nvvm));
   cuplug_error *invalid = finish_validation(j);
   if (invalid) {
-    cuplug__nvvm_cancel(&j->s->toolkit, nvvm);
+    cuplug__nvvm_cancel(&j->s->runner, nvvm);
     return invalid;
   }
-  CUPLUG__TRY(cuplug__nvvm_finish(&j->s->toolkit, nvvm, &own.data, &own.size, &art->log));
+  CUPLUG__TRY(cuplug__nvvm_finish(&j->s->runner, nvvm, &own.data, &own.size, &art->log));
   own.name = cuplug__strdup(j->symbol);
   CUPLUG__TRY(cuplug__artifact_add_part(art, &own));
   if (!art->parts[0].name) return cuplug__error_oom();
@@ -673,7 +673,7 @@ static cuplug_error *run(cuplug_compile_args *a, bool all) {
     cuplug__error_destroy(e);
     e = v;
   }
-  if (j.s) cuplug__nvvm_unprepare(&j.s->toolkit, &j.nvvm); /* a helper woken for nothing */
+  if (j.s) cuplug__nvvm_unreserve(&j.s->runner, &j.nvvm); /* a helper woken for nothing */
   for (size_t i = j.taken; i < j.num_parsed; i++) cuplug__ir_rewrite_abort(&j.parsed[i]);
   free(j.parsed);
   for (size_t i = 0; j.owned && i < j.cap_mods; i++) free(j.owned[i]);

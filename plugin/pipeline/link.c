@@ -7,8 +7,8 @@
 
 #include "base/error.h"
 #include "plugin/pipeline/results.h"
-#include "plugin/toolkit/nvjitlink.h"
-#include "plugin/toolkit/nvrtc.h"
+#include "plugin/compilers/nvjitlink.h"
+#include "plugin/compilers/nvrtc.h"
 
 /* ---- gathering ---- */
 
@@ -32,7 +32,7 @@ cuplug_error *cuplug__link_add(cuplug__link_inputs *in, const cuplug__code *c) {
                                .num_include_paths = in->num_include_paths,
                                .time_limit_ms = in->time_limit_ms};
     memcpy(o.cc_suffix, in->cc_suffix, sizeof o.cc_suffix);
-    CUPLUG__TRY(cuplug__nvrtc_compile(&in->session->toolkit, &in->session->nvrtc, c, &o, out));
+    CUPLUG__TRY(cuplug__nvrtc_compile(&in->session->runner, &in->session->nvrtc, c, &o, out));
   } else {
     CUPLUG__TRY(cuplug__code_make(c->kind, c->name, c->data, c->size, out));
   }
@@ -72,7 +72,7 @@ cuplug_error *cuplug__link_run(cuplug__link_inputs *in, bool lto, uint32_t max_r
   memcpy(o.cc_suffix, in->cc_suffix, sizeof o.cc_suffix);
   cuplug__code cubin, ptx;
   char *log;
-  CUPLUG__TRY(cuplug__nvjitlink_link(&in->session->toolkit, in->code, in->num_code, &o, &cubin,
+  CUPLUG__TRY(cuplug__nvjitlink_link(&in->session->runner, in->code, in->num_code, &o, &cubin,
                                      want_ptx ? &ptx : NULL, &log));
   for (size_t i = 0; i < art->num_parts; i++) cuplug__code_free(&art->parts[i]);
   art->num_parts = 0;

@@ -10,8 +10,7 @@ cuplug_error *cuplug__session_create(const cuplug_session_options *o, cuplug_ses
   cuplug_session *s = calloc(1, sizeof *s);
   if (!s) return cuplug__error_oom();
   s->trusted = o && (o->flags & CUPLUG_SESSION_TRUSTED);
-  cuplug_error *e = cuplug__toolkit_init(&s->toolkit, o ? o->cuda_home : NULL, s->trusted,
-                                         o ? o->time_limit_ms : 0);
+  cuplug_error *e = cuplug__toolkit_init(&s->toolkit, o ? o->cuda_home : NULL);
   if (!e && o && o->registry) {
     s->registry = o->registry;
     cuplug__registry_retain(s->registry);
@@ -35,6 +34,7 @@ cuplug_error *cuplug__session_create(const cuplug_session_options *o, cuplug_ses
     free(s);
     return e;
   }
+  cuplug__runner_init(&s->runner, &s->toolkit, s->trusted, o ? o->time_limit_ms : 0);
   cuplug__pool_init(&s->validators);
   cuplug__nvrtc_cache_init(&s->nvrtc);
   cuplug__device_init(&s->device);
@@ -53,6 +53,7 @@ void cuplug__session_destroy(cuplug_session *s) {
   cuplug__pool_release(&s->validators);
   cuplug__nvrtc_cache_release(&s->nvrtc);
   cuplug__registry_release(s->registry);
+  cuplug__runner_release(&s->runner);
   cuplug__toolkit_release(&s->toolkit);
   cuplug__cache_destroy(s->cache);
   free(s);

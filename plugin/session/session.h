@@ -11,12 +11,14 @@
 #include "plugin/cache/cache.h"
 #include "plugin/registry/registry.h"
 #include "plugin/session/artifact.h"
+#include "plugin/compilers/nvrtc.h"
+#include "plugin/helper/run.h"
 #include "plugin/toolkit/device.h"
-#include "plugin/toolkit/nvrtc.h"
 #include "plugin/toolkit/toolkit.h"
 
 struct cuplug_session {
   cuplug__toolkit toolkit;
+  cuplug__runner runner;     /* where the toolkit's jobs run: helpers, or here if trusted */
   cuplug__pool validators;   /* threads that validate IR beside compiles */
   cuplug_registry *registry; /* a reference */
   cuplug__nvrtc_cache nvrtc; /* .cu code compiled so far */
@@ -24,7 +26,7 @@ struct cuplug_session {
   cuplug__cache *cache;      /* compile and link results */
   uint32_t default_cc_major, default_cc_minor; /* numba's CUDA_DEFAULT_PTX_CC */
   bool trusted; /* CUPLUG_SESSION_TRUSTED: no verification, the toolkit in process */
-  /* the host JIT (plugin/gpu/host.c), made on the first host load */
+  /* the host JIT (plugin/load/cpu.c), made on the first host load */
   pthread_mutex_t host_lock;
   void *host_jit;
   void (*host_jit_destroy)(void *jit);

@@ -13,7 +13,6 @@
 
 #include "base/buf.h"
 #include "base/error.h"
-#include "plugin/toolkit/helpers.h"
 
 /* Library folders inside a CUDA home, in the order tried: the Linux
  * installer puts libNVVM under nvvm/lib64 and the rest under lib64; some
@@ -21,19 +20,9 @@
 static const char *const home_dirs[] = {"nvvm/lib64", "lib64", "lib", "nvvm/lib",
                                         "targets/x86_64-linux/lib", NULL};
 
-cuplug_error *cuplug__toolkit_init(cuplug__toolkit *tk, const char *cuda_home, bool in_process,
-                                   uint32_t time_limit_ms) {
+cuplug_error *cuplug__toolkit_init(cuplug__toolkit *tk, const char *cuda_home) {
   memset(tk, 0, sizeof *tk);
-  tk->in_process = in_process;
-  tk->time_limit_ms = time_limit_ms ? time_limit_ms : CUPLUG__DEFAULT_TIME_LIMIT_MS;
-  tk->helpers = calloc(1, sizeof *tk->helpers);
-  if (cuda_home) tk->cuda_home = cuplug__strdup(cuda_home);
-  if (!tk->helpers || (cuda_home && !tk->cuda_home)) {
-    free(tk->helpers);
-    free(tk->cuda_home);
-    return cuplug__error_oom();
-  }
-  cuplug__helpers_init(tk->helpers);
+  if (cuda_home && !(tk->cuda_home = cuplug__strdup(cuda_home))) return cuplug__error_oom();
   pthread_mutex_init(&tk->lock, NULL);
   return NULL;
 }
@@ -60,8 +49,6 @@ cuplug_error *cuplug__toolkit_use_file(cuplug__toolkit *tk, cuplug__lib *lib, co
 }
 
 void cuplug__toolkit_release(cuplug__toolkit *tk) {
-  if (tk->helpers) cuplug__helpers_release(tk->helpers);
-  free(tk->helpers);
   lib_release(&tk->nvvm_lib);
   lib_release(&tk->nvrtc_lib);
   lib_release(&tk->nvjitlink_lib);

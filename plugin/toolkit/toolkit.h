@@ -156,19 +156,8 @@ typedef struct cuplug__lib {
   char *file;  /* load exactly this file rather than search (see toolkit_use_file) */
 } cuplug__lib;
 
-/* The helper processes that run the toolkit's jobs (helpers.h). */
-struct cuplug__helpers;
-
-/* How long a toolkit call may run before cuplug stops it, by default:
- * libNVVM compiles numba-cuda's largest kernels in seconds, so a call that
- * runs two minutes is stuck. */
-#define CUPLUG__DEFAULT_TIME_LIMIT_MS 120000u
-
 typedef struct cuplug__toolkit {
   char *cuda_home; /* explicit home, or NULL to search */
-  bool in_process; /* run the libraries here, not in helper processes */
-  uint32_t time_limit_ms; /* a helper's job is stopped after this long */
-  struct cuplug__helpers *helpers;
   pthread_mutex_t lock;
   cuplug__lib nvvm_lib, nvrtc_lib, nvjitlink_lib, driver_lib;
   cuplug__nvvm_api nvvm;
@@ -188,10 +177,9 @@ typedef struct cuplug__toolkit {
   char *identity;    /* see toolkit_identity */
 } cuplug__toolkit;
 
-/* A toolkit that finds the libraries under cuda_home (NULL: search) and
- * runs them in helper processes unless in_process. */
-cuplug_error *cuplug__toolkit_init(cuplug__toolkit *tk, const char *cuda_home, bool in_process,
-                                   uint32_t time_limit_ms);
+/* A toolkit that finds the libraries under cuda_home (NULL: search).
+ * Where they run is the runner's business (plugin/helper/run.h). */
+cuplug_error *cuplug__toolkit_init(cuplug__toolkit *tk, const char *cuda_home);
 /* Makes `lib` (one of tk's) load from the file at `path`, which another
  * process found, rather than search; only before its first use.  The
  * helper process runs every job with the libraries its host chose. */

@@ -1,6 +1,6 @@
 /* grid_threads.c - the CPU grid under ThreadSanitizer (threads.grid).
  *
- * The grid runner (plugin/host/grid.c, runtime.c, fiber.c), built with
+ * The grid runner (plugin/cpu/grid.c, runtime.c, fiber.c), built with
  * -fsanitize=thread and driven without LLVM: the "kernels" are C functions
  * in the shape of the launchers the JIT makes, calling the runtime's
  * special registers, barriers and shuffles through the symbols the JIT
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin/host/internal.h"
+#include "plugin/cpu/internal.h"
 
 #define BLOCKS 48
 #define THREADS 64

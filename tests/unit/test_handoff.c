@@ -1,5 +1,5 @@
 /* test_handoff.c - the switches of the host-helper handoff
- * (plugin/toolkit/handoff.h): read from the environment as documented, and
+ * (plugin/helper/handoff.h): read from the environment as documented, and
  * under every one a compile makes the same bytes and a stuck helper is
  * still stopped at the time limit. */
 #include <stdio.h>
@@ -8,9 +8,9 @@
 #include <time.h>
 
 #include "plugin/session/session.h"
-#include "plugin/toolkit/handoff.h"
-#include "plugin/toolkit/helpers.h"
-#include "plugin/toolkit/wire.h"
+#include "plugin/helper/handoff.h"
+#include "plugin/helper/helpers.h"
+#include "plugin/helper/wire.h"
 #include "support.h"
 
 static const char *const switches[] = {"CUPLUG_HELPER_PIN", "CUPLUG_HOST_SPIN_US",
@@ -138,7 +138,7 @@ START_TEST(every_switch_compiles_alike) {
                     settings[i][0], settings[i][1], settings[i][2]);
       free(got);
     }
-    ck_assert_uint_eq(cuplug__helpers_idle(s->toolkit.helpers), 1);
+    ck_assert_uint_eq(cuplug__helpers_idle(&s->runner.helpers), 1);
     t_api()->session_destroy(s);
   }
   free(want);

@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "plugin/session/session.h"
-#include "plugin/toolkit/helpers.h"
+#include "plugin/helper/helpers.h"
 #include "support.h"
 
 /* A case's input.ll with one edit: `from` replaced by `to`. */
@@ -147,7 +147,7 @@ START_TEST(crash_is_an_error) {
                    "libNVVM crashed: the helper process that ran it was killed by signal 11 "
                    "(Segmentation fault); this process goes on, and the next call starts a "
                    "fresh helper");
-  ck_assert_uint_eq(cuplug__helpers_idle(s->toolkit.helpers), 0);
+  ck_assert_uint_eq(cuplug__helpers_idle(&s->runner.helpers), 0);
   t_api()->session_destroy(s);
 }
 END_TEST
@@ -223,7 +223,7 @@ START_TEST(helpers_stay_warm) {
   cuplug_session *s = t_session();
   for (int i = 0; i < 3; i++) compiles(s, "add_i32");
   /* one compile at a time needs one helper, kept for the next */
-  ck_assert_uint_eq(cuplug__helpers_idle(s->toolkit.helpers), 1);
+  ck_assert_uint_eq(cuplug__helpers_idle(&s->runner.helpers), 1);
   t_api()->session_destroy(s);
 }
 END_TEST

@@ -1,0 +1,88 @@
+/* host.h - the interface between libcuplug.so and libcuplug-host.so.
+ *
+ * Running device code on the CPU needs LLVM's X86 backend, ORC and the
+ * optimiser: some 40 MB that a host which never runs on the CPU should not
+ * load.  So they live in a second shared object, libcuplug-host.so, beside
+ * the plugin, which the plugin opens the first time a session loads a host
+ * artifact (plugin/load/cpu.c).  It exports one symbol, cuplug__host_get,
+ * which returns this table.  Both sides are built together: the version
+ * only guards against a stray copy of the other.
+ *
+ * The host object never makes cuplug_error objects (each shared object
+ * would have its own static out-of-memory error): a call returns 0 or a
+ * cuplug_status, and then a message in *msg (malloc'd; the caller frees). */
+#ifndef CUPLUG__PLUGIN_CPU_CPU_H
+#define CUPLUG__PLUGIN_CPU_CPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CUPLUG__HOST_VERSION 1
+
+typedef struct cuplug__host_jit cuplug__host_jit; /* one per session */
+typedef struct cuplug__host_lib cuplug__host_lib; /* one per load() */
+
+typedef struct cuplug__host_module {
+  const char *name; /* for messages */
+  const char *text; /* NVVM IR as the compile handed libNVVM, NUL-terminated */
+  size_t size;
+} cuplug__host_module;
+
+/* A library to make. */
+typedef struct cuplug__host_lib_args {
+  const cuplug__host_module *mods; /* as the compile would hand libNVVM */
+  size_t num_mods;
+  const cuplug__host_module *sources; /* the caller's, for the lines in messages */
+  size_t num_sources;
+  const char *const *kernels; /* each gets a launcher */
+  size_t num_kernels;
+  const char *entry; /* a device function to compile at once (NULL: none) */
+  const void *libdevice; /* libdevice.10.bc, when the modules call it (NULL: they do not) */
+  size_t libdevice_size;
+  int ftz; /* libdevice flushes subnormals to zero (fastmath, as libNVVM's -ftz=1) */
+  /* external functions the host provides (declare_device's host_function) */
+  const char *const *extern_names;
+  void *const *extern_addresses;
+  size_t num_externs;
+} cuplug__host_lib_args;
+
+/* A kernel to launch on a CPU grid. */
+typedef struct cuplug__host_grid {
+  const char *kernel; /* its symbol */
+  uint32_t grid[3], block[3]; /* none 0 */
+  uint32_t shared_mem;        /* dynamic shared memory, bytes */
+  void **params;              /* as cuLaunchKernel takes them */
+  size_t num_params;
+  int debug;        /* it has the exception store: read it after */
+  uint32_t threads; /* host threads to run blocks on; 0: one per core */
+} cuplug__host_grid;
+
+/* What libffi needs of a C-ABI function: each argument's and the result's
+ * kind (cuplug_type_kind: scalars and CPointer). */
+typedef struct cuplug__host_ffi {
+  void *fn;
+  uint32_t restype;
+  const uint32_t *argtypes;
+  size_t nargs;
+  void **args;  /* each points at its C value */
+  void *result; /* room for the result (16 bytes is enough for all) */
+} cuplug__host_ffi;
+
+typedef struct cuplug__host_api {
+  uint32_t version;
+  int (*jit_create)(cuplug__host_jit **out, char **msg);
+  void (*jit_destroy)(cuplug__host_jit *jit);
+  /* Parses, links, retargets, optimises and JIT-compiles the modules; the
+   * kernels named get a launcher each.  Thread-safe on one JIT. */
+  int (*lib_create)(cuplug__host_jit *jit, const cuplug__host_lib_args *a, cuplug__host_lib **out,
+                    char **msg);
+  void (*lib_destroy)(cuplug__host_lib *lib);
+  /* The address of a symbol the library defines, or NULL. */
+  void *(*lookup)(cuplug__host_lib *lib, const char *name);
+  int (*launch)(cuplug__host_lib *lib, const cuplug__host_grid *g, char **msg);
+  int (*call)(const cuplug__host_ffi *c, char **msg);
+} cuplug__host_api;
+
+typedef const cuplug__host_api *(*cuplug__host_get_fn)(uint32_t version);
+
+#endif

@@ -1,0 +1,14 @@
+/* fail.c - the host object's errors: a status and a message, which
+ * libcuplug.so makes into its error object (host.h says why). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "plugin/cpu/internal.h"
+
+int cuplug__host_fail(char **msg, int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  if (vasprintf(msg, fmt, ap) < 0) *msg = NULL;
+  va_end(ap);
+  return code;
+}

@@ -1,0 +1,371 @@
+/* runtime.c - what the NVVM intrinsics and known inline PTX do on the CPU.
+ *
+ * The JIT'd code calls these by the names retarget.c gives them
+ * (`__cuplug_nvvm.<intrinsic>`).  Special registers read the worker's view
+ * of its block; barriers and warp collectives yield to the block's
+ * scheduler (grid.c), which runs the other threads until all arrive.
+ * Shared memory is a thread-local variable in the IR, which the JIT
+ * emulates through __emutls_get_address: defined here, it hands each
+ * worker (running one block at a time) its own copy. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "plugin/cpu/internal.h"
+
+__thread cuplug__worker *cuplug__current __attribute__((tls_model("initial-exec")));
+
+/* Outside a launch (a device function called directly) the code still
+ * has a block: one thread, this one. */
+static __thread cuplug__worker lone = {.ntid = {1, 1, 1}, .nctaid = {1, 1, 1}, .nthreads = 1};
+
+static __thread cuplug__fiber lone_fiber;
+
+static cuplug__worker *me(void) { return cuplug__current ? cuplug__current : &lone; }
+
+/* The running thread's fiber (outside a launch, a stand-in). */
+static cuplug__fiber *self(void) {
+  cuplug__worker *w = me();
+  return w->fibers ? &w->fibers[w->linear] : &lone_fiber;
+}
+
+/* ---- special registers ---- */
+
+#define SREG(name, expr)                         \
+  static uint32_t name(void) {                   \
+    cuplug__worker *w = me();                    \
+    return (expr);                               \
+  }
+SREG(tid_x, w->tid[0])
+SREG(tid_y, w->tid[1])
+SREG(tid_z, w->tid[2])
+SREG(ntid_x, w->ntid[0])
+SREG(ntid_y, w->ntid[1])
+SREG(ntid_z, w->ntid[2])
+SREG(ctaid_x, w->ctaid[0])
+SREG(ctaid_y, w->ctaid[1])
+SREG(ctaid_z, w->ctaid[2])
+SREG(nctaid_x, w->nctaid[0])
+SREG(nctaid_y, w->nctaid[1])
+SREG(nctaid_z, w->nctaid[2])
+SREG(laneid, w->linear % 32)
+static uint32_t warpsize(void) { return 32; }
+
+/* ---- shared memory ---- */
+
+struct emutls_object { /* as LLVM emits __emutls_v.<name> */
+  size_t size, align;
+  void *unused;
+  const void *templ;
+};
+
+static void *emutls_get_address(struct emutls_object *o) {
+  cuplug__worker *w = me();
+  if (!o->size) return w->dynamic_shared; /* extern __shared__ T x[] */
+  for (size_t i = 0; i < w->num_shared; i++)
+    if (w->shared[i].object == o) return w->shared[i].storage;
+  if (w->num_shared == w->cap_shared) {
+    size_t cap = w->cap_shared ? 2 * w->cap_shared : 8;
+    void *v = realloc(w->shared, cap * sizeof *w->shared);
+    if (!v) abort(); /* nowhere to report it from inside the kernel */
+    w->shared = v;
+    w->cap_shared = cap;
+  }
+  size_t align = o->align > 16 ? o->align : 16;
+  void *p = aligned_alloc(align, (o->size + align - 1) / align * align);
+  if (!p) abort();
+  if (o->templ) memcpy(p, o->templ, o->size);
+  else memset(p, 0, o->size);
+  w->shared[w->num_shared].object = o;
+  w->shared[w->num_shared].storage = p;
+  w->num_shared++;
+  return p;
+}
+
+/* ---- barriers and fences ---- */
+
+static void barrier0(void) {
+  cuplug__fiber *f = self();
+  f->pred = 0;
+  f->mode = 0;
+  cuplug__host_yield(f, CUPLUG__BARRIER);
+}
+static int32_t barrier_reduce(int32_t pred, uint32_t mode) {
+  cuplug__fiber *f = self();
+  f->pred = pred != 0;
+  f->mode = mode;
+  cuplug__host_yield(f, CUPLUG__BARRIER);
+  return (int32_t)f->result;
+}
+static int32_t barrier0_popc(int32_t p) { return barrier_reduce(p, 0); }
+static int32_t barrier0_and(int32_t p) { return barrier_reduce(p, 1); }
+static int32_t barrier0_or(int32_t p) { return barrier_reduce(p, 2); }
+
+static void fence(void) { atomic_thread_fence(memory_order_seq_cst); }
+
+/* ---- warp collectives ---- */
+
+static cuplug__fiber *warp_wait(cuplug__warp_op op, uint32_t mask, uint32_t mode) {
+  cuplug__fiber *f = self();
+  f->op = op;
+  f->mask = mask;
+  f->mode = mode;
+  return f;
+}
+
+static void bar_warp_sync(uint32_t mask) {
+  cuplug__host_yield(warp_wait(CUPLUG__SYNCWARP, mask, 0), CUPLUG__WARP);
+}
+
+/* {i32, i1} comes back in eax and dl: two integer eightbytes. */
+typedef struct pair {
+  uint64_t value, pred;
+} pair;
+
+static pair shfl_sync_i32(uint32_t mask, uint32_t mode, uint32_t value, uint32_t b,
+                          uint32_t c) {
+  cuplug__fiber *f = warp_wait(CUPLUG__SHFL, mask, mode);
+  f->value = value;
+  f->b = b;
+  f->c = c;
+  cuplug__host_yield(f, CUPLUG__WARP);
+  return (pair){f->result, f->result_pred};
+}
+
+static pair vote_sync(uint32_t mask, uint32_t mode, uint8_t pred) {
+  cuplug__fiber *f = warp_wait(CUPLUG__VOTE, mask, mode);
+  f->pred = pred & 1;
+  cuplug__host_yield(f, CUPLUG__WARP);
+  return (pair){f->result, f->result_pred};
+}
+
+/* Lanes of the warp that have not returned.  Without fibers (code that
+ * never waits on another thread) the warp's lanes run one after another,
+ * each as though all were there: every lane the block has. */
+static uint32_t activemask(void) {
+  cuplug__worker *w = me();
+  uint32_t first = w->linear / 32 * 32, mask = 0;
+  for (uint32_t l = 0; l < 32 && first + l < w->nthreads; l++)
+    if (!w->fibers || w->fibers[first + l].state != CUPLUG__DONE) mask |= 1u << l;
+  return mask;
+}
+
+/* atom.inc and atom.dec (CUDA's atomicInc, atomicDec) */
+static uint32_t atomic_inc(_Atomic uint32_t *p, uint32_t limit) {
+  uint32_t old = atomic_load(p);
+  while (!atomic_compare_exchange_weak(p, &old, old >= limit ? 0 : old + 1)) {
+  }
+  return old;
+}
+static uint32_t atomic_dec(_Atomic uint32_t *p, uint32_t limit) {
+  uint32_t old = atomic_load(p);
+  while (!atomic_compare_exchange_weak(p, &old, old == 0 || old > limit ? limit : old - 1)) {
+  }
+  return old;
+}
+static uint32_t lanemask_lt(void) { return (1u << (me()->linear % 32)) - 1; }
+
+/* ---- time ---- */
+
+static uint64_t now_ns(clockid_t clock) {
+  struct timespec ts;
+  clock_gettime(clock, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+/* clock64 counts cycles on the GPU; here nanoseconds of this thread's
+ * clock, which like it only grows. */
+static uint64_t clock64(void) { return now_ns(CLOCK_MONOTONIC); }
+static uint64_t globaltimer(void) { return now_ns(CLOCK_REALTIME); }
+static void nanosleep_u32(uint32_t ns) {
+  struct timespec ts = {0, ns > 1000000u ? 1000000 : (long)ns}; /* PTX caps it at 1 ms */
+  nanosleep(&ts, NULL);
+}
+static uint32_t dynamic_smem_size(void) { return me()->dynamic_size; }
+
+/* ---- the table ---- */
+
+#define R "__cuplug_nvvm."
+#define FN(f) ((void *)(uintptr_t)(f))
+static const struct {
+  const char *intrinsic;
+  void *address;
+  bool collective;
+} table[] = {
+    {"read.ptx.sreg.tid.x", FN(tid_x), false},
+    {"read.ptx.sreg.tid.y", FN(tid_y), false},
+    {"read.ptx.sreg.tid.z", FN(tid_z), false},
+    {"read.ptx.sreg.ntid.x", FN(ntid_x), false},
+    {"read.ptx.sreg.ntid.y", FN(ntid_y), false},
+    {"read.ptx.sreg.ntid.z", FN(ntid_z), false},
+    {"read.ptx.sreg.ctaid.x", FN(ctaid_x), false},
+    {"read.ptx.sreg.ctaid.y", FN(ctaid_y), false},
+    {"read.ptx.sreg.ctaid.z", FN(ctaid_z), false},
+    {"read.ptx.sreg.nctaid.x", FN(nctaid_x), false},
+    {"read.ptx.sreg.nctaid.y", FN(nctaid_y), false},
+    {"read.ptx.sreg.nctaid.z", FN(nctaid_z), false},
+    {"read.ptx.sreg.laneid", FN(laneid), false},
+    {"read.ptx.sreg.warpsize", FN(warpsize), false},
+    {"barrier0", FN(barrier0), true},
+    {"barrier0.popc", FN(barrier0_popc), true},
+    {"barrier0.and", FN(barrier0_and), true},
+    {"barrier0.or", FN(barrier0_or), true},
+    {"bar.warp.sync", FN(bar_warp_sync), true},
+    {"shfl.sync.i32", FN(shfl_sync_i32), true},
+    {"vote.sync", FN(vote_sync), true},
+    {"membar.cta", FN(fence), false},
+    {"membar.gl", FN(fence), false},
+    {"membar.sys", FN(fence), false},
+    {"atomic.load.inc.32.p0", FN(atomic_inc), false},
+    {"atomic.load.inc.32.p1", FN(atomic_inc), false},
+    {"atomic.load.inc.32.p3", FN(atomic_inc), false},
+    {"atomic.load.dec.32.p0", FN(atomic_dec), false},
+    {"atomic.load.dec.32.p1", FN(atomic_dec), false},
+    {"atomic.load.dec.32.p3", FN(atomic_dec), false},
+    /* inline PTX (asm_table) */
+    {"activemask", FN(activemask), false},
+    {"lanemask_lt", FN(lanemask_lt), false},
+    {"clock64", FN(clock64), false},
+    {"globaltimer", FN(globaltimer), false},
+    {"nanosleep", FN(nanosleep_u32), false},
+    {"dynamic_smem_size", FN(dynamic_smem_size), false},
+};
+#define COUNT (sizeof table / sizeof table[0])
+
+/* The inline PTX cuplug's built-ins write, and the function for each. */
+static const struct {
+  const char *text, *fn;
+} asm_table[] = {
+    {"activemask.b32 $0;", R "activemask"},
+    {"mov.u32 $0, %lanemask_lt;", R "lanemask_lt"},
+    {"mov.u64 $0, %clock64;", R "clock64"},
+    {"mov.u64 $0, %globaltimer;", R "globaltimer"},
+    {"nanosleep.u32 $0;", R "nanosleep"},
+    {"mov.u32 $0, %dynamic_smem_size;", R "dynamic_smem_size"},
+    /* cuda.fp16's (math.c) */
+    {"add.f16 $0, $1, $2;", R "asm.add.f16"},
+    {"sub.f16 $0, $1, $2;", R "asm.sub.f16"},
+    {"mul.f16 $0, $1, $2;", R "asm.mul.f16"},
+    {"neg.f16 $0, $1;", R "asm.neg.f16"},
+    {"abs.f16 $0, $1;", R "asm.abs.f16"},
+    {"fma.rn.f16 $0, $1, $2, $3;", R "asm.fma.rn.f16"},
+    {"cvt.f32.f16 $0, $1;", R "asm.cvt.f32.f16"},
+    {"cvt.rn.f16.f32 $0, $1;", R "asm.cvt.rn.f16.f32"},
+    {"{ .reg .pred %cmp; setp.eq.f16 %cmp, $1, $2; selp.u16 $0, 1, 0, %cmp; }",
+     R "asm.setp.eq.f16"},
+    {"{ .reg .pred %cmp; setp.neu.f16 %cmp, $1, $2; selp.u16 $0, 1, 0, %cmp; }",
+     R "asm.setp.neu.f16"},
+    {"{ .reg .pred %cmp; setp.gt.f16 %cmp, $1, $2; selp.u16 $0, 1, 0, %cmp; }",
+     R "asm.setp.gt.f16"},
+    {"{ .reg .pred %cmp; setp.ge.f16 %cmp, $1, $2; selp.u16 $0, 1, 0, %cmp; }",
+     R "asm.setp.ge.f16"},
+    {"{ .reg .pred %cmp; setp.lt.f16 %cmp, $1, $2; selp.u16 $0, 1, 0, %cmp; }",
+     R "asm.setp.lt.f16"},
+    {"{ .reg .pred %cmp; setp.le.f16 %cmp, $1, $2; selp.u16 $0, 1, 0, %cmp; }",
+     R "asm.setp.le.f16"},
+    {"{ .reg .pred %pick; setp.gt.f16 %pick, $1, $2; selp.b16 $0, $1, $2, %pick; }",
+     R "asm.max.f16"},
+    {"{ .reg .pred %pick; setp.lt.f16 %pick, $1, $2; selp.b16 $0, $1, $2, %pick; }",
+     R "asm.min.f16"},
+    /* libdevice's (math.c), as LLVM prints them */
+    {"bfind.shiftamt.u32 $0, $1;", R "asm.bfind.shiftamt.u32"},
+    {"rcp.approx.ftz.f32 $0,$1;", R "asm.rcp.approx.ftz.f32"},
+    {"rsqrt.approx.ftz.f64 $0, $1;", R "asm.rsqrt.approx.ftz.f64"},
+    {"sub.rm.f32 $0, $1, $2;", R "asm.sub.rm.f32"},
+    {"sub.rm.f64 $0, $1, $2;", R "asm.sub.rm.f64"},
+    {"sub.rm.ftz.f32 $0, $1, $2;", R "asm.sub.rm.ftz.f32"},
+    {"sub.rn.f32 $0, $1, $2;", R "asm.sub.rn.f32"},
+    {"sub.rn.f64 $0, $1, $2;", R "asm.sub.rn.f64"},
+    {"sub.rn.ftz.f32 $0, $1, $2;", R "asm.sub.rn.ftz.f32"},
+    {"sub.rp.f32 $0, $1, $2;", R "asm.sub.rp.f32"},
+    {"sub.rp.f64 $0, $1, $2;", R "asm.sub.rp.f64"},
+    {"sub.rp.ftz.f32 $0, $1, $2;", R "asm.sub.rp.ftz.f32"},
+    {"sub.rz.f32 $0, $1, $2;", R "asm.sub.rz.f32"},
+    {"sub.rz.f64 $0, $1, $2;", R "asm.sub.rz.f64"},
+    {"sub.rz.ftz.f32 $0, $1, $2;", R "asm.sub.rz.ftz.f32"},
+    {"{ .reg .pred __$$temp3;\\0A  setp.equ.f64 __$$temp3, $1, $2;\\0A  selp.f64 $0, $3, $4, "
+     "__$$temp3;}", R "asm.select.equ.f64"},
+    {"{\\0A\\09.reg .u32 r0, r1, r2, r3, a0, a1, a2, a3, b0, b1, b2, b3;\\0A\\09mov.b64         "
+     "{a0,a1}, $2;\\0A\\09mov.b64         {a2,a3}, $3;\\0A\\09mov.b64         {b0,b1}, "
+     "$4;\\0A\\09mov.b64         {b2,b3}, $5;\\0A\\09add.cc.u32      r0, a0, b0; "
+     "\\0A\\09addc.cc.u32     r1, a1, b1; \\0A\\09addc.cc.u32     r2, a2, b2; "
+     "\\0A\\09addc.u32        r3, a3, b3; \\0A\\09mov.b64         $0, {r0,r1};\\0A\\09mov.b64 "
+     "        $1, {r2,r3};\\0A\\09}", R "asm.add.u128"},
+    {"{\\0A\\09.reg .u32 r0, r1, r2, r3, a0, a1, a2, a3, b0, b1, b2, b3;\\0A\\09mov.b64         "
+     "{a0,a1}, $2;\\0A\\09mov.b64         {a2,a3}, $3;\\0A\\09mov.b64         {b0,b1}, "
+     "$4;\\0A\\09mov.b64         {b2,b3}, $5;\\0A\\09sub.cc.u32      r0, a0, b0; "
+     "\\0A\\09subc.cc.u32     r1, a1, b1; \\0A\\09subc.cc.u32     r2, a2, b2; "
+     "\\0A\\09subc.u32        r3, a3, b3; \\0A\\09mov.b64         $0, {r0,r1};\\0A\\09mov.b64 "
+     "        $1, {r2,r3};\\0A\\09}", R "asm.sub.u128"},
+    {"{\\0A\\09.reg .u32 r0, r1, r2, r3, alo, ahi, blo, bhi, clo, chi;\\0A\\09mov.b64         "
+     "{alo,ahi}, $2;    \\0A\\09mov.b64         {blo,bhi}, $3;    \\0A\\09mov.b64         "
+     "{clo,chi}, $4;    \\0A\\09mad.lo.cc.u32   r0, alo, blo, clo;\\0A\\09madc.hi.cc.u32  r1, "
+     "alo, blo, chi;\\0A\\09madc.hi.u32     r2, alo, bhi,   0;\\0A\\09mad.lo.cc.u32   r1, alo, "
+     "bhi,  r1;\\0A\\09madc.hi.cc.u32  r2, ahi, blo,  r2;\\0A\\09madc.hi.u32     r3, ahi, bhi,  "
+     " 0;\\0A\\09mad.lo.cc.u32   r1, ahi, blo,  r1;\\0A\\09madc.lo.cc.u32  r2, ahi, bhi,  "
+     "r2;\\0A\\09addc.u32        r3,  r3,   0;     \\0A\\09mov.b64         $0, {r0,r1};      "
+     "\\0A\\09mov.b64         $1, {r2,r3};      \\0A\\09}", R "asm.mad.wide.u64"},
+    {"{\\0A\\09.reg .u32 r0, r1, r2, r3, alo, ahi, blo, bhi;\\0A\\09mov.b64         {alo,ahi}, "
+     "$2;   \\0A\\09mov.b64         {blo,bhi}, $3;   \\0A\\09mul.lo.u32      r0, alo, blo;    "
+     "\\0A\\09mul.hi.u32      r1, alo, blo;    \\0A\\09mad.lo.cc.u32   r1, alo, bhi, "
+     "r1;\\0A\\09madc.hi.u32     r2, alo, bhi,  0;\\0A\\09mad.lo.cc.u32   r1, ahi, blo, "
+     "r1;\\0A\\09madc.hi.cc.u32  r2, ahi, blo, r2;\\0A\\09madc.hi.u32     r3, ahi, bhi,  "
+     "0;\\0A\\09mad.lo.cc.u32   r2, ahi, bhi, r2;\\0A\\09addc.u32        r3, r3,  0;      "
+     "\\0A\\09mov.b64         $0, {r0,r1};     \\0A\\09mov.b64         $1, {r2,r3};     "
+     "\\0A\\09}", R "asm.mul.wide.u64"},
+    {"{\\0A\\09mad.lo.cc.u32   $0, $2, $3, $4;\\0A\\09madc.hi.u32     $1, $2, $3,  0;\\0A\\09}",
+     R "asm.mad.wide.u32"},
+};
+
+bool cuplug__host_runtime_has(const char *intrinsic) {
+  for (size_t i = 0; i < COUNT; i++)
+    if (strcmp(table[i].intrinsic, intrinsic) == 0) return true;
+  size_t n;
+  const cuplug__host_symbol *math = cuplug__host_math_symbols(&n);
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(math[i].name, intrinsic) == 0) return true;
+  return false;
+}
+
+bool cuplug__host_runtime_collective(const char *intrinsic) {
+  for (size_t i = 0; i < COUNT; i++)
+    if (strcmp(table[i].intrinsic, intrinsic) == 0) return table[i].collective;
+  return false;
+}
+
+const char *cuplug__host_runtime_asm(const char *text) {
+  for (size_t i = 0; i < sizeof asm_table / sizeof asm_table[0]; i++)
+    if (strcmp(asm_table[i].text, text) == 0) return asm_table[i].fn;
+  return NULL;
+}
+
+/* The JIT's names for the runtime's functions and math.c's. */
+#define MAX_SYMBOLS 512
+static cuplug__host_symbol symbols[MAX_SYMBOLS + 1]; /* and __emutls_get_address */
+static char names[MAX_SYMBOLS][64];
+static size_t num_symbols;
+static pthread_once_t symbols_once = PTHREAD_ONCE_INIT;
+static void add_symbol(const char *intrinsic, void *address) {
+  if (num_symbols == MAX_SYMBOLS) abort(); /* a table grew past the array: a build error */
+  snprintf(names[num_symbols], sizeof names[0], R "%s", intrinsic);
+  symbols[num_symbols].name = names[num_symbols];
+  symbols[num_symbols].address = address;
+  num_symbols++;
+}
+static void fill_symbols(void) {
+  for (size_t i = 0; i < COUNT; i++) add_symbol(table[i].intrinsic, table[i].address);
+  size_t n;
+  const cuplug__host_symbol *math = cuplug__host_math_symbols(&n);
+  for (size_t i = 0; i < n; i++) add_symbol(math[i].name, math[i].address);
+  symbols[num_symbols].name = "__emutls_get_address";
+  symbols[num_symbols].address = FN(emutls_get_address);
+  num_symbols++;
+}
+
+const cuplug__host_symbol *cuplug__host_runtime_symbols(size_t *n) {
+  pthread_once(&symbols_once, fill_symbols);
+  *n = num_symbols;
+  return symbols;
+}

@@ -1,0 +1,382 @@
+/* helpers.c - the helper processes that run toolkit jobs for a session. */
+#include "plugin/helper/helpers.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "plugin/helper/wire.h"
+
+extern char **environ;
+
+struct cuplug__helper {
+  pid_t pid;
+  int fd; /* our end of the socket */
+  unsigned long jobs; /* answered so far */
+  cuplug__helper *next;
+};
+
+void cuplug__helpers_init(cuplug__helpers *h) {
+  memset(h, 0, sizeof *h);
+  pthread_mutex_init(&h->lock, NULL);
+  h->owner = getpid();
+  cuplug__handoff_from_env(&h->handoff);
+}
+
+/* Stops a helper of ours: it is killed (it may be stuck in a library) and
+ * reaped.  A host that ignores SIGCHLD has it reaped for it. */
+static void stop(cuplug__helper *w) {
+  if (!w) return;
+  close(w->fd);
+  kill(w->pid, SIGKILL);
+  while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR) {
+  }
+  free(w);
+}
+
+/* Helpers a forked child inherited are its parent's: it lets go of the
+ * sockets and leaves the processes alone.  The caller holds the lock. */
+static void drop_inherited(cuplug__helpers *h) {
+  if (h->owner == getpid()) return;
+  while (h->idle) {
+    cuplug__helper *w = h->idle;
+    h->idle = w->next;
+    close(w->fd);
+    free(w);
+  }
+  h->owner = getpid();
+}
+
+void cuplug__helpers_release(cuplug__helpers *h) {
+  pthread_mutex_lock(&h->lock);
+  drop_inherited(h);
+  while (h->idle) {
+    cuplug__helper *w = h->idle;
+    h->idle = w->next;
+    stop(w);
+  }
+  pthread_mutex_unlock(&h->lock);
+  free(h->program);
+  pthread_mutex_destroy(&h->lock);
+}
+
+size_t cuplug__helpers_idle(cuplug__helpers *h) {
+  pthread_mutex_lock(&h->lock);
+  size_t n = 0;
+  for (cuplug__helper *w = h->idle; w; w = w->next) n++;
+  pthread_mutex_unlock(&h->lock);
+  return n;
+}
+
+/* ---- finding and starting a helper ---- */
+
+/* $CUPLUG_HELPER, else cuplug-helper beside the plugin (the build's lib/,
+ * a Python package), else in cuplug/ beside it (an installed lib/). */
+static cuplug_error *find_program(cuplug__helpers *h, const char **out) {
+  if (h->program) {
+    *out = h->program;
+    return NULL;
+  }
+  const char *env = getenv("CUPLUG_HELPER");
+  cuplug__buf tried;
+  cuplug__buf_init(&tried);
+  char path[PATH_MAX + 64];
+  Dl_info info;
+  if (env && *env) {
+    snprintf(path, sizeof path, "%s", env);
+    if (access(path, X_OK) == 0) h->program = cuplug__strdup(path);
+    cuplug__buf_printf(&tried, "%s ($CUPLUG_HELPER)", path);
+  } else if (dladdr((void *)cuplug__helpers_init, &info) && info.dli_fname) {
+    const char *slash = strrchr(info.dli_fname, '/');
+    int dir = slash ? (int)(slash - info.dli_fname) : 1;
+    const char *base = slash ? info.dli_fname : ".";
+    const char *const rel[] = {"cuplug-helper", "cuplug/cuplug-helper", NULL};
+    for (int i = 0; rel[i] && !h->program; i++) {
+      snprintf(path, sizeof path, "%.*s/%s", dir, base, rel[i]);
+      if (access(path, X_OK) == 0) h->program = cuplug__strdup(path);
+      cuplug__buf_printf(&tried, "%s%s", tried.len ? ", " : "", path);
+    }
+  }
+  cuplug_error *e = NULL;
+  if (!h->program)
+    e = cuplug__error(CUPLUG_ERR_HELPER,
+                      "the helper program cuplug-helper, which runs libNVVM, NVRTC and "
+                      "nvJitLink apart from this process, is not there (tried %s): install "
+                      "it beside libcuplug.so, set CUPLUG_HELPER, or trust the inputs "
+                      "(CUPLUG_SESSION_TRUSTED)",
+                      tried.data ? tried.data : "nothing");
+  cuplug__buf_free(&tried);
+  *out = h->program;
+  return e;
+}
+
+/* Starts a helper on a socket pair: its end is its fd 3; stdin and stdout
+ * are /dev/null.  It runs in a process group of its own, so that a Ctrl-C
+ * meant for the host (which may catch it and go on) leaves it be. */
+static cuplug_error *spawn(const char *program, cuplug__helper **out) {
+  cuplug__helper *w = calloc(1, sizeof *w);
+  if (!w) return cuplug__error_oom();
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+    free(w);
+    return cuplug__error(CUPLUG_ERR_HELPER, "cannot make a socket for the helper: %s",
+                         strerror(errno));
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t attr;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, sv[1], 3);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawnattr_init(&attr);
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &all);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+                                      POSIX_SPAWN_SETPGROUP);
+  char *const argv[] = {(char *)program, NULL};
+  int rc = posix_spawn(&w->pid, program, &fa, &attr, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  close(sv[1]);
+  if (rc) {
+    close(sv[0]);
+    free(w);
+    return cuplug__error(CUPLUG_ERR_HELPER, "cannot start the helper %s: %s", program,
+                         strerror(rc));
+  }
+  w->fd = sv[0];
+  *out = w;
+  return NULL;
+}
+
+/* An idle helper, or a new one; *fresh says which. */
+static cuplug_error *take(cuplug__helpers *h, cuplug__helper **out, bool *fresh) {
+  pthread_mutex_lock(&h->lock);
+  drop_inherited(h);
+  cuplug__helper *w = h->idle;
+  if (w) h->idle = w->next;
+  const char *program = NULL;
+  cuplug_error *e = w ? NULL : find_program(h, &program);
+  pthread_mutex_unlock(&h->lock);
+  *fresh = !w;
+  if (!w && !e) e = spawn(program, &w);
+  *out = w;
+  return e;
+}
+
+static void give_back(cuplug__helpers *h, cuplug__helper *w) {
+  w->jobs++;
+  pthread_mutex_lock(&h->lock);
+  if (h->owner == getpid()) {
+    w->next = h->idle;
+    h->idle = w;
+    w = NULL;
+  }
+  pthread_mutex_unlock(&h->lock);
+  if (w) { /* forked meanwhile: the helper went with the parent */
+    close(w->fd);
+    free(w);
+  }
+}
+
+/* ---- talking to a helper ---- */
+
+typedef enum { READ_OK, READ_CLOSED, READ_TIMEOUT, READ_GARBLED } read_status;
+
+/* Reads n bytes by the deadline.  While nothing has come, the host polls
+ * the socket for spin_ns (CUPLUG_HOST_SPIN_US), then sleeps: waking costs
+ * tens of microseconds, spinning a core. */
+static read_status recv_all(int fd, char *p, size_t n, uint64_t deadline, uint64_t spin_ns) {
+  uint64_t spin_until = spin_ns ? cuplug__now_ns() + spin_ns : 0;
+  while (n) {
+    ssize_t k = recv(fd, p, n, MSG_DONTWAIT);
+    if (k > 0) {
+      p += k;
+      n -= (size_t)k;
+      continue;
+    }
+    if (k == 0 || (errno != EAGAIN && errno != EINTR)) return READ_CLOSED;
+    uint64_t now = cuplug__now_ns();
+    if (now >= deadline) return READ_TIMEOUT;
+    if (now < spin_until) {
+      cuplug__cpu_relax();
+      continue;
+    }
+    uint64_t wait_ms = (deadline - now + 999999) / 1000000;
+    struct pollfd pfd = {fd, POLLIN, 0};
+    int r = poll(&pfd, 1, wait_ms > INT_MAX ? INT_MAX : (int)wait_ms);
+    if (r < 0 && errno == EINTR) continue;
+    if (r == 0) continue; /* the deadline decides */
+    if (r < 0) return READ_CLOSED;
+  }
+  return READ_OK;
+}
+
+static cuplug_error *send_job(cuplug__helpers *h, cuplug__helper *w, const char *library,
+                              const cuplug__tool_job *job, bool *delivered) {
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  cuplug__buf_append(&b, "0123456789abcdef", CUPLUG__WIRE_HEADER); /* room for the header */
+  cuplug__wire_put_job(&b, library, h->handoff.pin ? sched_getcpu() : -1, job);
+  if (b.oom) {
+    cuplug__buf_free(&b);
+    return cuplug__error_oom();
+  }
+  cuplug__wire_header((unsigned char *)b.data, CUPLUG__WIRE_JOB, b.len - CUPLUG__WIRE_HEADER);
+  *delivered = cuplug__wire_send(w->fd, b.data, b.len);
+  cuplug__buf_free(&b);
+  return NULL;
+}
+
+/* Why the helper went away: a signal (a crash) or an exit; one that exits
+ * before its first job could not start (a missing library, say). */
+static cuplug_error *crashed(cuplug__helpers *h, cuplug__helper *w, cuplug__tool tool) {
+  close(w->fd);
+  /* It closed its end because it is going: a signal on top of a crash
+   * leaves the crash's status; one that lingers is stopped. */
+  kill(w->pid, SIGKILL);
+  int status = 0;
+  pid_t r;
+  while ((r = waitpid(w->pid, &status, 0)) < 0 && errno == EINTR) {
+  }
+  char why[128];
+  if (r == w->pid && WIFSIGNALED(status))
+    snprintf(why, sizeof why, "was killed by signal %d (%s)", WTERMSIG(status),
+             strsignal(WTERMSIG(status)));
+  else if (r == w->pid && WIFEXITED(status))
+    snprintf(why, sizeof why, "exited with status %d", WEXITSTATUS(status));
+  else
+    snprintf(why, sizeof why, "went away");
+  bool never_started = r == w->pid && WIFEXITED(status) && !w->jobs;
+  free(w);
+  if (never_started)
+    return cuplug__error(CUPLUG_ERR_HELPER,
+                         "the helper process exited as it started (status %d): run %s by hand "
+                         "to see why",
+                         WEXITSTATUS(status), h->program ? h->program : "cuplug-helper");
+  return cuplug__error(CUPLUG_ERR_TOOLKIT_CRASH,
+                       "%s crashed: the helper process that ran it %s; this process goes on, "
+                       "and the next call starts a fresh helper",
+                       cuplug__tool_name(tool), why);
+}
+
+void cuplug__helpers_reserve(cuplug__helpers *h, cuplug__pending *p) {
+  memset(p, 0, sizeof *p);
+  cuplug__helper *w;
+  bool fresh;
+  cuplug_error *e = take(h, &w, &fresh);
+  if (e) { /* the job will say why, when it comes */
+    cuplug__error_destroy(e);
+    return;
+  }
+  unsigned char wake[CUPLUG__WIRE_HEADER];
+  cuplug__wire_header(wake, CUPLUG__WIRE_WAKE, 0);
+  if (!cuplug__wire_send(w->fd, (const char *)wake, sizeof wake)) {
+    stop(w); /* it died while idle: the job takes a fresh one */
+    return;
+  }
+  p->helper = w;
+}
+
+void cuplug__helpers_unreserve(cuplug__helpers *h, cuplug__pending *p) {
+  if (p->helper) give_back(h, p->helper);
+  p->helper = NULL;
+}
+
+cuplug_error *cuplug__helpers_start(cuplug__helpers *h, const char *library,
+                                    const cuplug__tool_job *job, uint32_t time_limit_ms,
+                                    cuplug__pending *p) {
+  cuplug__helper *reserved = p->helper;
+  memset(p, 0, sizeof *p);
+  /* An idle helper may have died meanwhile (the system killed it): the
+   * job then goes to a fresh one, which must take it. */
+  for (int attempt = 0; attempt < 2; attempt++) {
+    cuplug__helper *w = reserved;
+    bool fresh = false, delivered = false;
+    reserved = NULL;
+    if (!w) CUPLUG__TRY(take(h, &w, &fresh));
+    cuplug_error *e = send_job(h, w, library, job, &delivered);
+    if (!e && !delivered && (fresh || w->jobs == 0)) return crashed(h, w, job->tool);
+    if (e || !delivered) {
+      stop(w);
+      if (e) return e;
+      continue;
+    }
+    p->helper = w;
+    p->tool = job->tool;
+    p->time_limit_ms = time_limit_ms;
+    p->deadline_ns = cuplug__now_ns() + (uint64_t)time_limit_ms * 1000000u;
+    return NULL;
+  }
+  return cuplug__error(CUPLUG_ERR_HELPER, "no helper process would take the job");
+}
+
+cuplug_error *cuplug__helpers_finish(cuplug__helpers *h, cuplug__pending *p,
+                                     cuplug__tool_output *out) {
+  memset(out, 0, sizeof *out);
+  cuplug__helper *w = p->helper;
+  p->helper = NULL;
+  unsigned char header[CUPLUG__WIRE_HEADER];
+  read_status st =
+      recv_all(w->fd, (char *)header, sizeof header, p->deadline_ns, h->handoff.host_spin_ns);
+  uint32_t type = 0;
+  uint64_t size = 0;
+  if (st == READ_OK && (!cuplug__wire_read_header(header, &type, &size) ||
+                        type != CUPLUG__WIRE_RESULT))
+    st = READ_GARBLED;
+  char *payload = NULL;
+  if (st == READ_OK) {
+    payload = malloc(size + 1);
+    if (!payload) {
+      stop(w);
+      return cuplug__error_oom();
+    }
+    st = recv_all(w->fd, payload, size, p->deadline_ns, 0);
+  }
+  if (st == READ_TIMEOUT) {
+    free(payload);
+    stop(w);
+    return cuplug__error(CUPLUG_ERR_TIMEOUT,
+                         "%s did not finish within the time limit of %u ms: its helper process "
+                         "was stopped (raise time_limit_ms if the work is that large)",
+                         cuplug__tool_name(p->tool), p->time_limit_ms);
+  }
+  if (st == READ_CLOSED) {
+    free(payload);
+    return crashed(h, w, p->tool);
+  }
+  if (st == READ_GARBLED) {
+    stop(w);
+    return cuplug__error(CUPLUG_ERR_TOOLKIT_CRASH,
+                         "the helper process that ran %s answered garbled bytes: it was "
+                         "stopped",
+                         cuplug__tool_name(p->tool));
+  }
+  give_back(h, w);
+  cuplug_error *e = cuplug__wire_get_result(payload, size, out);
+  free(payload);
+  return e;
+}
+
+void cuplug__helpers_cancel(cuplug__helpers *h, cuplug__pending *p) {
+  (void)h;
+  stop(p->helper);
+  p->helper = NULL;
+}

@@ -1,0 +1,153 @@
+/* helper_main.c - cuplug-helper: runs toolkit jobs for a cuplug host.
+ *
+ * The host starts it with a socket as fd 3 and sends it jobs (wire.h), one
+ * at a time; it answers each with the result.  It loads each library from
+ * the file the host names in the job, so both run the same toolkit.  Should
+ * libNVVM crash on a job, this process dies instead of the host; should it
+ * never return, the host kills it.  It leaves when the host closes the
+ * socket, or goes: a watchdog thread sees that even while a library call
+ * is stuck.  How it waits for jobs, and where it runs them: handoff.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "plugin/helper/handoff.h"
+#include "plugin/helper/helpers.h"
+#include "plugin/toolkit/tool.h"
+#include "plugin/helper/wire.h"
+
+enum { HOST_FD = 3 };
+
+static void *watchdog(void *arg) {
+  (void)arg;
+  for (;;) {
+    struct pollfd pfd = {HOST_FD, POLLRDHUP, 0};
+    if (poll(&pfd, 1, -1) < 0 && errno == EINTR) continue;
+    if (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) _exit(0);
+  }
+  return NULL;
+}
+
+/* Waits for the host's next message for up to `ns` without sleeping,
+ * yielding the core to any thread that wants it: after a wake-up
+ * (CUPLUG__SPIN_NS), and after a job (CUPLUG_HELPER_SPIN_US). */
+static void spin_for_message(uint64_t ns) {
+  uint64_t until = cuplug__now_ns() + ns;
+  char c;
+  for (;;) {
+    if (recv(HOST_FD, &c, 1, MSG_PEEK | MSG_DONTWAIT) != -1 || errno != EAGAIN) return;
+    if (cuplug__now_ns() >= until) return;
+    sched_yield();
+  }
+}
+
+/* The CPUs this process may run on, as it started. */
+static cpu_set_t allowed;
+static bool have_allowed;
+
+/* Moves this thread onto the host's CPU for a job (CUPLUG_HELPER_PIN);
+ * true when it did. */
+static bool pin(int cpu) {
+  if (cpu < 0 || !have_allowed || !CPU_ISSET(cpu, &allowed)) return false;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  return sched_setaffinity(0, sizeof one, &one) == 0;
+}
+
+static bool read_all(char *p, size_t n) {
+  while (n) {
+    ssize_t k = recv(HOST_FD, p, n, 0);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    p += k;
+    n -= (size_t)k;
+  }
+  return true;
+}
+
+static cuplug__lib *library_of(cuplug__toolkit *tk, cuplug__tool tool) {
+  switch (tool) {
+    case CUPLUG__TOOL_NVVM: return &tk->nvvm_lib;
+    case CUPLUG__TOOL_NVRTC: return &tk->nvrtc_lib;
+    case CUPLUG__TOOL_NVJITLINK: return &tk->nvjitlink_lib;
+  }
+  return NULL;
+}
+
+/* Runs one job and writes its result; false when the host is gone. */
+static bool serve(cuplug__toolkit *tk, char *payload, uint64_t size) {
+  cuplug__wire_job job;
+  cuplug__tool_output out = {0};
+  cuplug_error *e = NULL;
+  if (!cuplug__wire_get_job(payload, size, &job)) {
+    e = cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "the helper got a garbled job");
+  } else {
+    cuplug__lib *lib = library_of(tk, job.job.tool);
+    e = lib ? cuplug__toolkit_use_file(tk, lib, job.library)
+            : cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "no toolkit tool %d", (int)job.job.tool);
+    bool pinned = !e && pin(job.cpu);
+    if (!e) e = cuplug__tool_run_here(tk, &job.job, &out);
+    /* free again before the result wakes the host, which may come here */
+    if (pinned) sched_setaffinity(0, sizeof allowed, &allowed);
+    cuplug__wire_job_free(&job);
+  }
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  cuplug__buf_append(&b, "0123456789abcdef", CUPLUG__WIRE_HEADER);
+  cuplug__wire_put_result(&b, e, &out);
+  cuplug__error_destroy(e);
+  cuplug__tool_output_free(&out);
+  bool ok = !b.oom;
+  if (ok) {
+    cuplug__wire_header((unsigned char *)b.data, CUPLUG__WIRE_RESULT, b.len - CUPLUG__WIRE_HEADER);
+    ok = cuplug__wire_send(HOST_FD, b.data, b.len);
+  }
+  cuplug__buf_free(&b);
+  return ok;
+}
+
+int main(void) {
+  signal(SIGPIPE, SIG_IGN);
+  if (fcntl(HOST_FD, F_GETFD) < 0) {
+    fprintf(stderr, "cuplug-helper: cuplug starts this program itself (it talks on fd 3)\n");
+    return 2;
+  }
+  pthread_t dog;
+  pthread_create(&dog, NULL, watchdog, NULL);
+  cuplug__toolkit tk;
+  cuplug_error *e = cuplug__toolkit_init(&tk, NULL);
+  if (e) return 1;
+  cuplug__handoff handoff;
+  cuplug__handoff_from_env(&handoff);
+  have_allowed = sched_getaffinity(0, sizeof allowed, &allowed) == 0;
+  for (;;) {
+    unsigned char header[CUPLUG__WIRE_HEADER];
+    uint32_t type;
+    uint64_t size;
+    if (!read_all((char *)header, sizeof header)) break;
+    if (!cuplug__wire_read_header(header, &type, &size)) break;
+    if (type == CUPLUG__WIRE_WAKE && size == 0) {
+      spin_for_message(CUPLUG__SPIN_NS);
+      continue;
+    }
+    if (type != CUPLUG__WIRE_JOB) break;
+    char *payload = malloc(size + 1);
+    if (!payload || !read_all(payload, size)) break;
+    bool ok = serve(&tk, payload, size);
+    free(payload);
+    if (!ok) break;
+    if (handoff.helper_spin_ns) spin_for_message(handoff.helper_spin_ns);
+  }
+  return 0;
+}
