@@ -10,9 +10,13 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/structs.h"
 #include "base/types.h"
 #include "plugin/api/info.h"
-#include "plugin/load/load.h"
+#include "plugin/load/cpu.h"
+#include "plugin/load/launch.h"
+#include "plugin/load/library.h"
+#include "plugin/load/memory.h"
 #include "plugin/pipeline/compile.h"
 #include "plugin/pipeline/link.h"
 #include "plugin/registry/registry.h"
@@ -20,7 +24,7 @@
 
 /* The first size of each struct: the fields of the ABI version that
  * introduced it, which every caller sets. */
-#define SIZE_TO(type, field) (offsetof(type, field) + sizeof(((type *)0)->field))
+#define SIZE_TO CUPLUG_STRUCT_SIZE
 #define MIN_COMPILE_ARGS SIZE_TO(cuplug_compile_args, artifact)
 #define MIN_INFO sizeof(size_t)
 #define MIN_TYPE_INFO SIZE_TO(cuplug_type_info, type)
@@ -48,41 +52,11 @@
 #define MIN_HOST_FUNCTION SIZE_TO(cuplug_host_function_args, signature)
 #define MIN_HOST_CALL SIZE_TO(cuplug_host_call_args, result_size)
 
-static cuplug_error *import_args(void *local, size_t local_size, const void *caller,
-                                 size_t min_size, const char *what) {
-  if (!caller) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "%s is NULL", what);
-  size_t size = *(const size_t *)caller;
-  if (size < min_size)
-    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
-                         "%s has struct_size %zu, less than the %zu bytes of its first version: set "
-                         "struct_size = sizeof(%s)",
-                         what, size, min_size, what);
-  memset(local, 0, local_size);
-  memcpy(local, caller, size < local_size ? size : local_size);
-  for (size_t i = local_size; i < size; i++) {
-    if (((const unsigned char *)caller)[i])
-      return cuplug__error(CUPLUG_ERR_ABI_FIELD,
-                           "%s sets byte %zu, beyond the %zu bytes this plugin (ABI %d.%d) "
-                           "knows: a field of a newer ABI that it cannot honour",
-                           what, i, local_size, CUPLUG_ABI_MAJOR, CUPLUG_ABI_MINOR);
-  }
-  *(size_t *)local = local_size;
-  return NULL;
-}
-
-/* Copies outputs back, as far as the caller's struct reaches. */
-static void export_args(void *caller, const void *local, size_t local_size) {
-  size_t size = *(const size_t *)caller;
-  size_t n = size < local_size ? size : local_size;
-  memcpy((char *)caller + sizeof(size_t), (const char *)local + sizeof(size_t),
-         n - sizeof(size_t));
-}
-
 /* Copies an output-only struct back and sets its struct_size to the bytes
  * filled, as cuplug_info says. */
 static void export_filled(void *caller, const void *local, size_t local_size) {
   size_t size = *(const size_t *)caller;
-  export_args(caller, local, local_size);
+  cuplug__struct_export(caller, local, local_size);
   *(size_t *)caller = size < local_size ? size : local_size;
 }
 
@@ -90,16 +64,16 @@ static void export_filled(void *caller, const void *local, size_t local_size) {
 #define IMPORTING(name, type, min, impl)                                      \
   static cuplug_error *name(type *args) {                                    \
     type a;                                                                  \
-    CUPLUG__TRY(import_args(&a, sizeof a, args, min, #type));                 \
+    CUPLUG__TRY(cuplug__struct_import(&a, sizeof a, args, min, #type));                 \
     return impl(&a);                                                         \
   }
 /* ...one whose struct also has out fields to copy back... */
 #define IMPORTING_EXPORTING(name, type, min, impl)                            \
   static cuplug_error *name(type *args) {                                    \
     type a;                                                                  \
-    CUPLUG__TRY(import_args(&a, sizeof a, args, min, #type));                 \
+    CUPLUG__TRY(cuplug__struct_import(&a, sizeof a, args, min, #type));                 \
     CUPLUG__TRY(impl(&a));                                                    \
-    export_args(args, &a, sizeof a);                                         \
+    cuplug__struct_export(args, &a, sizeof a);                                         \
     return NULL;                                                             \
   }
 /* ...and one that hands out a handle: the caller's `out` is cleared first,
@@ -108,7 +82,7 @@ static void export_filled(void *caller, const void *local, size_t local_size) {
   static cuplug_error *name(type *args) {                                    \
     if (args && args->struct_size >= min) args->out = NULL;                  \
     type a;                                                                  \
-    CUPLUG__TRY(import_args(&a, sizeof a, args, min, #type));                \
+    CUPLUG__TRY(cuplug__struct_import(&a, sizeof a, args, min, #type));                \
     CUPLUG__TRY(impl(&a));                                                   \
     args->out = a.out;                                                       \
     return NULL;                                                             \
@@ -128,7 +102,7 @@ static const char *status_name(cuplug_status s) { return cuplug__status_name(s);
 
 static cuplug_error *get_info(cuplug_info *info) {
   cuplug_info local;
-  CUPLUG__TRY(import_args(&local, sizeof local, info, MIN_INFO, "cuplug_info"));
+  CUPLUG__TRY(cuplug__struct_import(&local, sizeof local, info, MIN_INFO, "cuplug_info"));
   cuplug__info_fill(&local, CUPLUG__VERSION); /* the build's (CMakeLists.txt) */
   export_filled(info, &local, sizeof local);
   return NULL;
@@ -147,7 +121,7 @@ static const cuplug_type *type_scalar(cuplug_type_kind kind) {
 
 static cuplug_error *type_info(cuplug_type_info *args) {
   cuplug_type_info a;
-  CUPLUG__TRY(import_args(&a, sizeof a, args, MIN_TYPE_INFO, "cuplug_type_info"));
+  CUPLUG__TRY(cuplug__struct_import(&a, sizeof a, args, MIN_TYPE_INFO, "cuplug_type_info"));
   const cuplug_type *t = a.type;
   if (!t) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_info: type is NULL");
   a.kind = t->kind;
@@ -160,13 +134,13 @@ static cuplug_error *type_info(cuplug_type_info *args) {
   a.args = t->args;
   a.size = cuplug__type_size(t);
   a.literal_value = t->value;
-  export_args(args, &a, sizeof a);
+  cuplug__struct_export(args, &a, sizeof a);
   return NULL;
 }
 
 static cuplug_error *type_lower(cuplug_type_lower_args *args) {
   cuplug_type_lower_args a;
-  CUPLUG__TRY(import_args(&a, sizeof a, args, MIN_TYPE_LOWER, "cuplug_type_lower_args"));
+  CUPLUG__TRY(cuplug__struct_import(&a, sizeof a, args, MIN_TYPE_LOWER, "cuplug_type_lower_args"));
   if (!a.type) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_lower: type is NULL");
   if (!cuplug__abi_valid(a.abi))
     return cuplug__error(CUPLUG_ERR_OPTION_ABI, "Unsupported ABI: %d (numba or c)", (int)a.abi);
@@ -180,7 +154,7 @@ static cuplug_error *type_lower(cuplug_type_lower_args *args) {
   a.ir_type = l->ir_type;
   a.num_parts = l->num_parts;
   a.parts = (const char *const *)l->parts;
-  export_args(args, &a, sizeof a);
+  cuplug__struct_export(args, &a, sizeof a);
   return NULL;
 }
 
@@ -193,7 +167,7 @@ static cuplug_error *import_options(const char *call, const void *out, void *loc
                                     const char *what, const uint32_t *flags, uint32_t known) {
   if (!out) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "%s: out is NULL", call);
   memset(local, 0, local_size);
-  if (caller) CUPLUG__TRY(import_args(local, local_size, caller, min_size, what));
+  if (caller) CUPLUG__TRY(cuplug__struct_import(local, local_size, caller, min_size, what));
   if (*flags & ~known)
     return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "%s: unknown flags 0x%x", call,
                          *flags & ~known);
@@ -228,7 +202,7 @@ IMPORTING_HANDLE(compile, cuplug_compile_args, MIN_COMPILE_ARGS, cuplug__compile
 static cuplug_error *artifact_info(const cuplug_artifact *art, cuplug_artifact_info *info) {
   if (!art) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "artifact_info: artifact is NULL");
   cuplug_artifact_info a;
-  CUPLUG__TRY(import_args(&a, sizeof a, info, MIN_ARTIFACT_INFO, "cuplug_artifact_info"));
+  CUPLUG__TRY(cuplug__struct_import(&a, sizeof a, info, MIN_ARTIFACT_INFO, "cuplug_artifact_info"));
   a.output = art->output;
   a.data = art->num_parts ? art->parts[0].data : NULL; /* a host artifact has no code */
   a.size = art->num_parts ? art->parts[0].size : 0;
@@ -248,14 +222,14 @@ static cuplug_error *artifact_info(const cuplug_artifact *art, cuplug_artifact_i
   a.signature = art->signature;
   a.use_cooperative = art->cooperative;
   a.cache = art->cache;
-  export_args(info, &a, sizeof a);
+  cuplug__struct_export(info, &a, sizeof a);
   return NULL;
 }
 
 static cuplug_error *artifact_part(const cuplug_artifact *art, size_t index, cuplug_part *part) {
   if (!art) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "artifact_part: artifact is NULL");
   cuplug_part p;
-  CUPLUG__TRY(import_args(&p, sizeof p, part, MIN_PART, "cuplug_part"));
+  CUPLUG__TRY(cuplug__struct_import(&p, sizeof p, part, MIN_PART, "cuplug_part"));
   if (index >= art->num_parts)
     return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
                          "artifact_part: index %zu, but the artifact holds %zu parts", index,
@@ -264,7 +238,7 @@ static cuplug_error *artifact_part(const cuplug_artifact *art, size_t index, cup
   p.name = art->parts[index].name;
   p.data = art->parts[index].data;
   p.size = art->parts[index].size;
-  export_args(part, &p, sizeof p);
+  cuplug__struct_export(part, &p, sizeof p);
   return NULL;
 }
 
@@ -276,7 +250,7 @@ static cuplug_error *artifact_ir(const cuplug_artifact *art, size_t index,
                                  cuplug_ir_view *view) {
   if (!art) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "artifact_ir: artifact is NULL");
   cuplug_ir_view v;
-  CUPLUG__TRY(import_args(&v, sizeof v, view, MIN_IR_VIEW, "cuplug_ir_view"));
+  CUPLUG__TRY(cuplug__struct_import(&v, sizeof v, view, MIN_IR_VIEW, "cuplug_ir_view"));
   if (index >= art->num_ir)
     return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
                          "artifact_ir: index %zu, but the artifact keeps %zu IR modules%s",
@@ -285,7 +259,7 @@ static cuplug_error *artifact_ir(const cuplug_artifact *art, size_t index,
   v.name = art->ir[index].name;
   v.text = art->ir[index].text;
   v.size = art->ir[index].size;
-  export_args(view, &v, sizeof v);
+  cuplug__struct_export(view, &v, sizeof v);
   return NULL;
 }
 
@@ -326,7 +300,7 @@ IMPORTING_HANDLE(kernel_get, cuplug_kernel_args, MIN_KERNEL, cuplug__kernel_get,
 static cuplug_error *launch(cuplug_launch_args *args) {
   if (args && args->struct_size == sizeof *args) return cuplug__launch(args); /* no copy */
   cuplug_launch_args a;
-  CUPLUG__TRY(import_args(&a, sizeof a, args, MIN_LAUNCH, "cuplug_launch_args"));
+  CUPLUG__TRY(cuplug__struct_import(&a, sizeof a, args, MIN_LAUNCH, "cuplug_launch_args"));
   return cuplug__launch(&a);
 }
 
@@ -338,10 +312,10 @@ IMPORTING(register_lowering, cuplug_lowering_args, MIN_LOWERING, cuplug__registe
  * was written for: strict. */
 static cuplug_error *resolve_call(cuplug_resolve_args *args) {
   cuplug_resolve_args a;
-  CUPLUG__TRY(import_args(&a, sizeof a, args, MIN_RESOLVE, "cuplug_resolve_args"));
+  CUPLUG__TRY(cuplug__struct_import(&a, sizeof a, args, MIN_RESOLVE, "cuplug_resolve_args"));
   if (args->struct_size < SIZE_TO(cuplug_resolve_args, flags)) a.flags = CUPLUG_RESOLVE_STRICT;
   CUPLUG__TRY(cuplug__resolve_call(&a));
-  export_args(args, &a, sizeof a);
+  cuplug__struct_export(args, &a, sizeof a);
   return NULL;
 }
 IMPORTING_EXPORTING(const_array, cuplug_const_array_args, MIN_CONST_ARRAY, cuplug__const_array)
@@ -350,8 +324,8 @@ IMPORTING_EXPORTING(const_array, cuplug_const_array_args, MIN_CONST_ARRAY, cuplu
 
 IMPORTING_EXPORTING(kernel_info, cuplug_kernel_info, MIN_KERNEL_INFO, cuplug__kernel_info)
 IMPORTING_EXPORTING(host_function, cuplug_host_function_args, MIN_HOST_FUNCTION,
-                    cuplug__host_function)
-IMPORTING(host_call, cuplug_host_call_args, MIN_HOST_CALL, cuplug__host_call)
+                    cuplug__function_cpu)
+IMPORTING(host_call, cuplug_host_call_args, MIN_HOST_CALL, cuplug__call_cpu)
 
 static cuplug_error *session_cache_info(cuplug_cache_info *a) {
   if (!a->session) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "cache_info: session is NULL");

@@ -4,7 +4,7 @@
  * optimiser: some 40 MB that a host which never runs on the CPU should not
  * load.  So they live in a second shared object, libcuplug-host.so, beside
  * the plugin, which the plugin opens the first time a session loads a host
- * artifact (plugin/load/cpu.c).  It exports one symbol, cuplug__host_get,
+ * artifact (plugin/load/cpu.c).  It exports one symbol, cuplug__cpu_get,
  * which returns this table.  Both sides are built together: the version
  * only guards against a stray copy of the other.
  *
@@ -17,22 +17,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CUPLUG__HOST_VERSION 1
+#include "base/ir.h"
 
-typedef struct cuplug__host_jit cuplug__host_jit; /* one per session */
-typedef struct cuplug__host_lib cuplug__host_lib; /* one per load() */
+#define CUPLUG__CPU_VERSION 2
 
-typedef struct cuplug__host_module {
-  const char *name; /* for messages */
-  const char *text; /* NVVM IR as the compile handed libNVVM, NUL-terminated */
-  size_t size;
-} cuplug__host_module;
+typedef struct cuplug__cpu_jit cuplug__cpu_jit; /* one per session */
+typedef struct cuplug__cpu_lib cuplug__cpu_lib; /* one per load() */
 
 /* A library to make. */
-typedef struct cuplug__host_lib_args {
-  const cuplug__host_module *mods; /* as the compile would hand libNVVM */
+typedef struct cuplug__cpu_lib_args {
+  const cuplug__text *mods; /* NVVM IR as the compile would hand libNVVM, NUL-terminated */
   size_t num_mods;
-  const cuplug__host_module *sources; /* the caller's, for the lines in messages */
+  const cuplug__text *sources; /* the caller's, for the lines in messages */
   size_t num_sources;
   const char *const *kernels; /* each gets a launcher */
   size_t num_kernels;
@@ -44,10 +40,10 @@ typedef struct cuplug__host_lib_args {
   const char *const *extern_names;
   void *const *extern_addresses;
   size_t num_externs;
-} cuplug__host_lib_args;
+} cuplug__cpu_lib_args;
 
 /* A kernel to launch on a CPU grid. */
-typedef struct cuplug__host_grid {
+typedef struct cuplug__cpu_grid {
   const char *kernel; /* its symbol */
   uint32_t grid[3], block[3]; /* none 0 */
   uint32_t shared_mem;        /* dynamic shared memory, bytes */
@@ -55,34 +51,34 @@ typedef struct cuplug__host_grid {
   size_t num_params;
   int debug;        /* it has the exception store: read it after */
   uint32_t threads; /* host threads to run blocks on; 0: one per core */
-} cuplug__host_grid;
+} cuplug__cpu_grid;
 
 /* What libffi needs of a C-ABI function: each argument's and the result's
  * kind (cuplug_type_kind: scalars and CPointer). */
-typedef struct cuplug__host_ffi {
+typedef struct cuplug__cpu_ffi {
   void *fn;
   uint32_t restype;
   const uint32_t *argtypes;
   size_t nargs;
   void **args;  /* each points at its C value */
   void *result; /* room for the result (16 bytes is enough for all) */
-} cuplug__host_ffi;
+} cuplug__cpu_ffi;
 
-typedef struct cuplug__host_api {
+typedef struct cuplug__cpu_api {
   uint32_t version;
-  int (*jit_create)(cuplug__host_jit **out, char **msg);
-  void (*jit_destroy)(cuplug__host_jit *jit);
+  int (*jit_create)(cuplug__cpu_jit **out, char **msg);
+  void (*jit_destroy)(cuplug__cpu_jit *jit);
   /* Parses, links, retargets, optimises and JIT-compiles the modules; the
    * kernels named get a launcher each.  Thread-safe on one JIT. */
-  int (*lib_create)(cuplug__host_jit *jit, const cuplug__host_lib_args *a, cuplug__host_lib **out,
+  int (*lib_create)(cuplug__cpu_jit *jit, const cuplug__cpu_lib_args *a, cuplug__cpu_lib **out,
                     char **msg);
-  void (*lib_destroy)(cuplug__host_lib *lib);
+  void (*lib_destroy)(cuplug__cpu_lib *lib);
   /* The address of a symbol the library defines, or NULL. */
-  void *(*lookup)(cuplug__host_lib *lib, const char *name);
-  int (*launch)(cuplug__host_lib *lib, const cuplug__host_grid *g, char **msg);
-  int (*call)(const cuplug__host_ffi *c, char **msg);
-} cuplug__host_api;
+  void *(*lookup)(cuplug__cpu_lib *lib, const char *name);
+  int (*launch)(cuplug__cpu_lib *lib, const cuplug__cpu_grid *g, char **msg);
+  int (*call)(const cuplug__cpu_ffi *c, char **msg);
+} cuplug__cpu_api;
 
-typedef const cuplug__host_api *(*cuplug__host_get_fn)(uint32_t version);
+typedef const cuplug__cpu_api *(*cuplug__cpu_get_fn)(uint32_t version);
 
 #endif

@@ -1,17 +1,17 @@
 /* entry.c - libcuplug-host.so's one export: the table of host.h. */
 #include "plugin/cpu/internal.h"
 
-static const cuplug__host_api api = {
-    .version = CUPLUG__HOST_VERSION,
-    .jit_create = cuplug__host_jit_create,
-    .jit_destroy = cuplug__host_jit_destroy,
-    .lib_create = cuplug__host_lib_create,
-    .lib_destroy = cuplug__host_lib_destroy,
-    .lookup = cuplug__host_lookup,
-    .launch = cuplug__host_launch,
-    .call = cuplug__host_ffi_call,
+static const cuplug__cpu_api api = {
+    .version = CUPLUG__CPU_VERSION,
+    .jit_create = cuplug__cpu_jit_create,
+    .jit_destroy = cuplug__cpu_jit_destroy,
+    .lib_create = cuplug__cpu_lib_create,
+    .lib_destroy = cuplug__cpu_lib_destroy,
+    .lookup = cuplug__cpu_lookup,
+    .launch = cuplug__cpu_launch,
+    .call = cuplug__cpu_ffi_call,
 };
 
-__attribute__((visibility("default"))) const cuplug__host_api *cuplug__host_get(uint32_t version) {
-  return version == CUPLUG__HOST_VERSION ? &api : NULL;
+__attribute__((visibility("default"))) const cuplug__cpu_api *cuplug__cpu_get(uint32_t version) {
+  return version == CUPLUG__CPU_VERSION ? &api : NULL;
 }

@@ -5,7 +5,7 @@
 
 #include "plugin/cpu/internal.h"
 
-int cuplug__host_fail(char **msg, int code, const char *fmt, ...) {
+int cuplug__cpu_fail(char **msg, int code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   if (vasprintf(msg, fmt, ap) < 0) *msg = NULL;

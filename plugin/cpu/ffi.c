@@ -42,24 +42,24 @@ static ffi_type *ffi_of(uint32_t kind) {
   }
 }
 
-int cuplug__host_ffi_call(const cuplug__host_ffi *c, char **msg) {
+int cuplug__cpu_ffi_call(const cuplug__cpu_ffi *c, char **msg) {
   if (c->nargs > MAX_ARGS)
-    return cuplug__host_fail(msg, CUPLUG_ERR_LIMIT, "call: %zu arguments, more than %d",
+    return cuplug__cpu_fail(msg, CUPLUG_ERR_LIMIT, "call: %zu arguments, more than %d",
                              c->nargs, MAX_ARGS);
   ffi_type *types[MAX_ARGS + 1];
   for (size_t i = 0; i < c->nargs; i++)
     if (!(types[i] = ffi_of(c->argtypes[i])))
-      return cuplug__host_fail(msg, CUPLUG_ERR_INVALID_TYPE,
+      return cuplug__cpu_fail(msg, CUPLUG_ERR_INVALID_TYPE,
                                "call: argument %zu is of a kind libffi cannot pass (%u)", i,
                                c->argtypes[i]);
   ffi_type *ret = ffi_of(c->restype);
   if (!ret)
-    return cuplug__host_fail(msg, CUPLUG_ERR_INVALID_TYPE,
+    return cuplug__cpu_fail(msg, CUPLUG_ERR_INVALID_TYPE,
                              "call: the result is of a kind libffi cannot return (%u)",
                              c->restype);
   ffi_cif cif;
   if (ffi_prep_cif(&cif, FFI_DEFAULT_ABI, (unsigned)c->nargs, ret, types) != FFI_OK)
-    return cuplug__host_fail(msg, CUPLUG_ERR_INVALID_TYPE, "call: libffi cannot make the call");
+    return cuplug__cpu_fail(msg, CUPLUG_ERR_INVALID_TYPE, "call: libffi cannot make the call");
   /* libffi widens integer results to a full register */
   union {
     ffi_arg word;

@@ -30,8 +30,8 @@
 #define STACK_SIZE (256 * 1024) /* a thread's stack: local memory lives there */
 
 typedef struct launch {
-  const cuplug__host_grid *g;
-  cuplug__host_kernel *k;
+  const cuplug__cpu_grid *g;
+  cuplug__cpu_kernel *k;
   bool fibers;
   atomic_ulong next_block;
   unsigned long num_blocks;
@@ -42,7 +42,7 @@ typedef struct launch {
 } launch;
 
 typedef struct run {
-  cuplug__worker w; /* first: the runtime sees a cuplug__worker */
+  cuplug__cpu_worker w; /* first: the runtime sees a cuplug__cpu_worker */
   launch *l;
 } run;
 
@@ -122,7 +122,7 @@ static void settle_barrier(cuplug__fiber *fibers, uint32_t n) {
 static void thread_main(void *arg) {
   uint32_t t = (uint32_t)(uintptr_t)arg;
   for (;;) {
-    run *r = (run *)cuplug__current;
+    run *r = (run *)cuplug__cpu_current;
     r->l->k->launcher((void **)r->l->g->params);
     r->w.fibers[t].state = CUPLUG__DONE;
     CUPLUG__TSAN_SWITCH(r->w.sched_tsan);
@@ -130,8 +130,8 @@ static void thread_main(void *arg) {
   }
 }
 
-void cuplug__host_yield(cuplug__fiber *f, cuplug__fiber_state state) {
-  cuplug__worker *w = cuplug__current;
+void cuplug__cpu_yield(cuplug__fiber *f, cuplug__fiber_state state) {
+  cuplug__cpu_worker *w = cuplug__cpu_current;
   f->state = state;
   if (w && w->fibers) {
     CUPLUG__TSAN_SWITCH(w->sched_tsan);
@@ -143,28 +143,28 @@ void cuplug__host_yield(cuplug__fiber *f, cuplug__fiber_state state) {
   }
 }
 
-static void set_thread(cuplug__worker *w, uint32_t t) {
+static void set_thread(cuplug__cpu_worker *w, uint32_t t) {
   w->linear = t;
   w->tid[0] = t % w->ntid[0];
   w->tid[1] = t / w->ntid[0] % w->ntid[1];
   w->tid[2] = t / (w->ntid[0] * w->ntid[1]);
 }
 
-static void set_fiber(cuplug__worker *w, uint32_t t) {
+static void set_fiber(cuplug__cpu_worker *w, uint32_t t) {
   w->linear = t;
   memcpy(w->tid, w->fibers[t].tid, sizeof w->tid);
 }
 
 static int make_fibers(run *r, uint32_t n, char **msg) {
-  cuplug__worker *w = &r->w;
+  cuplug__cpu_worker *w = &r->w;
   w->fibers = calloc(n, sizeof *w->fibers);
-  if (!w->fibers) return cuplug__host_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
+  if (!w->fibers) return cuplug__cpu_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
   w->num_fibers = n;
   for (uint32_t t = 0; t < n; t++) {
     void *s = mmap(NULL, STACK_SIZE, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
     if (s == MAP_FAILED)
-      return cuplug__host_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "no memory for %u thread stacks",
+      return cuplug__cpu_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "no memory for %u thread stacks",
                                n);
     w->fibers[t].stack = s;
     w->fibers[t].tsan = CUPLUG__TSAN_CREATE();
@@ -174,7 +174,7 @@ static int make_fibers(run *r, uint32_t n, char **msg) {
   return 0;
 }
 
-static void reset_fibers(cuplug__worker *w) {
+static void reset_fibers(cuplug__cpu_worker *w) {
   for (size_t t = 0; t < w->num_fibers; t++) {
     cuplug__fiber *f = &w->fibers[t];
     /* Stack tops a cache line apart modulo 4 KB: at the same offset in
@@ -191,7 +191,7 @@ static void reset_fibers(cuplug__worker *w) {
 /* Which threads wait where, for the message of a barrier that cannot
  * resolve. */
 static char *stuck(const run *r) {
-  const cuplug__worker *w = &r->w;
+  const cuplug__cpu_worker *w = &r->w;
   uint32_t counts[4] = {0};
   int32_t first[4] = {-1, -1, -1, -1};
   for (uint32_t t = 0; t < w->nthreads; t++) {
@@ -213,7 +213,7 @@ static char *stuck(const run *r) {
 
 /* Runs the block's threads as fibers until all return. */
 static int run_fibers(run *r) {
-  cuplug__worker *w = &r->w;
+  cuplug__cpu_worker *w = &r->w;
   uint32_t n = w->nthreads;
   reset_fibers(w);
   for (;;) {
@@ -253,9 +253,9 @@ static int run_fibers(run *r) {
 static void *worker_main(void *arg) {
   run *r = arg;
   launch *l = r->l;
-  const cuplug__host_grid *g = l->g;
-  cuplug__worker *w = &r->w;
-  cuplug__current = w;
+  const cuplug__cpu_grid *g = l->g;
+  cuplug__cpu_worker *w = &r->w;
+  cuplug__cpu_current = w;
   w->sched_tsan = CUPLUG__TSAN_CURRENT();
   memcpy(w->ntid, g->block, sizeof w->ntid);
   memcpy(w->nctaid, g->grid, sizeof w->nctaid);
@@ -294,11 +294,11 @@ static void *worker_main(void *arg) {
       }
     }
   }
-  cuplug__current = NULL;
+  cuplug__cpu_current = NULL;
   return NULL;
 }
 
-static void worker_free(cuplug__worker *w) {
+static void worker_free(cuplug__cpu_worker *w) {
   for (size_t i = 0; i < w->num_shared; i++) free(w->shared[i].storage);
   free(w->shared);
   free(w->dynamic_shared);
@@ -311,25 +311,25 @@ static void worker_free(cuplug__worker *w) {
 
 /* After a debug kernel: the exception its first failing thread stored,
  * as the GPU path reports it (plugin/load/launch.c). */
-static int read_exception(const cuplug__host_kernel *k, char **msg) {
+static int read_exception(const cuplug__cpu_kernel *k, char **msg) {
   if (!k->store[0] || !*k->store[0]) return 0;
   int32_t v[7];
   for (int i = 0; i < 7; i++) v[i] = k->store[i] ? *k->store[i] : 0;
-  return cuplug__host_fail(msg, CUPLUG_ERR_KERNEL_EXCEPTION,
+  return cuplug__cpu_fail(msg, CUPLUG_ERR_KERNEL_EXCEPTION,
                            "kernel %s raised exception %d: tid=[%d, %d, %d] ctaid=[%d, %d, %d]",
                            k->name, v[0], v[3], v[2], v[1], v[6], v[5], v[4]);
 }
 
-int cuplug__host_launch(cuplug__host_lib *lib, const cuplug__host_grid *g, char **msg) {
-  cuplug__host_kernel *k = NULL;
+int cuplug__cpu_launch(cuplug__cpu_lib *lib, const cuplug__cpu_grid *g, char **msg) {
+  cuplug__cpu_kernel *k = NULL;
   for (size_t i = 0; i < lib->num_kernels && !k; i++)
     if (strcmp(lib->kernels[i].name, g->kernel) == 0) k = &lib->kernels[i];
   if (!k)
-    return cuplug__host_fail(msg, CUPLUG_ERR_KERNEL_NOT_FOUND,
+    return cuplug__cpu_fail(msg, CUPLUG_ERR_KERNEL_NOT_FOUND,
                              "no kernel named '%s' in the host library", g->kernel);
   unsigned long threads = (unsigned long)g->block[0] * g->block[1] * g->block[2];
   if (threads > 1024)
-    return cuplug__host_fail(msg, CUPLUG_ERR_LAUNCH_CONFIG,
+    return cuplug__cpu_fail(msg, CUPLUG_ERR_LAUNCH_CONFIG,
                              "kernel %s: block (%u, %u, %u) has %lu threads; CUDA allows 1024",
                              k->name, g->block[0], g->block[1], g->block[2], threads);
   if (k->store[0]) *k->store[0] = 0;
@@ -344,16 +344,16 @@ int cuplug__host_launch(cuplug__host_lib *lib, const cuplug__host_grid *g, char 
   if (!runs || !ids) {
     free(runs);
     free(ids);
-    return cuplug__host_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
+    return cuplug__cpu_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
   }
   /* this thread is worker 0; the others are started for the launch */
   unsigned long started = 1;
   for (unsigned long i = 0; i < n; i++) runs[i].l = &l;
   for (; started < n; started++)
     if (pthread_create(&ids[started], NULL, worker_main, &runs[started])) break;
-  cuplug__worker *outer = cuplug__current;
+  cuplug__cpu_worker *outer = cuplug__cpu_current;
   worker_main(&runs[0]);
-  cuplug__current = outer;
+  cuplug__cpu_current = outer;
   for (unsigned long i = 1; i < started; i++) pthread_join(ids[i], NULL);
   for (unsigned long i = 0; i < n; i++) worker_free(&runs[i].w);
   free(runs);

@@ -17,24 +17,24 @@
 /* Each kernel gets a launcher, `void <prefix><kernel>(void **params)`,
  * which loads the parameters as cuLaunchKernel's array gives them and
  * calls the kernel: the grid calls it once per thread. */
-#define CUPLUG__HOST_LAUNCHER "__cuplug_launch."
-typedef void (*cuplug__host_launcher)(void **params);
+#define CUPLUG__CPU_LAUNCHER "__cuplug_launch."
+typedef void (*cuplug__cpu_launcher)(void **params);
 /* ... and, where its code allows (rows.c), a launcher of a row of threads:
  * x = 0 .. ntid.x - 1 at the current y and z. */
-#define CUPLUG__HOST_ROW "__cuplug_row."
+#define CUPLUG__CPU_ROW "__cuplug_row."
 
-typedef struct cuplug__host_kernel {
+typedef struct cuplug__cpu_kernel {
   char *name;
-  cuplug__host_launcher launcher;
-  cuplug__host_launcher row; /* NULL where threads must run one by one */
+  cuplug__cpu_launcher launcher;
+  cuplug__cpu_launcher row; /* NULL where threads must run one by one */
   /* the exception store: errcode, tid x y z, ctaid x y z (NULL without) */
   int32_t *store[7];
-} cuplug__host_kernel;
+} cuplug__cpu_kernel;
 
-struct cuplug__host_lib {
-  struct cuplug__host_jit *jit;
+struct cuplug__cpu_lib {
+  struct cuplug__cpu_jit *jit;
   LLVMOrcJITDylibRef jd;
-  cuplug__host_kernel *kernels;
+  cuplug__cpu_kernel *kernels;
   size_t num_kernels;
   /* the code synchronises threads (barriers, warp collectives): its
    * threads run as fibers; without, as plain calls */
@@ -42,73 +42,73 @@ struct cuplug__host_lib {
 };
 
 /* A symbol of the runtime the JIT'd code calls. */
-typedef struct cuplug__host_symbol {
+typedef struct cuplug__cpu_symbol {
   const char *name;
   void *address;
-} cuplug__host_symbol;
+} cuplug__cpu_symbol;
 
 /* runtime.c */
-const cuplug__host_symbol *cuplug__host_runtime_symbols(size_t *n);
+const cuplug__cpu_symbol *cuplug__cpu_runtime_symbols(size_t *n);
 /* Is `name` (after "llvm.nvvm.") an intrinsic the runtime implements? */
-bool cuplug__host_runtime_has(const char *intrinsic);
+bool cuplug__cpu_runtime_has(const char *intrinsic);
 /* The runtime function for a known inline-assembly string, or NULL. */
-const char *cuplug__host_runtime_asm(const char *asm_text);
+const char *cuplug__cpu_runtime_asm(const char *asm_text);
 /* Does the runtime function synchronise threads (a barrier, a warp op)? */
-bool cuplug__host_runtime_collective(const char *intrinsic);
+bool cuplug__cpu_runtime_collective(const char *intrinsic);
 
 /* math.c: the NVVM intrinsics libdevice calls, and its inline PTX, by
  * intrinsic name (after "llvm.nvvm."; "asm.<what>" for the assembly) */
-const cuplug__host_symbol *cuplug__host_math_symbols(size_t *n);
+const cuplug__cpu_symbol *cuplug__cpu_math_symbols(size_t *n);
 
 /* libdevice.c: links libdevice into the module, its __nvvm_reflect
  * answered, the functions the module does not call dropped */
-int cuplug__host_link_libdevice(LLVMModuleRef m, const void *bitcode, size_t size, bool ftz,
+int cuplug__cpu_link_libdevice(LLVMModuleRef m, const void *bitcode, size_t size, bool ftz,
                                 char **msg);
 
 /* retarget.c */
-typedef struct cuplug__host_retarget_args {
+typedef struct cuplug__cpu_retarget_args {
   LLVMModuleRef module;
   const char *triple, *layout;
-  const cuplug__host_module *sources; /* the caller's texts, for line numbers */
+  const cuplug__text *sources; /* the caller's texts, for line numbers */
   size_t num_sources;
   const char *const *kernels;
   size_t num_kernels;
   const char *const *externs; /* functions the host provides */
   size_t num_externs;
   bool uses_collectives; /* out */
-} cuplug__host_retarget_args;
-int cuplug__host_retarget(cuplug__host_retarget_args *a, char **msg);
+} cuplug__cpu_retarget_args;
+int cuplug__cpu_retarget(cuplug__cpu_retarget_args *a, char **msg);
 
 /* rows.c: makes the row launcher of a kernel, after a first optimisation;
  * false when it cannot be exact (then delete it). */
-bool cuplug__host_make_row(LLVMModuleRef m, const char *kernel);
+bool cuplug__cpu_make_row(LLVMModuleRef m, const char *kernel);
 
 /* tm.cpp: what LLVM-C cannot set on a target machine */
 #ifdef __cplusplus
 extern "C" {
 #endif
-void cuplug__host_tm_options(LLVMTargetMachineRef tm);
+void cuplug__cpu_tm_options(LLVMTargetMachineRef tm);
 #ifdef __cplusplus
 }
 #endif
 
 /* fail.c: sets *msg (malloc'd) and returns code */
-int cuplug__host_fail(char **msg, int code, const char *fmt, ...)
+int cuplug__cpu_fail(char **msg, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* jit.c */
-int cuplug__host_jit_create(cuplug__host_jit **out, char **msg);
-void cuplug__host_jit_destroy(cuplug__host_jit *j);
-int cuplug__host_lib_create(cuplug__host_jit *j, const cuplug__host_lib_args *a,
-                            cuplug__host_lib **out, char **msg);
-void cuplug__host_lib_destroy(cuplug__host_lib *l);
-void *cuplug__host_lookup(cuplug__host_lib *l, const char *name);
+int cuplug__cpu_jit_create(cuplug__cpu_jit **out, char **msg);
+void cuplug__cpu_jit_destroy(cuplug__cpu_jit *j);
+int cuplug__cpu_lib_create(cuplug__cpu_jit *j, const cuplug__cpu_lib_args *a,
+                            cuplug__cpu_lib **out, char **msg);
+void cuplug__cpu_lib_destroy(cuplug__cpu_lib *l);
+void *cuplug__cpu_lookup(cuplug__cpu_lib *l, const char *name);
 
 /* grid.c */
-int cuplug__host_launch(cuplug__host_lib *l, const cuplug__host_grid *g, char **msg);
+int cuplug__cpu_launch(cuplug__cpu_lib *l, const cuplug__cpu_grid *g, char **msg);
 
 /* ffi.c */
-int cuplug__host_ffi_call(const cuplug__host_ffi *c, char **msg);
+int cuplug__cpu_ffi_call(const cuplug__cpu_ffi *c, char **msg);
 
 #endif
 
@@ -139,7 +139,7 @@ typedef struct cuplug__fiber {
 } cuplug__fiber;
 
 /* One host thread's view of the block it runs now. */
-typedef struct cuplug__worker {
+typedef struct cuplug__cpu_worker {
   uint32_t ctaid[3], ntid[3], nctaid[3];
   uint32_t tid[3];
   uint32_t linear; /* the thread's index in its block */
@@ -154,15 +154,15 @@ typedef struct cuplug__worker {
   size_t num_fibers;
   void *sched_sp;
   void *sched_tsan; /* the scheduler's ThreadSanitizer fiber */
-} cuplug__worker;
+} cuplug__cpu_worker;
 
 /* The worker of this host thread (NULL outside a launch).  Initial-exec:
  * the default model for a dlopen'ed object calls __tls_get_addr at every
  * read, and every special register reads it. */
-extern __thread cuplug__worker *cuplug__current __attribute__((tls_model("initial-exec")));
+extern __thread cuplug__cpu_worker *cuplug__cpu_current __attribute__((tls_model("initial-exec")));
 
 /* Switches threads: from the running fiber to the scheduler. */
-void cuplug__host_yield(cuplug__fiber *f, cuplug__fiber_state state);
+void cuplug__cpu_yield(cuplug__fiber *f, cuplug__fiber_state state);
 
 /* ThreadSanitizer follows a stack switch only when told of it
  * (threads.grid runs the grid under it). */

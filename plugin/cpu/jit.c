@@ -24,7 +24,7 @@
 
 #include "plugin/cpu/internal.h"
 
-struct cuplug__host_jit {
+struct cuplug__cpu_jit {
   LLVMOrcLLJITRef jit;
   LLVMOrcExecutionSessionRef es;
   LLVMTargetMachineRef tm; /* the optimiser's: this CPU, its features */
@@ -39,7 +39,7 @@ struct cuplug__host_jit {
 /* LLVM's error as our message (consumes the error). */
 static int llvm_fail(char **msg, int code, LLVMErrorRef err, const char *what) {
   char *m = LLVMGetErrorMessage(err);
-  int rc = cuplug__host_fail(msg, code, "%s: %s", what, m);
+  int rc = cuplug__cpu_fail(msg, code, "%s: %s", what, m);
   LLVMDisposeErrorMessage(m);
   return rc;
 }
@@ -50,10 +50,10 @@ static void init_targets(void) {
   LLVMInitializeNativeAsmPrinter();
 }
 
-int cuplug__host_jit_create(cuplug__host_jit **out, char **msg) {
+int cuplug__cpu_jit_create(cuplug__cpu_jit **out, char **msg) {
   pthread_once(&targets_once, init_targets);
-  cuplug__host_jit *j = calloc(1, sizeof *j);
-  if (!j) return cuplug__host_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
+  cuplug__cpu_jit *j = calloc(1, sizeof *j);
+  if (!j) return cuplug__cpu_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
   char *triple = LLVMGetDefaultTargetTriple();
   char *cpu = LLVMGetHostCPUName();
   char *features = LLVMGetHostCPUFeatures();
@@ -61,7 +61,7 @@ int cuplug__host_jit_create(cuplug__host_jit **out, char **msg) {
   char *why = NULL;
   int rc = 0;
   if (LLVMGetTargetFromTriple(triple, &target, &why)) {
-    rc = cuplug__host_fail(msg, CUPLUG_ERR_HOST_UNSUPPORTED, "no LLVM target for %s: %s", triple,
+    rc = cuplug__cpu_fail(msg, CUPLUG_ERR_HOST_UNSUPPORTED, "no LLVM target for %s: %s", triple,
                            why);
     LLVMDisposeMessage(why);
   } else {
@@ -73,7 +73,7 @@ int cuplug__host_jit_create(cuplug__host_jit **out, char **msg) {
     LLVMTargetMachineRef jtm = LLVMCreateTargetMachine(target, triple, cpu, features,
                                                        LLVMCodeGenLevelDefault, LLVMRelocPIC,
                                                        LLVMCodeModelJITDefault);
-    cuplug__host_tm_options(jtm);
+    cuplug__cpu_tm_options(jtm);
     LLVMOrcLLJITBuilderRef b = LLVMOrcCreateLLJITBuilder();
     LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(
         b, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(jtm));
@@ -95,7 +95,7 @@ int cuplug__host_jit_create(cuplug__host_jit **out, char **msg) {
   return 0;
 }
 
-void cuplug__host_jit_destroy(cuplug__host_jit *j) {
+void cuplug__cpu_jit_destroy(cuplug__cpu_jit *j) {
   if (!j) return;
   LLVMErrorRef err = LLVMOrcDisposeLLJIT(j->jit);
   if (err) LLVMConsumeError(err);
@@ -132,7 +132,7 @@ static void lookup_done(LLVMErrorRef err, LLVMOrcCSymbolMapPairs result, size_t 
 
 /* The address of `name` in the library's JITDylib (compiling it now, if
  * it is not yet); 0 and *error (malloc'd) when it cannot be had. */
-static uint64_t lookup(cuplug__host_lib *l, const char *name, char **error) {
+static uint64_t lookup(cuplug__cpu_lib *l, const char *name, char **error) {
   lookup_wait w = {.lock = PTHREAD_MUTEX_INITIALIZER, .done_cv = PTHREAD_COND_INITIALIZER};
   LLVMOrcCJITDylibSearchOrderElement order[] = {
       {l->jd, LLVMOrcJITDylibLookupFlagsMatchAllSymbols}};
@@ -148,14 +148,14 @@ static uint64_t lookup(cuplug__host_lib *l, const char *name, char **error) {
   return w.error ? 0 : w.address;
 }
 
-void *cuplug__host_lookup(cuplug__host_lib *l, const char *name) {
+void *cuplug__cpu_lookup(cuplug__cpu_lib *l, const char *name) {
   return (void *)(uintptr_t)lookup(l, name, NULL);
 }
 
 /* ---- making a library ---- */
 
 /* Parses the modules into one, in the JIT's context. */
-static int parse_and_link(LLVMContextRef ctx, const cuplug__host_module *mods, size_t n,
+static int parse_and_link(LLVMContextRef ctx, const cuplug__text *mods, size_t n,
                           LLVMModuleRef *out, char **msg) {
   LLVMModuleRef whole = NULL;
   for (size_t i = 0; i < n; i++) {
@@ -164,7 +164,7 @@ static int parse_and_link(LLVMContextRef ctx, const cuplug__host_module *mods, s
     LLVMModuleRef m;
     char *why = NULL;
     if (LLVMParseIRInContext(ctx, buf, &m, &why)) { /* takes the buffer */
-      int rc = cuplug__host_fail(msg, CUPLUG_ERR_IR_PARSE, "%s: LLVM cannot read it: %s",
+      int rc = cuplug__cpu_fail(msg, CUPLUG_ERR_IR_PARSE, "%s: LLVM cannot read it: %s",
                                  mods[i].name, why);
       LLVMDisposeMessage(why);
       if (whole) LLVMDisposeModule(whole);
@@ -174,7 +174,7 @@ static int parse_and_link(LLVMContextRef ctx, const cuplug__host_module *mods, s
       whole = m;
     } else if (LLVMLinkModules2(whole, m)) { /* takes m */
       LLVMDisposeModule(whole);
-      return cuplug__host_fail(msg, CUPLUG_ERR_LINK,
+      return cuplug__cpu_fail(msg, CUPLUG_ERR_LINK,
                                "%s: cannot be linked with the modules before it (a symbol "
                                "defined twice?)",
                                mods[i].name);
@@ -184,7 +184,7 @@ static int parse_and_link(LLVMContextRef ctx, const cuplug__host_module *mods, s
   return 0;
 }
 
-static int optimise(cuplug__host_jit *j, LLVMModuleRef m, const char *passes, char **msg) {
+static int optimise(cuplug__cpu_jit *j, LLVMModuleRef m, const char *passes, char **msg) {
   LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
   LLVMPassBuilderOptionsSetLoopVectorization(o, 1);
   LLVMPassBuilderOptionsSetSLPVectorization(o, 1);
@@ -194,11 +194,11 @@ static int optimise(cuplug__host_jit *j, LLVMModuleRef m, const char *passes, ch
 }
 
 /* The runtime's functions, and the process's for everything else. */
-static int define_runtime(cuplug__host_lib *l, const cuplug__host_lib_args *a, char **msg) {
+static int define_runtime(cuplug__cpu_lib *l, const cuplug__cpu_lib_args *a, char **msg) {
   size_t n = 0;
-  const cuplug__host_symbol *rt = cuplug__host_runtime_symbols(&n);
+  const cuplug__cpu_symbol *rt = cuplug__cpu_runtime_symbols(&n);
   LLVMOrcCSymbolMapPair *pairs = calloc(n + a->num_externs, sizeof *pairs);
-  if (!pairs) return cuplug__host_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
+  if (!pairs) return cuplug__cpu_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
   for (size_t i = 0; i < n + a->num_externs; i++) {
     const char *name = i < n ? rt[i].name : a->extern_names[i - n];
     void *address = i < n ? rt[i].address : a->extern_addresses[i - n];
@@ -219,7 +219,7 @@ static int define_runtime(cuplug__host_lib *l, const cuplug__host_lib_args *a, c
   return 0;
 }
 
-static int add_module(cuplug__host_lib *l, const cuplug__host_lib_args *a, LLVMModuleRef m,
+static int add_module(cuplug__cpu_lib *l, const cuplug__cpu_lib_args *a, LLVMModuleRef m,
                       LLVMOrcThreadSafeContextRef tsc, char **msg) {
   pthread_mutex_lock(&l->jit->lock);
   char name[48];
@@ -242,11 +242,11 @@ static int add_module(cuplug__host_lib *l, const cuplug__host_lib_args *a, LLVMM
 
 /* Compiles the library now (one lookup materialises the module) and finds
  * each kernel's launcher and exception store. */
-static int find_kernels(cuplug__host_lib *l, const char *entry, char **msg) {
+static int find_kernels(cuplug__cpu_lib *l, const char *entry, char **msg) {
   if (entry) { /* compiled now, so that its errors are load()'s */
     char *error = NULL;
     if (!lookup(l, entry, &error)) {
-      int rc = cuplug__host_fail(msg, CUPLUG_ERR_HOST_UNSUPPORTED,
+      int rc = cuplug__cpu_fail(msg, CUPLUG_ERR_HOST_UNSUPPORTED,
                                  "%s cannot be compiled for the host: %s", entry,
                                  error ? error : "not found");
       free(error);
@@ -254,21 +254,21 @@ static int find_kernels(cuplug__host_lib *l, const char *entry, char **msg) {
     }
   }
   for (size_t i = 0; i < l->num_kernels; i++) {
-    cuplug__host_kernel *k = &l->kernels[i];
+    cuplug__cpu_kernel *k = &l->kernels[i];
     char *error = NULL;
     char name[4200];
-    snprintf(name, sizeof name, "%s%s", CUPLUG__HOST_LAUNCHER, k->name);
-    k->launcher = (cuplug__host_launcher)(uintptr_t)lookup(l, name, &error);
+    snprintf(name, sizeof name, "%s%s", CUPLUG__CPU_LAUNCHER, k->name);
+    k->launcher = (cuplug__cpu_launcher)(uintptr_t)lookup(l, name, &error);
     if (!k->launcher) {
-      int rc = cuplug__host_fail(msg, CUPLUG_ERR_HOST_UNSUPPORTED,
+      int rc = cuplug__cpu_fail(msg, CUPLUG_ERR_HOST_UNSUPPORTED,
                                  "kernel %s cannot be compiled for the host: %s", k->name,
                                  error ? error : "no launcher");
       free(error);
       return rc;
     }
-    snprintf(name, sizeof name, "%s%s", CUPLUG__HOST_ROW, k->name);
+    snprintf(name, sizeof name, "%s%s", CUPLUG__CPU_ROW, k->name);
     char *none = NULL;
-    k->row = (cuplug__host_launcher)(uintptr_t)lookup(l, name, &none);
+    k->row = (cuplug__cpu_launcher)(uintptr_t)lookup(l, name, &none);
     free(none); /* no row launcher: threads one by one */
     static const char *const store[] = {"__errcode__", "__tidx__",   "__tidy__",  "__tidz__",
                                         "__ctaidx__",  "__ctaidy__", "__ctaidz__"};
@@ -282,20 +282,20 @@ static int find_kernels(cuplug__host_lib *l, const char *entry, char **msg) {
   return 0;
 }
 
-int cuplug__host_lib_create(cuplug__host_jit *j, const cuplug__host_lib_args *a,
-                            cuplug__host_lib **out, char **msg) {
+int cuplug__cpu_lib_create(cuplug__cpu_jit *j, const cuplug__cpu_lib_args *a,
+                            cuplug__cpu_lib **out, char **msg) {
   const char *const *kernels = a->kernels;
   size_t num_kernels = a->num_kernels;
-  cuplug__host_lib *l = calloc(1, sizeof *l);
+  cuplug__cpu_lib *l = calloc(1, sizeof *l);
   if (!l || !(l->kernels = calloc(num_kernels ? num_kernels : 1, sizeof *l->kernels))) {
     free(l);
-    return cuplug__host_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
+    return cuplug__cpu_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
   }
   l->jit = j;
   for (size_t i = 0; i < num_kernels; i++) {
     if (!(l->kernels[i].name = strdup(kernels[i]))) {
-      cuplug__host_lib_destroy(l);
-      return cuplug__host_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
+      cuplug__cpu_lib_destroy(l);
+      return cuplug__cpu_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
     }
     l->num_kernels++;
   }
@@ -307,13 +307,13 @@ int cuplug__host_lib_create(cuplug__host_jit *j, const cuplug__host_lib_args *a,
   int rc = parse_and_link(ctx, a->mods, a->num_mods, &m, msg);
   if (!rc && a->libdevice) {
     /* in the NVPTX layout libdevice's own, until retarget sets the host's */
-    rc = cuplug__host_link_libdevice(m, a->libdevice, a->libdevice_size, a->ftz != 0, msg);
+    rc = cuplug__cpu_link_libdevice(m, a->libdevice, a->libdevice_size, a->ftz != 0, msg);
   }
   if (!rc) {
     char *triple = LLVMGetTargetMachineTriple(j->tm);
     LLVMTargetDataRef td = LLVMCreateTargetDataLayout(j->tm);
     char *layout = LLVMCopyStringRepOfTargetData(td);
-    cuplug__host_retarget_args r = {.module = m,
+    cuplug__cpu_retarget_args r = {.module = m,
                                     .triple = triple,
                                     .layout = layout,
                                     .sources = a->sources,
@@ -322,7 +322,7 @@ int cuplug__host_lib_create(cuplug__host_jit *j, const cuplug__host_lib_args *a,
                                     .num_kernels = num_kernels,
                                     .externs = a->extern_names,
                                     .num_externs = a->num_externs};
-    rc = cuplug__host_retarget(&r, msg);
+    rc = cuplug__cpu_retarget(&r, msg);
     l->uses_collectives = r.uses_collectives;
     LLVMDisposeMessage(layout);
     LLVMDisposeTargetData(td);
@@ -332,11 +332,11 @@ int cuplug__host_lib_create(cuplug__host_jit *j, const cuplug__host_lib_args *a,
   if (!rc) rc = optimise(j, m, "default<O2>", msg);
   bool rows = false;
   for (size_t k = 0; !rc && k < num_kernels && !l->uses_collectives; k++) {
-    if (cuplug__host_make_row(m, kernels[k])) {
+    if (cuplug__cpu_make_row(m, kernels[k])) {
       rows = true;
     } else { /* threads one by one, through the per-thread launcher */
       char name[4200];
-      snprintf(name, sizeof name, "%s%s", CUPLUG__HOST_ROW, kernels[k]);
+      snprintf(name, sizeof name, "%s%s", CUPLUG__CPU_ROW, kernels[k]);
       LLVMValueRef f = LLVMGetNamedFunction(m, name);
       if (f) LLVMDeleteFunction(f);
     }
@@ -366,14 +366,14 @@ int cuplug__host_lib_create(cuplug__host_jit *j, const cuplug__host_lib_args *a,
   if (!rc) rc = find_kernels(l, a->entry, msg); /* the lookups compile the module */
   pthread_mutex_unlock(&j->compile_lock);
   if (rc) {
-    cuplug__host_lib_destroy(l);
+    cuplug__cpu_lib_destroy(l);
     return rc;
   }
   *out = l;
   return 0;
 }
 
-void cuplug__host_lib_destroy(cuplug__host_lib *l) {
+void cuplug__cpu_lib_destroy(cuplug__cpu_lib *l) {
   if (!l) return;
   if (l->jd) {
     LLVMOrcResourceTrackerRef rt = LLVMOrcJITDylibGetDefaultResourceTracker(l->jd);

@@ -56,7 +56,7 @@ static void answer_reflect(LLVMModuleRef m, bool ftz) {
   }
 }
 
-int cuplug__host_link_libdevice(LLVMModuleRef m, const void *bitcode, size_t size, bool ftz,
+int cuplug__cpu_link_libdevice(LLVMModuleRef m, const void *bitcode, size_t size, bool ftz,
                                 char **msg) {
   LLVMContextRef c = LLVMGetModuleContext(m);
   LLVMMemoryBufferRef buf =
@@ -65,7 +65,7 @@ int cuplug__host_link_libdevice(LLVMModuleRef m, const void *bitcode, size_t siz
   int bad = LLVMParseBitcodeInContext2(c, buf, &lib);
   LLVMDisposeMemoryBuffer(buf);
   if (bad)
-    return cuplug__host_fail(msg, CUPLUG_ERR_LIBDEVICE_NOT_FOUND,
+    return cuplug__cpu_fail(msg, CUPLUG_ERR_LIBDEVICE_NOT_FOUND,
                              "libdevice.10.bc cannot be read by LLVM 19");
   LLVMSetTarget(lib, LLVMGetTarget(m));
   LLVMSetDataLayout(lib, LLVMGetDataLayoutStr(m));
@@ -76,7 +76,7 @@ int cuplug__host_link_libdevice(LLVMModuleRef m, const void *bitcode, size_t siz
   char **defined = calloc(n ? n : 1, sizeof *defined);
   if (!defined) {
     LLVMDisposeModule(lib);
-    return cuplug__host_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
+    return cuplug__cpu_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
   }
   n = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(lib); f; f = LLVMGetNextFunction(f)) {
@@ -85,7 +85,7 @@ int cuplug__host_link_libdevice(LLVMModuleRef m, const void *bitcode, size_t siz
   }
   int rc = 0;
   if (LLVMLinkModules2(m, lib)) /* takes lib */
-    rc = cuplug__host_fail(msg, CUPLUG_ERR_LINK, "libdevice cannot be linked with the module");
+    rc = cuplug__cpu_fail(msg, CUPLUG_ERR_LINK, "libdevice cannot be linked with the module");
   for (size_t i = 0; i < n; i++) {
     LLVMValueRef f = defined[i] ? LLVMGetNamedFunction(m, defined[i]) : NULL;
     if (f && !LLVMIsDeclaration(f)) LLVMSetLinkage(f, LLVMInternalLinkage);
@@ -101,7 +101,7 @@ int cuplug__host_link_libdevice(LLVMModuleRef m, const void *bitcode, size_t siz
   LLVMDisposePassBuilderOptions(o);
   if (err) {
     char *why = LLVMGetErrorMessage(err);
-    rc = cuplug__host_fail(msg, CUPLUG_ERR_LINK, "dropping libdevice's unused functions: %s", why);
+    rc = cuplug__cpu_fail(msg, CUPLUG_ERR_LINK, "dropping libdevice's unused functions: %s", why);
     LLVMDisposeErrorMessage(why);
   }
   return rc;

@@ -335,7 +335,7 @@ static uint32_t bfind_shiftamt(uint32_t x) { return x ? (uint32_t)__builtin_clz(
       {#op ".rn.d", FN(op##_RN_d)}, {#op ".rz.d", FN(op##_RZ_d)},                      \
       {#op ".rm.d", FN(op##_RM_d)}, {#op ".rp.d", FN(op##_RP_d)}
 
-static const cuplug__host_symbol intrinsics[] = {
+static const cuplug__cpu_symbol intrinsics[] = {
     ARITH(add), ARITH(mul), ARITH(div), ARITH(fma), ARITH(sqrt), ARITH(rcp),
     MODES4("f2i", f2i, ""), MODES4("f2i", f2i_ftz, ".ftz"), MODES4("f2ui", f2ui, ""),
     MODES4("f2ui", f2ui_ftz, ".ftz"), MODES4("f2ll", f2ll, ""), MODES4("f2ll", f2ll_ftz, ".ftz"),
@@ -390,7 +390,7 @@ static const cuplug__host_symbol intrinsics[] = {
     {"asm.sub.rm.f64", FN(sub_RM_d)}, {"asm.sub.rp.f64", FN(sub_RP_d)},
 };
 
-const cuplug__host_symbol *cuplug__host_math_symbols(size_t *n) {
+const cuplug__cpu_symbol *cuplug__cpu_math_symbols(size_t *n) {
   *n = sizeof intrinsics / sizeof intrinsics[0];
   return intrinsics;
 }

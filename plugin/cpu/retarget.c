@@ -31,7 +31,7 @@
 
 /* "module:line" of the first line of the texts holding `needle` (and
  * `also`, when given), for messages; "" when none does. */
-static void where(const cuplug__host_retarget_args *a, const char *needle, const char *also,
+static void where(const cuplug__cpu_retarget_args *a, const char *needle, const char *also,
                   char *out, size_t size) {
   *out = 0;
   for (size_t i = 0; i < a->num_sources; i++) {
@@ -121,7 +121,7 @@ static void add_range(LLVMValueRef f, const char *sreg) {
   }
 }
 
-static int declarations(cuplug__host_retarget_args *a, char **msg) {
+static int declarations(cuplug__cpu_retarget_args *a, char **msg) {
   LLVMModuleRef m = a->module;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     if (!LLVMIsDeclaration(f)) continue;
@@ -129,20 +129,20 @@ static int declarations(cuplug__host_retarget_args *a, char **msg) {
     const char *name = LLVMGetValueName2(f, &len);
     if (strncmp(name, NVVM, strlen(NVVM)) == 0) {
       const char *op = name + strlen(NVVM);
-      if (!cuplug__host_runtime_has(op)) {
+      if (!cuplug__cpu_runtime_has(op)) {
         char at[256];
         where(a, name, "call", at, sizeof at);
-        return cuplug__host_fail(msg, CUPLUG_ERR_HOST_UNSUPPORTED,
+        return cuplug__cpu_fail(msg, CUPLUG_ERR_HOST_UNSUPPORTED,
                                  "the NVVM intrinsic @%s has no host equivalent%s", name, at);
       }
-      if (cuplug__host_runtime_collective(op)) a->uses_collectives = true;
+      if (cuplug__cpu_runtime_collective(op)) a->uses_collectives = true;
       /* A special register keeps its attributes (it reads no memory, so
        * reads are shared); the rest lose theirs, for they switch threads. */
       if (strncmp(op, "read.ptx.sreg.", 14) != 0) strip_fn_attributes(f);
       else add_range(f, op + 14);
       char *renamed = NULL;
       if (asprintf(&renamed, RUNTIME "%s", op) < 0)
-        return cuplug__host_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
+        return cuplug__cpu_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
       LLVMSetValueName2(f, renamed, strlen(renamed));
       free(renamed);
       continue;
@@ -158,7 +158,7 @@ static int declarations(cuplug__host_retarget_args *a, char **msg) {
         if (strncmp(name + 5, targets[t], strlen(targets[t])) != 0) continue;
         char at[256];
         where(a, name, "call", at, sizeof at);
-        return cuplug__host_fail(msg, CUPLUG_ERR_HOST_UNSUPPORTED,
+        return cuplug__cpu_fail(msg, CUPLUG_ERR_HOST_UNSUPPORTED,
                                  "@%s is an intrinsic of another target%s", name, at);
       }
       continue;
@@ -171,7 +171,7 @@ static int declarations(cuplug__host_retarget_args *a, char **msg) {
     if (dlsym(RTLD_DEFAULT, name)) continue; /* libc, libm */
     char at[256];
     where(a, name, "call", at, sizeof at);
-    return cuplug__host_fail(msg, CUPLUG_ERR_HOST_UNSUPPORTED,
+    return cuplug__cpu_fail(msg, CUPLUG_ERR_HOST_UNSUPPORTED,
                              "the IR calls @%s, which has no host implementation (CUDA C++ "
                              "cannot run on the host: declare_device's host_function gives "
                              "one)%s",
@@ -196,14 +196,14 @@ static char *asm_text(LLVMValueRef callee) {
   return text;
 }
 
-static int replace_asm(cuplug__host_retarget_args *a, LLVMValueRef call, LLVMBuilderRef b,
+static int replace_asm(cuplug__cpu_retarget_args *a, LLVMValueRef call, LLVMBuilderRef b,
                        char **msg) {
   char *text = asm_text(LLVMGetCalledValue(call));
-  const char *fn = text ? cuplug__host_runtime_asm(text) : NULL;
+  const char *fn = text ? cuplug__cpu_runtime_asm(text) : NULL;
   if (!fn) {
     char at[256];
     where(a, text ? text : "asm", "asm", at, sizeof at);
-    int rc = cuplug__host_fail(msg, CUPLUG_ERR_HOST_UNSUPPORTED,
+    int rc = cuplug__cpu_fail(msg, CUPLUG_ERR_HOST_UNSUPPORTED,
                                "inline PTX assembly \"%s\" has no host equivalent%s",
                                text ? text : "?", at);
     free(text);
@@ -224,7 +224,7 @@ static int replace_asm(cuplug__host_retarget_args *a, LLVMValueRef call, LLVMBui
   return 0;
 }
 
-static int inline_asm(cuplug__host_retarget_args *a, char **msg) {
+static int inline_asm(cuplug__cpu_retarget_args *a, char **msg) {
   LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(a->module));
   int rc = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(a->module); f && !rc; f = LLVMGetNextFunction(f)) {
@@ -244,7 +244,7 @@ static int inline_asm(cuplug__host_retarget_args *a, char **msg) {
 
 /* ---- kernels: a launcher each ---- */
 
-static int launcher(cuplug__host_retarget_args *a, const char *prefix, size_t k, char **msg);
+static int launcher(cuplug__cpu_retarget_args *a, const char *prefix, size_t k, char **msg);
 
 /* Bytes of a parameter's value (numba passes scalars and pointers), 0 for
  * another type. */
@@ -259,19 +259,19 @@ static uint64_t scalar_size(LLVMTypeRef t) {
   }
 }
 
-static int launchers(cuplug__host_retarget_args *a, char **msg) {
+static int launchers(cuplug__cpu_retarget_args *a, char **msg) {
   int rc = 0;
   for (size_t k = 0; k < a->num_kernels && !rc; k++) {
-    rc = launcher(a, CUPLUG__HOST_LAUNCHER, k, msg);
+    rc = launcher(a, CUPLUG__CPU_LAUNCHER, k, msg);
     /* the row launcher (rows.c) where threads never wait on each other */
-    if (!rc && !a->uses_collectives) rc = launcher(a, CUPLUG__HOST_ROW, k, msg);
+    if (!rc && !a->uses_collectives) rc = launcher(a, CUPLUG__CPU_ROW, k, msg);
     /* called by its launchers only: the inliner may take it into both */
     if (!rc) LLVMSetLinkage(LLVMGetNamedFunction(a->module, a->kernels[k]), LLVMInternalLinkage);
   }
   return rc;
 }
 
-static int launcher(cuplug__host_retarget_args *a, const char *prefix, size_t k, char **msg) {
+static int launcher(cuplug__cpu_retarget_args *a, const char *prefix, size_t k, char **msg) {
   LLVMModuleRef m = a->module;
   LLVMContextRef c = LLVMGetModuleContext(m);
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
@@ -279,7 +279,7 @@ static int launcher(cuplug__host_retarget_args *a, const char *prefix, size_t k,
   LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(c), &ptr, 1, 0);
   LLVMValueRef kernel = LLVMGetNamedFunction(m, a->kernels[k]);
   if (!kernel || LLVMIsDeclaration(kernel))
-    return cuplug__host_fail(msg, CUPLUG_ERR_KERNEL_NOT_FOUND, "no kernel named '%s' in the IR",
+    return cuplug__cpu_fail(msg, CUPLUG_ERR_KERNEL_NOT_FOUND, "no kernel named '%s' in the IR",
                              a->kernels[k]);
   LLVMTypeRef kty = LLVMGlobalGetValueType(kernel);
   unsigned n = LLVMCountParamTypes(kty);
@@ -289,7 +289,7 @@ static int launcher(cuplug__host_retarget_args *a, const char *prefix, size_t k,
   if (!types || !args || asprintf(&name, "%s%s", prefix, a->kernels[k]) < 0) {
     free(types);
     free(args);
-    return cuplug__host_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
+    return cuplug__cpu_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
   }
   LLVMGetParamTypes(kty, types);
   LLVMValueRef f = LLVMAddFunction(m, name, fty);
@@ -337,7 +337,7 @@ static int launcher(cuplug__host_retarget_args *a, const char *prefix, size_t k,
   return 0;
 }
 
-int cuplug__host_retarget(cuplug__host_retarget_args *a, char **msg) {
+int cuplug__cpu_retarget(cuplug__cpu_retarget_args *a, char **msg) {
   LLVMSetTarget(a->module, a->triple);
   LLVMSetDataLayout(a->module, a->layout);
   shared_to_tls(a->module);

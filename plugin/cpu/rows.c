@@ -5,7 +5,7 @@
  * C.  Code that never synchronises needs no more than a loop over
  * threadIdx.x, so each kernel gets a second launcher,
  *
- *   void <CUPLUG__HOST_ROW><kernel>(void **params)
+ *   void <CUPLUG__CPU_ROW><kernel>(void **params)
  *
  * which runs threads x = 0 .. ntid.x - 1 of one (y, z): after the first
  * optimisation has inlined the kernel into it, its body is wrapped in a
@@ -95,9 +95,9 @@ static void hoist_parameters(LLVMValueRef fn, LLVMBasicBlockRef pre, LLVMBuilder
   }
 }
 
-bool cuplug__host_make_row(LLVMModuleRef m, const char *kernel) {
+bool cuplug__cpu_make_row(LLVMModuleRef m, const char *kernel) {
   char name[4200];
-  snprintf(name, sizeof name, "%s%s", CUPLUG__HOST_ROW, kernel);
+  snprintf(name, sizeof name, "%s%s", CUPLUG__CPU_ROW, kernel);
   LLVMValueRef fn = LLVMGetNamedFunction(m, name);
   if (!fn || LLVMIsDeclaration(fn)) return false;
   LLVMContextRef c = LLVMGetModuleContext(m);

@@ -16,19 +16,19 @@
 
 #include "plugin/cpu/internal.h"
 
-__thread cuplug__worker *cuplug__current __attribute__((tls_model("initial-exec")));
+__thread cuplug__cpu_worker *cuplug__cpu_current __attribute__((tls_model("initial-exec")));
 
 /* Outside a launch (a device function called directly) the code still
  * has a block: one thread, this one. */
-static __thread cuplug__worker lone = {.ntid = {1, 1, 1}, .nctaid = {1, 1, 1}, .nthreads = 1};
+static __thread cuplug__cpu_worker lone = {.ntid = {1, 1, 1}, .nctaid = {1, 1, 1}, .nthreads = 1};
 
 static __thread cuplug__fiber lone_fiber;
 
-static cuplug__worker *me(void) { return cuplug__current ? cuplug__current : &lone; }
+static cuplug__cpu_worker *me(void) { return cuplug__cpu_current ? cuplug__cpu_current : &lone; }
 
 /* The running thread's fiber (outside a launch, a stand-in). */
 static cuplug__fiber *self(void) {
-  cuplug__worker *w = me();
+  cuplug__cpu_worker *w = me();
   return w->fibers ? &w->fibers[w->linear] : &lone_fiber;
 }
 
@@ -36,7 +36,7 @@ static cuplug__fiber *self(void) {
 
 #define SREG(name, expr)                         \
   static uint32_t name(void) {                   \
-    cuplug__worker *w = me();                    \
+    cuplug__cpu_worker *w = me();                    \
     return (expr);                               \
   }
 SREG(tid_x, w->tid[0])
@@ -63,7 +63,7 @@ struct emutls_object { /* as LLVM emits __emutls_v.<name> */
 };
 
 static void *emutls_get_address(struct emutls_object *o) {
-  cuplug__worker *w = me();
+  cuplug__cpu_worker *w = me();
   if (!o->size) return w->dynamic_shared; /* extern __shared__ T x[] */
   for (size_t i = 0; i < w->num_shared; i++)
     if (w->shared[i].object == o) return w->shared[i].storage;
@@ -91,13 +91,13 @@ static void barrier0(void) {
   cuplug__fiber *f = self();
   f->pred = 0;
   f->mode = 0;
-  cuplug__host_yield(f, CUPLUG__BARRIER);
+  cuplug__cpu_yield(f, CUPLUG__BARRIER);
 }
 static int32_t barrier_reduce(int32_t pred, uint32_t mode) {
   cuplug__fiber *f = self();
   f->pred = pred != 0;
   f->mode = mode;
-  cuplug__host_yield(f, CUPLUG__BARRIER);
+  cuplug__cpu_yield(f, CUPLUG__BARRIER);
   return (int32_t)f->result;
 }
 static int32_t barrier0_popc(int32_t p) { return barrier_reduce(p, 0); }
@@ -117,7 +117,7 @@ static cuplug__fiber *warp_wait(cuplug__warp_op op, uint32_t mask, uint32_t mode
 }
 
 static void bar_warp_sync(uint32_t mask) {
-  cuplug__host_yield(warp_wait(CUPLUG__SYNCWARP, mask, 0), CUPLUG__WARP);
+  cuplug__cpu_yield(warp_wait(CUPLUG__SYNCWARP, mask, 0), CUPLUG__WARP);
 }
 
 /* {i32, i1} comes back in eax and dl: two integer eightbytes. */
@@ -131,14 +131,14 @@ static pair shfl_sync_i32(uint32_t mask, uint32_t mode, uint32_t value, uint32_t
   f->value = value;
   f->b = b;
   f->c = c;
-  cuplug__host_yield(f, CUPLUG__WARP);
+  cuplug__cpu_yield(f, CUPLUG__WARP);
   return (pair){f->result, f->result_pred};
 }
 
 static pair vote_sync(uint32_t mask, uint32_t mode, uint8_t pred) {
   cuplug__fiber *f = warp_wait(CUPLUG__VOTE, mask, mode);
   f->pred = pred & 1;
-  cuplug__host_yield(f, CUPLUG__WARP);
+  cuplug__cpu_yield(f, CUPLUG__WARP);
   return (pair){f->result, f->result_pred};
 }
 
@@ -146,7 +146,7 @@ static pair vote_sync(uint32_t mask, uint32_t mode, uint8_t pred) {
  * never waits on another thread) the warp's lanes run one after another,
  * each as though all were there: every lane the block has. */
 static uint32_t activemask(void) {
-  cuplug__worker *w = me();
+  cuplug__cpu_worker *w = me();
   uint32_t first = w->linear / 32 * 32, mask = 0;
   for (uint32_t l = 0; l < 32 && first + l < w->nthreads; l++)
     if (!w->fibers || w->fibers[first + l].state != CUPLUG__DONE) mask |= 1u << l;
@@ -319,23 +319,23 @@ static const struct {
      R "asm.mad.wide.u32"},
 };
 
-bool cuplug__host_runtime_has(const char *intrinsic) {
+bool cuplug__cpu_runtime_has(const char *intrinsic) {
   for (size_t i = 0; i < COUNT; i++)
     if (strcmp(table[i].intrinsic, intrinsic) == 0) return true;
   size_t n;
-  const cuplug__host_symbol *math = cuplug__host_math_symbols(&n);
+  const cuplug__cpu_symbol *math = cuplug__cpu_math_symbols(&n);
   for (size_t i = 0; i < n; i++)
     if (strcmp(math[i].name, intrinsic) == 0) return true;
   return false;
 }
 
-bool cuplug__host_runtime_collective(const char *intrinsic) {
+bool cuplug__cpu_runtime_collective(const char *intrinsic) {
   for (size_t i = 0; i < COUNT; i++)
     if (strcmp(table[i].intrinsic, intrinsic) == 0) return table[i].collective;
   return false;
 }
 
-const char *cuplug__host_runtime_asm(const char *text) {
+const char *cuplug__cpu_runtime_asm(const char *text) {
   for (size_t i = 0; i < sizeof asm_table / sizeof asm_table[0]; i++)
     if (strcmp(asm_table[i].text, text) == 0) return asm_table[i].fn;
   return NULL;
@@ -343,7 +343,7 @@ const char *cuplug__host_runtime_asm(const char *text) {
 
 /* The JIT's names for the runtime's functions and math.c's. */
 #define MAX_SYMBOLS 512
-static cuplug__host_symbol symbols[MAX_SYMBOLS + 1]; /* and __emutls_get_address */
+static cuplug__cpu_symbol symbols[MAX_SYMBOLS + 1]; /* and __emutls_get_address */
 static char names[MAX_SYMBOLS][64];
 static size_t num_symbols;
 static pthread_once_t symbols_once = PTHREAD_ONCE_INIT;
@@ -357,14 +357,14 @@ static void add_symbol(const char *intrinsic, void *address) {
 static void fill_symbols(void) {
   for (size_t i = 0; i < COUNT; i++) add_symbol(table[i].intrinsic, table[i].address);
   size_t n;
-  const cuplug__host_symbol *math = cuplug__host_math_symbols(&n);
+  const cuplug__cpu_symbol *math = cuplug__cpu_math_symbols(&n);
   for (size_t i = 0; i < n; i++) add_symbol(math[i].name, math[i].address);
   symbols[num_symbols].name = "__emutls_get_address";
   symbols[num_symbols].address = FN(emutls_get_address);
   num_symbols++;
 }
 
-const cuplug__host_symbol *cuplug__host_runtime_symbols(size_t *n) {
+const cuplug__cpu_symbol *cuplug__cpu_runtime_symbols(size_t *n) {
   pthread_once(&symbols_once, fill_symbols);
   *n = num_symbols;
   return symbols;

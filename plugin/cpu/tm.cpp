@@ -15,7 +15,7 @@ static inline TargetMachine *unwrap_tm(LLVMTargetMachineRef tm) {
 }
 }  // namespace llvm
 
-extern "C" void cuplug__host_tm_options(LLVMTargetMachineRef tm) {
+extern "C" void cuplug__cpu_tm_options(LLVMTargetMachineRef tm) {
   llvm::unwrap_tm(tm)->Options.EmulatedTLS = true;
   llvm::unwrap_tm(tm)->Options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
 }

@@ -1,38 +1,54 @@
-/* library.c - cubins loaded with the driver, and their kernels.
+/* library.c - libraries on either target, and their kernels.
  *
- * Libraries are loaded with cuLibraryLoadData, which is context-independent,
- * so a kernel handle serves every context and survives device_reset.  A
- * library loaded from an artifact knows the artifact's kernels (name,
+ * A library loaded from an artifact knows the artifact's kernels (name,
  * signature, exception store): kernel_get finds them by name, or takes the
- * only one when no name is given. */
-#include <stdio.h>
+ * only one when no name is given.  What differs by target is in gpu.c (the
+ * driver) and cpu.c (the CPU JIT, in libcuplug-host.so). */
+#include "plugin/load/library.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/types.h"
-#include "plugin/load/load.h"
+#include "plugin/load/cpu.h"
+#include "plugin/load/gpu.h"
+#include "plugin/load/objects.h"
 
-void cuplug__library_free(cuplug_library *l) {
+static void library_free(cuplug_library *l) {
   while (l->kernels) {
     cuplug_kernel *k = l->kernels;
     l->kernels = k->next;
     free(k->name);
     free(k);
   }
-  for (size_t i = 0; i < l->num_known; i++) free(l->known[i].symbol);
-  free(l->known);
-  free(l->host_symbol);
+  for (size_t i = 0; i < l->num_artifact_kernels; i++) free(l->artifact_kernels[i].symbol);
+  free(l->artifact_kernels);
+  free(l->entry);
   pthread_mutex_destroy(&l->lock);
   free(l);
 }
 
-/* The image an artifact holds, or the caller's bytes. */
+/* Copies what the artifact says about its kernels and its entry. */
+static cuplug_error *remember_artifact(cuplug_library *l, const cuplug_artifact *art) {
+  if (art->symbol && !(l->entry = cuplug__strdup(art->symbol))) return cuplug__error_oom();
+  l->entry_signature = art->signature;
+  l->cooperative = art->cooperative;
+  if (!art->num_kernels) return NULL;
+  l->artifact_kernels = calloc(art->num_kernels, sizeof *l->artifact_kernels);
+  if (!l->artifact_kernels) return cuplug__error_oom();
+  for (size_t i = 0; i < art->num_kernels; i++) {
+    l->artifact_kernels[i] = art->kernels[i];
+    if (!(l->artifact_kernels[i].symbol = cuplug__strdup(art->kernels[i].symbol)))
+      return cuplug__error_oom();
+    l->num_artifact_kernels++;
+  }
+  return NULL;
+}
+
+/* The image an artifact holds for the GPU, or the caller's bytes. */
 static cuplug_error *image_of(const cuplug_load_args *a, const void **image) {
-  if (!!a->artifact == !!a->image)
-    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
-                         "load: give exactly one of artifact and image");
   if (!a->artifact) {
     if (!a->size) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "load: the image is empty");
     *image = a->image;
@@ -48,48 +64,24 @@ static cuplug_error *image_of(const cuplug_load_args *a, const void **image) {
   return NULL;
 }
 
-/* Copies what the artifact says about its kernels into the library. */
-static cuplug_error *know_kernels(cuplug_library *l, const cuplug_artifact *art) {
-  if (!art->num_kernels) return NULL;
-  l->known = calloc(art->num_kernels, sizeof *l->known);
-  if (!l->known) return cuplug__error_oom();
-  for (size_t i = 0; i < art->num_kernels; i++) {
-    l->known[i] = art->kernels[i];
-    if (!(l->known[i].symbol = cuplug__strdup(art->kernels[i].symbol)))
-      return cuplug__error_oom();
-    l->num_known++;
-  }
-  l->cooperative = art->cooperative;
-  return NULL;
-}
-
 cuplug_error *cuplug__load(cuplug_load_args *a) {
   if (!a->session) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "load: session is NULL");
-  if (a->artifact && a->artifact->output == CUPLUG_OUTPUT_HOST) {
-    if (a->image)
-      return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
-                           "load: give exactly one of artifact and image");
-    return cuplug__host_load(a);
-  }
+  if (!!a->artifact == !!a->image)
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
+                         "load: give exactly one of artifact and image");
+  bool on_cpu = a->artifact && a->artifact->output == CUPLUG_OUTPUT_HOST;
   const void *image = NULL;
-  CUPLUG__TRY(image_of(a, &image));
-  const cuplug__driver_api *cu;
-  CUPLUG__TRY(cuplug__device_enter(&a->session->device, &a->session->toolkit, &cu));
+  if (!on_cpu) CUPLUG__TRY(image_of(a, &image));
   cuplug_library *l = calloc(1, sizeof *l);
   if (!l) return cuplug__error_oom();
   pthread_mutex_init(&l->lock, NULL);
   l->session = a->session;
-  cuplug_error *e = a->artifact ? know_kernels(l, a->artifact) : NULL;
+  cuplug_error *e = a->artifact ? remember_artifact(l, a->artifact) : NULL;
+  if (!e && on_cpu) e = cuplug__load_cpu(a->session, a->artifact, &l->cpu);
+  if (!e && !on_cpu) e = cuplug__load_gpu(a->session, image, &l->gpu);
   if (e) {
-    cuplug__library_free(l);
+    library_free(l);
     return e;
-  }
-  int rc = cu->library_load_data(&l->lib, image, NULL, NULL, 0, NULL, NULL, 0);
-  if (rc) {
-    cuplug__library_free(l);
-    char why[256];
-    cuplug__driver_describe(cu, rc, why, sizeof why);
-    return cuplug__error(CUPLUG_ERR_LOAD, "the driver cannot load the image: %s", why);
   }
   a->library = l;
   return NULL;
@@ -97,21 +89,17 @@ cuplug_error *cuplug__load(cuplug_load_args *a) {
 
 void cuplug__library_unload(cuplug_library *l) {
   if (!l) return;
-  if (l->host) {
-    cuplug__host_unload(l);
-    return;
-  }
-  const cuplug__driver_api *cu;
-  cuplug_error *e = cuplug__toolkit_driver(&l->session->toolkit, &cu);
-  if (!e) cu->library_unload(l->lib);
-  cuplug__error_destroy(e);
-  cuplug__library_free(l);
+  if (l->cpu)
+    cuplug__unload_cpu(l->cpu);
+  else
+    cuplug__unload_gpu(l->session, l->gpu);
+  library_free(l);
 }
 
-/* "a, b, c": the kernels the library knows, for messages. */
-static void put_known(cuplug__buf *b, const cuplug_library *l) {
-  for (size_t i = 0; i < l->num_known; i++)
-    cuplug__buf_printf(b, "%s%s", i ? ", " : "", l->known[i].symbol);
+/* "a, b, c": the kernels the artifact held, for messages. */
+static void put_artifact_kernels(cuplug__buf *b, const cuplug_library *l) {
+  for (size_t i = 0; i < l->num_artifact_kernels; i++)
+    cuplug__buf_printf(b, "%s%s", i ? ", " : "", l->artifact_kernels[i].symbol);
 }
 
 /* The kernel kernel_get means: the one named, or the library's only one;
@@ -119,22 +107,23 @@ static void put_known(cuplug__buf *b, const cuplug_library *l) {
 static cuplug_error *choose(const cuplug_library *l, const char *name, const char **chosen,
                             const cuplug__artifact_kernel **known) {
   *known = NULL;
-  if (!name && l->num_known != 1) {
-    if (!l->num_known)
+  size_t n = l->num_artifact_kernels;
+  if (!name && n != 1) {
+    if (!n)
       return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
                            "kernel_get: give the kernel's name (the library was not loaded "
                            "from an artifact that holds a kernel)");
     cuplug__buf b;
     cuplug__buf_init(&b);
-    put_known(&b, l);
+    put_artifact_kernels(&b, l);
     cuplug_error *e = cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
-                                    "kernel_get: the library holds %zu kernels (%s): name one",
-                                    l->num_known, b.data ? b.data : "");
+                                    "kernel_get: the library holds %zu kernels (%s): name one", n,
+                                    b.data ? b.data : "");
     cuplug__buf_free(&b);
     return e;
   }
-  for (size_t i = 0; i < l->num_known && !*known; i++)
-    if (!name || strcmp(name, l->known[i].symbol) == 0) *known = &l->known[i];
+  for (size_t i = 0; i < n && !*known; i++)
+    if (!name || strcmp(name, l->artifact_kernels[i].symbol) == 0) *known = &l->artifact_kernels[i];
   *chosen = name ? name : (*known)->symbol;
   return NULL;
 }
@@ -159,27 +148,6 @@ static cuplug_error *signature_of(const cuplug_kernel_args *a, const char *name,
   return NULL;
 }
 
-/* The driver's handle of the kernel, with the two failures a user meets
- * explained: no such kernel, no code for this device. */
-static cuplug_error *handle_of(cuplug_library *l, const char *name, cuplug__cu_kernel *out) {
-  const cuplug__driver_api *cu;
-  CUPLUG__TRY(cuplug__toolkit_driver(&l->session->toolkit, &cu));
-  int rc = cu->library_get_kernel(out, l->lib, name);
-  if (rc == CUPLUG__CU_NOT_FOUND)
-    return cuplug__error(CUPLUG_ERR_KERNEL_NOT_FOUND, "no kernel named '%s' in the library", name);
-  if (rc == CUPLUG__CU_NO_BINARY_FOR_GPU) {
-    cuplug__cu_device dev = l->session->device.dev;
-    int major = 0, minor = 0;
-    cu->device_get_attribute(&major, CUPLUG__CU_DEVICE_ATTRIBUTE_CC_MAJOR, dev);
-    cu->device_get_attribute(&minor, CUPLUG__CU_DEVICE_ATTRIBUTE_CC_MINOR, dev);
-    return cuplug__error(CUPLUG_ERR_LOAD,
-                         "kernel %s: the library has no code for this device (cc %d.%d): "
-                         "compile for it (cc %d.%d, or CUPLUG_COMPILE_CURRENT_DEVICE)",
-                         name, major, minor, major, minor);
-  }
-  return rc ? cuplug__driver_error(cu, rc, "cuLibraryGetKernel") : NULL;
-}
-
 cuplug_error *cuplug__kernel_info(cuplug_kernel_info *a) {
   const cuplug_kernel *k = a->kernel;
   if (!k) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "kernel_info: kernel is NULL");
@@ -199,16 +167,17 @@ cuplug_error *cuplug__kernel_get(cuplug_kernel_args *a) {
   const cuplug_type *sig = NULL;
   CUPLUG__TRY(signature_of(a, name, known, &sig));
   cuplug__cu_kernel handle = NULL;
-  if (!l->host) CUPLUG__TRY(handle_of(l, name, &handle));
-  else if (!cuplug__host_has(l, name))
+  /* the CPU JIT made a launcher for each of the artifact's kernels only */
+  if (l->cpu && !known)
     return cuplug__error(CUPLUG_ERR_KERNEL_NOT_FOUND, "no kernel named '%s' in the library", name);
+  if (!l->cpu) CUPLUG__TRY(cuplug__kernel_gpu(l->session, l->gpu, name, &handle));
   cuplug_kernel *k = calloc(1, sizeof *k);
   if (!k || !(k->name = cuplug__strdup(name))) {
     free(k);
     return cuplug__error_oom();
   }
   k->library = l;
-  k->handle = handle;
+  k->gpu = handle;
   k->sig = sig;
   k->debug = (known && known->debug) || a->debug;
   k->cooperative = l->cooperative;

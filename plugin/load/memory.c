@@ -1,7 +1,9 @@
 /* memory.c - device memory for hosts that bring none of their own, and
  * the session's device as a whole. */
+#include "plugin/load/memory.h"
+
 #include "base/error.h"
-#include "plugin/load/load.h"
+#include "plugin/session/session.h"
 
 cuplug_error *cuplug__mem_alloc(cuplug_session *s, size_t bytes, uint64_t *ptr) {
   if (!s || !ptr) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "mem_alloc: NULL argument");

@@ -504,7 +504,7 @@ static cuplug_error *keep_host_ir(job *j) {
   art->sources = calloc(a->num_modules, sizeof *art->sources);
   if (!art->sources) return cuplug__error_oom();
   for (size_t i = 0; i < a->num_modules; i++) {
-    cuplug__ir_module *m = &art->sources[art->num_sources++];
+    cuplug__text *m = &art->sources[art->num_sources++];
     m->name = cuplug__strdup(j->inputs[i].name);
     m->text = cuplug__strndup(j->inputs[i].text, j->inputs[i].size);
     m->size = j->inputs[i].size;
@@ -515,11 +515,11 @@ static cuplug_error *keep_host_ir(job *j) {
   art->fastmath = a->fastmath != 0;
   /* declared functions the IR calls: those with a host implementation are
    * defined for the JIT; the others it refuses by name at load */
-  art->host_externs = calloc(j->num_used ? j->num_used : 1, sizeof *art->host_externs);
-  if (!art->host_externs) return cuplug__error_oom();
+  art->cpu_externs = calloc(j->num_used ? j->num_used : 1, sizeof *art->cpu_externs);
+  if (!art->cpu_externs) return cuplug__error_oom();
   for (size_t d = 0; d < j->num_used; d++) {
     if (!j->used[d]->host_function) continue;
-    cuplug__host_extern *x = &art->host_externs[art->num_host_externs++];
+    cuplug__cpu_extern *x = &art->cpu_externs[art->num_cpu_externs++];
     x->address = j->used[d]->host_function;
     if (!(x->symbol = cuplug__strdup(j->used[d]->symbol))) return cuplug__error_oom();
   }
@@ -638,11 +638,11 @@ static cuplug_error *link_code(job *j) {
 /* Keeps the legalised modules in the artifact (CUPLUG_COMPILE_KEEP_IR). */
 static cuplug_error *keep_ir(job *j) {
   cuplug_artifact *art = j->art;
-  cuplug__ir_module *v = realloc(art->ir, (art->num_ir + j->num_mods) * sizeof *v);
+  cuplug__text *v = realloc(art->ir, (art->num_ir + j->num_mods) * sizeof *v);
   if (!v) return cuplug__error_oom();
   art->ir = v;
   for (size_t i = 0; i < j->num_mods; i++) {
-    cuplug__ir_module *m = &art->ir[art->num_ir];
+    cuplug__text *m = &art->ir[art->num_ir];
     m->name = cuplug__strdup(j->mods[i].name);
     m->text = j->owned[i];
     m->size = j->mods[i].size;

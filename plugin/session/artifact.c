@@ -21,17 +21,17 @@ void cuplug__artifact_destroy(cuplug_artifact *a) {
   for (size_t i = 0; i < a->num_kernels; i++) free(a->kernels[i].symbol);
   free(a->kernels);
   for (size_t i = 0; i < a->num_ir; i++) {
-    free(a->ir[i].name);
-    free(a->ir[i].text);
+    free((char *)a->ir[i].name);
+    free((char *)a->ir[i].text);
   }
   free(a->ir);
   for (size_t i = 0; i < a->num_sources; i++) {
-    free(a->sources[i].name);
-    free(a->sources[i].text);
+    free((char *)a->sources[i].name);
+    free((char *)a->sources[i].text);
   }
   free(a->sources);
-  for (size_t i = 0; i < a->num_host_externs; i++) free(a->host_externs[i].symbol);
-  free(a->host_externs);
+  for (size_t i = 0; i < a->num_cpu_externs; i++) free(a->cpu_externs[i].symbol);
+  free(a->cpu_externs);
   free(a);
 }
 

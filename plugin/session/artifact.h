@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "base/code.h"
+#include "base/ir.h"
 #include "cuplug/cuplug.h"
 
 typedef struct cuplug__artifact_kernel {
@@ -15,16 +16,12 @@ typedef struct cuplug__artifact_kernel {
   bool debug; /* compiled with the exception store */
 } cuplug__artifact_kernel;
 
-typedef struct cuplug__host_extern {
+/* A declared function's implementation on the CPU (declare_device's
+ * host_function), for a CPU artifact that calls it. */
+typedef struct cuplug__cpu_extern {
   char *symbol;
   void *address;
-} cuplug__host_extern;
-
-typedef struct cuplug__ir_module {
-  char *name;
-  char *text;
-  size_t size;
-} cuplug__ir_module;
+} cuplug__cpu_extern;
 
 struct cuplug_artifact {
   cuplug_output output;     /* PTX, LTOIR or CUBIN */
@@ -46,17 +43,19 @@ struct cuplug_artifact {
   bool cooperative;
   cuplug_error **warnings;
   size_t num_warnings;
-  cuplug__ir_module *ir;
+  /* the modules as they went to libNVVM (CUPLUG_COMPILE_KEEP_IR), or, for
+   * the CPU, as they would have: the artifact owns their names and texts */
+  cuplug__text *ir;
   size_t num_ir;
-  /* a host artifact: the caller's modules as given, whose lines an error
-   * of the host compile names */
-  cuplug__ir_module *sources;
+  /* a CPU artifact (CUPLUG_OUTPUT_HOST): the caller's modules as given,
+   * whose lines an error of the CPU compile names (owned, as ir) */
+  cuplug__text *sources;
   size_t num_sources;
-  bool uses_libdevice; /* a host artifact that calls __nv_* functions */
+  bool uses_libdevice; /* a CPU artifact that calls __nv_* functions */
   bool fastmath;       /* ... compiled with fastmath: libdevice flushes to zero */
-  /* ... and the declared functions it calls that have a host implementation */
-  cuplug__host_extern *host_externs;
-  size_t num_host_externs;
+  /* ... and the declared functions it calls that have a CPU implementation */
+  cuplug__cpu_extern *cpu_externs;
+  size_t num_cpu_externs;
   cuplug_cache_result cache; /* built, or found in the cache (not saved) */
 };
 

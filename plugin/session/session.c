@@ -38,7 +38,7 @@ cuplug_error *cuplug__session_create(const cuplug_session_options *o, cuplug_ses
   cuplug__pool_init(&s->validators);
   cuplug__nvrtc_cache_init(&s->nvrtc);
   cuplug__device_init(&s->device);
-  pthread_mutex_init(&s->host_lock, NULL);
+  pthread_mutex_init(&s->cpu_lock, NULL);
   s->default_cc_major = o && o->default_cc_major ? o->default_cc_major : 5;
   s->default_cc_minor = o && o->default_cc_major ? o->default_cc_minor : 0;
   *out = s;
@@ -47,8 +47,8 @@ cuplug_error *cuplug__session_create(const cuplug_session_options *o, cuplug_ses
 
 void cuplug__session_destroy(cuplug_session *s) {
   if (!s) return;
-  if (s->host_jit) s->host_jit_destroy(s->host_jit);
-  pthread_mutex_destroy(&s->host_lock);
+  if (s->cpu_jit) s->cpu_jit_destroy(s->cpu_jit);
+  pthread_mutex_destroy(&s->cpu_lock);
   cuplug__device_release(&s->device, &s->toolkit);
   cuplug__pool_release(&s->validators);
   cuplug__nvrtc_cache_release(&s->nvrtc);

@@ -26,10 +26,10 @@ struct cuplug_session {
   cuplug__cache *cache;      /* compile and link results */
   uint32_t default_cc_major, default_cc_minor; /* numba's CUDA_DEFAULT_PTX_CC */
   bool trusted; /* CUPLUG_SESSION_TRUSTED: no verification, the toolkit in process */
-  /* the host JIT (plugin/load/cpu.c), made on the first host load */
-  pthread_mutex_t host_lock;
-  void *host_jit;
-  void (*host_jit_destroy)(void *jit);
+  /* the CPU target's JIT (plugin/load/cpu.c), made on the first CPU load */
+  pthread_mutex_t cpu_lock;
+  void *cpu_jit;
+  void (*cpu_jit_destroy)(void *jit);
 };
 
 cuplug_error *cuplug__session_create(const cuplug_session_options *o, cuplug_session **out);

@@ -5,7 +5,10 @@
  * host does.  It checks the negotiation, that the plugin exports nothing
  * but its entry point, and that argument structs of other sizes work:
  * shorter (an older caller) read as defaults, longer (a newer caller) are
- * accepted when the unknown bytes are zero and refused otherwise.
+ * accepted when the unknown bytes are zero and refused otherwise.  Every
+ * struct it passes is first filled with 0xAB, padding included, as a host's
+ * stack may leave it: a plugin that read an older struct's padding as a
+ * newer field would see 0xAB there.
  *
  *   cuplug_abi_1_0 path/to/libcuplug.so */
 #include <check.h>
@@ -16,6 +19,33 @@
 #include <string.h>
 
 #include "cuplug/cuplug.h"
+#include "fields.h" /* the frozen header's fields, struct by struct (tests/abi/layout.py) */
+
+/* FILLED(T, x, .field = value, ...): x is 0xAB in every byte, then each
+ * field the header knows is set from the initialiser (zero where it names
+ * none): a caller's struct as its stack may hold it. */
+#define COPY_FIELD(f) memcpy(&dst->f, &src->f, sizeof dst->f);
+#define DEFINE_FILL(T)                                                         \
+  static void fill_##T(T *dst, const T *src) {                                 \
+    memset(dst, 0xAB, sizeof *dst);                                            \
+    CUPLUG_FIELDS_##T(COPY_FIELD)                                              \
+  }
+#define FILLED(T, x, ...)                                                      \
+  T x;                                                                         \
+  fill_##T(&x, &(T){.struct_size = sizeof(T), __VA_ARGS__})
+DEFINE_FILL(cuplug_compile_args)
+DEFINE_FILL(cuplug_artifact_info)
+DEFINE_FILL(cuplug_info)
+#if CUPLUG_ABI_MINOR >= 2
+DEFINE_FILL(cuplug_resolve_args)
+DEFINE_FILL(cuplug_type_info)
+#endif
+#if CUPLUG_ABI_MINOR >= 3
+DEFINE_FILL(cuplug_session_options)
+DEFINE_FILL(cuplug_kernel_info)
+DEFINE_FILL(cuplug_cache_info)
+DEFINE_FILL(cuplug_cache_clear_args)
+#endif
 
 static const char *plugin_path;
 static void *plugin;
@@ -80,12 +110,10 @@ static cuplug_error *compile_add(cuplug_session *s, cuplug_compile_args *a, size
 START_TEST(full_struct_compiles) {
   cuplug_session *s = NULL;
   ck_assert_ptr_null(api->session_create(NULL, &s));
-  cuplug_compile_args a;
-  memset(&a, 0, sizeof a);
-  a.abi_name = "add_i32";
+  FILLED(cuplug_compile_args, a, .abi_name = "add_i32");
   cuplug_error *e = compile_add(s, &a, sizeof a);
   ck_assert_msg(e == NULL, "%s", api->error_message(e));
-  cuplug_artifact_info info = {.struct_size = sizeof info};
+  FILLED(cuplug_artifact_info, info, .output = 0);
   ck_assert_ptr_null(api->artifact_info(a.artifact, &info));
   ck_assert_str_eq(info.symbol, "add_i32");
   ck_assert_ptr_nonnull(strstr(info.data, ".visible .func  (.param .b64 func_retval0) add_i32("));
@@ -105,7 +133,7 @@ START_TEST(shorter_struct_reads_defaults) {
   memset(&a, 0, size);
   cuplug_error *e = compile_add(s, &a, size);
   ck_assert_msg(e == NULL, "%s", api->error_message(e));
-  cuplug_artifact_info info = {.struct_size = sizeof info};
+  FILLED(cuplug_artifact_info, info, .output = 0);
   ck_assert_ptr_null(api->artifact_info(a.artifact, &info));
   ck_assert_int_eq(info.output, CUPLUG_OUTPUT_PTX);
   ck_assert_int_eq(info.kind, CUPLUG_DEVICE_FUNCTION);
@@ -211,10 +239,9 @@ START_TEST(registry_through_the_table) {
   cuplug_registry *r;
   ck_assert_ptr_null(api->registry_create(NULL, &r));
   const cuplug_type *f32 = api->type_scalar(CUPLUG_TYPE_FLOAT32);
-  cuplug_resolve_args a = {.struct_size = sizeof a, .registry = r, .key = "math.sqrt",
-                           .argtypes = &f32, .nargs = 1};
+  FILLED(cuplug_resolve_args, a, .registry = r, .key = "math.sqrt", .argtypes = &f32, .nargs = 1);
   ck_assert_ptr_null(api->resolve_call(&a));
-  cuplug_type_info si = {.struct_size = sizeof si, .type = a.signature};
+  FILLED(cuplug_type_info, si, .type = a.signature);
   ck_assert_ptr_null(api->type_info(&si));
   ck_assert_str_eq(si.name, "float32(float32)");
   ck_assert_int_eq(strncmp(a.declaration, "declare float @__cuplug_math_sqrt_", 34), 0);
@@ -254,8 +281,7 @@ START_TEST(safety_through_the_table) {
                                       "CUPLUG_ERR_HELPER", "CUPLUG_ERR_LIMIT",
                                       "CUPLUG_ERR_IR_INVALID"};
   for (size_t i = 0; i < 5; i++) ck_assert_str_eq(api->status_name(codes[i]), names[i]);
-  cuplug_session_options o = {.struct_size = sizeof o, .flags = CUPLUG_SESSION_TRUSTED,
-                              .time_limit_ms = 1000};
+  FILLED(cuplug_session_options, o, .flags = CUPLUG_SESSION_TRUSTED, .time_limit_ms = 1000);
   cuplug_session *s = NULL;
   ck_assert_ptr_null(api->session_create(&o, &s));
   api->session_destroy(s);
@@ -272,7 +298,7 @@ END_TEST
 
 /* 1.3: kernel_info refuses a NULL kernel and a struct older than itself. */
 START_TEST(kernel_info_refusals) {
-  cuplug_kernel_info info = {.struct_size = sizeof info};
+  FILLED(cuplug_kernel_info, info, .kernel = NULL);
   cuplug_error *e = api->kernel_info(&info);
   ck_assert_int_eq(api->error_code(e), CUPLUG_ERR_INVALID_ARGUMENT);
   ck_assert_str_eq(api->error_message(e), "kernel_info: kernel is NULL");
@@ -293,20 +319,18 @@ END_TEST
  * memory, the same bytes; a session's cache_info says so, cache_clear
  * empties it; a compile can ask for no cache. */
 START_TEST(cache_through_the_table) {
-  cuplug_session_options o = {.struct_size = sizeof o, .cache_dir = ""};
+  FILLED(cuplug_session_options, o, .cache_dir = "");
   cuplug_session *s = NULL;
   ck_assert_ptr_null(api->session_create(&o, &s));
   cuplug_artifact_info info[3];
   cuplug_artifact *arts[3];
   for (int i = 0; i < 3; i++) {
-    cuplug_compile_args a;
-    memset(&a, 0, sizeof a);
-    a.abi_name = "add_i32";
-    a.flags = i == 2 ? CUPLUG_COMPILE_NO_CACHE : 0;
+    FILLED(cuplug_compile_args, a, .abi_name = "add_i32",
+           .flags = i == 2 ? CUPLUG_COMPILE_NO_CACHE : 0);
     cuplug_error *e = compile_add(s, &a, sizeof a);
     ck_assert_msg(e == NULL, "%s", api->error_message(e));
     arts[i] = a.artifact;
-    info[i] = (cuplug_artifact_info){.struct_size = sizeof info[i]};
+    fill_cuplug_artifact_info(&info[i], &(cuplug_artifact_info){.struct_size = sizeof info[i]});
     ck_assert_ptr_null(api->artifact_info(a.artifact, &info[i]));
   }
   ck_assert_int_eq(info[0].cache, CUPLUG_CACHE_MISS);
@@ -314,13 +338,13 @@ START_TEST(cache_through_the_table) {
   ck_assert_int_eq(info[2].cache, CUPLUG_CACHE_NONE);
   ck_assert_str_eq(info[1].data, info[0].data);
   for (int i = 0; i < 3; i++) api->artifact_destroy(arts[i]);
-  cuplug_cache_info c = {.struct_size = sizeof c, .session = s};
+  FILLED(cuplug_cache_info, c, .session = s);
   ck_assert_ptr_null(api->cache_info(&c));
   ck_assert_str_eq(c.status, "memory only: the session's cache_dir is \"\"");
   ck_assert_uint_eq(c.misses, 1);
   ck_assert_uint_eq(c.memory_hits, 1);
   ck_assert_uint_eq(c.memory_entries, 1);
-  cuplug_cache_clear_args clear = {.struct_size = sizeof clear, .session = s};
+  FILLED(cuplug_cache_clear_args, clear, .session = s);
   ck_assert_ptr_null(api->cache_clear(&clear));
   ck_assert_ptr_null(api->cache_info(&c));
   ck_assert_uint_eq(c.memory_entries, 0);
@@ -334,7 +358,7 @@ static bool have_nvvm(void) {
   void *h = dlopen(plugin_path, RTLD_NOW | RTLD_LOCAL);
   if (!h) return false;
   const cuplug_api *a = ((cuplug_get_api_fn)dlsym(h, "cuplug_get_api"))(1, 0);
-  cuplug_info info = {.struct_size = sizeof info};
+  FILLED(cuplug_info, info, .cuplug_version = NULL);
   a->error_destroy(a->get_info(&info));
   bool found = info.nvvm_major >= 0;
   dlclose(h);

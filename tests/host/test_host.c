@@ -175,10 +175,75 @@ START_TEST(host_call_errors) {
   T_ASSERT_ERROR(call(l, v, 1, &r, sizeof r), CUPLUG_ERR_LAUNCH_ARGS,
                  "call add_i32 takes 2 arguments (int64(int32, int32)), got 1");
   T_ASSERT_ERROR(call(l, v, 2, &r, sizeof r), CUPLUG_ERR_LAUNCH_ARGS,
-                 "call add_i32, argument 1 (int32): its value is of another kind");
+                 "call add_i32, argument 1 (int32): got float32");
   v[1] = v[0];
   T_ASSERT_ERROR(call(l, v, 2, &r, 4), CUPLUG_ERR_INVALID_ARGUMENT,
                  "call add_i32: its int64 result needs 8 bytes of room, result_size is 4");
+  t_api()->library_unload(l);
+}
+END_TEST
+
+/* The growable forms (ABI 1.3): cuplug_argument and cuplug_ndarray, each
+ * with its struct_size, launch and call as the fixed ones do; a struct
+ * shorter than its first version, both forms at once, and an array without
+ * its shape are refused by argument. */
+START_TEST(growable_arguments) {
+  enum { N = 1000 };
+  cuplug_library *l = case_library("saxpy_kernel");
+  cuplug_kernel *k = kernel(l);
+  const char *name = json_string(find_case("saxpy_kernel")->json, "entry");
+  float x[N], y[N], r[N], a = 0.5f;
+  for (int i = 0; i < N; i++) x[i] = (float)i, y[i] = (float)(3 * i);
+  int64_t shape[] = {N}, strides[] = {4};
+  cuplug_ndarray nr = {CUPLUG_NDARRAY_STRUCT_SIZE, (uint64_t)(uintptr_t)r, CUPLUG_TYPE_FLOAT32, 1,
+                       shape, strides};
+  cuplug_ndarray nx = nr, ny = nr;
+  nx.data = (uint64_t)(uintptr_t)x;
+  ny.data = (uint64_t)(uintptr_t)y;
+  cuplug_argument ar = {CUPLUG_ARGUMENT_STRUCT_SIZE, CUPLUG_TYPE_ARRAY, &nr},
+                  ax = {CUPLUG_ARGUMENT_STRUCT_SIZE, CUPLUG_TYPE_ARRAY, &nx},
+                  ay = {CUPLUG_ARGUMENT_STRUCT_SIZE, CUPLUG_TYPE_ARRAY, &ny},
+                  aa = {CUPLUG_ARGUMENT_STRUCT_SIZE, CUPLUG_TYPE_FLOAT32, &a};
+  const cuplug_argument *argv[] = {&ar, &ax, &ay, &aa};
+  cuplug_launch_args la = {.struct_size = CUPLUG_LAUNCH_ARGS_STRUCT_SIZE, .kernel = k,
+                           .grid = {4}, .block = {256}, .arguments = argv, .num_args = 4};
+  T_ASSERT_OK(t_api()->launch(&la));
+  for (int i = 0; i < N; i++) ck_assert_float_eq(r[i], fmaf(a, x[i], y[i]));
+
+  char want[4096];
+  ar.struct_size = 8;
+  snprintf(want, sizeof want,
+           "kernel %s, argument 0 (float32[::1]): cuplug_argument has struct_size 8, less than "
+           "the 24 bytes of its first version: set struct_size = sizeof(cuplug_argument)", name);
+  T_ASSERT_ERROR(t_api()->launch(&la), CUPLUG_ERR_INVALID_ARGUMENT, want);
+  ar.struct_size = CUPLUG_ARGUMENT_STRUCT_SIZE;
+  nr.shape = NULL;
+  snprintf(want, sizeof want,
+           "kernel %s, argument 0 (float32[::1]): its cuplug_ndarray has 1 dimensions but no "
+           "shape", name);
+  T_ASSERT_ERROR(t_api()->launch(&la), CUPLUG_ERR_LAUNCH_ARGS, want);
+  nr.shape = shape;
+  cuplug_value v[4] = {{CUPLUG_TYPE_FLOAT32, &a}};
+  la.args = v;
+  snprintf(want, sizeof want, "kernel %s: give args or arguments, not both", name);
+  T_ASSERT_ERROR(t_api()->launch(&la), CUPLUG_ERR_INVALID_ARGUMENT, want);
+  t_api()->library_unload(l);
+
+  /* a call: the same two forms */
+  l = case_library("add_i32");
+  int32_t i2 = 2, i40 = 40;
+  int64_t sum = 0;
+  cuplug_argument a2 = {CUPLUG_ARGUMENT_STRUCT_SIZE, CUPLUG_TYPE_INT32, &i2},
+                  a40 = {CUPLUG_ARGUMENT_STRUCT_SIZE, CUPLUG_TYPE_INT32, &i40};
+  const cuplug_argument *cargv[] = {&a2, &a40};
+  cuplug_host_call_args c = {.struct_size = CUPLUG_HOST_CALL_ARGS_STRUCT_SIZE, .library = l,
+                             .arguments = cargv, .num_args = 2, .result = &sum,
+                             .result_size = sizeof sum};
+  T_ASSERT_OK(t_api()->host_call(&c));
+  ck_assert_int_eq(sum, 42);
+  a40.kind = CUPLUG_TYPE_FLOAT64;
+  T_ASSERT_ERROR(t_api()->host_call(&c), CUPLUG_ERR_LAUNCH_ARGS,
+                 "call add_i32, argument 1 (int32): got float64");
   t_api()->library_unload(l);
 }
 END_TEST
@@ -686,6 +751,7 @@ int main(void) {
   tcase_add_test(tc, device_functions_by_signature);
   tcase_add_test(tc, device_function_as_pointer);
   tcase_add_test(tc, host_call_errors);
+  tcase_add_test(tc, growable_arguments);
   tcase_add_test(tc, host_artifact_holds_ir);
   tcase_add_test(tc, saxpy_values);
   tcase_add_test(tc, atomic_values);

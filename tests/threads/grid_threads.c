@@ -26,7 +26,7 @@ static pair (*shfl)(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t);
 
 static void *runtime(const char *name) {
   size_t n;
-  const cuplug__host_symbol *s = cuplug__host_runtime_symbols(&n);
+  const cuplug__cpu_symbol *s = cuplug__cpu_runtime_symbols(&n);
   for (size_t i = 0; i < n; i++)
     if (!strcmp(s[i].name, name)) return s[i].address;
   fprintf(stderr, "grid_threads: no runtime symbol %s\n", name);
@@ -59,13 +59,13 @@ static void plain_kernel(void **params) {
   atomic_fetch_add(&total, (int64_t)ctaid_x());
 }
 
-static int launch(cuplug__host_launcher k, bool collectives) {
-  cuplug__host_kernel kernel = {.name = "k", .launcher = k};
-  cuplug__host_lib lib = {.kernels = &kernel, .num_kernels = 1, .uses_collectives = collectives};
-  cuplug__host_grid g = {.kernel = "k", .grid = {BLOCKS, 1, 1}, .block = {THREADS, 1, 1},
+static int launch(cuplug__cpu_launcher k, bool collectives) {
+  cuplug__cpu_kernel kernel = {.name = "k", .launcher = k};
+  cuplug__cpu_lib lib = {.kernels = &kernel, .num_kernels = 1, .uses_collectives = collectives};
+  cuplug__cpu_grid g = {.kernel = "k", .grid = {BLOCKS, 1, 1}, .block = {THREADS, 1, 1},
                          .threads = 4};
   char *msg = NULL;
-  int rc = cuplug__host_launch(&lib, &g, &msg);
+  int rc = cuplug__cpu_launch(&lib, &g, &msg);
   if (rc) fprintf(stderr, "grid_threads: launch failed (%d): %s\n", rc, msg ? msg : "");
   free(msg);
   return rc;

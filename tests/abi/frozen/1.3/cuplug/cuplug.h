@@ -17,7 +17,15 @@
  *   - Errors are objects.  A call returns NULL on success, or a
  *     cuplug_error* the caller releases with api->error_destroy.
  *   - Every argument struct begins with `size_t struct_size`, which the
- *     caller sets to sizeof(the struct) from the header it was built with.
+ *     caller sets to the struct's size constant from the header it was
+ *     built with: CUPLUG_COMPILE_ARGS_STRUCT_SIZE for cuplug_compile_args,
+ *     and so on, the bytes up to the end of the struct's last field (as
+ *     PJRT's STRUCT_SIZE).  sizeof(the struct), which hosts built against
+ *     1.0 to 1.2 were told to set, works as well: a field added in a
+ *     release never lies within the sizeof (padding included) that the
+ *     struct had in an earlier release, so an older host's padding is never
+ *     read as a newer field.  Where a new field would fall into such
+ *     padding, a `reservedN` field fills it, which the plugin never reads.
  *     Calls added from 1.3 on take exactly one such struct (inputs, options
  *     and outputs), so that each can gain fields.  Calls of 1.0 to 1.2 that
  *     take positional arguments keep them within major 1: type_parse,
@@ -66,6 +74,11 @@ extern "C" {
 
 #define CUPLUG_ABI_MAJOR 1
 #define CUPLUG_ABI_MINOR 3
+
+/* The bytes of a struct up to the end of `last_field`: each struct's size
+ * constant below is this, with its last field. */
+#define CUPLUG_STRUCT_SIZE(type, last_field)                                   \
+  (offsetof(type, last_field) + sizeof(((type *)0)->last_field))
 
 /* True when the table `api` is long enough to hold `member`. */
 #define CUPLUG_API_HAS(api, member)                                            \
@@ -303,6 +316,7 @@ typedef struct cuplug_info {
   const char *nvjitlink_status; /* out */
   const char *driver_status;    /* out */
 } cuplug_info;
+#define CUPLUG_INFO_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_info, driver_status)
 
 /* Data model of one type: how it travels through a call under an ABI. */
 typedef struct cuplug_type_lower_args {
@@ -321,6 +335,7 @@ typedef struct cuplug_type_lower_args {
   size_t num_parts;
   const char *const *parts;
 } cuplug_type_lower_args;
+#define CUPLUG_TYPE_LOWER_ARGS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_type_lower_args, parts)
 
 /* What a type is made of. */
 typedef struct cuplug_type_info {
@@ -338,6 +353,7 @@ typedef struct cuplug_type_info {
   /* since 1.2 */
   int64_t literal_value;        /* out: an INT_LITERAL's value */
 } cuplug_type_info;
+#define CUPLUG_TYPE_INFO_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_type_info, literal_value)
 
 typedef struct cuplug_session_options {
   size_t struct_size;
@@ -368,6 +384,7 @@ typedef struct cuplug_session_options {
   uint64_t cache_max_bytes;    /* the disk cache's bound; 0: 1 GiB */
   uint64_t cache_memory_bytes; /* the memory cache's bound; 0: 64 MiB */
 } cuplug_session_options;
+#define CUPLUG_SESSION_OPTIONS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_session_options, cache_memory_bytes)
 
 /* since 1.3: bits of cuplug_session_options.flags */
 /* The host vouches for every input (a front end it wrote and tested):
@@ -389,6 +406,7 @@ typedef struct cuplug_code {
   const void *data;      /* the bytes (text need not be NUL-terminated) */
   size_t size;
 } cuplug_code;
+#define CUPLUG_CODE_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_code, size)
 
 /* One NVVM IR module, as text in the NVVM dialect (LLVM 7, typed pointers),
  * which is what numba-cuda's front end emits. */
@@ -398,6 +416,7 @@ typedef struct cuplug_module {
   const char *text; /* need not be NUL-terminated */
   size_t size;      /* bytes of text */
 } cuplug_module;
+#define CUPLUG_MODULE_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_module, size)
 
 /* compile(): the backend of numba-cuda's compile(), compile_ptx() and
  * compile_cuda().  The caller's modules are read during the call only.
@@ -443,11 +462,13 @@ typedef struct cuplug_compile_args {
   uint32_t no_lto;               /* 1: link PTX rather than LTO-IR (LTO is the default unless debug) */
 
   /* since 1.3 */
+  uint32_t reserved1;            /* the padding of 1.2's struct: never read */
   uint32_t time_limit_ms;        /* each toolkit call's limit; 0: the session's */
   uint32_t cc_suffix;            /* 0, or 'a' (arch-specific, compute_90a: cc 9.0 and up)
                                     or 'f' (family, compute_100f: cc 10.0 and up), as the
                                     third item of numba-cuda's cc tuples */
 } cuplug_compile_args;
+#define CUPLUG_COMPILE_ARGS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_compile_args, cc_suffix)
 
 /* libNVVM's -opt=0, which cannot be written as 0 (the default). */
 #define CUPLUG_OPT_NONE (-1)
@@ -474,9 +495,11 @@ typedef struct cuplug_artifact_info {
   const cuplug_type *signature; /* out: the entry's signature, for launching */
   uint32_t use_cooperative; /* out: links libcudadevrt; launch cooperatively */
   /* since 1.3 */
+  uint32_t reserved1;       /* the padding of 1.2's struct: never written */
   uint32_t cc_suffix;       /* out: 0, 'a' or 'f' (see cuplug_compile_args) */
   cuplug_cache_result cache; /* out: built, or found in the cache */
 } cuplug_artifact_info;
+#define CUPLUG_ARTIFACT_INFO_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_artifact_info, cache)
 
 /* since 1.1: one piece of code an artifact holds.  compile() and link()
  * give one (the PTX, LTO-IR or cubin; a cubin may add the linked PTX);
@@ -489,12 +512,14 @@ typedef struct cuplug_part {
   const void *data;      /* out */
   size_t size;           /* out */
 } cuplug_part;
+#define CUPLUG_PART_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_part, size)
 
 /* since 1.1: registries */
 typedef struct cuplug_registry_options {
   size_t struct_size;
   uint32_t flags; /* CUPLUG_REGISTRY_* */
 } cuplug_registry_options;
+#define CUPLUG_REGISTRY_OPTIONS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_registry_options, flags)
 
 /* since 1.2: bits of cuplug_registry_options.flags */
 #define CUPLUG_REGISTRY_NO_BUILTINS 0x1u /* an empty registry: no cuda.* and math.* */
@@ -523,6 +548,7 @@ typedef struct cuplug_declare_device_args {
    * load).  It must stay valid while such libraries are loaded. */
   void *host_function;
 } cuplug_declare_device_args;
+#define CUPLUG_DECLARE_DEVICE_ARGS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_declare_device_args, host_function)
 
 /* since 1.1: link code into a cubin with nvJitLink. */
 typedef struct cuplug_link_args {
@@ -549,6 +575,7 @@ typedef struct cuplug_link_args {
                                   without: the artifacts' */
   uint32_t flags;              /* CUPLUG_LINK_* */
 } cuplug_link_args;
+#define CUPLUG_LINK_ARGS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_link_args, flags)
 
 /* since 1.3: bits of cuplug_link_args.flags */
 #define CUPLUG_LINK_NO_CACHE 0x1u /* neither look up nor store in the cache */
@@ -568,12 +595,14 @@ typedef struct cuplug_cache_info {
   uint64_t stores;       /* out: results the session stored */
   uint64_t rebuilt;      /* out: corrupt or truncated entries found, removed and rebuilt */
 } cuplug_cache_info;
+#define CUPLUG_CACHE_INFO_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_cache_info, rebuilt)
 
 /* since 1.3: cache_clear's arguments. */
 typedef struct cuplug_cache_clear_args {
   size_t struct_size;
   cuplug_session *session;
 } cuplug_cache_clear_args;
+#define CUPLUG_CACHE_CLEAR_ARGS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_cache_clear_args, session)
 
 /* since 1.1: a cubin loaded with the driver (cuLibraryLoadData). */
 typedef struct cuplug_load_args {
@@ -584,6 +613,7 @@ typedef struct cuplug_load_args {
   size_t size;
   cuplug_library *library;         /* out: release with library_unload */
 } cuplug_load_args;
+#define CUPLUG_LOAD_ARGS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_load_args, library)
 
 /* since 1.1: a kernel of a loaded library. */
 typedef struct cuplug_kernel_args {
@@ -598,6 +628,7 @@ typedef struct cuplug_kernel_args {
   uint32_t debug;        /* bare bytes: the kernel has the exception store */
   cuplug_kernel *kernel; /* out: owned by the library */
 } cuplug_kernel_args;
+#define CUPLUG_KERNEL_ARGS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_kernel_args, kernel)
 
 /* since 1.3: what a kernel is, for a host that packs its own arguments or
  * shows them (the signature kernel_get settled on). */
@@ -609,9 +640,11 @@ typedef struct cuplug_kernel_info {
   uint32_t debug;               /* out: it has the exception store */
   uint32_t cooperative;         /* out: it is launched cooperatively */
 } cuplug_kernel_info;
+#define CUPLUG_KERNEL_INFO_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_kernel_info, cooperative)
 
 /* since 1.1: an array argument, as numba-cuda passes one: a device pointer
- * with its shape and strides (in bytes). */
+ * with its shape and strides (in bytes).  Fixed in size; since 1.3 launch
+ * and host_call also take the growable cuplug_ndarray. */
 typedef struct cuplug_array {
   uint64_t data;       /* device address of element [0, ..., 0] */
   cuplug_type_kind dtype;
@@ -623,11 +656,34 @@ typedef struct cuplug_array {
 /* since 1.1: one kernel argument: its kind and where its value is.
  * Scalars point at the C value (int32_t, float, uint8_t for bool,
  * uint16_t bits for float16, two floats for complex64); CPointer points at
- * a uint64_t device address; an array at a cuplug_array. */
+ * a uint64_t device address; an array at a cuplug_array.  Fixed in size;
+ * since 1.3 launch and host_call also take the growable cuplug_argument. */
 typedef struct cuplug_value {
   cuplug_type_kind kind;
   const void *data;
 } cuplug_value;
+
+/* since 1.3: an array argument in a form that can grow: cuplug_array has
+ * no struct_size and room for 8 dimensions only. */
+typedef struct cuplug_ndarray {
+  size_t struct_size;
+  uint64_t data;          /* the address of element [0, ..., 0]: on the device, or in this
+                             process for a host library */
+  cuplug_type_kind dtype;
+  uint32_t ndim;
+  const int64_t *shape;   /* ndim extents */
+  const int64_t *strides; /* ndim strides, in bytes */
+} cuplug_ndarray;
+#define CUPLUG_NDARRAY_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_ndarray, strides)
+
+/* since 1.3: one argument of launch or host_call in a form that can grow:
+ * data as cuplug_value's, but an array is a cuplug_ndarray. */
+typedef struct cuplug_argument {
+  size_t struct_size;
+  cuplug_type_kind kind;
+  const void *data;
+} cuplug_argument;
+#define CUPLUG_ARGUMENT_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_argument, data)
 
 /* since 1.1: a kernel launch. */
 typedef struct cuplug_launch_args {
@@ -642,9 +698,14 @@ typedef struct cuplug_launch_args {
   void *stream;        /* a CUstream; NULL: the default stream */
   uint32_t cooperative; /* 1: cuLaunchCooperativeKernel (also when the kernel needs it) */
   /* since 1.3 */
+  uint32_t reserved1;    /* the padding of 1.2's struct: never read */
   uint32_t host_threads; /* a host library's kernel: host threads to run blocks on;
                             0: one per core */
+  /* The arguments in their growable form, instead of args: exactly one of
+   * the two when the kernel takes arguments; num_args counts either. */
+  const cuplug_argument *const *arguments;
 } cuplug_launch_args;
+#define CUPLUG_LAUNCH_ARGS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_launch_args, arguments)
 
 /* since 1.3: a C-ABI device function of a host library as a native
  * function pointer, to call with its C signature. */
@@ -655,6 +716,7 @@ typedef struct cuplug_host_function_args {
   void *address;           /* out: valid until library_unload */
   const cuplug_type *signature; /* out: the artifact's, when name is its symbol; else NULL */
 } cuplug_host_function_args;
+#define CUPLUG_HOST_FUNCTION_ARGS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_host_function_args, signature)
 
 /* since 1.3: a call of a host library's C-ABI function by its signature
  * (libffi): for hosts that cannot call a function pointer themselves. */
@@ -671,7 +733,11 @@ typedef struct cuplug_host_call_args {
    * for a complex); result_size bytes of room, at least the type's size */
   void *result;
   size_t result_size;
+  /* The arguments in their growable form, instead of args: exactly one of
+   * the two when the function takes arguments; num_args counts either. */
+  const cuplug_argument *const *arguments;
 } cuplug_host_call_args;
+#define CUPLUG_HOST_CALL_ARGS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_host_call_args, arguments)
 
 /* ------------------------------------------------------------------------ */
 /* since 1.2: typing templates and lowering implementations                  */
@@ -730,6 +796,7 @@ typedef struct cuplug_template_args {
   void *user_data;         /* handed to typer */
   const char *description; /* generic: what it takes, for list ("T(T, T) for T in ...") */
 } cuplug_template_args;
+#define CUPLUG_TEMPLATE_ARGS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_template_args, description)
 
 typedef enum cuplug_lowering_kind {
   CUPLUG_LOWER_IR = 1,      /* NVVM IR text that defines the symbol */
@@ -757,6 +824,7 @@ typedef struct cuplug_lowering_args {
   /* options */
   cuplug_abi abi; /* how the symbol is called.  0: c (R f(args...)) */
 } cuplug_lowering_args;
+#define CUPLUG_LOWERING_ARGS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_lowering_args, abi)
 
 /* How a call types, and what to call. */
 /* since 1.3: how an argument converts to the type a call takes, numba's
@@ -786,6 +854,7 @@ typedef struct cuplug_resolve_args {
   /* optional: nargs entries, each set to its argument's conversion */
   cuplug_conversion *arg_conversions;
 } cuplug_resolve_args;
+#define CUPLUG_RESOLVE_ARGS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_resolve_args, arg_conversions)
 
 /* since 1.3: bits of cuplug_resolve_args.flags */
 #define CUPLUG_RESOLVE_STRICT 0x1u /* refuse ties and unsafe conversions (see resolve_call) */
@@ -802,6 +871,7 @@ typedef struct cuplug_listing {
    * nothing), such as cuda.atomic.exch on float arrays */
   const char *extension;
 } cuplug_listing;
+#define CUPLUG_LISTING_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_listing, extension)
 
 /* Called for each template by registry_list; a non-zero return stops the walk. */
 typedef int (*cuplug_list_fn)(void *user_data, const cuplug_listing *entry);
@@ -822,6 +892,7 @@ typedef struct cuplug_const_array_args {
   cuplug_abi abi;               /* out: C */
   const char *declaration;      /* out: as resolve_call's */
 } cuplug_const_array_args;
+#define CUPLUG_CONST_ARRAY_ARGS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_const_array_args, declaration)
 
 /* One NVVM IR module as it went to libNVVM. */
 typedef struct cuplug_ir_view {
@@ -831,6 +902,7 @@ typedef struct cuplug_ir_view {
   const char *text; /* out: NUL-terminated */
   size_t size;      /* out */
 } cuplug_ir_view;
+#define CUPLUG_IR_VIEW_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_ir_view, size)
 
 /* ------------------------------------------------------------------------ */
 /* The function table                                                        */
@@ -1071,6 +1143,7 @@ typedef struct cuplug_api {
    * for a wrong count or kind, naming the argument). */
   cuplug_error *(*host_call)(cuplug_host_call_args *args);
 } cuplug_api;
+#define CUPLUG_API_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_api, host_call)
 
 /* The one exported symbol.  Returns the plugin's table when `major` is the
  * plugin's major version, whatever `minor` (check api->abi_minor), else

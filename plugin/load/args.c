@@ -1,0 +1,155 @@
+/* args.c - the arguments of a launch or a CPU call, checked and packed. */
+#include "plugin/load/args.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "base/structs.h"
+#include "base/types.h"
+
+static const char *kind_name(cuplug_type_kind k) {
+  if (k == CUPLUG_TYPE_ARRAY) return "an array";
+  if (k == CUPLUG_TYPE_POINTER) return "a pointer";
+  const cuplug_type *t = cuplug__type_scalar(k);
+  return t ? t->name : "an unknown kind";
+}
+
+cuplug_error *cuplug__arg_error(const cuplug__arg_site *site, size_t i, const char *fmt, ...) {
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  va_list ap;
+  va_start(ap, fmt);
+  cuplug__buf_vprintf(&b, fmt, ap);
+  va_end(ap);
+  cuplug_error *e = cuplug__error(CUPLUG_ERR_LAUNCH_ARGS, "%s %s, argument %zu (%s): %s",
+                                  site->what, site->name, i, site->sig->args[i]->name,
+                                  b.data ? b.data : "");
+  cuplug__buf_free(&b);
+  return e;
+}
+
+cuplug_error *cuplug__args_check(const cuplug__arg_site *site, const cuplug__args *args) {
+  const cuplug_type *sig = site->sig;
+  if (args->num != sig->nargs)
+    return cuplug__error(CUPLUG_ERR_LAUNCH_ARGS, "%s %s takes %zu arguments (%s), got %zu",
+                         site->what, site->name, sig->nargs, sig->name, args->num);
+  if (args->num && !args->values && !args->arguments)
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "%s %s: args is NULL", site->what,
+                         site->name);
+  if (args->num && args->values && args->arguments)
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
+                         "%s %s: give args or arguments, not both", site->what, site->name);
+  return NULL;
+}
+
+/* A struct of the growable form, imported: its own struct_size says how
+ * much of it the caller's header knew. */
+static cuplug_error *import(const cuplug__arg_site *site, size_t i, void *local, size_t size,
+                            const void *caller, size_t first, const char *what) {
+  if (!caller) return cuplug__arg_error(site, i, "its %s is NULL", what);
+  cuplug_error *e = cuplug__struct_import(local, size, caller, first, what);
+  if (!e) return NULL;
+  cuplug_error *named = cuplug__error(e->code, "%s %s, argument %zu (%s): %s", site->what,
+                                      site->name, i, site->sig->args[i]->name, e->message);
+  cuplug__error_destroy(e);
+  return named;
+}
+
+static cuplug_error *read_growable(const cuplug__arg_site *site, const cuplug_argument *caller,
+                                   size_t i, cuplug__arg *out) {
+  cuplug_argument a;
+  CUPLUG__TRY(import(site, i, &a, sizeof a, caller, CUPLUG_ARGUMENT_STRUCT_SIZE,
+                     "cuplug_argument"));
+  out->kind = a.kind;
+  out->data = a.data;
+  if (a.kind != CUPLUG_TYPE_ARRAY || !a.data) return NULL;
+  cuplug_ndarray n;
+  CUPLUG__TRY(import(site, i, &n, sizeof n, a.data, CUPLUG_NDARRAY_STRUCT_SIZE, "cuplug_ndarray"));
+  if (n.ndim && (!n.shape || !n.strides))
+    return cuplug__arg_error(site, i, "its cuplug_ndarray has %u dimensions but no %s", n.ndim,
+                             n.shape ? "strides" : "shape");
+  *out = (cuplug__arg){a.kind, a.data, n.data, n.dtype, n.ndim, n.shape, n.strides};
+  return NULL;
+}
+
+cuplug_error *cuplug__arg_read(const cuplug__arg_site *site, const cuplug__args *args, size_t i,
+                               cuplug__arg *out) {
+  memset(out, 0, sizeof *out);
+  if (args->arguments) {
+    CUPLUG__TRY(read_growable(site, args->arguments[i], i, out));
+  } else {
+    const cuplug_value *v = &args->values[i];
+    out->kind = v->kind;
+    out->data = v->data;
+    if (v->kind == CUPLUG_TYPE_ARRAY && v->data) {
+      const cuplug_array *a = v->data;
+      *out = (cuplug__arg){v->kind, v->data, a->data, a->dtype, a->ndim, a->shape, a->strides};
+    }
+  }
+  const cuplug_type *t = site->sig->args[i];
+  if (out->kind != t->kind) return cuplug__arg_error(site, i, "got %s", kind_name(out->kind));
+  if (!out->data) return cuplug__arg_error(site, i, "its value's data is NULL");
+  if (t->kind == CUPLUG_TYPE_ARRAY && (out->dtype != t->element->kind || out->ndim != t->ndim))
+    return cuplug__arg_error(site, i, "got an array of %s with %u dimensions",
+                             kind_name(out->dtype), out->ndim);
+  return NULL;
+}
+
+/* Is the array laid out as its type says (C or F contiguous)? */
+static bool contiguous(const cuplug__arg *a, cuplug_layout layout, int64_t itemsize) {
+  int64_t expect = itemsize;
+  for (uint32_t d = 0; d < a->ndim; d++) {
+    uint32_t k = layout == CUPLUG_LAYOUT_C ? a->ndim - 1 - d : d;
+    if (a->shape[k] > 1 && a->strides[k] != expect) return false;
+    expect *= a->shape[k];
+  }
+  return true;
+}
+
+static cuplug_error *pack_array(const cuplug__arg_site *site, size_t i, const cuplug__arg *arr,
+                                void **params, size_t *p, int64_t *slots, size_t *q) {
+  const cuplug_type *t = site->sig->args[i];
+  int64_t itemsize = cuplug__type_size(t->element);
+  if (t->layout != CUPLUG_LAYOUT_ANY && !contiguous(arr, t->layout, itemsize))
+    return cuplug__arg_error(site, i, "its strides are not %s-contiguous",
+                             t->layout == CUPLUG_LAYOUT_C ? "C" : "Fortran");
+  if (*p + 5 + 2 * arr->ndim > CUPLUG__MAX_PARAMS)
+    return cuplug__arg_error(site, i, "more than %d parameters in all", CUPLUG__MAX_PARAMS);
+  int64_t nitems = 1;
+  for (uint32_t d = 0; d < arr->ndim; d++) nitems *= arr->shape[d];
+  size_t first = *q;
+  slots[(*q)++] = 0; /* meminfo */
+  slots[(*q)++] = 0; /* parent */
+  slots[(*q)++] = nitems;
+  slots[(*q)++] = itemsize;
+  slots[(*q)++] = (int64_t)arr->array_data;
+  for (uint32_t d = 0; d < arr->ndim; d++) slots[(*q)++] = arr->shape[d];
+  for (uint32_t d = 0; d < arr->ndim; d++) slots[(*q)++] = arr->strides[d];
+  for (size_t s = first; s < *q; s++) params[(*p)++] = &slots[s];
+  return NULL;
+}
+
+cuplug_error *cuplug__args_pack(const cuplug__arg_site *site, const cuplug__args *args,
+                                void **params, int64_t *slots, size_t *num_params) {
+  CUPLUG__TRY(cuplug__args_check(site, args));
+  size_t p = 0, q = 0;
+  for (size_t i = 0; i < site->sig->nargs; i++) {
+    cuplug__arg v;
+    CUPLUG__TRY(cuplug__arg_read(site, args, i, &v));
+    if (v.kind == CUPLUG_TYPE_ARRAY) {
+      CUPLUG__TRY(pack_array(site, i, &v, params, &p, slots, &q));
+    } else if (v.kind == CUPLUG_TYPE_COMPLEX64 || v.kind == CUPLUG_TYPE_COMPLEX128) {
+      size_t half = v.kind == CUPLUG_TYPE_COMPLEX64 ? 4 : 8;
+      params[p++] = (void *)v.data;
+      params[p++] = (char *)v.data + half;
+    } else {
+      params[p++] = (void *)v.data;
+    }
+    if (p > CUPLUG__MAX_PARAMS)
+      return cuplug__arg_error(site, i, "more than %d parameters in all", CUPLUG__MAX_PARAMS);
+  }
+  *num_params = p;
+  return NULL;
+}
