@@ -30,7 +30,7 @@ plugin/pipeline   cuplug/ base/ lowering/ plugin/toolkit/ plugin/cache/ plugin/l
 plugin/gpu        cuplug/ base/ plugin/toolkit/ plugin/session/ plugin/gpu/ plugin/host/host.h
 plugin/host       cuplug/ base/ plugin/host/
 plugin/api        cuplug/ base/ plugin/
-cli               cuplug/ cli.h json.h ptxsig.h values.h
+cli               cuplug/ cli.h commands.h options.h io.h build.h scalars.h json.h ptxsig.h values.h
 samples           cuplug/
 host_shims        cuplug/ Python.h shim.h
 '
