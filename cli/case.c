@@ -2,72 +2,19 @@
  *
  * case.json holds numba-cuda's own names: kind (device/kernel), entry,
  * entry_abi, signature, abi, abi_name and options (fastmath, launch_bounds,
- * debug, opt, lineinfo, max_registers, forceinline, cc). */
-#include <errno.h>
-#include <stdarg.h>
+ * debug, opt, lineinfo, max_registers, forceinline, cc); then the files
+ * beside it: declare_device's functions (each with the files it links and
+ * its host version), link, and expected_ptx (input.ll is the IR). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "io.h"
 #include "json.h"
-
-const char *cli_own(cli_request *r, char *s) {
-  if (s && r->num_owned < sizeof r->owned / sizeof r->owned[0]) r->owned[r->num_owned++] = s;
-  return s;
-}
-
-void cli_request_free(cli_request *r) {
-  for (size_t i = 0; i < r->num_owned; i++) free(r->owned[i]);
-  r->num_owned = 0;
-}
-
-char *cli_format(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  char *s;
-  int n = vasprintf(&s, fmt, ap);
-  va_end(ap);
-  if (n < 0) {
-    fputs("cuplug: out of memory\n", stderr);
-    exit(1);
-  }
-  return s;
-}
 
 static char *path_in(const char *dir, const char *file) {
   return cli_format("%s/%s", dir, file);
-}
-
-char *cli_read_file(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  char *data = NULL;
-  size_t len = 0, cap = 0, n;
-  do {
-    if (cap - len < 65536) {
-      char *grown = realloc(data, cap = cap * 2 + 65536);
-      if (!grown) {
-        free(data);
-        fclose(f);
-        errno = ENOMEM;
-        return NULL;
-      }
-      data = grown;
-    }
-    n = fread(data + len, 1, cap - len - 1, f);
-    len += n;
-  } while (n);
-  int failed = ferror(f);
-  fclose(f);
-  if (failed) {
-    free(data);
-    errno = EIO;
-    return NULL;
-  }
-  data[len] = '\0';
-  *size = len;
-  return data;
 }
 
 static bool truthy(const json *v) {
@@ -135,21 +82,20 @@ bool cli_case_load(const char *dir, cli_request *r, char *err, size_t cap) {
   return ok;
 }
 
-bool cli_case_parse(const char *text, const char *dir, cli_request *r, char *err, size_t cap) {
-  char jerr[128];
-  json *c = json_parse(text, jerr, sizeof jerr);
-  if (!c || c->kind != JSON_OBJECT) {
-    snprintf(err, cap, "%s/case.json: %s", dir, c ? "not an object" : jerr);
-    json_free(c);
-    return false;
-  }
-  bool ok = false;
+/* An ABI's name; one neither "c" nor "numba" stays invalid, for compile to refuse. */
+static cuplug_abi abi_named(const char *name) {
+  return !strcmp(name, "c") ? CUPLUG_ABI_C : !strcmp(name, "numba") ? CUPLUG_ABI_NUMBA
+                                                                    : (cuplug_abi)99;
+}
+
+/* The function the case compiles: its kind, entry, signature and ABIs. */
+static bool read_function(const json *c, const char *dir, cli_request *r, char *err, size_t cap) {
   const char *kind = json_string(c, "kind");
   const char *entry = json_string(c, "entry");
   const char *sig = json_string(c, "signature");
   if (!kind || !entry || !sig) {
     snprintf(err, cap, "%s/case.json: needs kind, entry and signature", dir);
-    goto done;
+    return false;
   }
   if (!strcmp(kind, "kernel")) {
     r->kind = CUPLUG_KERNEL;
@@ -157,53 +103,54 @@ bool cli_case_parse(const char *text, const char *dir, cli_request *r, char *err
     r->kind = CUPLUG_DEVICE_FUNCTION;
   } else {
     snprintf(err, cap, "%s/case.json: kind '%s' is not device or kernel", dir, kind);
-    goto done;
+    return false;
   }
   r->entry = cli_own(r, strdup(entry));
   r->signature = cli_own(r, strdup(sig));
   const char *abi = json_string(c, "abi");
-  if (abi) r->abi = !strcmp(abi, "c") ? CUPLUG_ABI_C : !strcmp(abi, "numba") ? CUPLUG_ABI_NUMBA : (cuplug_abi)99;
+  if (abi) r->abi = abi_named(abi);
   const char *eabi = json_string(c, "entry_abi");
-  if (eabi) r->entry_abi = !strcmp(eabi, "c") ? CUPLUG_ABI_C : !strcmp(eabi, "numba") ? CUPLUG_ABI_NUMBA : (cuplug_abi)99;
+  if (eabi) r->entry_abi = abi_named(eabi);
   const char *abi_name = json_string(c, "abi_name");
   if (abi_name && r->kind == CUPLUG_DEVICE_FUNCTION && r->abi != CUPLUG_ABI_NUMBA)
     r->abi_name = cli_own(r, strdup(abi_name));
-  if (!read_options(json_get(c, "options"), r, err, cap)) goto done;
-  r->files[r->num_files++] = cli_own(r, path_in(dir, "input.ll"));
-  /* external functions (numba-cuda's declare_device), linked when called */
-  const json *decls = json_get(c, "declare_device");
-  for (size_t i = 0; decls && decls->kind == JSON_ARRAY && i < decls->count; i++) {
-    const json *d = decls->items[i];
-    const char *name = json_string(d, "name"), *dsig = json_string(d, "signature");
-    if (!name || !dsig || r->num_decls == CLI_MAX_FILES) {
-      snprintf(err, cap, "%s/case.json: declare_device %zu needs name and signature", dir, i);
-      goto done;
-    }
-    cli_decl *out = &r->decls[r->num_decls++];
-    out->name = cli_own(r, strdup(name));
-    out->signature = cli_own(r, strdup(dsig));
-    const char *dabi = json_string(d, "abi");
-    out->abi = dabi && !strcmp(dabi, "c") ? CUPLUG_ABI_C : CUPLUG_ABI_NUMBA;
-    const json *links = json_get(d, "link");
-    for (size_t k = 0; links && links->kind == JSON_ARRAY && k < links->count &&
-                       out->num_links < CLI_MAX_FILES;
-         k++)
-      if (links->items[k]->kind == JSON_STRING)
-        out->links[out->num_links++] = cli_own(r, path_in(dir, links->items[k]->string));
-    const json *host = json_get(d, "host");
-    if (host) {
-      const char *ir = json_string(host, "ir"), *hsig = json_string(host, "signature");
-      if (!ir || !hsig) {
-        snprintf(err, cap, "%s/case.json: declare_device %zu: host needs ir and signature", dir,
-                 i);
-        goto done;
-      }
-      out->host_ir = cli_own(r, path_in(dir, ir));
-      out->host_signature = cli_own(r, strdup(hsig));
-    }
+  return true;
+}
+
+/* declare_device's entry i: an external function (numba-cuda's
+ * declare_device), its files linked when called, and its host version. */
+static bool read_declaration(const json *d, size_t i, const char *dir, cli_request *r, char *err,
+                             size_t cap) {
+  const char *name = json_string(d, "name"), *dsig = json_string(d, "signature");
+  if (!name || !dsig || r->num_decls == CLI_MAX_FILES) {
+    snprintf(err, cap, "%s/case.json: declare_device %zu needs name and signature", dir, i);
+    return false;
   }
-  /* files the case links that no declaration holds */
-  const json *links = json_get(c, "link");
+  cli_decl *out = &r->decls[r->num_decls++];
+  out->name = cli_own(r, strdup(name));
+  out->signature = cli_own(r, strdup(dsig));
+  const char *dabi = json_string(d, "abi");
+  out->abi = dabi && !strcmp(dabi, "c") ? CUPLUG_ABI_C : CUPLUG_ABI_NUMBA;
+  const json *links = json_get(d, "link");
+  for (size_t k = 0; links && links->kind == JSON_ARRAY && k < links->count &&
+                     out->num_links < CLI_MAX_FILES;
+       k++)
+    if (links->items[k]->kind == JSON_STRING)
+      out->links[out->num_links++] = cli_own(r, path_in(dir, links->items[k]->string));
+  const json *host = json_get(d, "host");
+  if (!host) return true;
+  const char *ir = json_string(host, "ir"), *hsig = json_string(host, "signature");
+  if (!ir || !hsig) {
+    snprintf(err, cap, "%s/case.json: declare_device %zu: host needs ir and signature", dir, i);
+    return false;
+  }
+  out->host_ir = cli_own(r, path_in(dir, ir));
+  out->host_signature = cli_own(r, strdup(hsig));
+  return true;
+}
+
+/* The files the case links that no declaration holds. */
+static void read_links(const json *links, const char *dir, cli_request *r) {
   for (size_t k = 0; links && links->kind == JSON_ARRAY && k < links->count; k++) {
     const char *f = links->items[k]->kind == JSON_STRING ? links->items[k]->string : NULL;
     bool declared = false;
@@ -213,10 +160,26 @@ bool cli_case_parse(const char *text, const char *dir, cli_request *r, char *err
     if (f && !declared && r->num_links < CLI_MAX_FILES)
       r->links[r->num_links++] = cli_own(r, path_in(dir, f));
   }
-  const char *expected = json_string(c, "expected_ptx");
-  r->expected_ptx = cli_own(r, path_in(dir, expected ? expected : "expected.ptx"));
-  ok = true;
-done:
+}
+
+bool cli_case_parse(const char *text, const char *dir, cli_request *r, char *err, size_t cap) {
+  char jerr[128];
+  json *c = json_parse(text, jerr, sizeof jerr);
+  if (!c || c->kind != JSON_OBJECT) {
+    snprintf(err, cap, "%s/case.json: %s", dir, c ? "not an object" : jerr);
+    json_free(c);
+    return false;
+  }
+  bool ok = read_function(c, dir, r, err, cap) && read_options(json_get(c, "options"), r, err, cap);
+  if (ok) r->files[r->num_files++] = cli_own(r, path_in(dir, "input.ll"));
+  const json *decls = json_get(c, "declare_device");
+  for (size_t i = 0; ok && decls && decls->kind == JSON_ARRAY && i < decls->count; i++)
+    ok = read_declaration(decls->items[i], i, dir, r, err, cap);
+  if (ok) {
+    read_links(json_get(c, "link"), dir, r);
+    const char *expected = json_string(c, "expected_ptx");
+    r->expected_ptx = cli_own(r, path_in(dir, expected ? expected : "expected.ptx"));
+  }
   json_free(c);
   return ok;
 }

@@ -1,4 +1,6 @@
-/* cli.h - the cuplug command-line tool. */
+/* cli.h - the request every build command works from: what the flags
+ * (options.c) or a case folder (case.c) ask for, and its arguments in the
+ * plugin's terms (request.c). */
 #ifndef CUPLUG_CLI_H
 #define CUPLUG_CLI_H
 
@@ -65,31 +67,13 @@ typedef struct cli_request {
 const char *cli_own(cli_request *r, char *s);
 void cli_request_free(cli_request *r);
 
-/* A string formatted with printf's rules (free it); exits when memory runs out. */
-char *cli_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* A whole file, NUL-terminated (free it); NULL with errno set. */
-char *cli_read_file(const char *path, size_t *size);
-
-/* A usage error (fmt with one %s): printed with a pointer to --help; returns 2. */
-int cli_usage(const char *fmt, const char *arg);
-
-/* `cuplug run` (run.c): compiles r's device function for the host, calls it
- * with the values (text, read as its argument types) and prints the result. */
-int cli_run(const cuplug_api *api, cli_request *r, char **values, int num_values);
-/* The request's IR files read into modules (texts: free them); 1 after
- * saying which file could not be read. */
-int cli_read_modules(const cli_request *r, cuplug_module *mods, const cuplug_module **ptrs,
-                     char **texts);
+/* The session a command works in: its cache as the request says. */
+cuplug_error *cli_open_session(const cuplug_api *api, const cli_request *r,
+                               cuplug_session **s);
 /* compile()'s arguments for the request, its options all set (not its
  * --link code, which the caller reads). */
 cuplug_compile_args cli_compile_args(const cli_request *r, cuplug_session *session,
                                      const cuplug_module *const *mods);
-
-/* `cuplug case DIR --run host|gpu` (values.c): runs the case's artifact
- * (for the host; for the GPU a cubin, or a device function's LTO-IR) on
- * r->run_dir's values.json inputs and compares with its outputs. */
-int cli_case_run(const cuplug_api *api, cuplug_session *session, const cuplug_artifact *art,
-                 const cli_request *r);
 
 /* Fills a request from DIR/case.json; returns false with a message. */
 bool cli_case_load(const char *dir, cli_request *r, char *err, size_t cap);

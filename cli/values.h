@@ -1,5 +1,7 @@
-/* values.h - values.json's inputs and outputs, read and compared: shared by
- * the host's runs (values.c) and the GPU's (values_gpu.c). */
+/* values.h - values.json's inputs and outputs, read and compared (values.c),
+ * and the runs of a case on them: on the host, and a kernel's launches on
+ * the GPU (values_run.c); a device function's calls on the GPU
+ * (values_gpu.c). */
 #ifndef CUPLUG_CLI_VALUES_H
 #define CUPLUG_CLI_VALUES_H
 
@@ -28,9 +30,12 @@ bool values_compare(checker *c, cuplug_type_kind k, const void *got, const json 
 /* An array's elements from JSON ({"dtype": "float32", "data": [...]}), in
  * a buffer of their C type (free it); NULL when it is not one. */
 void *values_read_buffer(const json *a, cuplug_type_kind *dtype, size_t *count);
-/* Prints a call's error (and destroys it); returns 1. */
-int values_failed(const cuplug_api *api, cuplug_error *e);
 
+/* `cuplug case DIR --run host|gpu` (values_run.c): runs the case's artifact
+ * (for the host; for the GPU a cubin, or a device function's LTO-IR) on
+ * r->run_dir's values.json inputs and compares with its outputs. */
+int cli_case_run(const cuplug_api *api, cuplug_session *session, const cuplug_artifact *art,
+                 const cli_request *r);
 /* A device function's calls on the GPU (values_gpu.c): `art` is its
  * LTO-IR, which a kernel written for the calls links. */
 int values_gpu_calls(checker *c, cuplug_session *session, const cuplug_artifact *art,

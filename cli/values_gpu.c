@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io.h"
 #include "values.h"
 
 #define CALLER "cuplug_case_caller"
@@ -160,91 +161,126 @@ static bool fill(checker *c, const json *calls, column *col, size_t k, bool resu
   return col->host != NULL;
 }
 
-int values_gpu_calls(checker *c, cuplug_session *session, const cuplug_artifact *art,
-                     const cli_request *r, const json *calls) {
-  const cuplug_api *api = c->api;
-  cuplug_artifact_info info = {.struct_size = sizeof info};
-  cuplug_error *e = api->artifact_info(art, &info);
-  if (e) return values_failed(api, e);
-  cuplug_type_info si;
-  values_kind_of(api, info.signature, &si);
-  column cols[MAX_ARGS + 1] = {0};
-  column *res = &cols[si.num_args];
-  int rc = si.num_args > MAX_ARGS;
-  for (size_t k = 0; !rc && k <= si.num_args; k++) {
+/* The columns' types: each argument's (and a pointer's element type) and
+ * the result's; 1 after saying which one the caller cannot pass. */
+static int type_columns(const cuplug_api *api, const cuplug_type_info *si, column *cols) {
+  if (si->num_args > MAX_ARGS) {
+    fprintf(stderr, "cuplug: error: --run gpu: %zu arguments, more than %d\n", si->num_args,
+            MAX_ARGS);
+    return 1;
+  }
+  for (size_t k = 0; k <= si->num_args; k++) {
     column *col = &cols[k];
-    values_kind_of(api, k < si.num_args ? si.args[k] : si.restype, &col->type);
-    col->pointer = col->type.kind == CUPLUG_TYPE_POINTER && k < si.num_args;
+    values_kind_of(api, k < si->num_args ? si->args[k] : si->restype, &col->type);
+    col->pointer = col->type.kind == CUPLUG_TYPE_POINTER && k < si->num_args;
     col->scalar = col->type;
     if (col->pointer) values_kind_of(api, col->type.element, &col->scalar);
     if (!llvm_type(col->scalar.kind)) {
       fprintf(stderr, "cuplug: error: --run gpu: the kernel that calls %s cannot pass %s\n",
-              si.name, col->type.name);
-      rc = 1;
+              si->name, col->type.name);
+      return 1;
     }
   }
-  if (si.num_args > MAX_ARGS)
-    fprintf(stderr, "cuplug: error: --run gpu: %zu arguments, more than %d\n", si.num_args,
-            MAX_ARGS);
-  for (size_t k = 0; !rc && k <= si.num_args; k++)
-    rc = !fill(c, calls, &cols[k], k, k == si.num_args);
+  return 0;
+}
 
-  /* the function, declared with its build as the code to link */
-  cuplug_code own = {.struct_size = sizeof own, .kind = CUPLUG_CODE_LTOIR, .name = info.symbol,
-                     .data = info.data, .size = info.size};
-  const cuplug_code *links[2 * CLI_MAX_FILES + 1] = {&own};
+/* Every column's values from the calls (the result's column only sized). */
+static int fill_columns(checker *c, const json *calls, column *cols, size_t nargs) {
+  for (size_t k = 0; k <= nargs; k++)
+    if (!fill(c, calls, &cols[k], k, k == nargs)) return 1;
+  return 0;
+}
+
+/* The function declared to the session, with its own build (its C-ABI
+ * LTO-IR) as the code to link. */
+static int declare_function(const cuplug_api *api, cuplug_session *session,
+                            const cuplug_artifact_info *info) {
+  cuplug_code own = {.struct_size = sizeof own, .kind = CUPLUG_CODE_LTOIR, .name = info->symbol,
+                     .data = info->data, .size = info->size};
+  const cuplug_code *links[] = {&own};
   cuplug_declare_device_args d = {.struct_size = sizeof d,
                                   .registry = api->session_registry(session),
-                                  .name = info.symbol, .signature_type = info.signature,
+                                  .name = info->symbol, .signature_type = info->signature,
                                   .abi = CUPLUG_ABI_C, .link = links, .num_link = 1};
-  if (!rc && (e = api->declare_device(&d))) rc = values_failed(api, e);
+  cuplug_error *e = api->declare_device(&d);
+  return e ? cli_fail(api, e) : 0;
+}
 
-  /* the caller, linked with the code the case links */
-  char *target = rc ? NULL : target_lines(r->files[0]);
-  char *ir = NULL, sig[1024];
-  size_t ir_size = 0;
-  FILE *f = rc ? NULL : open_memstream(&ir, &ir_size);
+/* The caller's IR (free it; NULL when memory ran out) and, in sig, its
+ * signature. */
+static char *caller_ir(const cli_request *r, const cuplug_artifact_info *info,
+                       const column *cols, size_t nargs, size_t *size, char *sig, size_t cap) {
+  char *target = target_lines(r->files[0]);
+  char *ir = NULL;
+  *size = 0;
+  FILE *f = open_memstream(&ir, size);
   if (f) {
-    write_caller(f, target ? target : "", info.symbol, cols, si.num_args, res, sig, sizeof sig);
+    write_caller(f, target ? target : "", info->symbol, cols, nargs, &cols[nargs], sig, cap);
     fclose(f);
   }
   free(target);
-  cuplug_code files[2 * CLI_MAX_FILES];
-  size_t num_files = 0;
+  return ir;
+}
+
+/* The code the caller links: the files of the case's declarations, then
+ * the case's own; returns how many. */
+static size_t case_links(const cli_request *r, cuplug_code *files, const cuplug_code **links) {
+  size_t n = 0;
   for (size_t i = 0; i < r->num_decls; i++)
-    for (size_t l = 0; l < r->decls[i].num_links && num_files < 2 * CLI_MAX_FILES; l++)
-      files[num_files++] = (cuplug_code){.struct_size = sizeof files[0],
-                                         .path = r->decls[i].links[l]};
-  for (size_t i = 0; i < r->num_links && num_files < 2 * CLI_MAX_FILES; i++)
-    files[num_files++] = (cuplug_code){.struct_size = sizeof files[0], .path = r->links[i]};
-  for (size_t i = 0; i < num_files; i++) links[i] = &files[i];
+    for (size_t l = 0; l < r->decls[i].num_links && n < 2 * CLI_MAX_FILES; l++)
+      files[n++] = (cuplug_code){.struct_size = sizeof files[0], .path = r->decls[i].links[l]};
+  for (size_t i = 0; i < r->num_links && n < 2 * CLI_MAX_FILES; i++)
+    files[n++] = (cuplug_code){.struct_size = sizeof files[0], .path = r->links[i]};
+  for (size_t i = 0; i < n; i++) links[i] = &files[i];
+  return n;
+}
+
+/* The caller compiled for this GPU, linked with the function and the code
+ * the case links, and loaded: its kernel in *kernel, its library in *lib. */
+static int load_caller(const cuplug_api *api, cuplug_session *session, const cli_request *r,
+                       const cuplug_artifact_info *info, const column *cols, size_t nargs,
+                       cuplug_kernel **kernel, cuplug_library **lib) {
+  char sig[1024];
+  size_t ir_size;
+  char *ir = caller_ir(r, info, cols, nargs, &ir_size, sig, sizeof sig);
+  if (!ir) return 1;
+  cuplug_code files[2 * CLI_MAX_FILES];
+  const cuplug_code *links[2 * CLI_MAX_FILES];
+  size_t num_links = case_links(r, files, links);
   cuplug_module m = {sizeof m, "caller.ll", ir, ir_size};
   const cuplug_module *mods[] = {&m};
   cuplug_compile_args a = {.struct_size = sizeof a, .session = session, .modules = mods,
                            .num_modules = 1, .entry = CALLER, .signature = sig,
                            .entry_abi = CUPLUG_ABI_C, .kind = CUPLUG_KERNEL,
-                           .output = CUPLUG_OUTPUT_CUBIN, .link = links, .num_link = num_files,
+                           .output = CUPLUG_OUTPUT_CUBIN, .link = links, .num_link = num_links,
                            .flags = CUPLUG_COMPILE_CURRENT_DEVICE};
-  if (!rc && !ir) rc = 1;
-  if (!rc && (e = api->compile(&a))) rc = values_failed(api, e);
+  cuplug_error *e = api->compile(&a);
   free(ir);
+  if (e) return cli_fail(api, e);
   cuplug_load_args l = {.struct_size = sizeof l, .session = session, .artifact = a.artifact};
-  if (!rc && (e = api->load(&l))) rc = values_failed(api, e);
+  e = api->load(&l);
   api->artifact_destroy(a.artifact);
+  if (e) return cli_fail(api, e);
+  *lib = l.library;
   cuplug_kernel_args k = {.struct_size = sizeof k, .library = l.library};
-  if (!rc && (e = api->kernel_get(&k))) rc = values_failed(api, e);
+  if ((e = api->kernel_get(&k))) return cli_fail(api, e);
+  *kernel = k.kernel;
+  return 0;
+}
 
-  /* the columns to the device, a launch, the results back */
-  size_t n = calls->count;
+/* The columns copied to the device, one thread a call launched, and the
+ * results copied back into the result's column. */
+static int launch_calls(const cuplug_api *api, cuplug_session *session, cuplug_kernel *kernel,
+                        column *cols, size_t nargs, size_t n) {
   cuplug_value v[2 * MAX_ARGS + 2];
   int64_t rows[MAX_ARGS], count = (int64_t)n;
   size_t nv = 0;
-  for (size_t i = 0; !rc && i <= si.num_args; i++) {
+  cuplug_error *e = NULL;
+  for (size_t i = 0; !e && i <= nargs; i++) {
     column *col = &cols[i];
     size_t bytes = (n ? n : 1) * (col->pointer ? col->row : 1) * values_size_of(col->scalar.kind);
-    if (!(e = api->mem_alloc(session, bytes, &col->device)) && i < si.num_args)
+    if (!(e = api->mem_alloc(session, bytes, &col->device)) && i < nargs)
       e = api->memcpy_to_device(session, col->device, col->host, bytes);
-    if (e) rc = values_failed(api, e);
     v[nv++] = (cuplug_value){CUPLUG_TYPE_POINTER, &col->device};
     if (col->pointer) {
       rows[i] = (int64_t)col->row;
@@ -252,21 +288,46 @@ int values_gpu_calls(checker *c, cuplug_session *session, const cuplug_artifact 
     }
   }
   v[nv++] = (cuplug_value){CUPLUG_TYPE_INT64, &count};
-  cuplug_launch_args la = {.struct_size = sizeof la, .kernel = k.kernel,
+  cuplug_launch_args la = {.struct_size = sizeof la, .kernel = kernel,
                            .grid = {(uint32_t)((n + 63) / 64), 1, 1}, .block = {64, 1, 1},
                            .args = v, .num_args = nv};
-  if (!rc && n && !(e = api->launch(&la))) e = api->synchronize(session);
-  if (!rc && e) rc = values_failed(api, e);
-  if (!rc && (e = api->memcpy_to_host(session, res->host, res->device,
-                                      n * values_size_of(res->scalar.kind))))
-    rc = values_failed(api, e);
-  for (size_t i = 0; !rc && i < n; i++)
-    values_compare(c, res->scalar.kind, res->host + i * values_size_of(res->scalar.kind),
-                   json_get(calls->items[i], "result"), "calls", i);
-  for (size_t i = 0; i <= si.num_args && i <= MAX_ARGS; i++) {
+  if (!e && n && !(e = api->launch(&la))) e = api->synchronize(session);
+  const column *res = &cols[nargs];
+  if (!e) e = api->memcpy_to_host(session, res->host, res->device,
+                                  n * values_size_of(res->scalar.kind));
+  return e ? cli_fail(api, e) : 0;
+}
+
+/* Each call's result against values.json's. */
+static void compare_results(checker *c, const json *calls, const column *res) {
+  size_t item = values_size_of(res->scalar.kind);
+  for (size_t i = 0; i < calls->count; i++)
+    values_compare(c, res->scalar.kind, res->host + i * item, json_get(calls->items[i], "result"),
+                   "calls", i);
+}
+
+int values_gpu_calls(checker *c, cuplug_session *session, const cuplug_artifact *art,
+                     const cli_request *r, const json *calls) {
+  const cuplug_api *api = c->api;
+  cuplug_artifact_info info = {.struct_size = sizeof info};
+  cuplug_error *e = api->artifact_info(art, &info);
+  if (e) return cli_fail(api, e);
+  cuplug_type_info si;
+  values_kind_of(api, info.signature, &si);
+  size_t nargs = si.num_args;
+  column cols[MAX_ARGS + 1] = {0};
+  cuplug_kernel *kernel = NULL;
+  cuplug_library *lib = NULL;
+  int rc = type_columns(api, &si, cols);
+  if (!rc) rc = fill_columns(c, calls, cols, nargs);
+  if (!rc) rc = declare_function(api, session, &info);
+  if (!rc) rc = load_caller(api, session, r, &info, cols, nargs, &kernel, &lib);
+  if (!rc) rc = launch_calls(api, session, kernel, cols, nargs, calls->count);
+  if (!rc) compare_results(c, calls, &cols[nargs]);
+  for (size_t i = 0; i <= nargs && i <= MAX_ARGS; i++) {
     if (cols[i].device) api->error_destroy(api->mem_free(session, cols[i].device));
     free(cols[i].host);
   }
-  if (l.library) api->library_unload(l.library);
+  if (lib) api->library_unload(lib);
   return rc;
 }

@@ -1,10 +1,8 @@
-/* run.c - `cuplug run`: a device function compiled for this CPU and called
- * with arguments from the command line, its result printed on one line.
- *
- * Values read and print as Python writes them, so that a script can
- * compare them with numba-cuda's: integers as integers, floats in the
- * shortest form that reads back to the same bits ("0.1", "3.0", "inf",
- * "nan"), bools as True and False, complex numbers as (re+imj). */
+/* scalars.c - a scalar value's text, read and printed as Python writes it,
+ * so that a script can compare `cuplug run`'s results with numba-cuda's:
+ * integers as integers, floats in the shortest form that reads back to the
+ * same bits ("0.1", "3.0", "inf", "nan"), bools as True and False, complex
+ * numbers as (re+imj). */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -12,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "scalars.h"
 
 /* ---- reading a value of a scalar kind ---- */
 
@@ -76,8 +74,7 @@ static bool read_complex(const char *s, double *re, double *im) {
   return true;
 }
 
-/* Reads `text` as a value of kind k into `slot`; false when it is none. */
-static bool read_value(cuplug_type_kind k, const char *text, void *slot) {
+bool cli_scalar_read(cuplug_type_kind k, const char *text, void *slot) {
   int64_t i;
   uint64_t u;
   double d, im;
@@ -153,7 +150,7 @@ static void print_part(double v, bool is_float, bool sign) {
   printf("%s%s", sign && *s != '-' ? "+" : "", s);
 }
 
-static void print_value(cuplug_type_kind k, const void *p) {
+void cli_scalar_print(cuplug_type_kind k, const void *p) {
   switch (k) {
     case CUPLUG_TYPE_VOID: printf("None"); break;
     case CUPLUG_TYPE_BOOL: printf("%s", *(const uint8_t *)p ? "True" : "False"); break;
@@ -180,96 +177,4 @@ static void print_value(cuplug_type_kind k, const void *p) {
     }
     default: printf("?"); break;
   }
-}
-
-/* ---- the command ---- */
-
-static int fail(const cuplug_api *api, cuplug_error *e) {
-  fprintf(stderr, "cuplug: error: %s: %s\n", api->status_name(api->error_code(e)),
-          api->error_message(e));
-  api->error_destroy(e);
-  return 1;
-}
-
-int cli_run(const cuplug_api *api, cli_request *r, char **values, int num_values) {
-  if (!r->num_files) return cli_usage("%s", "run needs an IR file");
-  if (!r->entry) return cli_usage("%s", "run needs --entry SYMBOL");
-  if (!r->signature) return cli_usage("%s", "run needs --sig SIGNATURE");
-  if (r->kind == CUPLUG_KERNEL) return cli_usage("%s", "run calls device functions, not kernels");
-  const cuplug_type *sig;
-  cuplug_error *e = api->type_parse(r->signature, &sig);
-  if (e) return fail(api, e);
-  cuplug_type_info ti = {.struct_size = sizeof ti, .type = sig};
-  if ((e = api->type_info(&ti))) return fail(api, e);
-  if (ti.kind != CUPLUG_TYPE_SIGNATURE)
-    return cli_usage("--sig %s is a type, not a signature", r->signature);
-  if ((size_t)num_values != ti.num_args) {
-    char *m = cli_format("%s takes %zu arguments, %d given after --", r->signature, ti.num_args,
-                         num_values);
-    int rc = cli_usage("%s", m);
-    free(m);
-    return rc;
-  }
-  /* every argument's value, in a slot of 16 bytes */
-  uint64_t slots[256][2];
-  cuplug_value args[256];
-  if (ti.num_args > 256) return cli_usage("%s", "at most 256 arguments");
-  for (size_t i = 0; i < ti.num_args; i++) {
-    cuplug_type_info ai = {.struct_size = sizeof ai, .type = ti.args[i]};
-    api->type_info(&ai);
-    if (!read_value(ai.kind, values[i], slots[i])) {
-      char *m = cli_format("argument %zu: '%s' is not a %s", i, values[i], ai.name);
-      int rc = cli_usage("%s", m);
-      free(m);
-      return rc;
-    }
-    args[i] = (cuplug_value){ai.kind, slots[i]};
-  }
-  cuplug_type_info ri = {.struct_size = sizeof ri, .type = ti.restype};
-  api->type_info(&ri);
-
-  cuplug_module mods[CLI_MAX_FILES];
-  const cuplug_module *mod_ptrs[CLI_MAX_FILES];
-  char *texts[CLI_MAX_FILES] = {0};
-  int rc = 0;
-  cuplug_session *session = NULL;
-  cuplug_artifact *art = NULL;
-  cuplug_library *lib = NULL;
-  if ((rc = cli_read_modules(r, mods, mod_ptrs, texts))) goto done;
-  if ((e = api->session_create(NULL, &session))) {
-    rc = fail(api, e);
-    goto done;
-  }
-  cuplug_compile_args a = cli_compile_args(r, session, mod_ptrs);
-  a.output = CUPLUG_OUTPUT_HOST;
-  if ((e = api->compile(&a))) {
-    rc = fail(api, e);
-    goto done;
-  }
-  art = a.artifact;
-  cuplug_load_args l = {.struct_size = sizeof l, .session = session, .artifact = art};
-  if ((e = api->load(&l))) {
-    rc = fail(api, e);
-    goto done;
-  }
-  lib = l.library;
-  uint64_t result[2] = {0};
-  cuplug_host_call_args c = {.struct_size = sizeof c,
-                             .library = lib,
-                             .args = args,
-                             .num_args = ti.num_args,
-                             .result = result,
-                             .result_size = sizeof result};
-  if ((e = api->host_call(&c))) {
-    rc = fail(api, e);
-    goto done;
-  }
-  print_value(ri.kind, result);
-  printf("\n");
-done:
-  api->library_unload(lib);
-  api->artifact_destroy(art);
-  api->session_destroy(session);
-  for (size_t i = 0; i < r->num_files; i++) free(texts[i]);
-  return rc;
 }

@@ -1,0 +1,93 @@
+/* build.c - a request built, for compile and case: its IR read, its
+ * declared functions registered, the compile's warnings and logs printed;
+ * then the result delivered as the request asks. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "build.h"
+#include "io.h"
+#include "options.h"
+#include "values.h"
+
+/* What a build holds until it ends. */
+typedef struct build {
+  cuplug_module mods[CLI_MAX_FILES];
+  const cuplug_module *mod_ptrs[CLI_MAX_FILES];
+  char *texts[CLI_MAX_FILES];
+  cuplug_session *session;
+  cuplug_library *host_libs[CLI_MAX_FILES]; /* the declared functions' host versions */
+  cuplug_artifact *art;
+  cuplug_artifact_info info;
+} build;
+
+/* The compile itself; its warnings and logs printed. */
+static int compile(const cuplug_api *api, const cli_request *r, build *b) {
+  cuplug_error *e;
+  int rc = cli_read_modules(r, b->mods, b->mod_ptrs, b->texts);
+  if (rc) return rc;
+  if ((e = cli_open_session(api, r, &b->session))) return cli_report(api, e);
+  if ((rc = cli_declare(api, b->session, r, b->host_libs))) return rc;
+  cuplug_code codes[CLI_MAX_FILES];
+  const cuplug_code *code_ptrs[CLI_MAX_FILES];
+  for (size_t i = 0; i < r->num_links; i++) {
+    codes[i] = (cuplug_code){.struct_size = sizeof codes[i], .path = r->links[i]};
+    code_ptrs[i] = &codes[i];
+  }
+  cuplug_compile_args a = cli_compile_args(r, b->session, b->mod_ptrs);
+  a.link = code_ptrs;
+  a.num_link = r->num_links;
+  if ((e = api->compile(&a))) return cli_report(api, e);
+  b->art = a.artifact;
+  b->info = (cuplug_artifact_info){.struct_size = sizeof b->info};
+  if ((e = api->artifact_info(b->art, &b->info))) return cli_report(api, e);
+  for (size_t i = 0; i < b->info.num_warnings; i++) {
+    const cuplug_error *w = api->artifact_warning(b->art, i);
+    fprintf(stderr, "cuplug: warning: %s: %s\n", api->status_name(api->error_code(w)),
+            api->error_message(w));
+  }
+  if (*b->info.log) fprintf(stderr, "%s\n", b->info.log);
+  if (*b->info.link_log) fprintf(stderr, "%s\n", b->info.link_log);
+  return 0;
+}
+
+/* The result, as the request asks: its IR and linked PTX written, then
+ * run on values.json, or checked and written (-o, else standard output). */
+static int deliver(const cuplug_api *api, const cli_request *r, const build *b, bool check) {
+  const cuplug_artifact_info *info = &b->info;
+  int rc = 0;
+  if (r->emit_ir_dir && (rc = cli_emit_ir(api, b->art, r->emit_ir_dir, info->num_ir_modules)))
+    return rc;
+  if (r->run_dir) return cli_case_run(api, b->session, b->art, r);
+  if (r->ptx_path && (rc = cli_write_linked_ptx(api, b->art, r->ptx_path))) return rc;
+  if (check) {
+    rc = cli_check_ptx(info, r->expected_ptx);
+    if (!r->out_path) return rc;
+  }
+  if (r->out_path) return cli_write_output(r->out_path, info->data, info->size) ? 1 : rc;
+  if (info->output != CUPLUG_OUTPUT_PTX && isatty(STDOUT_FILENO)) {
+    fprintf(stderr, "cuplug: the %s is binary: give -o FILE (%zu bytes for %s)\n",
+            info->output == CUPLUG_OUTPUT_CUBIN ? "cubin" : "LTO-IR", info->size, info->symbol);
+    return 1;
+  }
+  fwrite(info->data, 1, info->size, stdout);
+  return 0;
+}
+
+int cli_build(const cuplug_api *api, const cli_request *r, bool check) {
+  if (!r->num_files) return cli_usage("%s", "compile needs an IR file");
+  if (!r->entry) return cli_usage("%s", "compile needs --entry SYMBOL");
+  if (!r->signature) return cli_usage("%s", "compile needs --sig SIGNATURE");
+  if (check && r->output != CUPLUG_OUTPUT_PTX)
+    return cli_usage("%s", "--check compares PTX: leave --output at ptx");
+  build b = {0};
+  int rc = compile(api, r, &b);
+  if (!rc) rc = deliver(api, r, &b, check);
+  api->artifact_destroy(b.art);
+  /* the host versions last: what called them (a case's run) has ended */
+  for (size_t i = 0; i < r->num_decls; i++)
+    if (b.host_libs[i]) api->library_unload(b.host_libs[i]);
+  api->session_destroy(b.session);
+  for (size_t i = 0; i < r->num_files; i++) free(b.texts[i]);
+  return rc;
+}
