@@ -32,7 +32,7 @@ plugin/host       cuplug/ base/ plugin/host/
 plugin/api        cuplug/ base/ plugin/
 cli               cuplug/ cli.h json.h ptxsig.h values.h
 samples           cuplug/
-host_shims        cuplug/ Python.h shim.h
+host_shims        cuplug/ Python.h shim.h objects.h type.h views.h artifact.h callbacks.h registry.h session.h memory.h library.h kernel.h values.h arrays.h
 '
 
 status=0
