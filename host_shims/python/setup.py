@@ -18,6 +18,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
 
+# the extension's C files, one per type (src/shim.h says which uses which);
+# CMakeLists.txt lists them too
+SOURCES = ["module.c", "session.c", "memory.c", "library.c", "kernel.c", "arrays.c", "values.c",
+           "registry.c", "callbacks.c", "artifact.c", "views.c", "type.c", "errors.c"]
+
+
 def plugin_build():
     given = os.environ.get("CUPLUG_BUILD_DIR")
     if given:
@@ -52,7 +58,7 @@ setup(
     python_requires=">=3.11",
     ext_modules=[Extension(
         "cuplug._cuplug",
-        sources=["src/module.c", "src/session.c", "src/launch.c"],
+        sources=["src/" + f for f in SOURCES],
         include_dirs=[os.path.join(ROOT, "abi", "include"), "src"],
         define_macros=[("Py_LIMITED_API", "0x030B0000")],
         libraries=["dl"],

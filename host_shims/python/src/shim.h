@@ -1,11 +1,28 @@
-/* shim.h - what the files of the extension module cuplug._cuplug share.
+/* shim.h - what every file of the extension module cuplug._cuplug shares:
+ * the module's state, and how errors reach Python.
  *
  * The extension converts and delegates: Python values become the plugin's
  * argument structs, the plugin's handles become Python objects, its errors
  * become the exceptions cuplug/__init__.py defines.  It reaches the plugin
  * only through cuplug_get_api, like every host, and is written against
  * CPython's limited API (3.11), so that one build serves every Python from
- * 3.11 on. */
+ * 3.11 on.
+ *
+ * One file per type, as CPython keeps its modules.  A file uses the files
+ * listed below it and none above it; objects.h lays out the objects for
+ * all of them:
+ *   module.c               the module: its state, _load, info, typeof, ...
+ *   session.c, memory.c    cuplug.Session; its device memory
+ *   library.c              cuplug.Library, and Library.call
+ *   kernel.c               cuplug.Kernel and its Launcher: a launch
+ *   arrays.c               array and pointer arguments (the four protocols)
+ *   values.c               a call's arguments: scalars, and their storage
+ *   registry.c             cuplug.Registry
+ *   callbacks.c            Python typers and lowerers, called by the plugin
+ *   artifact.c             cuplug.Artifact
+ *   views.c                bytes and lists the plugin borrows during a call
+ *   type.c                 cuplug.Type
+ *   errors.c               the plugin's errors and warnings in Python */
 #ifndef CUPLUG_PY_SHIM_H
 #define CUPLUG_PY_SHIM_H
 
@@ -18,59 +35,64 @@
 
 #include "cuplug/cuplug.h"
 
-/* The plugin's table, once _load has run (NULL before). */
-extern const cuplug_api *shim_api;
+/* The attribute names the argument conversion looks up, interned once. */
+#define SHIM_NAMES(X)                   \
+  X(cai, "__cuda_array_interface__")    \
+  X(dlpack, "__dlpack__")               \
+  X(shape, "shape")                     \
+  X(strides, "strides")                 \
+  X(typestr, "typestr")                 \
+  X(data, "data")                       \
+  X(stream, "stream")                   \
+  X(cuda_stream, "__cuda_stream__")     \
+  X(ptr, "ptr")                         \
+  X(handle, "handle")                   \
+  X(cupy, "cupy")                       \
+  X(dtype, "dtype")                     \
+  X(num, "num")
+
+typedef struct shim_names {
+#define SHIM_NAME_FIELD(field, text) PyObject *field;
+  SHIM_NAMES(SHIM_NAME_FIELD)
+#undef SHIM_NAME_FIELD
+} shim_names;
+
+/* The module's state (module.c makes it; every type reaches it through
+ * its own type object, shim_state_of). */
+typedef struct shim_state {
+  const cuplug_api *api;      /* the plugin's table, once _load has run (NULL before) */
+  PyObject *make_error;       /* cuplug._make_error(code, name, message, log) */
+  PyObject *warn;             /* cuplug._warn(code, name, message) */
+  PyObject *types_by_address; /* int(address) -> Type: one object per type */
+  PyTypeObject *type_type, *artifact_type, *registry_type, *session_type, *library_type,
+      *kernel_type, *launcher_type;
+  shim_names names;
+  /* CuPy's ndarray and cupy.cuda.get_current_stream, once CuPy is imported
+   * (arrays.c) */
+  PyTypeObject *cupy_ndarray;
+  PyObject *cupy_current_stream;
+} shim_state;
+
+/* The state of the module that made obj's type.  No type of this module
+ * can be subclassed, so obj's type is always the one that module made. */
+static inline shim_state *shim_state_of(PyObject *obj) {
+  return PyType_GetModuleState(Py_TYPE(obj));
+}
+
+/* ---- errors (errors.c) ---- */
 
 /* Raises the Python exception for a cuplug error (cuplug.CuplugError or a
  * subclass, through the factory __init__.py registers) and destroys the
  * error; returns NULL.  A CUPLUG_ERR_CALLBACK error is chained to the
  * exception a Python callback raised, when there was one. */
-PyObject *shim_raise(cuplug_error *e);
+PyObject *shim_raise(shim_state *st, cuplug_error *e);
 /* Issues a Python warning for each warning an artifact holds; -1 when a
  * warning became an exception (warnings filter "error"). */
-int shim_warn(const cuplug_artifact *art);
+int shim_warn(shim_state *st, const cuplug_artifact *art);
 /* Raises TypeError("<what> must be <expected>, not <got's type>"); NULL. */
 PyObject *shim_type_error(const char *what, const char *expected, PyObject *got);
 /* Keeps the exception a callback raised on this thread, for shim_raise. */
 void shim_keep_callback_error(void);
-
-/* ---- types (module.c) ---- */
-
-/* The Python object of an interned type (one object per type). */
-PyObject *shim_type(const cuplug_type *t);
-/* A type from a Type object or a string ("float32[::1]"); NULL with an
- * exception when it is neither.  `what` names the value in messages. */
-const cuplug_type *shim_type_from(PyObject *obj, const char *what);
-const cuplug_type *shim_type_of(PyObject *type_object); /* no checks: a Type */
-bool shim_is_type(PyObject *obj);
-
-/* ---- objects (session.c, launch.c) ---- */
-
-typedef struct shim_registry {
-  PyObject_HEAD
-  cuplug_registry *registry;
-  bool owns;           /* Registry() made it: it holds the plugin's reference */
-  PyObject *owner;     /* the session whose registry it is, kept alive, or NULL */
-  PyObject *callbacks; /* a list: the callables the registry calls, kept alive */
-} shim_registry;
-
-typedef struct shim_session {
-  PyObject_HEAD
-  cuplug_session *session;
-  PyObject *registry; /* its shim_registry */
-} shim_session;
-
-typedef struct shim_artifact {
-  PyObject_HEAD
-  cuplug_artifact *artifact;
-} shim_artifact;
-
-extern PyTypeObject *shim_session_type, *shim_registry_type, *shim_artifact_type,
-    *shim_library_type, *shim_kernel_type, *shim_launcher_type, *shim_type_type;
-
-int shim_session_init_types(PyObject *module);
-int shim_launch_init_types(PyObject *module);
-
 /* An unsigned integer argument, with a TypeError naming it. */
 int shim_u32(PyObject *obj, const char *what, uint32_t *out);
 

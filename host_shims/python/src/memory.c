@@ -1,0 +1,69 @@
+/* memory.c - device memory through a session, for hosts without an array
+ * library: addresses are ints, data is bytes. */
+#include "memory.h"
+#include "objects.h"
+#include "views.h"
+
+static cuplug_session *session_of(PyObject *self) { return ((shim_session *)self)->session; }
+
+PyObject *shim_mem_alloc(PyObject *self, PyObject *arg) {
+  size_t n = PyLong_AsSize_t(arg);
+  if (n == (size_t)-1 && PyErr_Occurred()) return NULL;
+  shim_state *st = shim_state_of(self);
+  uint64_t p = 0;
+  cuplug_error *e = st->api->mem_alloc(session_of(self), n, &p);
+  return e ? shim_raise(st, e) : PyLong_FromUnsignedLongLong(p);
+}
+
+PyObject *shim_mem_free(PyObject *self, PyObject *arg) {
+  unsigned long long p = PyLong_AsUnsignedLongLong(arg);
+  if (PyErr_Occurred()) return NULL;
+  shim_state *st = shim_state_of(self);
+  cuplug_error *e = st->api->mem_free(session_of(self), p);
+  if (e) return shim_raise(st, e);
+  Py_RETURN_NONE;
+}
+
+PyObject *shim_to_device(PyObject *self, PyObject *args) {
+  unsigned long long p;
+  PyObject *data;
+  if (!PyArg_ParseTuple(args, "KO:to_device", &p, &data)) return NULL;
+  shim_view v;
+  if (shim_view_of(data, "data", &v) < 0) return NULL;
+  shim_state *st = shim_state_of(self);
+  cuplug_error *e;
+  Py_BEGIN_ALLOW_THREADS e = st->api->memcpy_to_device(session_of(self), p, v.data,
+                                                      (size_t)v.size);
+  Py_END_ALLOW_THREADS
+  shim_view_release(&v);
+  if (e) return shim_raise(st, e);
+  Py_RETURN_NONE;
+}
+
+PyObject *shim_to_host(PyObject *self, PyObject *args) {
+  unsigned long long p;
+  Py_ssize_t n;
+  if (!PyArg_ParseTuple(args, "Kn:to_host", &p, &n)) return NULL;
+  PyObject *out = PyBytes_FromStringAndSize(NULL, n);
+  if (!out) return NULL;
+  char *buf = PyBytes_AsString(out);
+  shim_state *st = shim_state_of(self);
+  cuplug_error *e;
+  Py_BEGIN_ALLOW_THREADS e = st->api->memcpy_to_host(session_of(self), buf, p, (size_t)n);
+  Py_END_ALLOW_THREADS
+  if (e) {
+    Py_DECREF(out);
+    return shim_raise(st, e);
+  }
+  return out;
+}
+
+PyObject *shim_synchronize(PyObject *self, PyObject *unused) {
+  (void)unused;
+  shim_state *st = shim_state_of(self);
+  cuplug_error *e;
+  Py_BEGIN_ALLOW_THREADS e = st->api->synchronize(session_of(self));
+  Py_END_ALLOW_THREADS
+  if (e) return shim_raise(st, e);
+  Py_RETURN_NONE;
+}

@@ -1,0 +1,18 @@
+/* registry.h - cuplug.Registry: typing templates and lowerings. */
+#ifndef CUPLUG_PY_REGISTRY_H
+#define CUPLUG_PY_REGISTRY_H
+
+#include "objects.h"
+
+/* Makes the type cuplug.Registry and adds it to the module. */
+int shim_registry_init(PyObject *module, shim_state *st);
+
+/* A Registry for r: owned (destroyed with it) when owner is NULL, else
+ * the registry of the session `owner`, which it keeps alive. */
+PyObject *shim_registry_wrap(shim_state *st, cuplug_registry *r, PyObject *owner);
+
+/* An abi argument: None, "numba" or "c"; anything else is passed on for
+ * the plugin to name in its error. */
+cuplug_abi shim_abi_of(const char *abi);
+
+#endif
