@@ -1,6 +1,6 @@
 /* lowering.h - the NVVM IR transformations of the pipeline.
  *
- * Each is a pass over one module's rewrite (irtext.h): it reads the module
+ * Each is a pass over one module's rewrite (irrewrite.h): it reads the module
  * as parsed and records edits and new items.  The pipeline parses each
  * module once, runs the passes that concern it (wrap, then legalise) and
  * writes the result once. */
@@ -12,7 +12,7 @@
 
 #include "base/ir.h"
 #include "cuplug/cuplug.h"
-#include "lowering/irtext.h"
+#include "lowering/irrewrite.h"
 
 #define CUPLUG__NVPTX_TRIPLE "nvptx64-nvidia-cuda"
 #define CUPLUG__NVPTX_DATALAYOUT                                                 \
