@@ -3,8 +3,8 @@
  * numba-cuda types math.* for CUDA (cudamath.py) with these signatures and
  * lowers them to libdevice: float64 functions are __nv_<name>, float32 ones
  * __nv_<name>f; int64 and uint64 arguments become double first; float16
- * ones (sin, cos, ceil, floor, sqrt, log*, exp*, fabs, trunc) compute in
- * float32 and round back.  On CUDA math.floor, ceil and trunc return a
+ * ones (sin, cos, tanh, ceil, floor, trunc, sqrt, log, log2, log10, exp,
+ * exp2, fabs) compute in float32 and round back.  On CUDA math.floor, ceil and trunc return a
  * float, unlike Python's.
  *
  * cuda.fp16's arithmetic is PTX's f16 instructions on numba-cuda's float16,
