@@ -5,8 +5,8 @@
  * function (numba's generic templates), and a function that writes the
  * NVVM IR of one signature: a module that defines the symbol under the C
  * ABI, linkonce_odr and alwaysinline, so that a call costs what its
- * instructions cost.  The registry (plugin/registry.c) registers them all
- * in the built-in registry, which every registry sits on. */
+ * instructions cost.  The registry (plugin/registry/registry.c) registers
+ * them all in the built-in registry, which every registry sits on. */
 #ifndef CUPLUG__LOWERING_BUILTINS_H
 #define CUPLUG__LOWERING_BUILTINS_H
 

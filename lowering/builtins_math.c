@@ -3,8 +3,8 @@
  * numba-cuda types math.* for CUDA (cudamath.py) with these signatures and
  * lowers them to libdevice: float64 functions are __nv_<name>, float32 ones
  * __nv_<name>f; int64 and uint64 arguments become double first; float16
- * ones (sin, cos, ceil, floor, sqrt, log*, exp*, fabs, trunc) compute in
- * float32 and round back.  On CUDA math.floor, ceil and trunc return a
+ * ones (sin, cos, tanh, ceil, floor, trunc, sqrt, log, log2, log10, exp,
+ * exp2, fabs) compute in float32 and round back.  On CUDA math.floor, ceil and trunc return a
  * float, unlike Python's.
  *
  * cuda.fp16's arithmetic is PTX's f16 instructions on numba-cuda's float16,
@@ -66,67 +66,60 @@ static void libdevice_name(char *buf, size_t n, const char *stem, bool single) {
   snprintf(buf, n, "__nv_%s%s", stem, single ? "f" : "");
 }
 
-static cuplug_error *lower_math(const cuplug__builtin *b, const cuplug_type *sig,
-                                const char *symbol, cuplug__buf *out) {
-  const cuplug_type *r = sig->restype;
-  const cuplug_type *a0 = sig->args[0];
-  /* the precision of the computation: float32 (also for float16) or float64 */
-  bool single = a0->kind == CUPLUG_TYPE_FLOAT32 || a0->kind == CUPLUG_TYPE_FLOAT16;
-  const char *ft = single ? "float" : "double";
-  const char *rt = cuplug__bi_ir(r);
+/* The IR type a computation in single or double precision uses. */
+static const char *fp_type(bool single) { return single ? "float" : "double"; }
+
+/* degrees and radians: one multiplication by a constant of the type */
+static void write_scale(const cuplug__builtin *b, const cuplug_type *sig, bool single,
+                        cuplug__buf *out) {
+  double k = strcmp(b->name, "degrees") == 0 ? 180.0 / M_PI : M_PI / 180.0;
+  if (single) k = (double)(float)k;
+  uint64_t bits;
+  memcpy(&bits, &k, sizeof bits);
+  cuplug__buf_printf(out, "  %%v = fmul %s %%a0, 0x%016llX\n  ret %s %%v\n}\n", fp_type(single),
+                     (unsigned long long)bits, cuplug__bi_ir(sig->restype));
+}
+
+/* isnan, isinf and isfinite of a float: libdevice's __nv_isnand/f,
+ * __nv_isinfd/f, __nv_isfinited and __nv_finitef, as a bool */
+static void write_predicate(const cuplug__builtin *b, bool single, cuplug__buf *out) {
+  const char *ft = fp_type(single);
   char callee[64];
-  cuplug__bi_begin(out, sig, symbol);
+  if (strcmp(b->name, "isfinite") == 0)
+    snprintf(callee, sizeof callee, "%s", single ? "__nv_finitef" : "__nv_isfinited");
+  else
+    snprintf(callee, sizeof callee, "__nv_%s%s", b->name, single ? "f" : "d");
+  cuplug__buf_printf(out,
+                     "  %%i = call i32 @%s(%s %%a0)\n  %%b = icmp ne i32 %%i, 0\n"
+                     "  %%v = zext i1 %%b to i8\n  ret i8 %%v\n}\ndeclare i32 @%s(%s)\n",
+                     callee, ft, callee, ft);
+}
 
-  if (b->op == PREDICATE && cuplug__type_is_integer(a0)) {
-    /* an integer is never NaN nor infinite */
-    cuplug__buf_printf(out, "  ret i8 %d\n}\n", strcmp(b->name, "isfinite") == 0);
-    return NULL;
-  }
-  for (size_t i = 0; i < sig->nargs; i++) convert_arg(out, sig, i, single);
+/* frexp and modf: libdevice returns one part and stores the other through a
+ * pointer; the result is the tuple of both */
+static void write_parts(const cuplug__builtin *b, const cuplug_type *sig, bool single,
+                        cuplug__buf *out) {
+  const char *ft = fp_type(single), *rt = cuplug__bi_ir(sig->restype);
+  const char *other = b->op == FREXP ? "i32" : ft;
+  char callee[64];
+  libdevice_name(callee, sizeof callee, b->name, single);
+  cuplug__buf_printf(out,
+                     "  %%slot = alloca %s\n"
+                     "  %%first = call %s @%s(%s %%a0, %s* %%slot)\n"
+                     "  %%second = load %s, %s* %%slot\n"
+                     "  %%t0 = insertvalue %s undef, %s %%first, 0\n"
+                     "  %%t1 = insertvalue %s %%t0, %s %%second, 1\n"
+                     "  ret %s %%t1\n}\ndeclare %s @%s(%s, %s*)\n",
+                     other, ft, callee, ft, other, other, other, rt, ft, rt, other, rt, ft,
+                     callee, ft, other);
+}
 
-  switch (b->op) {
-    case SCALE: {
-      /* degrees and radians: one multiplication by a constant of the type */
-      double k = strcmp(b->name, "degrees") == 0 ? 180.0 / M_PI : M_PI / 180.0;
-      if (single) k = (double)(float)k;
-      uint64_t bits;
-      memcpy(&bits, &k, sizeof bits);
-      cuplug__buf_printf(out, "  %%v = fmul %s %%a0, 0x%016llX\n  ret %s %%v\n}\n", ft,
-                         (unsigned long long)bits, rt);
-      return NULL;
-    }
-    case PREDICATE: {
-      /* libdevice: __nv_isnand/f, __nv_isinfd/f, __nv_isfinited, __nv_finitef */
-      if (strcmp(b->name, "isfinite") == 0)
-        snprintf(callee, sizeof callee, "%s", single ? "__nv_finitef" : "__nv_isfinited");
-      else
-        snprintf(callee, sizeof callee, "__nv_%s%s", b->name, single ? "f" : "d");
-      cuplug__buf_printf(out,
-                         "  %%i = call i32 @%s(%s %%a0)\n  %%b = icmp ne i32 %%i, 0\n"
-                         "  %%v = zext i1 %%b to i8\n  ret i8 %%v\n}\ndeclare i32 @%s(%s)\n",
-                         callee, ft, callee, ft);
-      return NULL;
-    }
-    case FREXP:
-    case MODF: {
-      /* libdevice returns one part and stores the other through a pointer */
-      const char *other = b->op == FREXP ? "i32" : ft;
-      libdevice_name(callee, sizeof callee, b->name, single);
-      cuplug__buf_printf(out,
-                         "  %%slot = alloca %s\n"
-                         "  %%first = call %s @%s(%s %%a0, %s* %%slot)\n"
-                         "  %%second = load %s, %s* %%slot\n"
-                         "  %%t0 = insertvalue %s undef, %s %%first, 0\n"
-                         "  %%t1 = insertvalue %s %%t0, %s %%second, 1\n"
-                         "  ret %s %%t1\n}\ndeclare %s @%s(%s, %s*)\n",
-                         other, ft, callee, ft, other, other, other, rt, ft, rt, other, rt, ft,
-                         callee, ft, other);
-      return NULL;
-    }
-    default:
-      break;
-  }
-  /* CALL and POWI: __nv_<stem>[f](args...) */
+/* CALL and POWI: __nv_<stem>[f](args...), its result rounded back to
+ * float16 when the signature returns one */
+static void write_call(const cuplug__builtin *b, const cuplug_type *sig, bool single,
+                       cuplug__buf *out) {
+  const char *ft = fp_type(single);
+  char callee[64];
   if (b->op == POWI && sig->args[1]->kind == CUPLUG_TYPE_INT32)
     snprintf(callee, sizeof callee, "__nv_powi%s", single ? "f" : "");
   else
@@ -140,15 +133,44 @@ static cuplug_error *lower_math(const cuplug__builtin *b, const cuplug_type *sig
     cuplug__buf_printf(&types, "%s%s", i ? ", " : "", t);
   }
   cuplug__buf_printf(out, "  %%v = call %s @%s(%s)\n", ft, callee, params.data);
-  if (r->kind == CUPLUG_TYPE_FLOAT16)
+  if (sig->restype->kind == CUPLUG_TYPE_FLOAT16)
     cuplug__buf_printf(out, "  %%h = call i16 asm \"%s\", \"=h,f\"(float %%v)\n  ret i16 %%h\n}\n",
                        f32_to_f16);
   else
-    cuplug__buf_printf(out, "  ret %s %%v\n}\n", rt);
+    cuplug__buf_printf(out, "  ret %s %%v\n}\n", cuplug__bi_ir(sig->restype));
   cuplug__buf_printf(out, "declare %s @%s(%s)\n", ft, callee, types.data);
   out->oom |= params.oom || types.oom;
   cuplug__buf_free(&params);
   cuplug__buf_free(&types);
+}
+
+static cuplug_error *lower_math(const cuplug__builtin *b, const cuplug_type *sig,
+                                const char *symbol, cuplug__buf *out) {
+  const cuplug_type *a0 = sig->args[0];
+  /* the precision of the computation: float32 (also for float16) or float64 */
+  bool single = a0->kind == CUPLUG_TYPE_FLOAT32 || a0->kind == CUPLUG_TYPE_FLOAT16;
+  cuplug__bi_begin(out, sig, symbol);
+  if (b->op == PREDICATE && cuplug__type_is_integer(a0)) {
+    /* an integer is never NaN nor infinite */
+    cuplug__buf_printf(out, "  ret i8 %d\n}\n", strcmp(b->name, "isfinite") == 0);
+    return NULL;
+  }
+  for (size_t i = 0; i < sig->nargs; i++) convert_arg(out, sig, i, single);
+  switch (b->op) {
+    case SCALE:
+      write_scale(b, sig, single, out);
+      break;
+    case PREDICATE:
+      write_predicate(b, single, out);
+      break;
+    case FREXP:
+    case MODF:
+      write_parts(b, sig, single, out);
+      break;
+    default:
+      write_call(b, sig, single, out);
+      break;
+  }
   return NULL;
 }
 

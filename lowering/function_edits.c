@@ -1,4 +1,4 @@
-/* fnattrs.c - editing a function's header and attributes in place, and
+/* function_edits.c - editing a function's header and attributes in place, and
  * what the passes that rewrite a Numba-ABI function share. */
 #include <stdio.h>
 #include <stdlib.h>

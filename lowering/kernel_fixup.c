@@ -9,7 +9,10 @@
  *
  * When the return slot is an unnamed parameter (%0), every numbered value
  * of the function is renumbered down by one, since LLVM requires numbered
- * values to be consecutive. */
+ * values to be consecutive.
+ *
+ * A kernel the host wrote under the C ABI (already `void k(args)`) only
+ * loses `noinline` and is marked. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

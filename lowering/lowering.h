@@ -1,6 +1,6 @@
 /* lowering.h - the NVVM IR transformations of the pipeline.
  *
- * Each is a pass over one module's rewrite (irtext.h): it reads the module
+ * Each is a pass over one module's rewrite (irrewrite.h): it reads the module
  * as parsed and records edits and new items.  The pipeline parses each
  * module once, runs the passes that concern it (wrap, then legalise) and
  * writes the result once. */
@@ -12,14 +12,14 @@
 
 #include "base/ir.h"
 #include "cuplug/cuplug.h"
-#include "lowering/irtext.h"
+#include "lowering/irrewrite.h"
 
 #define CUPLUG__NVPTX_TRIPLE "nvptx64-nvidia-cuda"
 #define CUPLUG__NVPTX_DATALAYOUT                                                 \
   "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-"     \
   "f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 
-/* ---- fnattrs.c: function attributes ---- */
+/* ---- function_edits.c: a function's header and attributes, edited in place ---- */
 
 /* Edits fn's attributes: adds the word `add` (may be NULL) and removes the
  * words in `remove`, inline or in an attribute group (a group the function
@@ -110,7 +110,7 @@ ir_wordset *cuplug__legalize_watch(void);
 void cuplug__put_legal_attrs(cuplug__buf *b, const char *text, const ir_tok *toks, size_t n,
                              ir_wordset *remove);
 
-/* ---- atomics.c: numba's atomic helpers ---- */
+/* ---- numba_atomics.c: numba's atomic helpers ---- */
 
 /* Appends the definition of a numba atomic helper (___numba_atomic_double_add,
  * ...), which numba-cuda's IR declares and its backend defines, and returns

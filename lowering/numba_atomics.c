@@ -1,4 +1,4 @@
-/* atomics.c - definitions of numba's atomic helpers.
+/* numba_atomics.c - definitions of numba's atomic helpers.
  *
  * numba-cuda's lowering declares ___numba_atomic_<type>_<op> for the atomic
  * operations PTX lacks (float subtraction, double addition on old targets,

@@ -26,7 +26,7 @@
 #include "base/error.h"
 #include "base/map.h"
 #include "base/types.h"
-#include "lowering/irtext.h"
+#include "lowering/irlex.h"
 #include "plugin/registry/registry.h"
 
 typedef struct keyer {

@@ -12,7 +12,7 @@
 #include "base/error.h"
 #include "base/types.h"
 #include "lowering/builtins.h"
-#include "lowering/irtext.h"
+#include "lowering/irlex.h"
 #include "plugin/llvm/validate.h"
 #include "plugin/registry/internal.h"
 

@@ -1,4 +1,5 @@
-/* test_irtext.c - the IR text model (lowering/irtext.h), used directly.
+/* test_irtext.c - the IR text model (lowering/irlex.h, irparse.h and
+ * irrewrite.h), used directly.
  *
  * Covers the lexer (token kinds, offsets, lengths), name decoding and
  * quoting, word sets, a module's top-level items (numba's layout, with '{'
@@ -9,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lowering/irtext.h"
+#include "lowering/irrewrite.h"
 #include "support.h"
 
 /* The text of [start, end), for ck_assert_str_eq. */

@@ -1,0 +1,428 @@
+/* irlex.c - the lexer of NVVM-dialect IR text, its keyword sets, and the
+ * limits it keeps as it reads every byte. */
+#include "lowering/irlex.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+
+/* ---- lexer ---- */
+
+void cuplug__ir_lexer_init(ir_lexer *lx, const char *text, size_t len, size_t pos) {
+  /* text[len] is the NUL that ends every scan */
+  lx->text = text;
+  lx->len = len;
+  lx->pos = pos;
+}
+
+/* Character classes of the lexer, looked up rather than computed: lexing
+ * is the one pass every stage makes over the whole text. */
+enum { C_IDENT = 1, C_DIGIT = 2, C_SPACE = 4, C_ALPHA = 8, C_HEX = 16 };
+
+static const unsigned char cls[256] = {
+    [' '] = C_SPACE, ['\t'] = C_SPACE, ['\r'] = C_SPACE, ['\f'] = C_SPACE,
+    ['-'] = C_IDENT, ['$'] = C_IDENT | C_ALPHA, ['.'] = C_IDENT | C_ALPHA,
+    ['_'] = C_IDENT | C_ALPHA, ['\\'] = C_IDENT,
+#define D(c) [c] = C_IDENT | C_DIGIT | C_HEX
+    D('0'), D('1'), D('2'), D('3'), D('4'), D('5'), D('6'), D('7'), D('8'), D('9'),
+#undef D
+#define H(c) [c] = C_IDENT | C_ALPHA | C_HEX
+    H('a'), H('b'), H('c'), H('d'), H('e'), H('f'),
+    H('A'), H('B'), H('C'), H('D'), H('E'), H('F'),
+#undef H
+#define L(c) [c] = C_IDENT | C_ALPHA
+    L('g'), L('h'), L('i'), L('j'), L('k'), L('l'), L('m'), L('n'), L('o'), L('p'),
+    L('q'), L('r'), L('s'), L('t'), L('u'), L('v'), L('w'), L('x'), L('y'), L('z'),
+    L('G'), L('H'), L('I'), L('J'), L('K'), L('L'), L('M'), L('N'), L('O'), L('P'),
+    L('Q'), L('R'), L('S'), L('T'), L('U'), L('V'), L('W'), L('X'), L('Y'), L('Z'),
+#undef L
+};
+
+static inline bool has(char c, unsigned char k) { return cls[(unsigned char)c] & k; }
+
+/* Lexes the token at or after p into *t; returns the offset after it.
+ * The text ends with a NUL, which stops every loop: no bounds checks. */
+static inline __attribute__((always_inline)) size_t lex_at(const char *s, size_t p, ir_tok *t) {
+  for (;;) {
+    p += s[p] == ' '; /* most tokens follow one blank, or none: no branch for it */
+    while (has(s[p], C_SPACE)) p++;
+    if (s[p] != ';') break;
+    while (s[p] && s[p] != '\n') p++;
+  }
+  t->start = (uint32_t)p;
+  t->depth = 0;
+  size_t q = p + 1;
+  switch (s[p]) {
+    case '\0':
+      t->kind = IR_EOF;
+      t->len = 0;
+      return p;
+    case '\n':
+      t->kind = IR_NEWLINE;
+      break;
+    case '%':
+    case '@':
+      t->kind = s[p] == '%' ? IR_LOCAL : IR_GLOBAL;
+      if (s[q] == '"') {
+        for (q++; s[q] && s[q] != '"'; q++) {
+        }
+        if (s[q]) q++;
+      } else {
+        while (has(s[q], C_IDENT)) q++;
+      }
+      break;
+    case '!':
+      if (s[q] == '"') {
+        t->kind = IR_META;
+        for (q++; s[q] && s[q] != '"'; q++) {
+        }
+        if (s[q]) q++;
+      } else if (has(s[q], C_IDENT)) {
+        t->kind = IR_META;
+        while (has(s[q], C_IDENT)) q++;
+      } else {
+        t->kind = IR_PUNCT;
+      }
+      break;
+    case '"':
+      t->kind = IR_STRING;
+      while (s[q] && s[q] != '"') q++;
+      if (s[q]) q++;
+      break;
+    case '#':
+      if (has(s[q], C_DIGIT)) {
+        t->kind = IR_ATTRGRP;
+        while (has(s[q], C_DIGIT)) q++;
+      } else {
+        t->kind = IR_PUNCT;
+      }
+      break;
+    case '-':
+    case '+':
+      if (!has(s[q], C_DIGIT)) {
+        t->kind = IR_PUNCT;
+        break;
+      }
+      __attribute__((fallthrough)); /* a signed number */
+    case '0': case '1': case '2': case '3': case '4':
+    case '5': case '6': case '7': case '8': case '9':
+      t->kind = IR_NUMBER;
+      if (s[p] == '0' && s[q] == 'x') {
+        for (q++; has(s[q], C_HEX) || s[q] == 'K' || s[q] == 'L' || s[q] == 'M' ||
+                  s[q] == 'H' || s[q] == 'R';
+             q++) {
+        }
+      } else {
+        while (has(s[q], C_DIGIT)) q++;
+        if (s[q] == '.')
+          for (q++; has(s[q], C_DIGIT); q++) {
+          }
+        if (s[q] == 'e' || s[q] == 'E') {
+          size_t r = q + 1;
+          if (s[r] == '+' || s[r] == '-') r++;
+          if (has(s[r], C_DIGIT))
+            for (q = r; has(s[q], C_DIGIT); q++) {
+            }
+        }
+      }
+      break;
+    case '(':
+    case '[':
+    case '{':
+      t->kind = IR_PUNCT;
+      t->depth = 1;
+      break;
+    case ')':
+    case ']':
+    case '}':
+      t->kind = IR_PUNCT;
+      t->depth = -1;
+      break;
+    case 'c':
+      if (s[q] == '"') {
+        t->kind = IR_STRING;
+        for (q++; s[q] && s[q] != '"'; q++) {
+        }
+        if (s[q]) q++;
+        break;
+      }
+      __attribute__((fallthrough)); /* a word */
+    default:
+      if (s[p] == '.' && s[q] == '.' && s[q + 1] == '.') {
+        t->kind = IR_PUNCT; /* "..." */
+        q += 2;
+      } else if (has(s[p], C_ALPHA)) {
+        t->kind = IR_WORD;
+        while (has(s[q], C_IDENT)) q++;
+      } else {
+        t->kind = IR_PUNCT;
+      }
+      break;
+  }
+  t->len = (uint32_t)(q - p);
+  return q;
+}
+
+ir_tok cuplug__ir_next(ir_lexer *lx) {
+  ir_tok t = {0};
+  lx->pos = lex_at(lx->text, lx->pos, &t);
+  return t;
+}
+
+bool cuplug__ir_tok_punct(const char *text, ir_tok t, char c) {
+  return t.kind == IR_PUNCT && t.len == 1 && text[t.start] == c;
+}
+
+static int hexval(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+char *cuplug__ir_tok_name(const char *text, ir_tok t) {
+  const char *s = text + t.start + 1;
+  size_t n = t.len ? t.len - 1 : 0;
+  if (n >= 2 && s[0] == '"') {
+    s++;
+    n -= 2;
+  }
+  char *out = malloc(n + 1);
+  if (!out) return NULL;
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] == '\\' && i + 2 < n && hexval(s[i + 1]) >= 0 && hexval(s[i + 2]) >= 0) {
+      out[k++] = (char)(hexval(s[i + 1]) * 16 + hexval(s[i + 2]));
+      i += 2;
+    } else if (s[i] == '\\' && i + 1 < n && s[i + 1] == '\\') {
+      out[k++] = '\\';
+      i++;
+    } else {
+      out[k++] = s[i];
+    }
+  }
+  out[k] = '\0';
+  return out;
+}
+
+bool cuplug__ir_tok_numbered(const char *text, ir_tok t, unsigned long *number) {
+  if ((t.kind != IR_LOCAL && t.kind != IR_GLOBAL) || t.len < 2) return false;
+  unsigned long v = 0;
+  for (size_t i = t.start + 1; i < t.start + t.len; i++) {
+    if (!has(text[i], C_DIGIT)) return false;
+    v = v * 10 + (unsigned long)(text[i] - '0');
+  }
+  if (number) *number = v;
+  return true;
+}
+
+bool cuplug__ir_tok_names(const char *text, ir_tok t, const char *name) {
+  const char *s = text + t.start + 1;
+  size_t n = t.len ? t.len - 1 : 0;
+  if (n >= 2 && s[0] == '"') {
+    s++;
+    n -= 2;
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++, k++) {
+    char c = s[i];
+    if (s[i] == '\\' && i + 2 < n && hexval(s[i + 1]) >= 0 && hexval(s[i + 2]) >= 0) {
+      c = (char)(hexval(s[i + 1]) * 16 + hexval(s[i + 2]));
+      i += 2;
+    } else if (s[i] == '\\' && i + 1 < n && s[i + 1] == '\\') {
+      i++;
+    }
+    if (name[k] == '\0' || name[k] != c) return false;
+  }
+  return name[k] == '\0';
+}
+
+void cuplug__ir_put_name(cuplug__buf *b, char sigil, const char *name) {
+  cuplug__buf_putc(b, sigil);
+  cuplug__buf_putc(b, '"');
+  for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+    if (*p == '"' || *p == '\\' || *p < 0x20)
+      cuplug__buf_printf(b, "\\%02X", *p);
+    else
+      cuplug__buf_putc(b, (char)*p);
+  }
+  cuplug__buf_putc(b, '"');
+}
+
+bool cuplug__ir_ident_char(char c) { return has(c, C_IDENT); }
+
+/* ---- word sets ---- */
+
+static inline uint32_t hash_word(const char *s, size_t n) {
+  uint32_t h = (uint32_t)n * 0x9E3779B1u;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x01000193u;
+  return (h ^ (h >> 13)) & 255;
+}
+
+/* The word's bit in a set's sketch.  The factors are chosen so that the
+ * words IR is made of (x, float, i64, store, getelementptr, ...) miss the
+ * sketch of legalisation's set: checked over some 150 LLVM keywords and the
+ * corpus, only nocapture and norecurse share a bit with it. */
+static inline unsigned sketch_bit(const char *s, size_t n) {
+  return (unsigned)(n * 41 + (unsigned char)s[0] * 6 + (unsigned char)s[n - 1]) & 511;
+}
+
+static pthread_mutex_t wordset_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Built on first use; after that a lookup costs one acquire load. */
+static void wordset_build(ir_wordset *set) {
+  pthread_mutex_lock(&wordset_lock);
+  if (!atomic_load_explicit(&set->ready, memory_order_relaxed)) {
+    for (size_t i = 0; set->words[i] && i < 128; i++) {
+      size_t n = strlen(set->words[i]);
+      uint32_t h = hash_word(set->words[i], n);
+      while (set->slot[h]) h = (h + 1) & 255;
+      set->slot[h] = (uint8_t)(i + 1);
+      set->len[i] = (uint8_t)n;
+      unsigned bit = sketch_bit(set->words[i], n);
+      set->sketch[bit / 64] |= 1ull << (bit % 64);
+    }
+    atomic_store_explicit(&set->ready, true, memory_order_release);
+  }
+  pthread_mutex_unlock(&wordset_lock);
+}
+
+/* May word t be in the (built) set?  Most words are not, and stop here. */
+static inline bool in_sketch(const ir_wordset *set, const char *text, ir_tok t) {
+  unsigned bit = sketch_bit(text + t.start, t.len);
+  return set->sketch[bit / 64] >> (bit % 64) & 1;
+}
+
+/* The index of word t in the (built) set, or -1: the hash table's probe. */
+static int word_lookup(const ir_wordset *set, const char *text, ir_tok t) {
+  const char *w = text + t.start;
+  for (uint32_t h = hash_word(w, t.len); set->slot[h]; h = (h + 1) & 255) {
+    int i = set->slot[h] - 1;
+    if (set->len[i] == t.len && memcmp(set->words[i], w, t.len) == 0) return i;
+  }
+  return -1;
+}
+
+int cuplug__ir_word_index(ir_wordset *set, const char *text, ir_tok t) {
+  if (t.kind != IR_WORD || t.len > 64) return -1;
+  if (!atomic_load_explicit(&set->ready, memory_order_acquire)) wordset_build(set);
+  return in_sketch(set, text, t) ? word_lookup(set, text, t) : -1;
+}
+
+bool cuplug__ir_word_in(ir_wordset *set, const char *text, ir_tok t) {
+  return cuplug__ir_word_index(set, text, t) >= 0;
+}
+
+/* ---- limits ---- */
+
+/* Counted only for a message. */
+size_t cuplug__ir_line_at(const char *text, size_t offset) {
+  size_t line = 1;
+  for (const char *p = text, *end = text + offset; (p = memchr(p, '\n', (size_t)(end - p)));
+       p++)
+    line++;
+  return line;
+}
+
+/* Bracket nesting, as LLVM's parser follows it: by recursion, so that a
+ * deep enough module would overflow its stack (and cuplug's type parser's).
+ * Every kind counts, < > too; a closing bracket below zero is dropped. */
+typedef struct nesting {
+  int depth;
+} nesting;
+
+static const int8_t angle[256] = {['<'] = 1, ['>'] = -1};
+
+/* Counted without a branch on the token: only a token that begins with a
+ * bracket has a step (t.depth for ( [ {, a string never begins with <). */
+static inline cuplug_error *nest(nesting *n, const char *name, const char *text, ir_tok t) {
+  int d = n->depth + t.depth + angle[(unsigned char)text[t.start]];
+  n->depth = d & ~(d >> 31); /* a closing bracket below zero is dropped */
+  if (__builtin_expect(n->depth > CUPLUG_MAX_IR_NESTING, 0))
+    return cuplug__error(CUPLUG_ERR_LIMIT,
+                         "IR module %s nests brackets more than %d deep on line %zu", name,
+                         CUPLUG_MAX_IR_NESTING, cuplug__ir_line_at(text, t.start));
+  return NULL;
+}
+
+cuplug_error *cuplug__ir_check_size(const char *name, size_t len) {
+  if (len > CUPLUG_MAX_MODULE_SIZE)
+    return cuplug__error(CUPLUG_ERR_LIMIT, "IR module %s is %zu bytes: modules hold at most %u",
+                         name, len, CUPLUG_MAX_MODULE_SIZE);
+  return NULL;
+}
+
+cuplug_error *cuplug__ir_check_limits(const char *name, const char *text, size_t len) {
+  CUPLUG__TRY(cuplug__ir_check_size(name, len));
+  nesting n = {0};
+  ir_tok t;
+  for (size_t p = lex_at(text, 0, &t); t.kind != IR_EOF; p = lex_at(text, p, &t))
+    CUPLUG__TRY(nest(&n, name, text, t));
+  return NULL;
+}
+
+/* Notes token n for the watch list; false when out of memory. */
+static bool note_watched(ir_tokens *out, size_t n, size_t *cap) {
+  if (out->num_watched == *cap) {
+    *cap = *cap ? *cap * 2 : 64;
+    uint32_t *v = realloc(out->watched, *cap * sizeof *v);
+    if (!v) return false;
+    out->watched = v;
+  }
+  out->watched[out->num_watched++] = (uint32_t)n;
+  return true;
+}
+
+/* Newlines become the next token's bol flag. */
+cuplug_error *cuplug__ir_lex(const char *name, const char *text, size_t len,
+                             ir_wordset *watch, ir_tokens *out) {
+  *out = (ir_tokens){0};
+  if (len >= UINT32_MAX)
+    return cuplug__error(CUPLUG_ERR_IR_UNSUPPORTED, "%s: a module of 4 GiB or more", name);
+  size_t cap = len / 3 + 16, n = 0, watch_cap = 0;
+  if (watch && !atomic_load_explicit(&watch->ready, memory_order_acquire)) wordset_build(watch);
+  ir_tok *v = malloc(cap * sizeof *v);
+  if (!v) return cuplug__error_oom();
+  bool bol = true;
+  nesting depth = {0};
+  for (size_t p = 0;;) {
+    if (n == cap) {
+      cap *= 2;
+      ir_tok *nv = realloc(v, cap * sizeof *nv);
+      if (!nv) break;
+      v = nv;
+    }
+    ir_tok *t = &v[n];
+    p = lex_at(text, p, t);
+    if (t->kind == IR_EOF) {
+      out->toks = v;
+      out->num_toks = n;
+      return NULL;
+    }
+    if (t->kind == IR_NEWLINE) {
+      bol = true;
+      continue;
+    }
+    t->bol = bol;
+    bol = false;
+    cuplug_error *deep = nest(&depth, name, text, *t);
+    if (deep) {
+      free(v);
+      free(out->watched);
+      *out = (ir_tokens){0};
+      return deep;
+    }
+    if (watch && (t->kind == IR_GLOBAL || (t->kind == IR_WORD && t->len <= 64 &&
+                                             in_sketch(watch, text, *t) &&
+                                             word_lookup(watch, text, *t) >= 0)) &&
+        !note_watched(out, n, &watch_cap))
+      break;
+    n++;
+  }
+  free(v);
+  free(out->watched);
+  *out = (ir_tokens){0};
+  return cuplug__error_oom();
+}
