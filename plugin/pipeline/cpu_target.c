@@ -1,0 +1,70 @@
+/* cpu_target.c - the CPU target (CUPLUG_OUTPUT_HOST): the artifact is the
+ * IR libNVVM would have been handed, and load() compiles it for this CPU
+ * (plugin/load/cpu.c).  No toolkit, no cc; and no cache: the IR is made in
+ * a few passes (the JIT's work comes at load), and it holds this process's
+ * addresses of the declared functions' CPU implementations. */
+#include "plugin/pipeline/cpu_target.h"
+
+#include <stdlib.h>
+
+#include "base/error.h"
+
+/* The caller's modules as given, whose lines an error of the CPU compile
+ * names. */
+static cuplug_error *keep_sources(cuplug__job *j) {
+  cuplug_artifact *art = j->art;
+  size_t n = j->a->num_modules;
+  art->sources = calloc(n, sizeof *art->sources);
+  if (!art->sources) return cuplug__error_oom();
+  for (size_t i = 0; i < n; i++) {
+    cuplug__text *m = &art->sources[art->num_sources++];
+    m->name = cuplug__strdup(j->inputs[i].name);
+    m->text = cuplug__strndup(j->inputs[i].text, j->inputs[i].size);
+    m->size = j->inputs[i].size;
+    if (!m->name || !m->text) return cuplug__error_oom();
+  }
+  return NULL;
+}
+
+/* Declared functions the IR calls: those with a CPU implementation are
+ * defined for the JIT; the others it refuses by name at load. */
+static cuplug_error *keep_externs(cuplug__job *j) {
+  cuplug_artifact *art = j->art;
+  art->cpu_externs = calloc(j->num_used ? j->num_used : 1, sizeof *art->cpu_externs);
+  if (!art->cpu_externs) return cuplug__error_oom();
+  for (size_t d = 0; d < j->num_used; d++) {
+    if (!j->used[d]->host_function) continue;
+    cuplug__cpu_extern *x = &art->cpu_externs[art->num_cpu_externs++];
+    x->address = j->used[d]->host_function;
+    if (!(x->symbol = cuplug__strdup(j->used[d]->symbol))) return cuplug__error_oom();
+  }
+  return NULL;
+}
+
+/* the lowered modules, the caller's and the declared functions' CPU
+ * implementations kept in the artifact, once the IR is valid */
+static cuplug_error *keep_cpu_ir(cuplug__job *j) {
+  CUPLUG__TRY(cuplug__job_finish_validation(j));
+  CUPLUG__TRY(cuplug__job_keep_modules(j));
+  CUPLUG__TRY(keep_sources(j));
+  CUPLUG__TRY(keep_externs(j));
+  cuplug_artifact *art = j->art;
+  art->output = CUPLUG_OUTPUT_HOST;
+  art->uses_libdevice = j->uses_libdevice;
+  art->fastmath = j->a->fastmath != 0;
+  return cuplug__job_describe_entry(j);
+}
+
+static const cuplug__stage stages[] = {
+    cuplug__stage_check_options,
+    cuplug__stage_read_signature,
+    cuplug__stage_read_modules,
+    cuplug__stage_copy_modules,
+    cuplug__stage_parse_modules,
+    cuplug__stage_start_validation,
+    cuplug__stage_find_entry,
+    cuplug__stage_lower,
+    keep_cpu_ir,
+};
+
+const cuplug__target cuplug__cpu_target = {stages, sizeof stages / sizeof stages[0], NULL};

@@ -1,0 +1,439 @@
+/* job.c - the stages every target shares (job.h lists them): the
+ * options, the signature and the modules read, the cache consulted, the
+ * modules parsed and validated, and lowered: wrapped as the kind and ABI
+ * ask, legalised, and joined by the implementations they call.
+ *
+ * Validation runs on a thread of its own, alongside the stages after it:
+ * nothing downstream uses what LLVM makes of the IR, and LLVM's parse costs
+ * as much as libNVVM's compile of a small kernel.  Every compile waits for
+ * it, and when it finds a problem its error is the one reported: it names
+ * the line and column, where a later stage would only stumble. */
+#include "plugin/pipeline/job.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/code.h"
+#include "base/error.h"
+#include "base/types.h"
+#include "lowering/lowering.h"
+#include "plugin/llvm/validate.h"
+#include "plugin/pipeline/options.h"
+#include "plugin/pipeline/results.h"
+
+/* ---- check_options ---- */
+
+cuplug_error *cuplug__stage_check_options(cuplug__job *j) {
+  cuplug_compile_args *a = j->a;
+  cuplug__options o;
+  CUPLUG__TRY(cuplug__check_options(a, j->all, &o));
+  j->s = a->session;
+  j->entry_abi = o.entry_abi;
+  j->abi = o.abi;
+  j->opt = o.opt;
+  j->lto = o.lto;
+  j->art = cuplug__artifact_new();
+  if (!j->art) return cuplug__error_oom();
+  if (a->debug && j->opt)
+    CUPLUG__TRY(cuplug__artifact_warn(
+        j->art, cuplug__error(CUPLUG_WARN_DEBUG_WITH_OPT,
+                              "debug=True with opt=True is not supported by CUDA. This may "
+                              "result in a crash - set debug=False or opt=False.")));
+  return NULL;
+}
+
+/* ---- read_signature ---- */
+
+cuplug_error *cuplug__stage_read_signature(cuplug__job *j) {
+  cuplug_compile_args *a = j->a;
+  if (!!a->signature == !!a->signature_type)
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
+                         "compile: give exactly one of signature and signature_type");
+  if (a->signature) {
+    CUPLUG__TRY(cuplug__signature_parse(a->signature, &j->sig));
+  } else {
+    if (a->signature_type->kind != CUPLUG_TYPE_SIGNATURE)
+      return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
+                           "compile: signature_type %s is not a signature",
+                           a->signature_type->name);
+    j->sig = a->signature_type;
+  }
+  if (a->kind == CUPLUG_KERNEL && j->sig->restype->kind != CUPLUG_TYPE_VOID)
+    return cuplug__error(CUPLUG_ERR_KERNEL_RETURN,
+                         "CUDA kernel must have void return type (signature '%s')",
+                         j->sig->name);
+  return NULL;
+}
+
+/* ---- read_modules ---- */
+
+cuplug_error *cuplug__stage_read_modules(cuplug__job *j) {
+  cuplug_compile_args *a = j->a;
+  if (!a->num_modules || !a->modules)
+    return cuplug__error(CUPLUG_ERR_IR_EMPTY, "compile: no IR modules given");
+  j->num_mods = j->cap_mods = a->num_modules;
+  j->mods = calloc(a->num_modules, sizeof *j->mods);
+  j->owned = calloc(a->num_modules, sizeof *j->owned);
+  j->copies = calloc(a->num_modules, sizeof *j->copies);
+  j->names = calloc(a->num_modules, sizeof *j->names);
+  if (!j->mods || !j->owned || !j->copies || !j->names) return cuplug__error_oom();
+  for (size_t i = 0; i < a->num_modules; i++) {
+    const cuplug_module *m = a->modules[i];
+    if (!m) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "compile: module %zu is NULL", i);
+    if (m->struct_size < offsetof(cuplug_module, size) + sizeof m->size)
+      return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
+                           "compile: module %zu has struct_size %zu; set it to "
+                           "sizeof(cuplug_module)",
+                           i, m->struct_size);
+    if (!m->name) {
+      cuplug__buf b;
+      cuplug__buf_init(&b);
+      cuplug__buf_printf(&b, "module%zu", i);
+      j->names[i] = cuplug__buf_take(&b, NULL);
+      if (!j->names[i]) return cuplug__error_oom();
+    }
+    const char *name = m->name ? m->name : j->names[i];
+    bool blank = true;
+    for (size_t k = 0; m->text && k < m->size && blank; k++)
+      blank = isspace((unsigned char)m->text[k]);
+    if (!m->text || blank)
+      return cuplug__error(CUPLUG_ERR_IR_EMPTY, "IR module %s is empty", name);
+    j->mods[i] = (cuplug__text){name, m->text, m->size}; /* the caller's, for now */
+  }
+  return NULL;
+}
+
+/* ---- copy_modules ---- */
+
+cuplug_error *cuplug__stage_copy_modules(cuplug__job *j) {
+  cuplug_compile_args *a = j->a;
+  for (size_t i = 0; i < a->num_modules; i++) {
+    cuplug__text *m = &j->mods[i];
+    CUPLUG__TRY(cuplug__ir_check_size(m->name, m->size));
+    /* A NUL-terminated copy: the lexer's sentinel, and LLVM's.  It lives
+     * to the end of the compile, for the validator reads it meanwhile. */
+    if (!(j->copies[i] = cuplug__strndup(m->text, m->size))) return cuplug__error_oom();
+    m->text = j->copies[i];
+  }
+  /* the modules as given, which the passes' output replaces in mods */
+  j->inputs = malloc(a->num_modules * sizeof *j->inputs);
+  if (!j->inputs) return cuplug__error_oom();
+  memcpy(j->inputs, j->mods, a->num_modules * sizeof *j->inputs);
+  return NULL;
+}
+
+/* ---- look_up ---- */
+
+cuplug_error *cuplug__stage_look_up(cuplug__job *j) {
+  if (!cuplug__cache_on(j->s->cache) || (j->a->flags & CUPLUG_COMPILE_NO_CACHE)) return NULL;
+  CUPLUG__TRY(cuplug__compile_key(j->s, j->a, j->all, j->sig, j->mods, &j->key_bytes));
+  cuplug__cache_key_init(&j->key, j->key_bytes.data, j->key_bytes.len);
+  j->to_cache = true;
+  cuplug_artifact *found = cuplug__fetch_result(j->s, &j->key, &j->cache_warning);
+  if (found) {
+    cuplug__artifact_destroy(j->art);
+    j->art = found;
+    j->from_cache = true;
+  }
+  return NULL;
+}
+
+/* ---- parse_modules ---- */
+
+static cuplug_error *launch_validation(cuplug__job *j);
+
+/* Lexing keeps a module within the nesting limit, which LLVM's parser
+ * needs: the validator starts after it.  A module cuplug cannot split into
+ * items still goes to the validator, whose error names line and column. */
+cuplug_error *cuplug__stage_parse_modules(cuplug__job *j) {
+  size_t n = j->a->num_modules;
+  j->parsed = calloc(n, sizeof *j->parsed);
+  if (!j->parsed) return cuplug__error_oom();
+  cuplug_error *unparsed = NULL;
+  for (size_t i = 0; i < n; i++) {
+    ir_rewrite *rw = &j->parsed[j->num_parsed];
+    cuplug_error *e = cuplug__ir_rewrite_begin(rw, j->mods[i].name, j->mods[i].text,
+                                               j->mods[i].size, cuplug__legalize_watch());
+    if (!e) {
+      j->num_parsed++;
+      continue;
+    }
+    if (e->code != CUPLUG_ERR_IR_PARSE) { /* the limit, or memory */
+      cuplug__error_destroy(unparsed);
+      return e;
+    }
+    if (unparsed)
+      cuplug__error_destroy(e);
+    else
+      unparsed = e;
+  }
+  if (unparsed && !j->s->trusted) launch_validation(j);
+  return unparsed;
+}
+
+/* ---- start_validation ---- */
+
+/* The registry's answer for a declared symbol: validation checks the IR's
+ * declaration of every registered function that has a signature. */
+static bool registered(void *registry, const char *symbol, size_t len, cuplug__declared *out) {
+  const cuplug__impl *m = cuplug__registry_symbol(registry, symbol, len);
+  if (!m || !m->sig) return false;
+  *out = (cuplug__declared){m->key, m->sig, m->abi};
+  return true;
+}
+
+static void validate_task(void *arg) {
+  cuplug__job *j = arg;
+  j->validation = cuplug__validate(j->inputs, j->a->num_modules, j->a->entry, j->sig,
+                                   j->entry_abi, registered, j->s->registry,
+                                   &j->valid_entry_module);
+}
+
+static cuplug_error *launch_validation(cuplug__job *j) {
+  j->validating = true;
+  j->validator = cuplug__pool_run(&j->s->validators, validate_task, j);
+  if (!j->validator) validate_task(j); /* no thread to be had: validate here */
+  return NULL;
+}
+
+cuplug_error *cuplug__stage_start_validation(cuplug__job *j) {
+  return j->s->trusted ? NULL : launch_validation(j); /* trusted: the host vouches for its IR */
+}
+
+/* Waits for the validator; returns its error, if it found one. */
+cuplug_error *cuplug__job_finish_validation(cuplug__job *j) {
+  if (j->validator) {
+    cuplug__pool_wait(&j->s->validators, j->validator);
+    j->validator = NULL;
+  }
+  cuplug_error *e = j->validation;
+  j->validation = NULL;
+  return e;
+}
+
+/* ---- find_entry ---- */
+
+cuplug_error *cuplug__stage_find_entry(cuplug__job *j) {
+  for (size_t i = 0; i < j->num_mods; i++) {
+    if (cuplug__ir_text_defines(j->mods[i].text, j->mods[i].size, j->a->entry)) {
+      j->entry_module = i;
+      return NULL;
+    }
+  }
+  /* A name the quick look cannot see (escapes), or no entry at all: the
+   * validator knows which (a trusted session's compile asks it now). */
+  if (!j->validating) CUPLUG__TRY(launch_validation(j));
+  CUPLUG__TRY(cuplug__job_finish_validation(j));
+  j->entry_module = j->valid_entry_module;
+  return NULL;
+}
+
+/* ---- lower: wrap, then legalise, on one parse of each module ---- */
+
+static cuplug_error *wrap(cuplug__job *j, size_t i, ir_rewrite *rw) {
+  cuplug_compile_args *a = j->a;
+  bool has_entry = i == j->entry_module;
+  if (a->kind == CUPLUG_KERNEL) {
+    if (!has_entry) return NULL;
+    cuplug__kernel_options ko = {a->debug != 0, a->launch_bounds, a->num_launch_bounds,
+                                 j->entry_abi == CUPLUG_ABI_C};
+    return cuplug__kernel_fixup(rw, a->entry, &ko);
+  }
+  if (j->abi == CUPLUG_ABI_C && j->entry_abi == CUPLUG_ABI_NUMBA) {
+    /* Does anything call the entry?  Only its definition names it. */
+    size_t refs = 0;
+    for (size_t k = 0; has_entry && k < a->num_modules; k++)
+      refs += cuplug__ir_text_references(j->inputs[k].text, j->inputs[k].size, a->entry);
+    cuplug__cabi_options co = {.sig = j->sig,
+                               .entry = a->entry,
+                               .name = j->symbol,
+                               .forceinline = a->forceinline != 0,
+                               .has_entry = has_entry,
+                               .sole_caller = refs == 1};
+    return cuplug__cabi_wrap(rw, &co);
+  }
+  if (a->forceinline && has_entry) return cuplug__force_inline(rw, a->entry);
+  return NULL;
+}
+
+/* Adds a module to those the compile lowers; `owned` texts are the job's. */
+static cuplug_error *add_module(cuplug__job *j, const char *name, char *text, bool owned) {
+  if (j->num_mods == j->cap_mods) {
+    size_t cap = j->cap_mods * 2;
+    cuplug__text *m = realloc(j->mods, cap * sizeof *m);
+    if (m) j->mods = m;
+    char **o = realloc(j->owned, cap * sizeof *o);
+    if (o) j->owned = o;
+    if (!m || !o) return cuplug__error_oom();
+    memset(j->owned + j->cap_mods, 0, (cap - j->cap_mods) * sizeof *o);
+    j->cap_mods = cap;
+  }
+  if (owned) j->owned[j->num_mods] = text;
+  j->mods[j->num_mods++] = (cuplug__text){name, text, strlen(text)};
+  return NULL;
+}
+
+/* Appends a built-in's IR to the merged module, each function declared
+ * once.  Built-ins are cuplug's own text: definitions, globals and one
+ * `declare` a line, with no metadata or attribute groups to renumber. */
+static cuplug_error *merge_builtin(cuplug__job *j, const char *text) {
+  for (const char *line = text; *line;) {
+    size_t n = strcspn(line, "\n");
+    bool keep = true;
+    if (strncmp(line, "declare ", 8) == 0) {
+      const char *at = memchr(line, '@', n);
+      size_t len = at ? strcspn(at, "(") : 0;
+      for (size_t k = 0; at && k < j->num_builtin_decls && keep; k++)
+        keep = !(strlen(j->builtin_decls[k]) == len && memcmp(j->builtin_decls[k], at, len) == 0);
+      if (keep && at) {
+        char **v = realloc(j->builtin_decls, (j->num_builtin_decls + 1) * sizeof *v);
+        if (!v) return cuplug__error_oom();
+        j->builtin_decls = v;
+        if (!(v[j->num_builtin_decls] = cuplug__strndup(at, len))) return cuplug__error_oom();
+        j->num_builtin_decls++;
+      }
+    }
+    if (keep) {
+      cuplug__buf_append(&j->builtins, line, n);
+      cuplug__buf_putc(&j->builtins, '\n');
+    }
+    line += n + (line[n] == '\n');
+  }
+  return j->builtins.oom ? cuplug__error_oom() : NULL;
+}
+
+/* Which registered functions does the module declare (and so call)?  Each
+ * is noted once; an NVVM IR implementation joins the modules. */
+static cuplug_error *note_declared(cuplug__job *j, const ir_module *m) {
+  for (size_t i = 0; i < m->num_items; i++) {
+    const ir_item *it = &m->items[i];
+    if (it->kind != IR_ITEM_DECLARE) continue;
+    cuplug__impl *d = cuplug__registry_symbol(j->s->registry, it->name, strlen(it->name));
+    if (!d && strncmp(it->name, "__cuplug_", 9) == 0)
+      return cuplug__error(CUPLUG_ERR_NO_LOWERING,
+                           "%s: the IR calls @%s, a symbol resolve_call gives, but the "
+                           "session's registry never resolved it: resolve the call in this "
+                           "process, with this session's registry",
+                           m->name, it->name);
+    if (!d) continue;
+    bool seen = false;
+    for (size_t k = 0; k < j->num_used && !seen; k++) seen = j->used[k] == d;
+    if (seen) continue;
+    cuplug__impl **v = realloc(j->used, (j->num_used + 1) * sizeof *v);
+    if (!v) return cuplug__error_oom();
+    j->used = v;
+    j->used[j->num_used++] = d;
+    if (d->kind == CUPLUG__IMPL_IR || d->kind == CUPLUG__IMPL_CALLBACK ||
+        d->kind == CUPLUG__IMPL_BUILTIN) {
+      const char *text;
+      CUPLUG__TRY(cuplug__impl_ir(d, &text));
+      if (d->kind == CUPLUG__IMPL_BUILTIN)
+        CUPLUG__TRY(merge_builtin(j, text));
+      else
+        CUPLUG__TRY(add_module(j, d->symbol, (char *)text, false));
+    }
+  }
+  return NULL;
+}
+
+cuplug_error *cuplug__stage_lower(cuplug__job *j) {
+  cuplug_compile_args *a = j->a;
+  j->symbol = a->kind == CUPLUG_DEVICE_FUNCTION && j->abi == CUPLUG_ABI_C &&
+                      j->entry_abi == CUPLUG_ABI_NUMBA && a->abi_name
+                  ? a->abi_name
+                  : a->entry;
+  /* num_mods grows as implementations join; the built-ins' module last */
+  for (size_t i = 0;; i++) {
+    if (i == j->num_mods && j->builtins.len) {
+      char *text = cuplug__buf_take(&j->builtins, NULL);
+      if (!text) return cuplug__error_oom();
+      cuplug_error *e = add_module(j, "cuplug.builtins", text, true);
+      if (e) {
+        free(text);
+        return e;
+      }
+    }
+    if (i == j->num_mods) break;
+    ir_rewrite rw;
+    if (i < j->num_parsed) {
+      rw = j->parsed[i];
+      j->num_lowered = i + 1;
+    } else {
+      CUPLUG__TRY(cuplug__ir_rewrite_begin(&rw, j->mods[i].name, j->mods[i].text,
+                                           j->mods[i].size, cuplug__legalize_watch()));
+    }
+    /* an implementation's definitions become linkonce_odr: artifacts that
+     * both inline it still link together */
+    cuplug_error *e =
+        i < j->a->num_modules ? wrap(j, i, &rw) : cuplug__linkonce_definitions(&rw);
+    if (!e) e = cuplug__legalize(&rw, j->irv, &j->uses_libdevice);
+    if (!e) e = note_declared(j, &rw.m);
+    if (e) {
+      cuplug__ir_rewrite_abort(&rw);
+      return e;
+    }
+    char *out;
+    size_t n;
+    CUPLUG__TRY(cuplug__ir_rewrite_finish(&rw, &out, &n));
+    free(j->owned[i]); /* the text it was made from, when the job owned it */
+    j->owned[i] = out;
+    j->mods[i].text = out;
+    j->mods[i].size = n;
+  }
+  return NULL;
+}
+
+
+/* Keeps the legalised modules in the artifact (CUPLUG_COMPILE_KEEP_IR). */
+cuplug_error *cuplug__job_keep_modules(cuplug__job *j) {
+  cuplug_artifact *art = j->art;
+  cuplug__text *v = realloc(art->ir, (art->num_ir + j->num_mods) * sizeof *v);
+  if (!v) return cuplug__error_oom();
+  art->ir = v;
+  for (size_t i = 0; i < j->num_mods; i++) {
+    cuplug__text *m = &art->ir[art->num_ir];
+    m->name = cuplug__strdup(j->mods[i].name);
+    m->text = j->owned[i];
+    m->size = j->mods[i].size;
+    if (!m->name) return cuplug__error_oom();
+    j->owned[i] = NULL; /* the artifact has it now */
+    art->num_ir++;
+  }
+  return NULL;
+}
+
+cuplug_error *cuplug__job_describe_entry(cuplug__job *j) {
+  cuplug_compile_args *a = j->a;
+  cuplug_artifact *art = j->art;
+  if (!(art->symbol = cuplug__strdup(j->symbol))) return cuplug__error_oom();
+  art->kind = a->kind;
+  art->debug = a->debug != 0;
+  art->lineinfo = a->lineinfo != 0;
+  art->signature = j->sig;
+  return a->kind == CUPLUG_KERNEL ? cuplug__artifact_add_kernel(art, j->symbol, j->sig, a->debug)
+                                  : NULL;
+}
+
+cuplug_error *cuplug__stage_keep_ir(cuplug__job *j) {
+  return j->a->flags & CUPLUG_COMPILE_KEEP_IR ? cuplug__job_keep_modules(j) : NULL;
+}
+
+void cuplug__job_release(cuplug__job *j) {
+  for (size_t i = j->num_lowered; i < j->num_parsed; i++) cuplug__ir_rewrite_abort(&j->parsed[i]);
+  free(j->parsed);
+  size_t n = j->a->num_modules;
+  for (size_t i = 0; j->owned && i < j->cap_mods; i++) free(j->owned[i]);
+  for (size_t i = 0; j->copies && i < n; i++) free(j->copies[i]);
+  for (size_t i = 0; j->names && i < n; i++) free(j->names[i]);
+  free(j->copies);
+  free(j->owned);
+  free(j->names);
+  free(j->mods);
+  free(j->inputs);
+  free(j->used);
+  cuplug__buf_free(&j->builtins);
+  for (size_t i = 0; i < j->num_builtin_decls; i++) free(j->builtin_decls[i]);
+  free(j->builtin_decls);
+  cuplug__buf_free(&j->key_bytes);
+}
