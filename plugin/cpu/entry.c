@@ -1,5 +1,8 @@
 /* entry.c - libcuplug-host.so's one export: the table of host.h. */
-#include "plugin/cpu/internal.h"
+#include "plugin/cpu/cpu.h"
+#include "plugin/cpu/ffi.h"
+#include "plugin/cpu/grid.h"
+#include "plugin/cpu/jit.h"
 
 static const cuplug__cpu_api api = {
     .version = CUPLUG__CPU_VERSION,

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "plugin/cpu/internal.h"
+#include "plugin/cpu/fail.h"
 
 int cuplug__cpu_fail(char **msg, int code, const char *fmt, ...) {
   va_list ap;

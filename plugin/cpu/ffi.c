@@ -6,7 +6,8 @@
 #include <ffi.h>
 #include <string.h>
 
-#include "plugin/cpu/internal.h"
+#include "plugin/cpu/ffi.h"
+#include "plugin/cpu/fail.h"
 
 #define MAX_ARGS 256
 

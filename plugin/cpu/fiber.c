@@ -9,7 +9,7 @@
  * (20 ns a round trip).  MXCSR and the x87 control word are callee-saved
  * too, but every fiber of a block runs with the worker's (math.c restores
  * the rounding mode before it returns), so they are left alone. */
-#include "plugin/cpu/internal.h"
+#include "plugin/cpu/fiber.h"
 
 #if !defined(__x86_64__)
 #error "plugin/cpu/fiber.c: the fiber switch is written for x86-64 only"

@@ -25,7 +25,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "plugin/cpu/internal.h"
+#include "plugin/cpu/grid.h"
+
+#include "plugin/cpu/fail.h"
+#include "plugin/cpu/worker.h"
 
 #define STACK_SIZE (256 * 1024) /* a thread's stack: local memory lives there */
 
@@ -58,65 +61,6 @@ static void fail(launch *l, int code, char *msg) {
   atomic_store(&l->failed, 1);
 }
 
-/* ---- the results of collectives ---- */
-
-/* PTX's shfl.sync: the source lane for each mode, within the segment
- * that c's upper bits give, else the lane's own value. */
-static void settle_shfl(cuplug__fiber *lanes, uint32_t n, uint32_t l) {
-  cuplug__fiber *f = &lanes[l];
-  uint32_t cval = f->c & 0x1f, segmask = (f->c >> 8) & 0x1f;
-  uint32_t max_lane = (l & segmask) | (cval & ~segmask), min_lane = l & segmask;
-  int32_t j;
-  bool ok;
-  switch (f->mode) {
-    case 1: j = (int32_t)l - (int32_t)f->b; ok = j >= (int32_t)max_lane; break; /* up */
-    case 2: j = (int32_t)(l + f->b); ok = j <= (int32_t)max_lane; break;       /* down */
-    case 3: j = (int32_t)(l ^ f->b); ok = j <= (int32_t)max_lane; break;       /* bfly */
-    default: j = (int32_t)(min_lane | (f->b & ~segmask)); ok = j <= (int32_t)max_lane; break;
-  }
-  if (!ok || j < 0 || (uint32_t)j >= n || lanes[j].state == CUPLUG__DONE) j = (int32_t)l;
-  f->result = lanes[j].value;
-  f->result_pred = ok;
-}
-
-/* Every waiting lane of one warp (lanes[0..n)) gets its result. */
-static void settle_warp(cuplug__fiber *lanes, uint32_t n) {
-  uint32_t live = 0, ballot = 0;
-  for (uint32_t l = 0; l < n; l++) {
-    if (lanes[l].state == CUPLUG__DONE) continue;
-    live |= 1u << l;
-    if (lanes[l].op == CUPLUG__VOTE && lanes[l].pred) ballot |= 1u << l;
-  }
-  for (uint32_t l = 0; l < n; l++) {
-    cuplug__fiber *f = &lanes[l];
-    if (f->state != CUPLUG__WARP) continue;
-    if (f->op == CUPLUG__SHFL) {
-      settle_shfl(lanes, n, l);
-    } else if (f->op == CUPLUG__VOTE) {
-      uint32_t in = ballot & f->mask & live, members = f->mask & live;
-      f->result = in; /* ballot */
-      switch (f->mode) {
-        case 0: f->result_pred = in == members; break;          /* all */
-        case 1: f->result_pred = in != 0; break;                /* any */
-        case 2: f->result_pred = in == 0 || in == members; break; /* uni */
-        default: f->result_pred = 0; break;
-      }
-    }
-  }
-  for (uint32_t l = 0; l < n; l++)
-    if (lanes[l].state == CUPLUG__WARP) lanes[l].state = CUPLUG__READY;
-}
-
-static void settle_barrier(cuplug__fiber *fibers, uint32_t n) {
-  uint32_t count = 0;
-  for (uint32_t t = 0; t < n; t++) count += fibers[t].pred != 0;
-  for (uint32_t t = 0; t < n; t++) {
-    cuplug__fiber *f = &fibers[t];
-    f->result = f->mode == 0 ? count : f->mode == 1 ? count == n : count != 0;
-    f->state = CUPLUG__READY;
-  }
-}
-
 /* ---- fibers ---- */
 
 static void thread_main(void *arg) {
@@ -127,19 +71,6 @@ static void thread_main(void *arg) {
     r->w.fibers[t].state = CUPLUG__DONE;
     CUPLUG__TSAN_SWITCH(r->w.sched_tsan);
     cuplug__fiber_switch(&r->w.fibers[t].sp, r->w.sched_sp);
-  }
-}
-
-void cuplug__cpu_yield(cuplug__fiber *f, cuplug__fiber_state state) {
-  cuplug__cpu_worker *w = cuplug__cpu_current;
-  f->state = state;
-  if (w && w->fibers) {
-    CUPLUG__TSAN_SWITCH(w->sched_tsan);
-    cuplug__fiber_switch(&f->sp, w->sched_sp);
-  } else if (state == CUPLUG__WARP) { /* one thread, outside a launch */
-    settle_warp(f, 1);
-  } else {
-    settle_barrier(f, 1);
   }
 }
 
@@ -235,14 +166,14 @@ static int run_fibers(run *r) {
       }
       done += returned;
       if (waiting && waiting + returned == lanes) {
-        settle_warp(&w->fibers[first], lanes);
+        cuplug__cpu_settle_warp(&w->fibers[first], lanes);
         ready = true;
       }
     }
     if (ready) continue;
     if (done == n) return 0;
     if (at_barrier == n) {
-      settle_barrier(w->fibers, n);
+      cuplug__cpu_settle_barrier(w->fibers, n);
       continue;
     }
     fail(r->l, CUPLUG_ERR_HOST_BARRIER, stuck(r));

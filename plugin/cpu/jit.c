@@ -22,7 +22,13 @@
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
-#include "plugin/cpu/internal.h"
+#include "plugin/cpu/jit.h"
+#include "plugin/cpu/fail.h"
+#include "plugin/cpu/libdevice.h"
+#include "plugin/cpu/retarget.h"
+#include "plugin/cpu/rows.h"
+#include "plugin/cpu/runtime.h"
+#include "plugin/cpu/tm.h"
 
 struct cuplug__cpu_jit {
   LLVMOrcLLJITRef jit;
@@ -282,81 +288,104 @@ static int find_kernels(cuplug__cpu_lib *l, const char *entry, char **msg) {
   return 0;
 }
 
-int cuplug__cpu_lib_create(cuplug__cpu_jit *j, const cuplug__cpu_lib_args *a,
-                            cuplug__cpu_lib **out, char **msg) {
-  const char *const *kernels = a->kernels;
-  size_t num_kernels = a->num_kernels;
+/* A library that knows its kernels' names, nothing compiled yet. */
+static int lib_new(cuplug__cpu_jit *j, const cuplug__cpu_lib_args *a, cuplug__cpu_lib **out,
+                   char **msg) {
   cuplug__cpu_lib *l = calloc(1, sizeof *l);
-  if (!l || !(l->kernels = calloc(num_kernels ? num_kernels : 1, sizeof *l->kernels))) {
+  if (!l || !(l->kernels = calloc(a->num_kernels ? a->num_kernels : 1, sizeof *l->kernels))) {
     free(l);
     return cuplug__cpu_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
   }
   l->jit = j;
-  for (size_t i = 0; i < num_kernels; i++) {
-    if (!(l->kernels[i].name = strdup(kernels[i]))) {
-      cuplug__cpu_lib_destroy(l);
+  *out = l;
+  for (size_t i = 0; i < a->num_kernels; i++) {
+    if (!(l->kernels[i].name = strdup(a->kernels[i])))
       return cuplug__cpu_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
-    }
     l->num_kernels++;
+  }
+  return 0;
+}
+
+/* The module made host IR for the JIT's target (retarget.c). */
+static int retarget_for(cuplug__cpu_jit *j, cuplug__cpu_lib *l, const cuplug__cpu_lib_args *a,
+                        LLVMModuleRef m, char **msg) {
+  char *triple = LLVMGetTargetMachineTriple(j->tm);
+  LLVMTargetDataRef td = LLVMCreateTargetDataLayout(j->tm);
+  char *layout = LLVMCopyStringRepOfTargetData(td);
+  cuplug__cpu_retarget_args r = {.module = m,
+                                 .triple = triple,
+                                 .layout = layout,
+                                 .sources = a->sources,
+                                 .num_sources = a->num_sources,
+                                 .kernels = a->kernels,
+                                 .num_kernels = a->num_kernels,
+                                 .externs = a->extern_names,
+                                 .num_externs = a->num_externs};
+  int rc = cuplug__cpu_retarget(&r, msg);
+  l->uses_collectives = r.uses_collectives;
+  LLVMDisposeMessage(layout);
+  LLVMDisposeTargetData(td);
+  LLVMDisposeMessage(triple);
+  return rc;
+}
+
+/* Each kernel's row launcher where its code allows one (rows.c), the
+ * others' deleted; the row loops, new since the first pass, then get a
+ * loop pipeline of their own ($CUPLUG_HOST_ROW_PASSES replaces it): the
+ * whole of O2 again doubled the compile of a kernel. */
+static int make_rows(cuplug__cpu_jit *j, cuplug__cpu_lib *l, const cuplug__cpu_lib_args *a,
+                     LLVMModuleRef m, char **msg) {
+  bool rows = false;
+  for (size_t k = 0; k < a->num_kernels && !l->uses_collectives; k++) {
+    if (cuplug__cpu_make_row(m, a->kernels[k])) {
+      rows = true;
+    } else { /* threads one by one, through the per-thread launcher */
+      char name[4200];
+      snprintf(name, sizeof name, "%s%s", CUPLUG__CPU_ROW, a->kernels[k]);
+      LLVMValueRef f = LLVMGetNamedFunction(m, name);
+      if (f) LLVMDeleteFunction(f);
+    }
+  }
+  const char *row_passes = getenv("CUPLUG_HOST_ROW_PASSES");
+  if (!row_passes)
+    row_passes = "function(instcombine,simplifycfg,loop-simplify,lcssa,loop-mssa(licm,loop-rotate),"
+                 "loop-simplify,lcssa,loop(indvars),loop-vectorize,instcombine,simplifycfg)";
+  return rows ? optimise(j, m, row_passes, msg) : 0;
+}
+
+/* What the JIT compiles, for whoever studies it (as numba's DUMP_LLVM):
+ * $CUPLUG_HOST_DUMP_IR/<entry or first kernel>.host.ll */
+static void dump_ir(const cuplug__cpu_lib_args *a, LLVMModuleRef m) {
+  const char *dump = getenv("CUPLUG_HOST_DUMP_IR");
+  const char *what = a->entry ? a->entry : a->num_kernels ? a->kernels[0] : NULL;
+  if (!dump || !*dump || !what) return;
+  char path[4096], *why = NULL;
+  snprintf(path, sizeof path, "%s/%.200s.host.ll", dump, what);
+  if (LLVMPrintModuleToFile(m, path, &why)) LLVMDisposeMessage(why);
+}
+
+int cuplug__cpu_lib_create(cuplug__cpu_jit *j, const cuplug__cpu_lib_args *a,
+                           cuplug__cpu_lib **out, char **msg) {
+  cuplug__cpu_lib *l = NULL;
+  int rc = lib_new(j, a, &l, msg);
+  if (rc) {
+    cuplug__cpu_lib_destroy(l);
+    return rc;
   }
   /* A context per library: LLVM contexts are not thread-safe, and loads
    * may run on many threads at once. */
   LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
   LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(tsc);
   LLVMModuleRef m = NULL;
-  int rc = parse_and_link(ctx, a->mods, a->num_mods, &m, msg);
-  if (!rc && a->libdevice) {
-    /* in the NVPTX layout libdevice's own, until retarget sets the host's */
+  rc = parse_and_link(ctx, a->mods, a->num_mods, &m, msg);
+  /* in the NVPTX layout libdevice's own, until retarget sets the host's */
+  if (!rc && a->libdevice)
     rc = cuplug__cpu_link_libdevice(m, a->libdevice, a->libdevice_size, a->ftz != 0, msg);
-  }
-  if (!rc) {
-    char *triple = LLVMGetTargetMachineTriple(j->tm);
-    LLVMTargetDataRef td = LLVMCreateTargetDataLayout(j->tm);
-    char *layout = LLVMCopyStringRepOfTargetData(td);
-    cuplug__cpu_retarget_args r = {.module = m,
-                                    .triple = triple,
-                                    .layout = layout,
-                                    .sources = a->sources,
-                                    .num_sources = a->num_sources,
-                                    .kernels = kernels,
-                                    .num_kernels = num_kernels,
-                                    .externs = a->extern_names,
-                                    .num_externs = a->num_externs};
-    rc = cuplug__cpu_retarget(&r, msg);
-    l->uses_collectives = r.uses_collectives;
-    LLVMDisposeMessage(layout);
-    LLVMDisposeTargetData(td);
-    LLVMDisposeMessage(triple);
-  }
+  if (!rc) rc = retarget_for(j, l, a, m, msg);
   pthread_mutex_lock(&j->compile_lock);
   if (!rc) rc = optimise(j, m, "default<O2>", msg);
-  bool rows = false;
-  for (size_t k = 0; !rc && k < num_kernels && !l->uses_collectives; k++) {
-    if (cuplug__cpu_make_row(m, kernels[k])) {
-      rows = true;
-    } else { /* threads one by one, through the per-thread launcher */
-      char name[4200];
-      snprintf(name, sizeof name, "%s%s", CUPLUG__CPU_ROW, kernels[k]);
-      LLVMValueRef f = LLVMGetNamedFunction(m, name);
-      if (f) LLVMDeleteFunction(f);
-    }
-  }
-  /* The row loops, new since the first pass, get a loop pipeline of their
-   * own: the whole of O2 again doubled the compile of a kernel. */
-  const char *row_passes = getenv("CUPLUG_HOST_ROW_PASSES");
-  if (!row_passes)
-    row_passes = "function(instcombine,simplifycfg,loop-simplify,lcssa,loop-mssa(licm,loop-rotate),"
-                 "loop-simplify,lcssa,loop(indvars),loop-vectorize,instcombine,simplifycfg)";
-  if (!rc && rows) rc = optimise(j, m, row_passes, msg);
-  /* what the JIT compiles, for whoever studies it (as numba's DUMP_LLVM):
-   * $CUPLUG_HOST_DUMP_IR/<entry or first kernel>.host.ll */
-  const char *dump = getenv("CUPLUG_HOST_DUMP_IR");
-  const char *what = a->entry ? a->entry : num_kernels ? kernels[0] : NULL;
-  if (!rc && dump && *dump && what) {
-    char path[4096], *why = NULL;
-    snprintf(path, sizeof path, "%s/%.200s.host.ll", dump, what);
-    if (LLVMPrintModuleToFile(m, path, &why)) LLVMDisposeMessage(why);
-  }
+  if (!rc) rc = make_rows(j, l, a, m, msg);
+  if (!rc) dump_ir(a, m);
   if (!rc) {
     rc = add_module(l, a, m, tsc, msg);
     m = NULL; /* the JIT's now, or disposed */

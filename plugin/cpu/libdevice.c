@@ -13,7 +13,8 @@
 #include <llvm-c/Linker.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
-#include "plugin/cpu/internal.h"
+#include "plugin/cpu/libdevice.h"
+#include "plugin/cpu/fail.h"
 
 /* __nvvm_reflect's answers, as libNVVM gives them for numba-cuda's
  * options: flush to zero with fastmath only (-ftz=1), precise division and

@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "plugin/cpu/internal.h"
+#include "plugin/cpu/math.h"
 
 #define RN FE_TONEAREST
 #define RZ FE_TOWARDZERO

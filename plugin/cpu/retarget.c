@@ -24,7 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin/cpu/internal.h"
+#include "plugin/cpu/retarget.h"
+#include "plugin/cpu/fail.h"
+#include "plugin/cpu/launcher.h"
+#include "plugin/cpu/runtime.h"
 
 #define NVVM "llvm.nvvm."
 #define RUNTIME "__cuplug_nvvm."

@@ -21,7 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin/cpu/internal.h"
+#include "plugin/cpu/rows.h"
+#include "plugin/cpu/launcher.h"
 
 #define SREG "__cuplug_nvvm.read.ptx.sreg."
 

@@ -14,9 +14,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "plugin/cpu/internal.h"
+#include "plugin/cpu/runtime.h"
 
-__thread cuplug__cpu_worker *cuplug__cpu_current __attribute__((tls_model("initial-exec")));
+#include "plugin/cpu/math.h"
+#include "plugin/cpu/worker.h"
 
 /* Outside a launch (a device function called directly) the code still
  * has a block: one thread, this one. */

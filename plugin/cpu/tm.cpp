@@ -7,7 +7,7 @@
 //     so that the CPU rounds once where the GPU does (on a CPU with FMA).
 #include <llvm/Target/TargetMachine.h>
 
-#include "plugin/cpu/internal.h"
+#include "plugin/cpu/tm.h"
 
 namespace llvm {
 static inline TargetMachine *unwrap_tm(LLVMTargetMachineRef tm) {

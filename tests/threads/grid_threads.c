@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin/cpu/internal.h"
+#include "plugin/cpu/grid.h"
+#include "plugin/cpu/runtime.h"
 
 #define BLOCKS 48
 #define THREADS 64
