@@ -69,7 +69,8 @@ static void probe(void) {
 
   const cuplug__driver_api *cu;
   e = cuplug__toolkit_driver(&tk, &cu);
-  if (tk.driver_lib.state == 1) tk.driver.driver_get_version(&found.driver_version);
+  if (tk.driver_lib.state == CUPLUG__LIB_LOADED)
+    tk.driver.driver_get_version(&found.driver_version);
   if (!e) {
     int count = 0;
     cuplug__cu_device dev;

@@ -94,23 +94,42 @@ static void put_strings(keyer *k, const char *const *v, size_t n) {
 
 static void hash_includes(keyer *k, const char *text, size_t size, const char *dir, int depth);
 
-/* The `#include` lines of a text, each ending in a newline, appended to b. */
-static void include_lines(const char *text, size_t size, cuplug__buf *b) {
-  const char *end = text + size;
-  for (const char *line = text; line < end;) {
+/* An `#include` line of text[..end), whatever #if surrounds it: a header
+ * that might be read counts. */
+typedef struct include_line {
+  const char *hash;  /* its '#' */
+  const char *after; /* just past "include" */
+  const char *eol;
+} include_line;
+
+/* The next #include line at or after *at (which moves past it); false when
+ * there is none. */
+static bool next_include(const char **at, const char *end, include_line *out) {
+  for (const char *line = *at; line < end;) {
     const char *eol = memchr(line, '\n', (size_t)(end - line));
     if (!eol) eol = end;
     const char *p = line;
-    while (p < eol && (*p == ' ' || *p == '\t')) p++;
-    if (p < eol && *p == '#') {
-      const char *q = p + 1;
-      while (q < eol && (*q == ' ' || *q == '\t')) q++;
-      if ((size_t)(eol - q) > 7 && memcmp(q, "include", 7) == 0) {
-        cuplug__buf_append(b, p, (size_t)(eol - p));
-        cuplug__buf_putc(b, '\n');
-      }
-    }
     line = eol + 1;
+    while (p < eol && (*p == ' ' || *p == '\t')) p++;
+    if (p == eol || *p != '#') continue;
+    const char *q = p + 1;
+    while (q < eol && (*q == ' ' || *q == '\t')) q++;
+    if ((size_t)(eol - q) > 7 && memcmp(q, "include", 7) == 0) {
+      *out = (include_line){p, q + 7, eol};
+      *at = line;
+      return true;
+    }
+  }
+  *at = end;
+  return false;
+}
+
+/* The `#include` lines of a text, each ending in a newline, appended to b. */
+static void include_lines(const char *text, size_t size, cuplug__buf *b) {
+  include_line inc;
+  for (const char *at = text; next_include(&at, text + size, &inc);) {
+    cuplug__buf_append(b, inc.hash, (size_t)(inc.eol - inc.hash));
+    cuplug__buf_putc(b, '\n');
   }
 }
 
@@ -212,27 +231,15 @@ static void hash_include(keyer *k, const char *name, size_t n, bool quoted, cons
   put_str(k, "not found"); /* the toolkit's own, or none yet */
 }
 
-/* Every `#include` line, whatever #if surrounds it: a header that might
- * be read counts. */
+/* Every header a text's #include lines name. */
 static void hash_includes(keyer *k, const char *text, size_t size, const char *dir, int depth) {
-  const char *end = text + size;
-  for (const char *line = text; line < end;) {
-    const char *eol = memchr(line, '\n', (size_t)(end - line));
-    if (!eol) eol = end;
-    const char *p = line;
-    while (p < eol && (*p == ' ' || *p == '\t')) p++;
-    if (p < eol && *p == '#') {
-      for (p++; p < eol && (*p == ' ' || *p == '\t'); p++) {
-      }
-      if ((size_t)(eol - p) > 7 && memcmp(p, "include", 7) == 0) {
-        for (p += 7; p < eol && (*p == ' ' || *p == '\t'); p++) {
-        }
-        char close = p < eol && *p == '"' ? '"' : p < eol && *p == '<' ? '>' : 0;
-        const char *q = close ? memchr(p + 1, close, (size_t)(eol - p - 1)) : NULL;
-        if (q) hash_include(k, p + 1, (size_t)(q - p - 1), close == '"', dir, depth);
-      }
-    }
-    line = eol + 1;
+  include_line inc;
+  for (const char *at = text; next_include(&at, text + size, &inc);) {
+    const char *p = inc.after;
+    while (p < inc.eol && (*p == ' ' || *p == '\t')) p++;
+    char close = p < inc.eol && *p == '"' ? '"' : p < inc.eol && *p == '<' ? '>' : 0;
+    const char *q = close ? memchr(p + 1, close, (size_t)(inc.eol - p - 1)) : NULL;
+    if (q) hash_include(k, p + 1, (size_t)(q - p - 1), close == '"', dir, depth);
   }
 }
 

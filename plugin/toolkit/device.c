@@ -42,7 +42,8 @@ void cuplug__device_init(cuplug__device *d) {
 }
 
 void cuplug__device_release(cuplug__device *d, cuplug__toolkit *tk) {
-  if (d->own_primary && tk->driver_lib.state == 1) tk->driver.primary_ctx_release(d->dev);
+  if (d->own_primary && tk->driver_lib.state == CUPLUG__LIB_LOADED)
+    tk->driver.primary_ctx_release(d->dev);
   pthread_mutex_destroy(&d->lock);
 }
 

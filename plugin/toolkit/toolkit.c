@@ -38,10 +38,10 @@ static void lib_release(cuplug__lib *l) {
 cuplug_error *cuplug__toolkit_use_file(cuplug__toolkit *tk, cuplug__lib *lib, const char *path) {
   pthread_mutex_lock(&tk->lock);
   cuplug_error *e = NULL;
-  if (lib->state == 0 && (!lib->file || strcmp(lib->file, path) != 0)) {
+  if (lib->state == CUPLUG__LIB_UNTRIED && (!lib->file || strcmp(lib->file, path) != 0)) {
     free(lib->file);
     if (!(lib->file = cuplug__strdup(path))) e = cuplug__error_oom();
-  } else if (lib->state != 0 && lib->path && strcmp(lib->path, path) != 0) {
+  } else if (lib->state != CUPLUG__LIB_UNTRIED && lib->path && strcmp(lib->path, path) != 0) {
     e = cuplug__error(CUPLUG_ERR_HELPER, "the helper runs %s, not %s", lib->path, path);
   }
   pthread_mutex_unlock(&tk->lock);
@@ -126,7 +126,7 @@ static void lib_open(cuplug__toolkit *tk, cuplug__lib *l, const char *what,
   cuplug__buf_init(&tried);
   each_candidate(tk, l, files, search_homes, take_by_loading, l, &tried);
   if (l->handle) {
-    l->state = 1;
+    l->state = CUPLUG__LIB_LOADED;
     /* report the file the loader chose */
     struct link_map *lm = NULL;
     if (dlinfo(l->handle, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && *lm->l_name) {
@@ -135,7 +135,7 @@ static void lib_open(cuplug__toolkit *tk, cuplug__lib *l, const char *what,
       l->path = cuplug__strdup(realpath(lm->l_name, real) ? real : lm->l_name);
     }
   } else {
-    l->state = -1;
+    l->state = CUPLUG__LIB_FAILED;
     cuplug__buf msg;
     cuplug__buf_init(&msg);
     cuplug__buf_printf(&msg, "%s (%s) not found in %s", what, files[0],
@@ -157,7 +157,7 @@ static bool resolve(cuplug__lib *l, void **slots, const char *const *names) {
       cuplug__buf_printf(&msg, "%s lacks %s", l->path, names[i]);
       free(l->error);
       l->error = cuplug__buf_take(&msg, NULL);
-      l->state = -1;
+      l->state = CUPLUG__LIB_FAILED;
       return false;
     }
   }
@@ -177,11 +177,12 @@ static const char *const nvvm_syms[] = {
 
 cuplug_error *cuplug__toolkit_nvvm(cuplug__toolkit *tk, const cuplug__nvvm_api **api) {
   pthread_mutex_lock(&tk->lock);
-  if (tk->nvvm_lib.state == 0) {
+  if (tk->nvvm_lib.state == CUPLUG__LIB_UNTRIED) {
     lib_open(tk, &tk->nvvm_lib, "libNVVM", nvvm_files, true);
-    if (tk->nvvm_lib.state == 1) resolve(&tk->nvvm_lib, (void **)&tk->nvvm, nvvm_syms);
+    if (tk->nvvm_lib.state == CUPLUG__LIB_LOADED)
+      resolve(&tk->nvvm_lib, (void **)&tk->nvvm, nvvm_syms);
   }
-  cuplug_error *e = tk->nvvm_lib.state == 1
+  cuplug_error *e = tk->nvvm_lib.state == CUPLUG__LIB_LOADED
                         ? NULL
                         : lib_error(&tk->nvvm_lib, CUPLUG_ERR_NVVM_NOT_FOUND);
   pthread_mutex_unlock(&tk->lock);
@@ -250,9 +251,9 @@ static int int_cmp(const void *a, const void *b) {
 
 cuplug_error *cuplug__toolkit_nvrtc(cuplug__toolkit *tk, const cuplug__nvrtc_api **api) {
   pthread_mutex_lock(&tk->lock);
-  if (tk->nvrtc_lib.state == 0) {
+  if (tk->nvrtc_lib.state == CUPLUG__LIB_UNTRIED) {
     lib_open(tk, &tk->nvrtc_lib, "NVRTC", nvrtc_files, true);
-    if (tk->nvrtc_lib.state == 1 &&
+    if (tk->nvrtc_lib.state == CUPLUG__LIB_LOADED &&
         resolve(&tk->nvrtc_lib, (void **)&tk->nvrtc, nvrtc_syms)) {
       int n = 0;
       if (tk->nvrtc.num_supported_archs(&n) == 0 && n > 0) {
@@ -264,7 +265,7 @@ cuplug_error *cuplug__toolkit_nvrtc(cuplug__toolkit *tk, const cuplug__nvrtc_api
       }
     }
   }
-  cuplug_error *e = tk->nvrtc_lib.state == 1 ? NULL
+  cuplug_error *e = tk->nvrtc_lib.state == CUPLUG__LIB_LOADED ? NULL
                                              : lib_error(&tk->nvrtc_lib, CUPLUG_ERR_NVRTC_NOT_FOUND);
   pthread_mutex_unlock(&tk->lock);
   *api = e ? NULL : &tk->nvrtc;
@@ -291,12 +292,12 @@ static const char *const nvjitlink_syms[] = {
 cuplug_error *cuplug__toolkit_nvjitlink(cuplug__toolkit *tk,
                                         const cuplug__nvjitlink_api **api) {
   pthread_mutex_lock(&tk->lock);
-  if (tk->nvjitlink_lib.state == 0) {
+  if (tk->nvjitlink_lib.state == CUPLUG__LIB_UNTRIED) {
     lib_open(tk, &tk->nvjitlink_lib, "nvJitLink", nvjitlink_files, true);
-    if (tk->nvjitlink_lib.state == 1)
+    if (tk->nvjitlink_lib.state == CUPLUG__LIB_LOADED)
       resolve(&tk->nvjitlink_lib, (void **)&tk->nvjitlink, nvjitlink_syms);
   }
-  cuplug_error *e = tk->nvjitlink_lib.state == 1
+  cuplug_error *e = tk->nvjitlink_lib.state == CUPLUG__LIB_LOADED
                         ? NULL
                         : lib_error(&tk->nvjitlink_lib, CUPLUG_ERR_NVJITLINK_NOT_FOUND);
   pthread_mutex_unlock(&tk->lock);
@@ -350,7 +351,7 @@ static void describe_file(cuplug__buf *b, const char *name, const found_file *f,
 
 static void describe_lib(cuplug__toolkit *tk, cuplug__buf *b, const char *name,
                          const cuplug__lib *l, const char *const *files, found_file *f) {
-  bool found = l->state == 1 ? take_by_stat(l->path, f)
+  bool found = l->state == CUPLUG__LIB_LOADED ? take_by_stat(l->path, f)
                              : each_candidate(tk, l, files, true, take_by_stat, f, NULL);
   describe_file(b, name, f, found, files[0]);
 }
@@ -440,20 +441,19 @@ void cuplug__driver_describe(const cuplug__driver_api *api, int code, char *out,
 
 cuplug_error *cuplug__toolkit_driver(cuplug__toolkit *tk, const cuplug__driver_api **api) {
   pthread_mutex_lock(&tk->lock);
-  if (tk->driver_lib.state == 0) {
+  if (tk->driver_lib.state == CUPLUG__LIB_UNTRIED) {
     lib_open(tk, &tk->driver_lib, "the CUDA driver", driver_files, false);
-    if (tk->driver_lib.state == 1 &&
+    if (tk->driver_lib.state == CUPLUG__LIB_LOADED &&
         resolve(&tk->driver_lib, (void **)&tk->driver, driver_syms))
-      tk->driver_init = tk->driver.init(0) == 0 ? 1 : -1;
+      tk->driver_init_rc = tk->driver.init(0);
   }
   cuplug_error *e = NULL;
-  if (tk->driver_lib.state != 1) {
+  if (tk->driver_lib.state != CUPLUG__LIB_LOADED) {
     e = cuplug__error(CUPLUG_ERR_NO_DEVICE, "no CUDA device: %s",
                       tk->driver_lib.error ? tk->driver_lib.error : "no driver");
-  } else if (tk->driver_init != 1) {
-    int rc = tk->driver.init(0);
+  } else if (tk->driver_init_rc) {
     char why[256];
-    cuplug__driver_describe(&tk->driver, rc, why, sizeof why);
+    cuplug__driver_describe(&tk->driver, tk->driver_init_rc, why, sizeof why);
     e = cuplug__error(CUPLUG_ERR_NO_DEVICE, "no CUDA device: cuInit failed with %s", why);
   }
   pthread_mutex_unlock(&tk->lock);

@@ -148,8 +148,14 @@ typedef struct cuplug__driver_api {
 
 /* ---- the toolkit of a session ---- */
 
+typedef enum cuplug__lib_state {
+  CUPLUG__LIB_UNTRIED = 0,
+  CUPLUG__LIB_LOADED,
+  CUPLUG__LIB_FAILED
+} cuplug__lib_state;
+
 typedef struct cuplug__lib {
-  int state;   /* 0: not tried, 1: loaded, -1: failed */
+  cuplug__lib_state state;
   void *handle;
   char *path;  /* the file loaded */
   char *error; /* why it failed */
@@ -164,7 +170,7 @@ typedef struct cuplug__toolkit {
   cuplug__nvrtc_api nvrtc;
   cuplug__nvjitlink_api nvjitlink;
   cuplug__driver_api driver;
-  int driver_init; /* 0: not tried, 1: cuInit succeeded, else the CUresult */
+  int driver_init_rc; /* cuInit's CUresult (0: success), once the driver is loaded */
   char *libdevice;
   size_t libdevice_size;
   char *libdevice_error;
