@@ -24,7 +24,7 @@ typedef struct cuplug__cpu_extern {
 } cuplug__cpu_extern;
 
 struct cuplug_artifact {
-  cuplug_output output;     /* PTX, LTOIR or CUBIN */
+  cuplug_output output;     /* PTX, LTOIR, CUBIN, or HOST (IR for the CPU JIT, no parts) */
   cuplug__code *parts;      /* parts[0] is the result */
   size_t num_parts;
   char *symbol;             /* the exported function or kernel, or NULL */

@@ -3,7 +3,9 @@
  *
  * cuplug is a CUDA device-compilation backend: it takes the NVVM IR a host
  * JIT emits for a function, wraps it (C ABI device function, or kernel),
- * compiles it with libNVVM to PTX or LTO-IR, and hands the bytes back.
+ * compiles it with libNVVM to PTX or LTO-IR (or a cubin, linked with the
+ * code it calls), and hands the bytes back; it loads and launches the
+ * result on the GPU, or on this CPU (CUPLUG_OUTPUT_HOST).
  *
  * How a host uses it
  *   1. dlopen("libcuplug.so") and dlsym("cuplug_get_api"): the only symbol
@@ -12,6 +14,12 @@
  *      the plugin speaks another major version.  A table is returned for any
  *      minor: api->abi_minor says which calls exist (see CUPLUG_API_HAS).
  *   3. Every other call is reached through the table.
+ *
+ * Words: the host is the program that loaded the plugin (a JIT, a
+ * library).  Since 1.3 device code also runs on this CPU; the names of
+ * that target say "host" as well (CUPLUG_OUTPUT_HOST, host_function,
+ * host_call, host_threads, CUPLUG_ERR_HOST_*, a "host library"): there it
+ * means the CPU, where the host itself runs.
  *
  * Conventions (true of every call unless its comment says otherwise)
  *   - Errors are objects.  A call returns NULL on success, or a
@@ -111,7 +119,7 @@ typedef enum cuplug_status {
   CUPLUG_ERR_IR_UNSUPPORTED = 24,   /* valid IR that a transformation cannot handle */
 
   /* Options (the rules of numba-cuda's compile()) */
-  CUPLUG_ERR_OPTION_OUTPUT = 30,       /* output is not ptx or ltoir */
+  CUPLUG_ERR_OPTION_OUTPUT = 30,       /* an output the call does not make (see cuplug_output) */
   CUPLUG_ERR_OPTION_ABI = 31,          /* abi is not numba or c */
   CUPLUG_ERR_FORCEINLINE_OUTPUT = 32,  /* forceinline without LTO-IR output */
   CUPLUG_ERR_FORCEINLINE_KERNEL = 33,  /* forceinline on a kernel */
@@ -192,7 +200,7 @@ typedef struct cuplug_type cuplug_type;         /* interned, immutable */
 typedef struct cuplug_session cuplug_session;   /* toolkit + defaults */
 typedef struct cuplug_artifact cuplug_artifact; /* a compile's result */
 typedef struct cuplug_registry cuplug_registry; /* since 1.1: typing and lowering */
-typedef struct cuplug_library cuplug_library;   /* since 1.1: a loaded cubin */
+typedef struct cuplug_library cuplug_library;   /* since 1.1: loaded code, on the GPU or the CPU */
 typedef struct cuplug_kernel cuplug_kernel;     /* since 1.1: a kernel of a library */
 
 /* ------------------------------------------------------------------------ */
@@ -473,11 +481,12 @@ typedef struct cuplug_compile_args {
 /* libNVVM's -opt=0, which cannot be written as 0 (the default). */
 #define CUPLUG_OPT_NONE (-1)
 
-/* What a compile produced.  Pointers are owned by the artifact. */
+/* What a compile or a link produced.  Pointers are owned by the artifact. */
 typedef struct cuplug_artifact_info {
   size_t struct_size;
-  cuplug_output output;  /* out: PTX or LTOIR, never DEFAULT */
-  const void *data;      /* out: PTX (NUL-terminated) or LTO-IR bytes */
+  cuplug_output output;  /* out: PTX, LTOIR, CUBIN or HOST, never DEFAULT */
+  const void *data;      /* out: PTX (NUL-terminated), LTO-IR or cubin bytes; NULL for
+                            HOST, whose IR artifact_ir gives */
   size_t size;           /* out: bytes, without PTX's terminating NUL */
   const char *symbol;    /* out: the exported function or kernel */
   const char *log;       /* out: libNVVM's log, "" when it said nothing */
@@ -604,11 +613,13 @@ typedef struct cuplug_cache_clear_args {
 } cuplug_cache_clear_args;
 #define CUPLUG_CACHE_CLEAR_ARGS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_cache_clear_args, session)
 
-/* since 1.1: a cubin loaded with the driver (cuLibraryLoadData). */
+/* since 1.1: code loaded on its target: a cubin with the driver
+ * (cuLibraryLoadData), or since 1.3 a CUPLUG_OUTPUT_HOST artifact with the
+ * CPU JIT. */
 typedef struct cuplug_load_args {
   size_t struct_size;
   cuplug_session *session;
-  const cuplug_artifact *artifact; /* a cubin artifact, or: */
+  const cuplug_artifact *artifact; /* a cubin (or PTX) or HOST artifact, or: */
   const void *image;               /* a cubin (or fatbin, or PTX text) */
   size_t size;
   cuplug_library *library;         /* out: release with library_unload */
@@ -646,7 +657,8 @@ typedef struct cuplug_kernel_info {
  * with its shape and strides (in bytes).  Fixed in size; since 1.3 launch
  * and host_call also take the growable cuplug_ndarray. */
 typedef struct cuplug_array {
-  uint64_t data;       /* device address of element [0, ..., 0] */
+  uint64_t data;       /* the address of element [0, ..., 0]: on the device, or in this
+                          process for a host library */
   cuplug_type_kind dtype;
   uint32_t ndim;
   int64_t shape[8];
@@ -656,7 +668,8 @@ typedef struct cuplug_array {
 /* since 1.1: one kernel argument: its kind and where its value is.
  * Scalars point at the C value (int32_t, float, uint8_t for bool,
  * uint16_t bits for float16, two floats for complex64); CPointer points at
- * a uint64_t device address; an array at a cuplug_array.  Fixed in size;
+ * a uint64_t address (the device's, or this process's for a host
+ * library); an array at a cuplug_array.  Fixed in size;
  * since 1.3 launch and host_call also take the growable cuplug_argument. */
 typedef struct cuplug_value {
   cuplug_type_kind kind;
@@ -974,8 +987,10 @@ typedef struct cuplug_api {
    * verifier rejects stops libNVVM), wraps it (C-ABI wrapper,
    * or the entry itself made the C-ABI function where nothing else calls
    * it; or kernel fix-up with annotations and the debug exception store),
-   * legalises it for libNVVM, and compiles it to PTX or LTO-IR.  On success
-   * args->artifact holds the result.  Thread-safe (see sessions). */
+   * legalises it for libNVVM, and compiles it to PTX or LTO-IR, or links
+   * that into a cubin (CUPLUG_OUTPUT_CUBIN); for CUPLUG_OUTPUT_HOST it keeps
+   * the legalised IR for the CPU JIT instead.  On success args->artifact
+   * holds the result.  Thread-safe (see sessions). */
   cuplug_error *(*compile)(cuplug_compile_args *args);
 
   /* ---- since 1.0: artifacts ----
