@@ -118,15 +118,19 @@ static PyObject *kernel_configure(PyObject *self, PyObject *key) {
   return (PyObject *)l;
 }
 
-static PyObject *kernel_get(PyObject *self, void *which) {
-  shim_kernel *k = (shim_kernel *)self;
-  if ((intptr_t)which == 0) return PyUnicode_FromString(k->name);
-  return shim_type(shim_state_of(self), k->signature);
+static PyObject *kernel_name(PyObject *self, void *unused) {
+  (void)unused;
+  return PyUnicode_FromString(((shim_kernel *)self)->name);
+}
+
+static PyObject *kernel_signature(PyObject *self, void *unused) {
+  (void)unused;
+  return shim_type(shim_state_of(self), ((shim_kernel *)self)->signature);
 }
 
 static PyGetSetDef kernel_getset[] = {
-    {"name", kernel_get, NULL, "The kernel's name.", (void *)0},
-    {"signature", kernel_get, NULL, "The signature its arguments are packed by.", (void *)1},
+    {"name", kernel_name, NULL, "The kernel's name.", NULL},
+    {"signature", kernel_signature, NULL, "The signature its arguments are packed by.", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
 static PyType_Slot kernel_slots[] = {
@@ -136,7 +140,9 @@ static PyType_Slot kernel_slots[] = {
     {Py_tp_getset, kernel_getset},
     {0, NULL}};
 
-static PyType_Spec kernel_spec = {"cuplug.Kernel", sizeof(shim_kernel), 0, Py_TPFLAGS_DEFAULT,
+/* Made by the module only (Library.get_kernel), around a kernel. */
+static PyType_Spec kernel_spec = {"cuplug.Kernel", sizeof(shim_kernel), 0,
+                                  Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
                                   kernel_slots};
 
 /* ---- a launch ---- */
@@ -232,8 +238,10 @@ static PyType_Slot launcher_slots[] = {
     {Py_tp_call, launcher_call},
     {0, NULL}};
 
+/* Made by the module only (kernel[grid, block, ...]). */
 static PyType_Spec launcher_spec = {"cuplug.Launcher", sizeof(shim_launcher), 0,
-                                    Py_TPFLAGS_DEFAULT, launcher_slots};
+                                    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+                                    launcher_slots};
 
 int shim_kernel_init(PyObject *m, shim_state *st) {
   st->kernel_type = (PyTypeObject *)PyType_FromModuleAndSpec(m, &kernel_spec, NULL);

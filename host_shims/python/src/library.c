@@ -219,8 +219,10 @@ static PyType_Slot library_slots[] = {
     {Py_tp_methods, library_methods},
     {0, NULL}};
 
+/* Made by the module only (Session.load), around a library. */
 static PyType_Spec library_spec = {"cuplug.Library", sizeof(shim_library), 0,
-                                   Py_TPFLAGS_DEFAULT, library_slots};
+                                   Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+                                   library_slots};
 
 int shim_library_init(PyObject *m, shim_state *st) {
   st->library_type = (PyTypeObject *)PyType_FromModuleAndSpec(m, &library_spec, NULL);
