@@ -38,8 +38,10 @@ static void kernel_dealloc(PyObject *self) {
   Py_DECREF(t);
 }
 
-static bool kernel_open(shim_kernel *k) {
-  if (((shim_library *)k->library)->library) return true;
+/* A launch of k begins (shim_library_enter); false with ValueError when
+ * its module is closed. */
+static bool kernel_enter(shim_kernel *k) {
+  if (shim_library_enter((shim_library *)k->library)) return true;
   PyErr_Format(PyExc_ValueError, "kernel %s: its module is closed", k->name);
   return false;
 }
@@ -108,6 +110,8 @@ static PyObject *kernel_configure(PyObject *self, PyObject *key) {
   l->shared_mem = 0;
   l->stream = NULL;
   Py_ssize_t n = PyTuple_Size(key);
+  /* a stream object's handle dies with it: it lives as long as the launcher */
+  l->stream_owner = n > 2 ? Py_NewRef(PyTuple_GetItem(key, 2)) : NULL;
   if (dims_of(PyTuple_GetItem(key, 0), "grid", l->grid) < 0 ||
       dims_of(PyTuple_GetItem(key, 1), "block", l->block) < 0 ||
       (n > 2 && stream_of(st, PyTuple_GetItem(key, 2), &l->stream) < 0) ||
@@ -170,7 +174,7 @@ static int pack_args(const shim_kernel *k, PyObject *args, shim_pack *p) {
 
 static PyObject *launch(shim_state *st, const shim_launcher *l, PyObject *args) {
   shim_kernel *k = (shim_kernel *)l->kernel;
-  if (!kernel_open(k)) return NULL;
+  if (!kernel_enter(k)) return NULL;
   enum { STACK = 16 }; /* arguments packed without a heap allocation */
   cuplug_value values[STACK];
   shim_slot slots[STACK];
@@ -214,6 +218,7 @@ done:
     PyMem_Free(p.keep);
     PyMem_Free(p.views);
   }
+  shim_library_leave((shim_library *)k->library);
   if (PyErr_Occurred()) return NULL;
   Py_RETURN_NONE;
 }
@@ -222,6 +227,7 @@ done:
 
 static void launcher_dealloc(PyObject *self) {
   Py_CLEAR(((shim_launcher *)self)->kernel);
+  Py_CLEAR(((shim_launcher *)self)->stream_owner);
   PyTypeObject *t = Py_TYPE(self);
   PyObject_Free(self);
   Py_DECREF(t);
