@@ -1,9 +1,11 @@
 """pytest set-up for the Python module's tests: the package of the build
-under test (PYTHONPATH, set by ctest), the conformance corpus, and markers
+under test (PYTHONPATH, set by ctest), the conformance corpus, markers
 for what needs a GPU, CuPy or numba-cuda (skipped, and reported so, where
-those are missing)."""
+those are missing), and a fresh interpreter for code that might crash."""
 import json
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -11,6 +13,7 @@ import cuplug
 
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.join(TESTS, "conformance", "numba")
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def has_gpu():
@@ -23,6 +26,17 @@ def load_case(name):
         case = json.load(f)
     with open(os.path.join(CORPUS, name, "input.ll")) as f:
         return case, f.read()
+
+
+def run_python(code, **env):
+    """Runs code in a fresh interpreter of the build under test, with this
+    folder importable and `env` added to the environment: a crash there
+    fails the test that ran it, not the whole run.  Returns the
+    CompletedProcess (text stdout and stderr)."""
+    e = dict(os.environ, **env)
+    e["PYTHONPATH"] = os.pathsep.join(p for p in (HERE, e.get("PYTHONPATH")) if p)
+    return subprocess.run([sys.executable, "-c", code], env=e, capture_output=True, text=True,
+                          timeout=300)
 
 
 def pytest_configure(config):

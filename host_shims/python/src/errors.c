@@ -1,6 +1,7 @@
 /* errors.c - the plugin's errors and warnings as Python's exceptions and
  * warnings, and the TypeErrors the conversions raise. */
 #include <stdint.h>
+#include <string.h>
 
 #include "shim.h"
 
@@ -28,15 +29,25 @@ PyObject *shim_type_error(const char *what, const char *expected, PyObject *got)
   return NULL;
 }
 
+PyObject *shim_text(const char *s) {
+  return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "replace");
+}
+
 PyObject *shim_raise(shim_state *st, cuplug_error *e) {
   const cuplug_api *api = st->api;
   cuplug_status code = api->error_code(e);
-  PyObject *exc = PyObject_CallFunction(st->make_error, "isss", (int)code, api->status_name(code),
-                                        api->error_message(e), api->error_log(e));
+  PyObject *message = shim_text(api->error_message(e)), *log = shim_text(api->error_log(e));
+  PyObject *exc = message && log ? PyObject_CallFunction(st->make_error, "isOO", (int)code,
+                                                         api->status_name(code), message, log)
+                                 : NULL;
+  Py_XDECREF(message);
+  Py_XDECREF(log);
   api->error_destroy(e);
   PyObject *cause = callback_error;
   callback_error = NULL;
-  if (!exc) {
+  if (!exc || !PyExceptionInstance_Check(exc)) { /* the classes are Python's to replace */
+    if (exc) shim_type_error("cuplug._make_error's answer", "an exception", exc);
+    Py_XDECREF(exc);
     Py_XDECREF(cause);
     return NULL;
   }
@@ -54,8 +65,10 @@ int shim_warn(shim_state *st, const cuplug_artifact *art) {
   const cuplug_error *w;
   for (size_t i = 0; (w = api->artifact_warning(art, i)); i++) {
     cuplug_status code = api->error_code(w);
-    PyObject *r = PyObject_CallFunction(st->warn, "iss", (int)code, api->status_name(code),
-                                        api->error_message(w));
+    PyObject *message = shim_text(api->error_message(w));
+    PyObject *r = message ? PyObject_CallFunction(st->warn, "isN", (int)code,
+                                                  api->status_name(code), message)
+                          : NULL;
     if (!r) return -1;
     Py_DECREF(r);
   }

@@ -38,8 +38,10 @@ static void kernel_dealloc(PyObject *self) {
   Py_DECREF(t);
 }
 
-static bool kernel_open(shim_kernel *k) {
-  if (((shim_library *)k->library)->library) return true;
+/* A launch of k begins (shim_library_enter); false with ValueError when
+ * its module is closed. */
+static bool kernel_enter(shim_kernel *k) {
+  if (shim_library_enter((shim_library *)k->library)) return true;
   PyErr_Format(PyExc_ValueError, "kernel %s: its module is closed", k->name);
   return false;
 }
@@ -108,6 +110,8 @@ static PyObject *kernel_configure(PyObject *self, PyObject *key) {
   l->shared_mem = 0;
   l->stream = NULL;
   Py_ssize_t n = PyTuple_Size(key);
+  /* a stream object's handle dies with it: it lives as long as the launcher */
+  l->stream_owner = n > 2 ? Py_NewRef(PyTuple_GetItem(key, 2)) : NULL;
   if (dims_of(PyTuple_GetItem(key, 0), "grid", l->grid) < 0 ||
       dims_of(PyTuple_GetItem(key, 1), "block", l->block) < 0 ||
       (n > 2 && stream_of(st, PyTuple_GetItem(key, 2), &l->stream) < 0) ||
@@ -118,15 +122,19 @@ static PyObject *kernel_configure(PyObject *self, PyObject *key) {
   return (PyObject *)l;
 }
 
-static PyObject *kernel_get(PyObject *self, void *which) {
-  shim_kernel *k = (shim_kernel *)self;
-  if ((intptr_t)which == 0) return PyUnicode_FromString(k->name);
-  return shim_type(shim_state_of(self), k->signature);
+static PyObject *kernel_name(PyObject *self, void *unused) {
+  (void)unused;
+  return PyUnicode_FromString(((shim_kernel *)self)->name);
+}
+
+static PyObject *kernel_signature(PyObject *self, void *unused) {
+  (void)unused;
+  return shim_type(shim_state_of(self), ((shim_kernel *)self)->signature);
 }
 
 static PyGetSetDef kernel_getset[] = {
-    {"name", kernel_get, NULL, "The kernel's name.", (void *)0},
-    {"signature", kernel_get, NULL, "The signature its arguments are packed by.", (void *)1},
+    {"name", kernel_name, NULL, "The kernel's name.", NULL},
+    {"signature", kernel_signature, NULL, "The signature its arguments are packed by.", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
 static PyType_Slot kernel_slots[] = {
@@ -136,7 +144,9 @@ static PyType_Slot kernel_slots[] = {
     {Py_tp_getset, kernel_getset},
     {0, NULL}};
 
-static PyType_Spec kernel_spec = {"cuplug.Kernel", sizeof(shim_kernel), 0, Py_TPFLAGS_DEFAULT,
+/* Made by the module only (Library.get_kernel), around a kernel. */
+static PyType_Spec kernel_spec = {"cuplug.Kernel", sizeof(shim_kernel), 0,
+                                  Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
                                   kernel_slots};
 
 /* ---- a launch ---- */
@@ -164,7 +174,7 @@ static int pack_args(const shim_kernel *k, PyObject *args, shim_pack *p) {
 
 static PyObject *launch(shim_state *st, const shim_launcher *l, PyObject *args) {
   shim_kernel *k = (shim_kernel *)l->kernel;
-  if (!kernel_open(k)) return NULL;
+  if (!kernel_enter(k)) return NULL;
   enum { STACK = 16 }; /* arguments packed without a heap allocation */
   cuplug_value values[STACK];
   shim_slot slots[STACK];
@@ -208,6 +218,7 @@ done:
     PyMem_Free(p.keep);
     PyMem_Free(p.views);
   }
+  shim_library_leave((shim_library *)k->library);
   if (PyErr_Occurred()) return NULL;
   Py_RETURN_NONE;
 }
@@ -216,6 +227,7 @@ done:
 
 static void launcher_dealloc(PyObject *self) {
   Py_CLEAR(((shim_launcher *)self)->kernel);
+  Py_CLEAR(((shim_launcher *)self)->stream_owner);
   PyTypeObject *t = Py_TYPE(self);
   PyObject_Free(self);
   Py_DECREF(t);
@@ -232,8 +244,10 @@ static PyType_Slot launcher_slots[] = {
     {Py_tp_call, launcher_call},
     {0, NULL}};
 
+/* Made by the module only (kernel[grid, block, ...]). */
 static PyType_Spec launcher_spec = {"cuplug.Launcher", sizeof(shim_launcher), 0,
-                                    Py_TPFLAGS_DEFAULT, launcher_slots};
+                                    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+                                    launcher_slots};
 
 int shim_kernel_init(PyObject *m, shim_state *st) {
   st->kernel_type = (PyTypeObject *)PyType_FromModuleAndSpec(m, &kernel_spec, NULL);

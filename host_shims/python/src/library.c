@@ -44,41 +44,39 @@ PyObject *shim_library_load(PyObject *session, PyObject *what) {
   l->library = a.library;
   l->session = Py_NewRef(session);
   l->host = host;
+  l->closed = false;
+  l->calls = 0;
   return (PyObject *)l;
 }
 
-static void library_close_now(shim_library *l) {
-  if (l->library) l->api->library_unload(l->library);
-  l->library = NULL;
+static PyObject *closed_error(void) {
+  return PyErr_Format(PyExc_ValueError, "the module is closed");
 }
 
 static void library_dealloc(PyObject *self) {
   shim_library *l = (shim_library *)self;
-  library_close_now(l);
+  l->closed = true; /* no call is under way: each holds the library */
+  shim_library_unload_idle(l);
   Py_CLEAR(l->session);
   PyTypeObject *t = Py_TYPE(self);
   PyObject_Free(self);
   Py_DECREF(t);
 }
 
+/* Unloads the library now, or when the last call under way ends. */
 static PyObject *library_close(PyObject *self, PyObject *unused) {
   (void)unused;
-  library_close_now((shim_library *)self);
+  shim_library *l = (shim_library *)self;
+  l->closed = true;
+  shim_library_unload_idle(l);
   Py_RETURN_NONE;
 }
 
-static PyObject *get_kernel(PyObject *self, PyObject *args, PyObject *kw) {
-  static char *names[] = {"name", "signature", "debug", NULL};
-  const char *name = NULL;
-  PyObject *sig = Py_None;
-  int debug = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|zOp:get_kernel", names, &name, &sig, &debug))
-    return NULL;
-  shim_state *st = shim_state_of(self);
-  shim_library *l = (shim_library *)self;
-  if (!l->library) return PyErr_Format(PyExc_ValueError, "the module is closed");
-  cuplug_kernel_args a = {.struct_size = sizeof a, .library = l->library, .name = name,
-                          .debug = (uint32_t)debug};
+/* get_kernel's work, with l entered. */
+static PyObject *kernel_of(shim_state *st, PyObject *self, const char *name, PyObject *sig,
+                           int debug) {
+  cuplug_kernel_args a = {.struct_size = sizeof a, .library = ((shim_library *)self)->library,
+                          .name = name, .debug = (uint32_t)debug};
   if (sig != Py_None && !(a.signature_type = shim_type_from(st, sig, "signature"))) return NULL;
   cuplug_error *e = st->api->kernel_get(&a);
   if (e) return shim_raise(st, e);
@@ -89,13 +87,26 @@ static PyObject *get_kernel(PyObject *self, PyObject *args, PyObject *kw) {
   return shim_kernel_new(st, self, a.kernel, info.name, info.signature);
 }
 
+static PyObject *get_kernel(PyObject *self, PyObject *args, PyObject *kw) {
+  static char *names[] = {"name", "signature", "debug", NULL};
+  const char *name = NULL;
+  PyObject *sig = Py_None;
+  int debug = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|zOp:get_kernel", names, &name, &sig, &debug))
+    return NULL;
+  shim_library *l = (shim_library *)self;
+  if (!shim_library_enter(l)) return closed_error();
+  PyObject *k = kernel_of(shim_state_of(self), self, name, sig, debug);
+  shim_library_leave(l);
+  return k;
+}
+
 /* ---- a host library's C-ABI functions ---- */
 
 /* The address of a host library's function (name NULL: the artifact's
- * symbol) and, for the artifact's symbol, its signature. */
+ * symbol) and, for the artifact's symbol, its signature; l is entered. */
 static int host_function(shim_state *st, shim_library *l, const char *name, void **address,
                          const cuplug_type **sig) {
-  if (!l->library) return PyErr_Format(PyExc_ValueError, "the module is closed"), -1;
   if (!l->host)
     return PyErr_Format(PyExc_ValueError,
                         "the library was loaded on the GPU: compile with output=\"host\" to "
@@ -111,11 +122,13 @@ static int host_function(shim_state *st, shim_library *l, const char *name, void
 static PyObject *library_address(PyObject *self, PyObject *args) {
   const char *name = NULL;
   if (!PyArg_ParseTuple(args, "|z:address", &name)) return NULL;
+  shim_library *l = (shim_library *)self;
+  if (!shim_library_enter(l)) return closed_error();
   void *address;
   const cuplug_type *sig;
-  if (host_function(shim_state_of(self), (shim_library *)self, name, &address, &sig) < 0)
-    return NULL;
-  return PyLong_FromVoidPtr(address);
+  int rc = host_function(shim_state_of(self), l, name, &address, &sig);
+  shim_library_leave(l);
+  return rc < 0 ? NULL : PyLong_FromVoidPtr(address);
 }
 
 /* Library.call's keywords, name=None and signature=None, into *name and
@@ -169,13 +182,9 @@ static PyObject *call_packed(shim_state *st, shim_library *l, const char *name,
   return shim_result_value(ri.kind, &r);
 }
 
-/* Library.call(*args, name=None, signature=None) */
-static PyObject *library_call(PyObject *self, PyObject *args, PyObject *kw) {
-  shim_state *st = shim_state_of(self);
-  shim_library *l = (shim_library *)self;
-  const char *name = NULL;
-  PyObject *sig_obj = Py_None;
-  if (call_keywords(kw, &name, &sig_obj) < 0) return NULL;
+/* Library.call's work, with l entered. */
+static PyObject *call_function(shim_state *st, shim_library *l, const char *name,
+                               PyObject *sig_obj, PyObject *args) {
   void *address;
   const cuplug_type *sig;
   if (host_function(st, l, name, &address, &sig) < 0) return NULL;
@@ -202,6 +211,18 @@ static PyObject *library_call(PyObject *self, PyObject *args, PyObject *kw) {
   return result;
 }
 
+/* Library.call(*args, name=None, signature=None) */
+static PyObject *library_call(PyObject *self, PyObject *args, PyObject *kw) {
+  shim_library *l = (shim_library *)self;
+  const char *name = NULL;
+  PyObject *sig_obj = Py_None;
+  if (call_keywords(kw, &name, &sig_obj) < 0) return NULL;
+  if (!shim_library_enter(l)) return closed_error();
+  PyObject *result = call_function(shim_state_of(self), l, name, sig_obj, args);
+  shim_library_leave(l);
+  return result;
+}
+
 static PyMethodDef library_methods[] = {
     {"get_kernel", (PyCFunction)(void (*)(void))get_kernel, METH_VARARGS | METH_KEYWORDS,
      "get_kernel(name=None, signature=None, debug=False) -> Kernel"},
@@ -210,7 +231,8 @@ static PyMethodDef library_methods[] = {
      "artifact's when name is None), called with Python values; its result."},
     {"address", library_address, METH_VARARGS,
      "address(name=None) -> int: a host library's function, for ctypes or cffi."},
-    {"close", library_close, METH_NOARGS, "close(): unload the library; its kernels go with it."},
+    {"close", library_close, METH_NOARGS,
+     "close(): unload the library (after the calls under way); its kernels go with it."},
     {NULL, NULL, 0, NULL}};
 
 static PyType_Slot library_slots[] = {
@@ -219,8 +241,10 @@ static PyType_Slot library_slots[] = {
     {Py_tp_methods, library_methods},
     {0, NULL}};
 
+/* Made by the module only (Session.load), around a library. */
 static PyType_Spec library_spec = {"cuplug.Library", sizeof(shim_library), 0,
-                                   Py_TPFLAGS_DEFAULT, library_slots};
+                                   Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+                                   library_slots};
 
 int shim_library_init(PyObject *m, shim_state *st) {
   st->library_type = (PyTypeObject *)PyType_FromModuleAndSpec(m, &library_spec, NULL);

@@ -44,6 +44,7 @@ PyObject *shim_to_host(PyObject *self, PyObject *args) {
   unsigned long long p;
   Py_ssize_t n;
   if (!PyArg_ParseTuple(args, "Kn:to_host", &p, &n)) return NULL;
+  if (n < 0) return PyErr_Format(PyExc_ValueError, "nbytes must be 0 or more, not %zd", n);
   PyObject *out = PyBytes_FromStringAndSize(NULL, n);
   if (!out) return NULL;
   char *buf = PyBytes_AsString(out);

@@ -134,8 +134,8 @@ static PyObject *literal(PyObject *mod, PyObject *value) {
 static PyObject *status_name(PyObject *mod, PyObject *code) {
   shim_state *st = loaded(mod);
   if (!st) return NULL;
-  long c = PyLong_AsLong(code);
-  if (c == -1 && PyErr_Occurred()) return NULL;
+  int c; /* a status is a C int: a larger number is refused, not cut to one */
+  if (!PyArg_Parse(code, "i", &c)) return NULL;
   return PyUnicode_FromString(st->api->status_name((cuplug_status)c));
 }
 

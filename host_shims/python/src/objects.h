@@ -39,10 +39,34 @@ typedef struct shim_session {
 typedef struct shim_library {
   PyObject_HEAD
   const cuplug_api *api;
-  cuplug_library *library; /* NULL once closed */
+  cuplug_library *library; /* NULL once unloaded */
   PyObject *session;       /* its shim_session, kept alive while the library is */
   bool host;               /* compiled for the CPU: arrays are host buffers */
+  bool closed;             /* close() was called: no call may begin */
+  size_t calls;            /* calls under way: the library is unloaded after the last */
 } shim_library;
+
+/* A call that uses l's library begins: false (no exception set) when l is
+ * closed.  Until shim_library_leave the library stays loaded, whatever
+ * close() is called meanwhile: a call releases the GIL, and converting its
+ * arguments runs Python code, either of which lets close() run. */
+static inline bool shim_library_enter(shim_library *l) {
+  if (l->closed) return false;
+  l->calls++;
+  return true;
+}
+
+/* Unloads a closed library once no call uses it. */
+static inline void shim_library_unload_idle(shim_library *l) {
+  if (!l->closed || l->calls || !l->library) return;
+  l->api->library_unload(l->library);
+  l->library = NULL;
+}
+
+static inline void shim_library_leave(shim_library *l) {
+  l->calls--;
+  shim_library_unload_idle(l);
+}
 
 /* What packing one argument needs to know of its type. */
 typedef struct shim_param {
@@ -79,6 +103,7 @@ typedef struct shim_launcher {
   PyObject *kernel; /* its shim_kernel */
   uint32_t grid[3], block[3], shared_mem;
   void *stream;
+  PyObject *stream_owner; /* the object stream came from, or NULL: the handle is its */
 } shim_launcher;
 
 #endif

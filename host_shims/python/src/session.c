@@ -244,14 +244,13 @@ static int module_item(PyObject *item, size_t i, void *out, shim_view *v) {
 
 /* What a compile borrows from Python for the length of the call. */
 typedef struct compile_lists {
-  shim_list modules, link;
-  const char **include_paths;
+  shim_list modules, link, include_paths;
 } compile_lists;
 
 static void compile_lists_free(compile_lists *l) {
   shim_list_free(&l->modules);
   shim_list_free(&l->link);
-  PyMem_Free(l->include_paths);
+  shim_list_free(&l->include_paths);
 }
 
 static int compile_lists_of(const compile_options *o, cuplug_compile_args *a, compile_lists *l) {
@@ -259,8 +258,8 @@ static int compile_lists_of(const compile_options *o, cuplug_compile_args *a, co
   if (shim_list_of(o->modules, "modules must be a sequence", sizeof(cuplug_module), module_item,
                    &l->modules) < 0 ||
       shim_code_list_of(o->link, &l->link) < 0 ||
-      shim_strings_of(o->include_paths, &l->include_paths, &a->num_include_paths,
-                      "include_paths must be a sequence of str") < 0) {
+      shim_strings_of(o->include_paths, "include_paths must be a sequence of str",
+                      &l->include_paths) < 0) {
     compile_lists_free(l);
     return -1;
   }
@@ -268,7 +267,8 @@ static int compile_lists_of(const compile_options *o, cuplug_compile_args *a, co
   a->num_modules = l->modules.n;
   a->link = (const cuplug_code *const *)l->link.ptrs;
   a->num_link = l->link.n;
-  a->include_paths = l->include_paths;
+  a->include_paths = l->include_paths.items;
+  a->num_include_paths = l->include_paths.n;
   return 0;
 }
 
@@ -293,27 +293,25 @@ static PyObject *session_compile(PyObject *self, PyObject *args, PyObject *kw) {
 /* ---- link ---- */
 
 /* arts (None: none), a sequence of Artifacts, as the plugin's handles, to
- * PyMem_Free; *keep holds the Artifacts until the link is over. */
+ * PyMem_Free; *keep, a tuple, holds the Artifacts until the link is over. */
 static const cuplug_artifact **artifacts_of(shim_state *st, PyObject *arts, PyObject **keep,
                                             size_t *n) {
-  PyObject *fast = arts == Py_None
-                       ? PyTuple_New(0)
-                       : PySequence_Fast(arts, "artifacts must be a sequence of cuplug.Artifact");
-  *keep = fast;
-  if (!fast) return NULL;
-  *n = (size_t)PySequence_Size(fast);
+  PyObject *t = arts == Py_None
+                    ? PyTuple_New(0)
+                    : shim_tuple_of(arts, "artifacts must be a sequence of cuplug.Artifact");
+  *keep = t;
+  if (!t) return NULL;
+  *n = (size_t)PyTuple_Size(t);
   const cuplug_artifact **av = PyMem_Calloc(*n + 1, sizeof *av);
   if (!av) return PyErr_NoMemory(), NULL;
   for (size_t i = 0; i < *n; i++) {
-    PyObject *o = PySequence_GetItem(fast, (Py_ssize_t)i);
-    if (!o || Py_TYPE(o) != st->artifact_type) {
-      if (o) shim_type_error("an artifact to link", "a cuplug.Artifact", o);
-      Py_XDECREF(o);
+    PyObject *o = PyTuple_GetItem(t, (Py_ssize_t)i);
+    if (Py_TYPE(o) != st->artifact_type) {
+      shim_type_error("an artifact to link", "a cuplug.Artifact", o);
       PyMem_Free(av);
       return NULL;
     }
     av[i] = ((shim_artifact *)o)->artifact;
-    Py_DECREF(o);
   }
   return av;
 }
@@ -337,24 +335,24 @@ static PyObject *session_link(PyObject *self, PyObject *args, PyObject *kw) {
                         .time_limit_ms = limit, .flags = cache ? 0 : CUPLUG_LINK_NO_CACHE};
   if (cc_of(cc, &a.cc_major, &a.cc_minor, &a.cc_suffix) < 0) return NULL;
   PyObject *result = NULL, *keep;
-  shim_list cl = {0};
-  const char **inc = NULL;
+  shim_list cl = {0}, inc = {0};
   const cuplug_artifact **av = artifacts_of(st, arts, &keep, &a.num_artifacts);
   if (!av || shim_code_list_of(code, &cl) < 0 ||
-      shim_strings_of(includes, &inc, &a.num_include_paths, "include_paths must be a sequence") < 0)
+      shim_strings_of(includes, "include_paths must be a sequence", &inc) < 0)
     goto done;
   a.artifacts = av;
   a.code = (const cuplug_code *const *)cl.ptrs;
   a.num_code = cl.n;
-  a.include_paths = inc;
+  a.include_paths = inc.items;
+  a.num_include_paths = inc.n;
   cuplug_error *e;
   Py_BEGIN_ALLOW_THREADS e = st->api->link(&a);
   Py_END_ALLOW_THREADS
   result = e ? shim_raise(st, e) : shim_artifact_new(st, a.artifact);
 done:
   shim_list_free(&cl);
+  shim_list_free(&inc);
   PyMem_Free(av);
-  PyMem_Free(inc);
   Py_XDECREF(keep);
   return result;
 }

@@ -95,5 +95,9 @@ PyObject *shim_type_error(const char *what, const char *expected, PyObject *got)
 void shim_keep_callback_error(void);
 /* An unsigned integer argument, with a TypeError naming it. */
 int shim_u32(PyObject *obj, const char *what, uint32_t *out);
+/* Text of the plugin's (a message, a log, a symbol) as str: it quotes the
+ * caller's source and the toolkit's words, which need not be UTF-8, so
+ * bytes that are not are replaced rather than refused. */
+PyObject *shim_text(const char *s);
 
 #endif

@@ -53,6 +53,7 @@ const cuplug_type *shim_type_from(shim_state *st, PyObject *obj, const char *wha
   return t;
 }
 
+/* Never fails: the module makes Types only around a type. */
 static cuplug_type_info info_of(PyObject *self) {
   const cuplug_api *api = shim_state_of(self)->api;
   cuplug_type_info i = {.struct_size = sizeof i, .type = shim_type_of(self)};
@@ -99,34 +100,74 @@ static PyObject *type_tuple(shim_state *st, const cuplug_type *const *ts, size_t
   return tuple;
 }
 
-static PyObject *type_get(PyObject *self, void *which) {
-  shim_state *st = shim_state_of(self);
-  cuplug_type_info i = info_of(self);
-  switch ((intptr_t)which) {
-    case 0: return PyUnicode_FromString(i.name);
-    case 1: return PyLong_FromLong(i.kind);
-    case 2: return shim_type(st, i.element);
-    case 3: return PyLong_FromUnsignedLong(i.ndim);
-    case 4: return PyUnicode_FromString(i.layout == CUPLUG_LAYOUT_C ? "C"
-                                        : i.layout == CUPLUG_LAYOUT_F ? "F" : "A");
-    case 5: return shim_type(st, i.restype);
-    case 6: return type_tuple(st, i.args, i.num_args);
-    case 7: return PyLong_FromUnsignedLong(i.size);
-    default: return PyLong_FromLongLong(i.literal_value);
-  }
+/* One getter per attribute, named after it (type_<name>): GETTER below
+ * builds the table from the name alone, so an attribute cannot be served
+ * by another's getter. */
+#define GETTER(name) static PyObject *type_##name(PyObject *self, void *unused)
+
+GETTER(name) {
+  (void)unused;
+  return PyUnicode_FromString(info_of(self).name);
 }
 
+GETTER(kind) {
+  (void)unused;
+  return PyLong_FromLong(info_of(self).kind);
+}
+
+GETTER(element) {
+  (void)unused;
+  return shim_type(shim_state_of(self), info_of(self).element);
+}
+
+GETTER(ndim) {
+  (void)unused;
+  return PyLong_FromUnsignedLong(info_of(self).ndim);
+}
+
+GETTER(layout) {
+  (void)unused;
+  cuplug_layout l = info_of(self).layout;
+  return PyUnicode_FromString(l == CUPLUG_LAYOUT_C ? "C" : l == CUPLUG_LAYOUT_F ? "F" : "A");
+}
+
+GETTER(restype) {
+  (void)unused;
+  return shim_type(shim_state_of(self), info_of(self).restype);
+}
+
+GETTER(args) {
+  (void)unused;
+  cuplug_type_info i = info_of(self);
+  return type_tuple(shim_state_of(self), i.args, i.num_args);
+}
+
+GETTER(size) {
+  (void)unused;
+  return PyLong_FromUnsignedLong(info_of(self).size);
+}
+
+GETTER(literal_value) {
+  (void)unused;
+  return PyLong_FromLongLong(info_of(self).literal_value);
+}
+
+#undef GETTER
+#define GETTER(name, doc) {#name, type_##name, NULL, doc, NULL}
+
 static PyGetSetDef type_getset[] = {
-    {"name", type_get, NULL, "The canonical name, which parses back to this type.", (void *)0},
-    {"kind", type_get, NULL, "The cuplug_type_kind number.", (void *)1},
-    {"element", type_get, NULL, "A pointer's pointee, an array's dtype, else None.", (void *)2},
-    {"ndim", type_get, NULL, "An array's dimensions.", (void *)3},
-    {"layout", type_get, NULL, "An array's layout: 'C', 'F' or 'A'.", (void *)4},
-    {"restype", type_get, NULL, "A signature's return type, else None.", (void *)5},
-    {"args", type_get, NULL, "A signature's argument types, a tuple's elements.", (void *)6},
-    {"size", type_get, NULL, "Bytes of a scalar or pointer value, else 0.", (void *)7},
-    {"literal_value", type_get, NULL, "An integer literal's value.", (void *)8},
+    GETTER(name, "The canonical name, which parses back to this type."),
+    GETTER(kind, "The cuplug_type_kind number."),
+    GETTER(element, "A pointer's pointee, an array's dtype, else None."),
+    GETTER(ndim, "An array's dimensions."),
+    GETTER(layout, "An array's layout: 'C', 'F' or 'A'."),
+    GETTER(restype, "A signature's return type, else None."),
+    GETTER(args, "A signature's argument types, a tuple's elements."),
+    GETTER(size, "Bytes of a scalar or pointer value, else 0."),
+    GETTER(literal_value, "An integer literal's value."),
     {NULL, NULL, NULL, NULL, NULL}};
+
+#undef GETTER
 
 /* A Type refers to its type object, which refers to the module, whose
  * types_by_address holds the Type: the collector must see that cycle. */
@@ -155,8 +196,11 @@ static PyType_Slot type_slots[] = {
     {Py_tp_dealloc, type_dealloc},
     {0, NULL}};
 
-static PyType_Spec type_spec = {"cuplug.Type", sizeof(shim_type_object), 0,
-                                Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, type_slots};
+/* Made by the module only, one per type (shim_type): from Python,
+ * cuplug.typeof. */
+static PyType_Spec type_spec = {
+    "cuplug.Type", sizeof(shim_type_object), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_DISALLOW_INSTANTIATION, type_slots};
 
 int shim_type_init(PyObject *m, shim_state *st) {
   st->type_type = (PyTypeObject *)PyType_FromModuleAndSpec(m, &type_spec, NULL);

@@ -136,7 +136,10 @@ int shim_scalar_arg(const shim_callee *c, size_t i, PyObject *obj, shim_pack *p)
       }
       break;
     }
-    default: { /* integers: exactly, within the type's range */
+    case CUPLUG_TYPE_INT8: case CUPLUG_TYPE_INT16: case CUPLUG_TYPE_INT32: case CUPLUG_TYPE_INT64:
+    case CUPLUG_TYPE_UINT8: case CUPLUG_TYPE_UINT16: case CUPLUG_TYPE_UINT32:
+    case CUPLUG_TYPE_UINT64: case CUPLUG_TYPE_INT_LITERAL: {
+      /* integers: exactly, within the type's range */
       PyObject *n = PyNumber_Index(obj);
       if (!n) {
         PyErr_Clear();
@@ -149,6 +152,8 @@ int shim_scalar_arg(const shim_callee *c, size_t i, PyObject *obj, shim_pack *p)
       s->i = v; /* little-endian: the low bytes are the narrower value */
       break;
     }
+    default: /* tuples, number classes: no slot holds them, the plugin would read past it */
+      return shim_arg_error(c, i, "its type cannot be passed from Python"), -1;
   }
   p->values[i] = (cuplug_value){pr->kind, s};
   return 0;

@@ -38,29 +38,36 @@ void shim_list_free(shim_list *l) {
   PyMem_Free(l->items);
   PyMem_Free(l->ptrs);
   PyMem_Free(l->views);
+  Py_XDECREF(l->keep);
   memset(l, 0, sizeof *l);
+}
+
+/* A tuple, not the caller's list: the plugin reads the items with the GIL
+ * released or while calling back into Python, when the list may change. */
+PyObject *shim_tuple_of(PyObject *seq, const char *what) {
+  PyObject *fast = PySequence_Fast(seq, what);
+  if (!fast) return NULL;
+  PyObject *t = PySequence_Tuple(fast);
+  Py_DECREF(fast);
+  return t;
 }
 
 int shim_list_of(PyObject *seq, const char *what, size_t size, shim_item_fn convert,
                  shim_list *l) {
   memset(l, 0, sizeof *l);
   if (!seq || seq == Py_None) return 0;
-  PyObject *fast = PySequence_Fast(seq, what);
-  if (!fast) return -1;
-  Py_ssize_t n = PySequence_Size(fast);
+  if (!(l->keep = shim_tuple_of(seq, what))) return -1;
+  Py_ssize_t n = PyTuple_Size(l->keep);
   l->items = PyMem_Calloc((size_t)n + 1, size);
   l->ptrs = PyMem_Calloc((size_t)n + 1, sizeof *l->ptrs);
   l->views = PyMem_Calloc((size_t)n + 1, sizeof *l->views);
   int rc = l->items && l->ptrs && l->views ? 0 : (PyErr_NoMemory(), -1);
   for (Py_ssize_t i = 0; rc == 0 && i < n; i++) {
-    PyObject *item = PySequence_GetItem(fast, i);
     void *out = (char *)l->items + (size_t)i * size;
-    rc = item ? convert(item, (size_t)i, out, &l->views[i]) : -1;
-    Py_XDECREF(item); /* it stays alive in seq, which the caller holds */
+    rc = convert(PyTuple_GetItem(l->keep, i), (size_t)i, out, &l->views[i]);
     l->ptrs[i] = out;
     l->n = (size_t)i + 1;
   }
-  Py_DECREF(fast);
   if (rc < 0) shim_list_free(l);
   return rc;
 }
@@ -100,31 +107,14 @@ int shim_code_list_of(PyObject *seq, shim_list *l) {
   return shim_list_of(seq, "code to link must be a sequence", sizeof(cuplug_code), code_item, l);
 }
 
-int shim_strings_of(PyObject *seq, const char ***out, size_t *n, const char *what) {
-  *out = NULL;
-  *n = 0;
-  if (!seq || seq == Py_None) return 0;
-  PyObject *fast = PySequence_Fast(seq, what);
-  if (!fast) return -1;
-  Py_ssize_t len = PySequence_Size(fast);
-  const char **v = PyMem_Calloc((size_t)len + 1, sizeof *v);
-  if (!v) {
-    Py_DECREF(fast);
-    PyErr_NoMemory();
-    return -1;
-  }
-  for (Py_ssize_t i = 0; i < len; i++) {
-    PyObject *item = PySequence_GetItem(fast, i);
-    v[i] = item ? PyUnicode_AsUTF8AndSize(item, NULL) : NULL;
-    Py_XDECREF(item); /* the string lives on in seq */
-    if (!v[i]) {
-      PyMem_Free(v);
-      Py_DECREF(fast);
-      return -1;
-    }
-  }
-  Py_DECREF(fast);
-  *out = v;
-  *n = (size_t)len;
-  return 0;
+static int string_item(PyObject *item, size_t i, void *out, shim_view *v) {
+  (void)i;
+  (void)v;
+  const char **s = out;
+  *s = PyUnicode_AsUTF8AndSize(item, NULL);
+  return *s ? 0 : -1;
+}
+
+int shim_strings_of(PyObject *seq, const char *what, shim_list *l) {
+  return shim_list_of(seq, what, sizeof(const char *), string_item, l);
 }

@@ -1,6 +1,9 @@
 /* views.h - Python values the plugin reads during a call, borrowed rather
  * than copied: text and bytes, and the lists of structs a call takes (code
- * to link, IR modules, include paths). */
+ * to link, IR modules, include paths).  What is borrowed stays alive until
+ * the call is over: a list holds its items itself, whatever the caller's
+ * sequence does meanwhile (a generator drops them, a callback of the call
+ * may empty a list). */
 #ifndef CUPLUG_PY_VIEWS_H
 #define CUPLUG_PY_VIEWS_H
 
@@ -19,12 +22,14 @@ int shim_view_of(PyObject *obj, const char *what, shim_view *v);
 void shim_view_release(shim_view *v);
 
 /* What a call takes from a Python sequence: an array of C structs of one
- * size, pointers to each, and the views they borrow, released together. */
+ * size, pointers to each, the views they borrow, and a tuple of the items
+ * they borrow from, released together. */
 typedef struct shim_list {
   void *items;
   const void **ptrs;
   shim_view *views;
   size_t n;
+  PyObject *keep;
 } shim_list;
 
 /* Fills the struct at `out` from `item`, the i-th, borrowing into v. */
@@ -40,8 +45,12 @@ void shim_list_free(shim_list *l);
  * their contents), or a tuple (name, bytes) or (kind, name, bytes). */
 int shim_code_list_of(PyObject *seq, shim_list *l);
 
-/* A sequence of str (None: empty) as a C array to PyMem_Free, valid while
- * seq lives. */
-int shim_strings_of(PyObject *seq, const char ***out, size_t *n, const char *what);
+/* A sequence of str (None: empty) as a shim_list whose items are a
+ * NULL-terminated array of const char *. */
+int shim_strings_of(PyObject *seq, const char *what, shim_list *l);
+
+/* seq as a tuple that holds every item (seq itself when it is a tuple);
+ * `what` is the TypeError's message when seq is no sequence. */
+PyObject *shim_tuple_of(PyObject *seq, const char *what);
 
 #endif
