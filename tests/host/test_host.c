@@ -1,6 +1,7 @@
 /* test_host.c - device code on the CPU (CUPLUG_OUTPUT_HOST): the corpus's
  * device functions and kernels give exact values, with no GPU and no CUDA
- * toolkit; what the host cannot run is refused by name and line. */
+ * toolkit (but libdevice, for the built-ins that call it); what the host
+ * cannot run is refused by name and line. */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -717,54 +718,50 @@ END_TEST
 
 static void setup(void) {
   T_ASSERT_OK(t_api()->session_create(NULL, &s));
-}
-static void teardown(void) { t_api()->session_destroy(s); }
-
-/* Is libcuplug-host.so there?  A build carried without it (it is 41 MB)
- * skips this suite rather than fail it. */
-static bool have_host(void) {
-  cuplug_session *probe;
-  if (t_api()->session_create(NULL, &probe)) return false;
-  static const char ir[] = "define i32 @f(i32 %x) {\n  ret i32 %x\n}\n";
-  cuplug_module m = {sizeof m, "probe.ll", ir, sizeof ir - 1};
-  const cuplug_module *mods[] = {&m};
-  cuplug_compile_args a = {.struct_size = sizeof a, .session = probe, .modules = mods,
-                           .num_modules = 1, .entry = "f", .signature = "int32(int32)",
-                           .entry_abi = CUPLUG_ABI_C, .output = CUPLUG_OUTPUT_HOST};
-  cuplug_error *e = t_api()->compile(&a);
-  cuplug_load_args l = {.struct_size = sizeof l, .session = probe, .artifact = a.artifact};
-  if (!e) e = t_api()->load(&l);
-  bool found = t_api()->error_code(e) != CUPLUG_ERR_HOST_NOT_FOUND;
-  if (!found) printf("skipped: %s\n", t_api()->error_message(e));
-  t_api()->error_destroy(e);
-  t_api()->library_unload(l.library);
-  t_api()->artifact_destroy(a.artifact);
-  t_api()->session_destroy(probe);
-  return found;
-}
-
-int main(void) {
-  if (!have_host()) return T_SKIP;
   num_cases = t_cases(&cases);
-  Suite *suite;
-  TCase *tc = t_suite(&suite, "host", setup, teardown, 120);
+}
+
+static void teardown(void) {
+  t_cases_free(cases, num_cases);
+  t_api()->session_destroy(s);
+}
+
+static Suite *suite_host(void) {
+  Suite *suite = suite_create("host");
+  TCase *tc = t_tcase(suite, "device_functions", T_HOST, setup, teardown, 120);
   tcase_add_test(tc, device_functions_by_signature);
   tcase_add_test(tc, device_function_as_pointer);
   tcase_add_test(tc, host_call_errors);
   tcase_add_test(tc, growable_arguments);
   tcase_add_test(tc, host_artifact_holds_ir);
+
+  tc = t_tcase(suite, "kernels", T_HOST, setup, teardown, 120);
   tcase_add_test(tc, saxpy_values);
   tcase_add_test(tc, atomic_values);
   tcase_add_test(tc, reduce_values);
   tcase_add_test(tc, warp_collectives_and_dynamic_shared);
+
+  tc = t_tcase(suite, "exceptions", T_HOST, setup, teardown, 120);
   tcase_add_test(tc, debug_kernel_reports_exception);
   tcase_add_test(tc, barrier_not_every_thread_reaches);
+
+  tc = t_tcase(suite, "refused", T_HOST, setup, teardown, 120);
   tcase_add_test(tc, unsupported_constructs);
+
+  /* libdevice is libNVVM's */
+  tc = t_tcase(suite, "libdevice", T_HOST | T_NVVM, setup, teardown, 120);
   tcase_add_test(tc, libdevice_gives_the_gpus_bits);
-  tcase_add_test(tc, declared_function_with_host_implementation);
   tcase_add_test(tc, fastmath_flushes_libdevice_subnormals);
+
+  tc = t_tcase(suite, "declared_functions", T_HOST, setup, teardown, 120);
+  tcase_add_test(tc, declared_function_with_host_implementation);
+
+  tc = t_tcase(suite, "threads", T_HOST, setup, teardown, 120);
   tcase_add_test(tc, loads_and_launches_from_many_threads);
-  int rc = t_run_suite(suite);
-  t_cases_free(cases, num_cases);
-  return rc;
+  return suite;
+}
+
+int main(int argc, char **argv) {
+  static const t_suite_def suites[] = {{"host", suite_host}};
+  return t_main(argc, argv, suites, 1);
 }

@@ -67,7 +67,38 @@ static cuplug_info *info(void) {
 }
 
 bool t_have_nvvm(void) { return info()->nvvm_major >= 0; }
+bool t_have_nvrtc(void) { return info()->nvrtc_major >= 0; }
+bool t_have_nvjitlink(void) { return info()->nvjitlink_major >= 0; }
 bool t_have_gpu(void) { return info()->device_count > 0; }
+
+/* A build carried without libcuplug-host.so (it is 41 MB) skips the CPU
+ * target's tests rather than fail them. */
+static bool find_host(void) {
+  cuplug_session *probe;
+  if (t_api()->session_create(NULL, &probe)) return false;
+  static const char ir[] = "define i32 @f(i32 %x) {\n  ret i32 %x\n}\n";
+  cuplug_module m = {sizeof m, "probe.ll", ir, sizeof ir - 1};
+  const cuplug_module *mods[] = {&m};
+  cuplug_compile_args a = {.struct_size = sizeof a, .session = probe, .modules = mods,
+                           .num_modules = 1, .entry = "f", .signature = "int32(int32)",
+                           .entry_abi = CUPLUG_ABI_C, .output = CUPLUG_OUTPUT_HOST};
+  cuplug_error *e = t_api()->compile(&a);
+  cuplug_load_args l = {.struct_size = sizeof l, .session = probe, .artifact = a.artifact};
+  if (!e) e = t_api()->load(&l);
+  bool found = t_api()->error_code(e) != CUPLUG_ERR_HOST_NOT_FOUND;
+  if (!found) printf("%s\n", t_api()->error_message(e));
+  t_api()->error_destroy(e);
+  t_api()->library_unload(l.library);
+  t_api()->artifact_destroy(a.artifact);
+  t_api()->session_destroy(probe);
+  return found;
+}
+
+bool t_have_host(void) {
+  static int found = -1;
+  if (found < 0) found = find_host();
+  return found;
+}
 
 cuplug_session *t_session(void) {
   cuplug_session *s = NULL;

@@ -22,10 +22,15 @@ char *t_read(const char *path, size_t *size);
 
 /* The plugin's table (linked in or loaded: whichever the binary has). */
 const cuplug_api *t_api(void);
-/* Is libNVVM loadable?  Suites that compile skip (T_SKIP) without it. */
+/* Is libNVVM loadable?  Cases that compile need it (T_NVVM, below). */
 bool t_have_nvvm(void);
+/* Are NVRTC and nvJitLink loadable? */
+bool t_have_nvrtc(void);
+bool t_have_nvjitlink(void);
 /* Is a CUDA device usable? */
 bool t_have_gpu(void);
+/* Does the CPU target's library (libcuplug-host.so) load? */
+bool t_have_host(void);
 
 /* A session with the default toolkit search; fails the test on error. */
 cuplug_session *t_session(void);
@@ -128,6 +133,42 @@ bool t_elf_has_symbol(const void *elf, size_t size, const char *name);
 
 /* Runs a Check suite; returns the process exit status. */
 int t_run_suite(Suite *s);
+
+/* ---- cases that say what they need (runner.c) ---- */
+
+/* What a test case needs beyond the plugin and LLVM, which every test
+ * has.  Where a need is missing the case is reported skipped: neither run
+ * nor counted as passed. */
+enum {
+  T_NVVM = 1u << 0,      /* libNVVM, and libdevice beside it */
+  T_NVRTC = 1u << 1,     /* NVRTC: CUDA C++ */
+  T_NVJITLINK = 1u << 2, /* nvJitLink: cubins and link() */
+  T_GPU = 1u << 3,       /* a CUDA device */
+  T_NO_GPU = 1u << 4,    /* none: what the GPU calls say without one */
+  T_HOST = 1u << 5,      /* the CPU target's library, libcuplug-host.so */
+};
+#define T_TOOLKIT (T_NVVM | T_NVRTC | T_NVJITLINK)
+
+/* Adds to `suite` a case named for the feature its tests check (a-z, 0-9
+ * and _), needing `needs`, with its fixture (NULL: none) and time limit in
+ * seconds (0: Check's default). */
+TCase *t_tcase(Suite *suite, const char *name, unsigned needs, void (*setup)(void),
+               void (*teardown)(void), double timeout);
+
+/* A program's suites, by name. */
+typedef struct t_suite_def {
+  const char *name;
+  Suite *(*make)(void);
+} t_suite_def;
+
+/* main() of a program of suites made with t_tcase:
+ *   PROGRAM SUITE[.CASE]  runs one case of a suite, or every case whose
+ *                         needs are met; prints why each other is skipped
+ *   PROGRAM --list        prints "SUITE.CASE NEED..." for every case, the
+ *                         lines tests/cases.cmake makes ctest entries of
+ * Returns the exit status: 1 when a test failed, else T_SKIP when a case
+ * was skipped, else 0; 2 for a suite or case that is not there. */
+int t_main(int argc, char **argv, const t_suite_def *suites, size_t num_suites);
 
 /* A suite of one case, both called `name`, with its fixture (NULL: none)
  * and its time limit in seconds (0: Check's default): the case, for the

@@ -1,7 +1,7 @@
-/* main.c - runs one unit suite by name: cuplug_unit <suite>. */
-#include <stdio.h>
-#include <string.h>
-
+/* main.c - runs a unit suite, or one case of it, by name:
+ * cuplug_unit SUITE[.CASE] (cuplug_unit --list names them all).  What each
+ * case needs is the suite's to say (t_tcase): a case that needs the CUDA
+ * toolkit or a GPU is skipped where it is missing, the others run. */
 #include "support.h"
 
 Suite *suite_types(void);
@@ -19,39 +19,14 @@ Suite *suite_limits(void);
 Suite *suite_handoff(void);
 Suite *suite_cache(void);
 
-static const struct {
-  const char *name;
-  Suite *(*make)(void);
-  bool needs_nvvm; /* compiles through libNVVM */
-  bool no_gpu;     /* checks what the GPU calls say without a GPU */
-} suites[] = {
-    {"types", suite_types, false, false},       {"irtext", suite_irtext, false, false},
-    {"lowering", suite_lowering, false, false}, {"legalize", suite_legalize, false, false},
-    {"options", suite_options, true, false},    {"compile", suite_compile, true, false},
-    {"link", suite_link, true, false},          {"registry", suite_registry, true, false},
-    {"builtins", suite_builtins, true, false},  {"nogpu", suite_nogpu, false, true},
-    {"safety", suite_safety, true, false},      {"limits", suite_limits, true, false},
-    {"handoff", suite_handoff, true, false},   {"cache", suite_cache, true, false},
+static const t_suite_def suites[] = {
+    {"types", suite_types},       {"irtext", suite_irtext},   {"lowering", suite_lowering},
+    {"legalize", suite_legalize}, {"options", suite_options}, {"compile", suite_compile},
+    {"link", suite_link},         {"registry", suite_registry}, {"builtins", suite_builtins},
+    {"nogpu", suite_nogpu},       {"safety", suite_safety},   {"limits", suite_limits},
+    {"handoff", suite_handoff},   {"cache", suite_cache},
 };
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: cuplug_unit SUITE\n");
-    return 2;
-  }
-  for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++) {
-    if (strcmp(argv[1], suites[i].name) != 0) continue;
-    if (suites[i].needs_nvvm && !t_have_nvvm()) {
-      printf("skipped: libNVVM not found (set CUDA_HOME)\n");
-      return T_SKIP;
-    }
-    if (suites[i].no_gpu && t_have_gpu()) {
-      /* there the calls succeed: skipped, never counted as passed */
-      printf("skipped: a CUDA device is present (the gpu suite covers these calls)\n");
-      return T_SKIP;
-    }
-    return t_run_suite(suites[i].make());
-  }
-  fprintf(stderr, "cuplug_unit: no suite '%s'\n", argv[1]);
-  return 2;
+  return t_main(argc, argv, suites, sizeof suites / sizeof suites[0]);
 }

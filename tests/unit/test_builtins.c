@@ -447,17 +447,23 @@ START_TEST(dynamic_shared_array_links) {
 END_TEST
 
 Suite *suite_builtins(void) {
-  Suite *s;
-  TCase *tc = t_suite(&s, "builtins", setup, teardown, 120);
+  Suite *s = suite_create("builtins");
+  TCase *tc = t_tcase(s, "calls", T_NVVM, setup, teardown, 120);
   tcase_add_loop_test(tc, call_lowers_to_its_instruction, 0, sizeof calls / sizeof calls[0]);
   tcase_add_test(tc, inlined_at_opt_0);
+
+  tc = t_tcase(s, "typing", 0, setup, teardown, 120);
   tcase_add_test(tc, builtin_typing);
+
+  tc = t_tcase(s, "aggregates", T_NVVM, setup, teardown, 120);
   tcase_add_test(tc, atomic_on_an_array_element);
   tcase_add_test(tc, grid_returns_a_tuple);
   tcase_add_test(tc, shared_arrays_are_distinct);
-  tcase_add_test(tc, dynamic_shared_array_links);
   tcase_add_test(tc, local_array_in_the_callers_frame);
   tcase_add_test(tc, const_array_in_constant_memory);
   tcase_add_test(tc, tuple_returning_math);
+
+  tc = t_tcase(s, "dynamic_shared", T_NVVM | T_NVJITLINK, setup, teardown, 120);
+  tcase_add_test(tc, dynamic_shared_array_links);
   return s;
 }

@@ -730,21 +730,31 @@ START_TEST(artifacts_read_back) {
 END_TEST
 
 Suite *suite_cache(void) {
-  Suite *s;
-  TCase *tc = t_suite(&s, "cache", setup, teardown, 240);
+  Suite *s = suite_create("cache");
+  TCase *tc = t_tcase(s, "hits", T_NVVM, setup, teardown, 240);
   tcase_add_test(tc, memory_then_disk);
   tcase_add_test(tc, every_option_is_in_the_key);
   tcase_add_test(tc, no_cache_session_and_environment);
   tcase_add_test(tc, clear_empties_both);
+
+  tc = t_tcase(s, "linked_code", T_TOOLKIT, setup, teardown, 240);
   tcase_add_test(tc, a_changed_cu_or_header_is_built_again);
   tcase_add_test(tc, a_declared_function_is_in_the_key);
+
+  tc = t_tcase(s, "links", T_NVVM | T_NVJITLINK, setup, teardown, 240);
   tcase_add_test(tc, links_are_cached);
+
+  tc = t_tcase(s, "bad_entries", T_NVVM, setup, teardown, 240);
   tcase_add_test(tc, bad_entries_are_rebuilt);
   tcase_add_test(tc, a_folder_that_cannot_be);
   tcase_add_test(tc, a_full_folder);
   tcase_add_test(tc, a_read_only_folder);
+
+  tc = t_tcase(s, "sharing", T_NVVM, setup, teardown, 240);
   tcase_add_test(tc, processes_share_a_folder);
   tcase_add_test(tc, the_least_recently_used_go);
+
+  tc = t_tcase(s, "artifact_bytes", T_NVVM, setup, teardown, 240);
   tcase_add_test(tc, artifacts_read_back);
   return s;
 }

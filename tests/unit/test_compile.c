@@ -773,33 +773,56 @@ START_TEST(status_names) {
 END_TEST
 
 Suite *suite_compile(void) {
-  Suite *s;
-  TCase *tc = t_suite(&s, "compile", setup, teardown, 120);
+  Suite *s = suite_create("compile");
+  TCase *tc = t_tcase(s, "corpus", T_NVVM, setup, teardown, 120);
   tcase_add_test(tc, corpus_compiles_to_ptx);
   tcase_add_test(tc, artifact_info_fields);
+
+  tc = t_tcase(s, "cc", T_NVVM, setup, teardown, 120);
   tcase_add_test(tc, cc_explicit);
-  tcase_add_test(tc, cc_closest_below);
   tcase_add_test(tc, cc_arch_specific);
   tcase_add_test(tc, cc_session_default);
   tcase_add_test(tc, current_device);
+
+  /* the closest cc below: from NVRTC's list */
+  tc = t_tcase(s, "cc_closest", T_NVVM | T_NVRTC, setup, teardown, 120);
+  tcase_add_test(tc, cc_closest_below);
+
+  tc = t_tcase(s, "outputs", T_NVVM, setup, teardown, 120);
   tcase_add_test(tc, ltoir_magic);
   tcase_add_test(tc, fastmath_flushes_denormals);
   tcase_add_test(tc, debug_kernel_exception_store);
   tcase_add_test(tc, launch_bounds_directives);
+
+  tc = t_tcase(s, "kept_ir", T_NVVM, setup, teardown, 120);
   tcase_add_test(tc, forceinline_ltoir_keeps_ir);
   tcase_add_test(tc, no_ir_kept_by_default);
+
+  tc = t_tcase(s, "input", T_NVVM, setup, teardown, 120);
   tcase_add_test(tc, signature_as_handle);
   tcase_add_test(tc, module_text_is_sized);
   tcase_add_test(tc, entry_in_second_module);
+
+  tc = t_tcase(s, "exports", T_NVVM, setup, teardown, 120);
   tcase_add_test(tc, c_abi_export_takes_entry_name);
   tcase_add_test(tc, numba_abi_export_keeps_entry);
+
+  tc = t_tcase(s, "ir_calls", T_NVVM, setup, teardown, 120);
   tcase_add_test(tc, libdevice_linked);
   tcase_add_test(tc, numba_atomic_helper_defined);
   tcase_add_test(tc, nvvm_rejects_what_llvm_accepts);
   tcase_add_test(tc, unknown_intrinsic_is_an_error);
+
+  tc = t_tcase(s, "info_versions", T_TOOLKIT, setup, teardown, 120);
   tcase_add_test(tc, info_versions);
+
+  tc = t_tcase(s, "info_struct", 0, setup, teardown, 120);
   tcase_add_test(tc, info_older_struct);
+
+  tc = t_tcase(s, "threads", T_NVVM, setup, teardown, 120);
   tcase_add_test(tc, threads_share_a_session);
+
+  tc = t_tcase(s, "null_and_names", 0, setup, teardown, 120);
   tcase_add_test(tc, destroy_null_is_noop);
   tcase_add_test(tc, status_names);
   return s;

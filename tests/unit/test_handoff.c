@@ -167,14 +167,18 @@ START_TEST(a_spinning_host_keeps_the_time_limit) {
 END_TEST
 
 Suite *suite_handoff(void) {
-  Suite *s;
-  TCase *tc = t_suite(&s, "handoff", setup, teardown, 120);
+  Suite *s = suite_create("handoff");
+  TCase *tc = t_tcase(s, "switches", 0, setup, teardown, 120);
   tcase_add_test(tc, defaults);
   tcase_add_test(tc, values);
   tcase_add_test(tc, a_spinning_host_is_never_pinned_beside);
   tcase_add_test(tc, not_a_number_leaves_the_default);
   tcase_add_test(tc, a_long_spin_is_capped);
+
+  tc = t_tcase(s, "wire", 0, setup, teardown, 120);
   tcase_add_test(tc, the_job_names_its_cpu);
+
+  tc = t_tcase(s, "compiles", T_NVVM, setup, teardown, 120);
   tcase_add_test(tc, every_switch_compiles_alike);
   tcase_add_test(tc, a_spinning_host_keeps_the_time_limit);
   return s;

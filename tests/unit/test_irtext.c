@@ -1047,7 +1047,7 @@ END_TEST
 
 Suite *suite_irtext(void) {
   Suite *s = suite_create("irtext");
-  TCase *lex = tcase_create("lexer");
+  TCase *lex = t_tcase(s, "lexer", 0, NULL, NULL, 0);
   tcase_add_test(lex, lexer_kinds_starts_lengths);
   tcase_add_test(lex, lexer_token_texts);
   tcase_add_test(lex, lexer_labels_numbers_and_sigils);
@@ -1061,9 +1061,8 @@ Suite *suite_irtext(void) {
   tcase_add_test(lex, put_name_round_trips);
   tcase_add_test(lex, word_sets);
   tcase_add_test(lex, word_set_of_128);
-  suite_add_tcase(s, lex);
 
-  TCase *mod = tcase_create("module");
+  TCase *mod = t_tcase(s, "module", 0, NULL, NULL, 0);
   tcase_add_test(mod, module_numba_layout);
   tcase_add_test(mod, module_clang_layout);
   tcase_add_test(mod, module_unclosed_body);
@@ -1079,9 +1078,8 @@ Suite *suite_irtext(void) {
   tcase_add_test(mod, statements_of_a_body);
   tcase_add_test(mod, statement_on_the_brace_line);
   tcase_add_test(mod, conformance_add_i32);
-  suite_add_tcase(s, mod);
 
-  TCase *ed = tcase_create("edits");
+  TCase *ed = t_tcase(s, "edits", 0, NULL, NULL, 0);
   tcase_add_test(ed, edits_insert_replace_delete);
   tcase_add_test(ed, edits_at_equal_offsets);
   tcase_add_test(ed, edits_nested_are_dropped);
@@ -1098,6 +1096,5 @@ Suite *suite_irtext(void) {
   tcase_add_test(ed, text_references);
   tcase_add_test(ed, text_each_declared);
   tcase_add_test(ed, watch_list_notes_set_words_and_globals);
-  suite_add_tcase(s, ed);
   return s;
 }

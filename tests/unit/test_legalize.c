@@ -508,20 +508,28 @@ START_TEST(cabi_wrap_range_return_attribute_then_legalize) {
 END_TEST
 
 Suite *suite_legalize(void) {
-  Suite *s;
-  TCase *tc = t_suite(&s, "legalize", NULL, NULL, 0);
+  Suite *s = suite_create("legalize");
+  TCase *tc = t_tcase(s, "attributes", 0, NULL, NULL, 0);
   tcase_add_test(tc, strips_attributes_newer_than_llvm7);
   tcase_add_test(tc, keeps_attribute_words_used_as_names);
   tcase_add_test(tc, legal_attrs_copy);
+
+  tc = t_tcase(s, "instructions", 0, NULL, NULL, 0);
   tcase_add_test(tc, fneg_and_poison_rewritten);
   tcase_add_test(tc, opaque_pointer_rejected);
+
+  tc = t_tcase(s, "module_items", 0, NULL, NULL, 0);
   tcase_add_test(tc, version_replaced_when_present);
   tcase_add_test(tc, version_and_target_added_when_missing);
   tcase_add_test(tc, target_kept_when_present);
   tcase_add_test(tc, libdevice_use_detected);
+
+  tc = t_tcase(s, "atomic_helpers", 0, NULL, NULL, 0);
   tcase_add_test(tc, atomic_helpers_defined);
   tcase_add_test(tc, atomic_helpers_key_lines);
   tcase_add_test(tc, atomic_helpers_parse);
+
+  tc = t_tcase(s, "after_wrapping", 0, NULL, NULL, 0);
   tcase_add_test(tc, kernel_fixup_then_legalize);
   tcase_add_test(tc, cabi_wrap_forceinline_then_legalize);
   tcase_add_test(tc, cabi_wrap_range_return_attribute_then_legalize);

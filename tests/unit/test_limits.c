@@ -212,16 +212,22 @@ START_TEST(registry_of_a_million_keys) {
 END_TEST
 
 Suite *suite_limits(void) {
-  Suite *s;
-  TCase *tc = t_suite(&s, "limits", setup, teardown, 300);
+  Suite *s = suite_create("limits");
+  TCase *tc = t_tcase(s, "ir_refused", 0, setup, teardown, 300);
   tcase_add_test(tc, module_of_100_mb);
-  tcase_add_test(tc, functions_100000);
   tcase_add_test(tc, ir_nested_100000_deep);
+
+  tc = t_tcase(s, "ir_compiled", T_NVVM, setup, teardown, 300);
+  tcase_add_test(tc, functions_100000);
   tcase_add_test(tc, ir_nested_to_the_limit);
   tcase_add_test(tc, ir_nesting_counts_brackets_outside_strings);
   tcase_add_test(tc, metadata_number_beyond_32_bits);
+
+  tc = t_tcase(s, "types", 0, setup, teardown, 300);
   tcase_add_test(tc, types_nested_100000_deep);
   tcase_add_test(tc, signature_of_10000_parameters);
+
+  tc = t_tcase(s, "registry", 0, setup, teardown, 300);
   tcase_add_test(tc, registry_of_a_million_keys);
   return s;
 }

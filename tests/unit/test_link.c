@@ -579,26 +579,39 @@ START_TEST(link_one_kernel_and_more) {
 END_TEST
 
 Suite *suite_link(void) {
-  Suite *s;
-  TCase *tc = t_suite(&s, "link", setup, teardown, 60);
+  Suite *s = suite_create("link");
+  TCase *tc = t_tcase(s, "code_kinds", 0, setup, teardown, 60);
   tcase_add_test(tc, kinds_from_suffixes);
   tcase_add_test(tc, kinds_from_contents);
   tcase_add_test(tc, code_errors);
+
+  tc = t_tcase(s, "declare_device", 0, setup, teardown, 60);
   tcase_add_test(tc, declare_device_rules);
   tcase_add_test(tc, registry_shared_and_counted);
+  tcase_add_test(tc, declaration_must_match);
+
+  tc = t_tcase(s, "external_code", T_TOOLKIT, setup, teardown, 60);
   tcase_add_test(tc, cubin_links_declared_code);
   tcase_add_test(tc, only_called_declarations_are_linked);
+  tcase_add_test(tc, cooperative_code_links_cudadevrt);
+
+  /* CUDA C++ compiled, not linked */
+  tc = t_tcase(s, "cuda_cpp", T_NVVM | T_NVRTC, setup, teardown, 60);
   tcase_add_test(tc, compile_all_lists_the_pieces);
   tcase_add_test(tc, nvrtc_error_has_its_log);
+
+  tc = t_tcase(s, "undefined_symbol", T_NVVM | T_NVJITLINK, setup, teardown, 60);
   tcase_add_test(tc, undefined_symbol_is_a_link_error);
-  tcase_add_test(tc, declaration_must_match);
-  tcase_add_test(tc, cooperative_code_links_cudadevrt);
+
+  tc = t_tcase(s, "link", T_TOOLKIT, setup, teardown, 60);
   tcase_add_test(tc, link_artifacts_and_code);
   tcase_add_test(tc, link_ptx_without_lto);
   tcase_add_test(tc, link_arch_specific);
   tcase_add_test(tc, include_path_with_a_newline);
+  tcase_add_test(tc, link_one_kernel_and_more);
+
+  tc = t_tcase(s, "several_kernels", T_NVVM | T_NVJITLINK, setup, teardown, 60);
   tcase_add_test(tc, link_two_kernels);
   tcase_add_test(tc, link_three_kernels);
-  tcase_add_test(tc, link_one_kernel_and_more);
   return s;
 }

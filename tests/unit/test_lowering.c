@@ -951,7 +951,7 @@ END_TEST
 
 Suite *suite_lowering(void) {
   Suite *s = suite_create("lowering");
-  TCase *tc = tcase_create("cabi_wrap");
+  TCase *tc = t_tcase(s, "cabi_wrap", 0, NULL, NULL, 0);
   tcase_add_test(tc, cabi_wrap_int64_golden);
   tcase_add_test(tc, cabi_in_place_golden);
   tcase_add_test(tc, cabi_in_place_returns_and_blocks);
@@ -968,9 +968,8 @@ Suite *suite_lowering(void) {
   tcase_add_test(tc, cabi_wrap_forceinline_copies_shared_group);
   tcase_add_test(tc, force_inline_marks_numba_function);
   tcase_add_test(tc, force_inline_missing_symbol);
-  suite_add_tcase(s, tc);
 
-  tc = tcase_create("kernel_fixup");
+  tc = t_tcase(s, "kernel_fixup", 0, NULL, NULL, 0);
   tcase_add_test(tc, kernel_fixup_golden);
   tcase_add_test(tc, kernel_launch_bounds_one_two_three);
   tcase_add_test(tc, kernel_extends_used_and_annotations);
@@ -987,6 +986,5 @@ Suite *suite_lowering(void) {
   tcase_add_test(tc, kernel_lineinfo_subroutine_type_loses_slot);
   tcase_add_test(tc, kernel_c_entry_only_annotated);
   tcase_add_test(tc, kernel_c_entry_returning_i32_rejected);
-  suite_add_tcase(s, tc);
   return s;
 }

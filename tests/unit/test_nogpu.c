@@ -1,8 +1,8 @@
 /* test_nogpu.c - the GPU calls on a machine without a GPU: each fails with
  * CUPLUG_ERR_NO_DEVICE and the driver's own words, after its argument
- * checks.  Where there is a GPU the runner skips this suite (exit 77): the
- * gpu suite covers these calls there, and a suite that checked nothing
- * would otherwise count as passed. */
+ * checks.  Where there is a GPU these cases are skipped (T_NO_GPU, exit
+ * 77): the gpu suite covers these calls there, and a case that checked
+ * nothing would otherwise count as passed. */
 #include <stdio.h>
 #include <string.h>
 
@@ -74,8 +74,8 @@ START_TEST(load_without_a_device) {
 END_TEST
 
 Suite *suite_nogpu(void) {
-  Suite *s;
-  TCase *tc = t_suite(&s, "nogpu", setup, teardown, 0);
+  Suite *s = suite_create("nogpu");
+  TCase *tc = t_tcase(s, "without_a_device", T_NO_GPU, setup, teardown, 0);
   tcase_add_test(tc, info_says_why);
   tcase_add_test(tc, memory_calls);
   tcase_add_test(tc, load_without_a_device);

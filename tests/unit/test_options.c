@@ -637,8 +637,8 @@ START_TEST(abi_field_failure_clears_artifact) {
 END_TEST
 
 Suite *suite_options(void) {
-  Suite *s;
-  TCase *tc = t_suite(&s, "options", setup, teardown, 60);
+  Suite *s = suite_create("options");
+  TCase *tc = t_tcase(s, "option_rules", 0, setup, teardown, 60);
   tcase_add_test(tc, output_unknown);
   tcase_add_test(tc, forceinline_needs_ltoir);
   tcase_add_test(tc, abi_unknown);
@@ -651,14 +651,22 @@ Suite *suite_options(void) {
   tcase_add_test(tc, launch_bounds_device_function);
   tcase_add_test(tc, cc_without_major);
   tcase_add_test(tc, cc_with_current_device);
-  tcase_add_test(tc, cc_below_nvrtc_lowest);
   tcase_add_test(tc, cc_out_of_range);
-  tcase_add_test(tc, cc_suffix_refusals);
   tcase_add_test(tc, opt_out_of_range);
   tcase_add_test(tc, kind_unknown);
+
+  /* the rules that ask the toolkit which cc it has (NVRTC's list) */
+  tc = t_tcase(s, "supported_cc", T_NVVM | T_NVRTC, setup, teardown, 60);
+  tcase_add_test(tc, cc_below_nvrtc_lowest);
+  tcase_add_test(tc, cc_suffix_refusals);
+
+  tc = t_tcase(s, "names", 0, setup, teardown, 60);
   tcase_add_test(tc, no_entry);
   tcase_add_test(tc, abi_name_not_identifier);
   tcase_add_test(tc, abi_name_without_wrapper);
+  tcase_add_test(tc, default_export_name_not_identifier);
+
+  tc = t_tcase(s, "argument_struct", 0, setup, teardown, 60);
   tcase_add_test(tc, null_session);
   tcase_add_test(tc, signature_both_or_neither);
   tcase_add_test(tc, signature_type_not_signature);
@@ -669,9 +677,12 @@ Suite *suite_options(void) {
   tcase_add_test(tc, args_null);
   tcase_add_test(tc, args_too_small);
   tcase_add_test(tc, newer_struct_nonzero_field);
-  tcase_add_test(tc, newer_struct_zero_fields);
+
+  tc = t_tcase(s, "signature", 0, setup, teardown, 60);
   tcase_add_test(tc, signature_syntax);
   tcase_add_test(tc, signature_unknown_type);
+
+  tc = t_tcase(s, "input_ir", 0, setup, teardown, 60);
   tcase_add_test(tc, ir_no_modules);
   tcase_add_test(tc, ir_blank);
   tcase_add_test(tc, ir_parse_names_line_and_column);
@@ -681,13 +692,20 @@ Suite *suite_options(void) {
   tcase_add_test(tc, entry_parameter_mismatch);
   tcase_add_test(tc, entry_parameter_count_mismatch);
   tcase_add_test(tc, entry_return_mismatch);
-  tcase_add_test(tc, opaque_pointers_unsupported);
+
+  tc = t_tcase(s, "toolkit", 0, setup, teardown, 60);
   tcase_add_test(tc, nvvm_not_found);
-  tcase_add_test(tc, default_export_name_not_identifier);
   tcase_add_test(tc, session_default_cc_without_major);
-  tcase_add_test(tc, debug_with_opt_warns);
-  tcase_add_test(tc, debug_without_opt_is_quiet);
+
+  tc = t_tcase(s, "failed_compile", 0, setup, teardown, 60);
   tcase_add_test(tc, failure_clears_artifact);
   tcase_add_test(tc, abi_field_failure_clears_artifact);
+
+  /* compiles that pass the checks, into the stages that ask libNVVM */
+  tc = t_tcase(s, "past_the_checks", T_NVVM, setup, teardown, 60);
+  tcase_add_test(tc, newer_struct_zero_fields);
+  tcase_add_test(tc, opaque_pointers_unsupported);
+  tcase_add_test(tc, debug_with_opt_warns);
+  tcase_add_test(tc, debug_without_opt_is_quiet);
   return s;
 }

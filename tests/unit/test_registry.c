@@ -642,25 +642,37 @@ START_TEST(const_array_rules) {
 END_TEST
 
 Suite *suite_registry(void) {
-  Suite *s;
-  TCase *tc = t_suite(&s, "registry", setup, teardown, 60);
+  Suite *s = suite_create("registry");
+  TCase *tc = t_tcase(s, "signature_choice", 0, setup, teardown, 60);
   tcase_add_test(tc, exact_then_promotion_then_safe);
   tcase_add_test(tc, unsafe_as_the_last_resort);
   tcase_add_test(tc, no_match_names_the_candidates);
   tcase_add_test(tc, ambiguity_is_an_error);
   tcase_add_test(tc, arrays_and_layouts);
   tcase_add_test(tc, resolve_argument_checks);
+
+  tc = t_tcase(s, "registration_errors", 0, setup, teardown, 60);
   tcase_add_test(tc, duplicates);
   tcase_add_test(tc, duplicate_of_a_builtin);
   tcase_add_test(tc, lowering_ir_must_parse_and_define_its_symbol);
   tcase_add_test(tc, registration_argument_errors);
+
+  tc = t_tcase(s, "lowerings", T_NVVM, setup, teardown, 60);
   tcase_add_test(tc, ir_lowering_is_linked_and_inlined);
   tcase_add_test(tc, only_called_lowerings_join);
   tcase_add_test(tc, generic_typer_and_lowering_callbacks);
+
+  tc = t_tcase(s, "lowering_failures", 0, setup, teardown, 60);
   tcase_add_test(tc, lowering_callback_failures);
+
+  tc = t_tcase(s, "cuda_lowering", T_TOOLKIT, setup, teardown, 60);
   tcase_add_test(tc, cuda_lowering_links);
+
+  tc = t_tcase(s, "registry_list", 0, setup, teardown, 60);
   tcase_add_test(tc, list_in_key_order);
   tcase_add_test(tc, empty_registry_has_no_builtins);
+
+  tc = t_tcase(s, "const_arrays", 0, setup, teardown, 60);
   tcase_add_test(tc, const_array_rules);
   return s;
 }

@@ -922,7 +922,7 @@ END_TEST
 
 Suite *suite_types(void) {
   Suite *s = suite_create("types");
-  TCase *names = tcase_create("names");
+  TCase *names = t_tcase(s, "names", 0, NULL, NULL, 0);
   tcase_add_test(names, scalar_names);
   tcase_add_loop_test(names, every_scalar_name_and_alias, 0,
                       (int)(sizeof all_names / sizeof all_names[0]));
@@ -942,9 +942,8 @@ Suite *suite_types(void) {
   tcase_add_test(names, tuples);
   tcase_add_test(names, integer_literals);
   tcase_add_test(names, number_classes);
-  suite_add_tcase(s, names);
 
-  TCase *sigs = tcase_create("signatures");
+  TCase *sigs = t_tcase(s, "signatures", 0, NULL, NULL, 0);
   tcase_add_test(sigs, signature_round_trip);
   tcase_add_test(sigs, signature_parts);
   tcase_add_test(sigs, signature_builder_matches_parser);
@@ -956,9 +955,8 @@ Suite *suite_types(void) {
   tcase_add_test(sigs, signature_parse_insists_on_a_signature);
   tcase_add_test(sigs, builders_refuse_null);
   tcase_add_test(sigs, builders_refuse_impossible_types);
-  suite_add_tcase(s, sigs);
 
-  TCase *inf = tcase_create("info");
+  TCase *inf = t_tcase(s, "info", 0, NULL, NULL, 0);
   tcase_add_test(inf, info_of_scalar);
   tcase_add_test(inf, info_of_pointer);
   tcase_add_test(inf, info_of_array);
@@ -966,9 +964,8 @@ Suite *suite_types(void) {
   tcase_add_test(inf, info_refuses_bad_args);
   tcase_add_test(inf, info_fills_only_the_callers_struct);
   tcase_add_test(inf, info_refuses_unknown_fields);
-  suite_add_tcase(s, inf);
 
-  TCase *dm = tcase_create("data_model");
+  TCase *dm = t_tcase(s, "data_model", 0, NULL, NULL, 0);
   tcase_add_test(dm, data_model_numba_signature);
   tcase_add_test(dm, argument_scalars);
   tcase_add_test(dm, argument_pointers);
@@ -976,10 +973,8 @@ Suite *suite_types(void) {
   tcase_add_test(dm, return_slots);
   tcase_add_test(dm, signatures_lower_to_function_types);
   tcase_add_test(dm, lower_refuses_bad_args);
-  suite_add_tcase(s, dm);
 
-  TCase *th = tcase_create("threads");
+  TCase *th = t_tcase(s, "threads", 0, NULL, NULL, 0);
   tcase_add_test(th, concurrent_interning);
-  suite_add_tcase(s, th);
   return s;
 }
