@@ -12,6 +12,9 @@ src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")
 if [ -n "$src" ] && [ "$src" != "$PWD" ] && [ ! -e "$src" ]; then
   mkdir -p "$(dirname "$src")" && ln -s "$PWD" "$src"
 fi
+# the Python tests and samples want the GPU machine's interpreter, with
+# CuPy and numba-cuda, not the one the build was made with
+export CUPLUG_PYTHON=${CUPLUG_PYTHON:-python3}
 here=$PWD
 cd "${src:-$here}/$build" || exit 1
 ./bin/cuplug info

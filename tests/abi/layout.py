@@ -21,6 +21,7 @@ type, offset) and its sizeof, for every frozen header and the current one:
 """
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -150,6 +151,10 @@ def main(argv):
     if len(argv) != 4:
         sys.exit(__doc__)
     clang, current_dir, frozen_root = argv[1:]
+    if not shutil.which(clang):
+        print("skipped: %s is not here to lay the structs out (scripts/deps.sh installs clang)"
+              % clang)
+        return 77
     frozen = sorted(os.listdir(frozen_root), key=version_key)
     versions = [(v, os.path.join(frozen_root, v)) for v in frozen] + [("current", current_dir)]
     laid = {name: layouts(clang, d) for name, d in versions}
