@@ -1,4 +1,4 @@
-/* host.h - the interface between libcuplug.so and libcuplug-host.so.
+/* cpu.h - the interface between libcuplug.so and libcuplug-host.so.
  *
  * Running device code on the CPU needs LLVM's X86 backend, ORC and the
  * optimiser: some 40 MB that a host which never runs on the CPU should not
@@ -8,7 +8,7 @@
  * which returns this table.  Both sides are built together: the version
  * only guards against a stray copy of the other.
  *
- * The host object never makes cuplug_error objects (each shared object
+ * The CPU library never makes cuplug_error objects (each shared object
  * would have its own static out-of-memory error): a call returns 0 or a
  * cuplug_status, and then a message in *msg (malloc'd; the caller frees). */
 #ifndef CUPLUG__PLUGIN_CPU_CPU_H

@@ -1,4 +1,4 @@
-/* fail.c - the host object's errors: a status and a message, which
+/* fail.c - the CPU library's errors: a status and a message, which
  * libcuplug.so makes into its error object (host.h says why). */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* helper_main.c - cuplug-helper: runs toolkit jobs for a cuplug host.
+/* main.c - cuplug-helper: runs toolkit jobs for a cuplug host.
  *
  * The host starts it with a socket as fd 3 and sends it jobs (wire.h), one
  * at a time; it answers each with the result.  It loads each library from
