@@ -146,23 +146,29 @@ START_TEST(every_switch_compiles_alike) {
 END_TEST
 
 /* A host spinning for longer than the time limit still stops the helper
- * at the limit. */
+ * at the limit.  The fastest of five tries counts: a loaded machine (a
+ * sanitizer build beside other builds) can delay any one of them past the
+ * 100 ms spin, but not all five. */
 START_TEST(a_spinning_host_keeps_the_time_limit) {
   read_with("0", "100000", "0");
   setenv("CUPLUG_HELPER", getenv("CUPLUG_FAKE_HELPER"), 1);
   setenv("FAKE_HELPER", "hang", 1);
-  cuplug_session *s = t_session();
-  struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  char *text = NULL;
-  T_ASSERT_ERROR(compile_case(s, "add_i32", CUPLUG_OUTPUT_LTOIR, 20, &text), CUPLUG_ERR_TIMEOUT,
-                 "libNVVM did not finish within the time limit of 20 ms: its helper process "
-                 "was stopped (raise time_limit_ms if the work is that large)");
-  clock_gettime(CLOCK_MONOTONIC, &t1);
-  double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
-  ck_assert_double_ge(took, 0.02);
-  ck_assert_double_lt(took, 0.09); /* not the 100 ms spin */
-  t_api()->session_destroy(s);
+  double fastest = 1e9;
+  for (int attempt = 0; attempt < 5 && fastest >= 0.09; attempt++) {
+    cuplug_session *s = t_session();
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    char *text = NULL;
+    T_ASSERT_ERROR(compile_case(s, "add_i32", CUPLUG_OUTPUT_LTOIR, 20, &text), CUPLUG_ERR_TIMEOUT,
+                   "libNVVM did not finish within the time limit of 20 ms: its helper process "
+                   "was stopped (raise time_limit_ms if the work is that large)");
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    ck_assert_double_ge(took, 0.02);
+    if (took < fastest) fastest = took;
+    t_api()->session_destroy(s);
+  }
+  ck_assert_double_lt(fastest, 0.09); /* not the 100 ms spin */
 }
 END_TEST
 
