@@ -255,7 +255,9 @@ typedef enum cuplug_output {
   CUPLUG_OUTPUT_DEFAULT = 0, /* the call's default: PTX for compile(), as numba-cuda's */
   CUPLUG_OUTPUT_PTX = 1,
   CUPLUG_OUTPUT_LTOIR = 2,
-  CUPLUG_OUTPUT_CUBIN = 3, /* since 1.1: compiled and linked with what it calls */
+  CUPLUG_OUTPUT_CUBIN = 3, /* since 1.1: compiled and linked with what it calls; kernels
+                              only (a device function's cubin would be empty: give it as
+                              ptx or ltoir to a kernel's link) */
   /* since 1.3: for this CPU.  The artifact holds the IR the compile would
    * hand libNVVM (artifact_ir), and no code: load() compiles it with LLVM's
    * ORC JIT into a host library.  No CUDA toolkit is needed. */
@@ -1028,7 +1030,10 @@ typedef struct cuplug_api {
    * linker's log is in the artifact (link_log), or in the error.  The cubin
    * artifact keeps every kernel of the artifacts linked (name, signature,
    * exception store) for load and kernel_get; its symbol and signature are
-   * its kernel's when it holds exactly one. */
+   * its kernel's when it holds exactly one.  CUPLUG_ERR_LINK when a symbol
+   * stays undefined (the message names it) and when the cubin would hold
+   * no kernel (nvJitLink keeps only kernels and what they call: device code
+   * alone links to nothing). */
   cuplug_error *(*link)(cuplug_link_args *args);
   /* The i-th piece of code of an artifact. */
   cuplug_error *(*artifact_part)(const cuplug_artifact *artifact, size_t index,
