@@ -389,7 +389,14 @@ typedef struct cuplug_session_options {
    * cache_info).  NULL: $CUPLUG_CACHE_DIR, else $XDG_CACHE_HOME/cuplug,
    * else $HOME/.cache/cuplug.  "": no disk cache (results are still kept in
    * memory).  CUPLUG_SESSION_NO_CACHE, or CUPLUG_CACHE=0 in the
-   * environment, turns both off. */
+   * environment, turns both off.  Since 1.3 the entries are code that runs
+   * on the GPU and trusted as ssh trusts its files: cuplug makes its
+   * folders 0700 and its entries 0600 whatever the umask; a folder (this
+   * one, v1 or an entry's subfolder) that another user than the caller or
+   * root owns, or that group or others can write, is not used (nothing is
+   * read, written or removed there; CUPLUG_WARN_CACHE names it and why,
+   * and so does cache_info's status), and such an entry is rebuilt.  The
+   * folders above this one are not checked. */
   const char *cache_dir;
   uint64_t cache_max_bytes;    /* the disk cache's bound; 0: 1 GiB */
   uint64_t cache_memory_bytes; /* the memory cache's bound; 0: 64 MiB */
@@ -597,7 +604,9 @@ typedef struct cuplug_cache_info {
   cuplug_session *session;
   const char *dir;    /* out: the disk cache's folder, "" when there is none */
   const char *status; /* out: "ok"; "off" (no cache at all); "memory only" (no
-                         folder given); else why the disk cache was set aside */
+                         folder given); else why the disk cache was set aside
+                         (e.g. "the cache folder F is writable by others (mode
+                         0777)", "... is owned by uid 1001, not you") */
   uint64_t max_bytes;    /* out: the disk cache's bound */
   uint64_t disk_entries; /* out: counted now, by every process */
   uint64_t disk_bytes;   /* out */
