@@ -64,7 +64,9 @@ struct cuplug__cache {
   bool rebuilt_noted;
   bool sized;               /* disk_bytes was counted */
   uint64_t disk_bytes;      /* what this process believes the folder holds */
-  uint8_t made[32];         /* subfolders made, a bit each */
+  bool root_vetted;         /* the folder and v1 are there and trusted */
+  bool untrusted;           /* another's, or writable by others: not touched */
+  uint8_t vetted[32];       /* subfolders there and trusted, a bit each */
   atomic_uint tmp_serial;
   /* counters */
   uint64_t memory_hits, disk_hits, misses, stores, rebuilt;
@@ -243,24 +245,100 @@ static void entry_path(const cuplug__cache *c, const char *hex, char *out, size_
   snprintf(out, cap, "%s/%.2s/%s", c->vdir, hex, hex + 2);
 }
 
-/* Sets the disk tier (or its writes) aside, saying why once.  Under the lock. */
-static void set_aside(cuplug__cache *c, bool reads_too, const char *what, const char *path,
-                      int err, cuplug_error **note) {
+/* Says, once a session, why the disk tier (or its writes) was set aside:
+ * as soon as a compile or link can carry the warning.  Under the lock. */
+static void tell(cuplug__cache *c, cuplug_error **note) {
+  if (!c->reason || c->noted || !note || *note) return;
+  c->noted = true;
+  *note = cuplug__error(CUPLUG_WARN_CACHE, "cuplug's disk cache %s: %s; %s",
+                        c->no_reads ? "is off" : "stores no more results", c->status,
+                        c->no_reads ? "compiling without it"
+                                    : "the entries already there are still read");
+}
+
+/* Sets the disk tier (or its writes) aside for `why`.  Under the lock. */
+static void set_aside_for(cuplug__cache *c, bool reads_too, const char *why,
+                          cuplug_error **note) {
   if (c->no_writes && (!reads_too || c->no_reads)) return;
   c->no_writes = true;
   if (reads_too) c->no_reads = true;
-  cuplug__buf b;
-  cuplug__buf_init(&b);
-  cuplug__buf_printf(&b, "%s %s: %s", what, path, strerror(err));
-  if (!c->reason && (c->reason = cuplug__buf_take(&b, NULL))) c->status = c->reason;
-  cuplug__buf_free(&b);
-  if (!c->noted && note && !*note) {
-    c->noted = true;
-    *note = cuplug__error(CUPLUG_WARN_CACHE, "cuplug's disk cache %s: %s; %s",
-                          reads_too ? "is off" : "stores no more results", c->status,
-                          reads_too ? "compiling without it"
-                                    : "the entries already there are still read");
+  if (!c->reason && (c->reason = cuplug__strdup(why))) c->status = c->reason;
+  tell(c, note);
+}
+
+/* The same, for a system call that failed on `path`.  Under the lock. */
+static void set_aside(cuplug__cache *c, bool reads_too, const char *what, const char *path,
+                      int err, cuplug_error **note) {
+  char why[PATH_MAX + 256];
+  snprintf(why, sizeof why, "%s %s: %s", what, path, strerror(err));
+  set_aside_for(c, reads_too, why, note);
+}
+
+/* ---- whose folder it is ---- */
+
+/* Why a folder or entry is not to be trusted, or NULL.  Entries are code
+ * that runs on the GPU: as ssh has it for its files, the user or root must
+ * own it, and no one but its owner may write it. */
+static const char *distrust(const struct stat *st, char *why, size_t cap) {
+  if (st->st_uid != geteuid() && st->st_uid != 0) {
+    snprintf(why, cap, "owned by uid %lu, not you", (unsigned long)st->st_uid);
+    return why;
   }
+  if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+    snprintf(why, cap, "writable by others (mode %04o)", (unsigned)(st->st_mode & 07777));
+    return why;
+  }
+  return NULL;
+}
+
+typedef enum { FOLDER_OK, FOLDER_ABSENT, FOLDER_UNTRUSTED } folder_state;
+
+/* One folder of the path to the entries.  `ours`: a folder cuplug makes
+ * (v1 and the entries' subfolders), which an older cuplug made 0755; the
+ * user's own is made the user's alone.  The folder the user names is
+ * checked, never changed (it may be the home's .cache). */
+static folder_state vet_folder(const char *path, bool ours, char *why, size_t cap) {
+  struct stat st;
+  if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) return FOLDER_ABSENT;
+  char reason[64];
+  if (distrust(&st, reason, sizeof reason)) {
+    snprintf(why, cap, "the cache folder %s is %s", path, reason);
+    return FOLDER_UNTRUSTED;
+  }
+  if (ours && st.st_uid == geteuid() && (st.st_mode & 077)) chmod(path, 0700);
+  return FOLDER_OK;
+}
+
+/* A folder found untrusted: the disk tier is off, reads and writes, and
+ * nothing in the folder is touched again.  Under the lock. */
+static folder_state distrusted(cuplug__cache *c, const char *why, cuplug_error **note) {
+  c->untrusted = true;
+  set_aside_for(c, true, why, note);
+  return FOLDER_UNTRUSTED;
+}
+
+/* The cache folder and v1, once they are there.  Under the lock. */
+static folder_state vet_root(cuplug__cache *c, cuplug_error **note) {
+  if (c->untrusted) return FOLDER_UNTRUSTED;
+  if (c->root_vetted) return FOLDER_OK;
+  char why[PATH_MAX + 128];
+  folder_state s = vet_folder(c->dir, false, why, sizeof why);
+  if (s == FOLDER_OK) s = vet_folder(c->vdir, true, why, sizeof why);
+  c->root_vetted = s == FOLDER_OK;
+  return s == FOLDER_UNTRUSTED ? distrusted(c, why, note) : s;
+}
+
+/* Every folder above an entry of subfolder `sub` (at `dir`), once a
+ * session.  Under the lock. */
+static folder_state vet(cuplug__cache *c, unsigned sub, const char *dir, cuplug_error **note) {
+  if (c->vetted[sub / 8] & (1u << (sub % 8))) return FOLDER_OK;
+  folder_state s = vet_root(c, note);
+  if (s != FOLDER_OK) return s;
+  char why[PATH_MAX + 128];
+  s = vet_folder(dir, true, why, sizeof why);
+  if (s == FOLDER_UNTRUSTED) return distrusted(c, why, note);
+  if (s == FOLDER_OK) c->vetted[sub / 8] |= (uint8_t)(1u << (sub % 8));
+  return s;
 }
 
 static void note_rebuilt(cuplug__cache *c, const char *path, const char *why,
@@ -299,15 +377,25 @@ static bool write_all(int fd, const void *p, size_t n) {
 /* An entry from disk, checked; NULL when absent or bad (bad ones go). */
 static void *disk_get(cuplug__cache *c, const cuplug__digest *key, const char *hex,
                       size_t *size, cuplug_error **note) {
-  char path[PATH_MAX];
+  char dir[PATH_MAX], path[PATH_MAX];
+  snprintf(dir, sizeof dir, "%s/%.2s", c->vdir, hex);
+  pthread_mutex_lock(&c->lock);
+  folder_state trusted = vet(c, key->bytes[0], dir, note);
+  pthread_mutex_unlock(&c->lock);
+  if (trusted != FOLDER_OK) return NULL;
   entry_path(c, hex, path, sizeof path);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) return NULL;
   struct stat st;
   header h;
   const char *bad = NULL;
+  char why[64];
   void *data = NULL;
-  if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof h || !read_all(fd, &h, sizeof h))
+  if (fstat(fd, &st) != 0)
+    bad = "truncated";
+  else if ((bad = distrust(&st, why, sizeof why)))
+    ; /* the folder was trusted, the entry is not: another's, or others' to write */
+  else if ((size_t)st.st_size < sizeof h || !read_all(fd, &h, sizeof h))
     bad = "truncated";
   else if (memcmp(h.magic, magic, sizeof magic) != 0)
     bad = "not a cuplug cache entry";
@@ -352,7 +440,10 @@ static int mkdir_p(const char *path) {
     if (*p == '/' || !*p) {
       char was = *p;
       *p = '\0';
-      if (mkdir(buf, 0755) != 0 && errno != EEXIST) return errno;
+      if (mkdir(buf, 0700) == 0)
+        chmod(buf, 0700); /* the user's alone, whatever the umask */
+      else if (errno != EEXIST)
+        return errno;
       *p = was;
       if (!was) break;
     }
@@ -389,6 +480,12 @@ static void walk(const cuplug__cache *c, bool remove_all, uint64_t *entries, uin
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s/%02x", c->vdir, sub);
     DIR *d = opendir(dir);
+    struct stat ds;
+    char why[64];
+    if (d && (fstat(dirfd(d), &ds) != 0 || distrust(&ds, why, sizeof why))) {
+      closedir(d); /* not the user's: neither counted nor emptied */
+      continue;
+    }
     if (!d) continue;
     for (struct dirent *de; (de = readdir(d));) {
       if (de->d_name[0] == '.' && (!de->d_name[1] || !strcmp(de->d_name, ".."))) continue;
@@ -439,31 +536,41 @@ static uint64_t evict(const cuplug__cache *c) {
   return bytes;
 }
 
-static void disk_put(cuplug__cache *c, const cuplug__digest *key, const char *hex,
-                     const void *data, size_t size, cuplug_error **note) {
-  unsigned sub = key->bytes[0];
-  char dir[PATH_MAX], tmp[PATH_MAX + 64], path[PATH_MAX];
-  snprintf(dir, sizeof dir, "%s/%.2s", c->vdir, hex);
+/* The subfolder `sub` (at `dir`), made when missing: whether an entry may
+ * be written there.  Nothing is made in a folder found untrusted, and what
+ * is made is checked (another user may have made a folder of the path
+ * first). */
+static bool ready_folder(cuplug__cache *c, unsigned sub, const char *dir, cuplug_error **note) {
   pthread_mutex_lock(&c->lock);
-  bool made = c->made[sub / 8] & (1u << (sub % 8));
+  bool vetted = c->vetted[sub / 8] & (1u << (sub % 8));
+  folder_state root = vetted ? FOLDER_OK : vet_root(c, note);
   pthread_mutex_unlock(&c->lock);
-  int err = made ? 0 : mkdir_p(dir);
-  if (err) {
-    pthread_mutex_lock(&c->lock);
+  if (vetted || root == FOLDER_UNTRUSTED) return vetted;
+  int err = mkdir_p(dir);
+  pthread_mutex_lock(&c->lock);
+  if (err)
     set_aside(c, err == ENOTDIR || err == ENAMETOOLONG, "cannot make the cache folder", dir,
               err, note);
-    pthread_mutex_unlock(&c->lock);
-    return;
-  }
+  bool ready = !err && vet(c, sub, dir, note) == FOLDER_OK;
+  pthread_mutex_unlock(&c->lock);
+  return ready;
+}
+
+static void disk_put(cuplug__cache *c, const cuplug__digest *key, const char *hex,
+                     const void *data, size_t size, cuplug_error **note) {
+  char dir[PATH_MAX], tmp[PATH_MAX + 64], path[PATH_MAX];
+  snprintf(dir, sizeof dir, "%s/%.2s", c->vdir, hex);
+  if (!ready_folder(c, key->bytes[0], dir, note)) return;
   snprintf(tmp, sizeof tmp, "%s/.tmp-%ld-%u", dir, (long)getpid(),
            atomic_fetch_add(&c->tmp_serial, 1));
   entry_path(c, hex, path, sizeof path);
   header h = {.format = CUPLUG__CACHE_FORMAT, .key = *key, .size = size};
   memcpy(h.magic, magic, sizeof magic);
   h.digest = cuplug__digest_of(data, size);
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  bool ok = fd >= 0 && write_all(fd, &h, sizeof h) && write_all(fd, data, size);
-  err = ok ? 0 : errno;
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  bool ok = fd >= 0 && fchmod(fd, 0600) == 0 && write_all(fd, &h, sizeof h) &&
+            write_all(fd, data, size);
+  int err = ok ? 0 : errno;
   if (fd >= 0 && close(fd) != 0 && ok) ok = false, err = errno;
   if (ok && rename(tmp, path) != 0) ok = false, err = errno;
   if (!ok && fd >= 0) unlink(tmp);
@@ -473,7 +580,6 @@ static void disk_put(cuplug__cache *c, const cuplug__digest *key, const char *he
     pthread_mutex_unlock(&c->lock);
     return;
   }
-  c->made[sub / 8] |= (uint8_t)(1u << (sub % 8));
   c->stores++;
   bool count = !c->sized;
   c->sized = true;
@@ -517,6 +623,7 @@ cuplug_cache_result cuplug__cache_get(cuplug__cache *c, cuplug__cache_key *key, 
   *size = 0;
   if (!c || c->off) return CUPLUG_CACHE_NONE;
   pthread_mutex_lock(&c->lock);
+  tell(c, note); /* a reason cache_info found first */
   node *n = memory_find(c, key);
   if (n && (*data = malloc(n->size ? n->size : 1))) {
     memcpy(*data, payload(n), n->size);
@@ -552,6 +659,7 @@ void cuplug__cache_put(cuplug__cache *c, cuplug__cache_key *key, const void *dat
                        cuplug_error **note) {
   if (!c || c->off) return;
   pthread_mutex_lock(&c->lock);
+  tell(c, note);
   memory_put(c, key, data, size);
   bool writes = !c->no_writes;
   if (!writes) c->stores++;
@@ -564,9 +672,18 @@ void cuplug__cache_put(cuplug__cache *c, cuplug__cache_key *key, const void *dat
   }
 }
 
+/* Whether the folder may be walked: there, or not yet, and trusted. */
+static bool walkable(cuplug__cache *c) {
+  if (!c->vdir) return false;
+  pthread_mutex_lock(&c->lock);
+  bool ok = vet_root(c, NULL) != FOLDER_UNTRUSTED;
+  pthread_mutex_unlock(&c->lock);
+  return ok;
+}
+
 cuplug_error *cuplug__cache_info(cuplug__cache *c, cuplug_cache_info *info) {
   uint64_t entries = 0, bytes = 0;
-  if (c->vdir) walk(c, false, &entries, &bytes, NULL, NULL);
+  if (walkable(c)) walk(c, false, &entries, &bytes, NULL, NULL);
   pthread_mutex_lock(&c->lock);
   info->dir = c->dir ? c->dir : "";
   info->status = c->off ? "off" : c->status;
@@ -590,6 +707,6 @@ cuplug_error *cuplug__cache_clear(cuplug__cache *c) {
   c->disk_bytes = 0;
   pthread_mutex_unlock(&c->lock);
   uint64_t entries, bytes;
-  if (c->vdir) walk(c, true, &entries, &bytes, NULL, NULL);
+  if (walkable(c)) walk(c, true, &entries, &bytes, NULL, NULL);
   return NULL;
 }

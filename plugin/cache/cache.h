@@ -15,10 +15,21 @@
  * and rebuilt.  A hit refreshes the file's time; when the folder grows past
  * its bound the least recently used entries go.
  *
- * The cache never fails a compile: a folder that is missing, read-only or
- * full turns the disk tier off (or its writes), and the session says why
- * once, as a warning on the artifact of the compile that found it.
- * Thread-safe. */
+ * Entries are code that runs on the GPU, so the disk tier trusts only
+ * what its user wrote, as ssh does its files: the folder, v1 and each
+ * subfolder must be owned by the user (or root) and writable by no one
+ * else, and so must each entry read; cuplug makes its folders 0700 and
+ * its entries 0600, and makes v1 and the subfolders an older cuplug made
+ * 0755 the user's alone (the folder the user names is only checked).  An
+ * untrusted folder turns the disk tier off, and nothing in it is read,
+ * written or removed; an untrusted entry is removed and rebuilt.  The
+ * folders above the cache folder are not checked: a folder put in its
+ * place by another user is theirs, and fails the check.
+ *
+ * The cache never fails a compile: a folder that is missing, read-only,
+ * full or untrusted turns the disk tier off (or its writes), and the
+ * session says why once, as a warning on the artifact of the compile that
+ * found it (or of the next one, when cache_info found it).  Thread-safe. */
 #ifndef CUPLUG__PLUGIN_CACHE_CACHE_H
 #define CUPLUG__PLUGIN_CACHE_CACHE_H
 

@@ -1,6 +1,7 @@
 /* nvjitlink.c - linking device code into a cubin with nvJitLink. */
 #include "plugin/compilers/nvjitlink.h"
 
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,52 @@ static cuplug_error *link_once(cuplug__runner *r, const cuplug__tool_input *inpu
   return NULL;
 }
 
+/* ---- what a failed link left undefined ---- */
+
+/* The forms nvJitLink's log names an undefined symbol in: ptxas's, after
+ * link-time optimisation, and the linker's, without it. */
+static const char *const undefined_forms[] = {"Unresolved extern function '",
+                                              "Undefined reference to '"};
+
+/* Appends each name the log gives as undefined, once, quoted and
+ * comma-separated, the first eight of them; returns how many it found. */
+static size_t undefined_names(const char *log, cuplug__buf *names) {
+  size_t count = 0;
+  for (size_t f = 0; f < sizeof undefined_forms / sizeof undefined_forms[0] && count < 8; f++) {
+    size_t len = strlen(undefined_forms[f]);
+    for (const char *at = strstr(log, undefined_forms[f]); at;
+         at = strstr(at, undefined_forms[f])) {
+      at += len;
+      size_t n = strcspn(at, "'\n");
+      if (at[n] != '\'' || !n) continue;
+      char quoted[1024];
+      snprintf(quoted, sizeof quoted, "'%.*s'", (int)n, at);
+      if (names->data && strstr(names->data, quoted)) continue;
+      cuplug__buf_printf(names, "%s%s", count ? ", " : "", count == 8 ? "..." : quoted);
+      if (++count > 8) break;
+    }
+  }
+  return count;
+}
+
+/* nvJitLink's first line says where it failed ("JIT the PTX"), not what:
+ * when its log names undefined symbols, the message names them. */
+static cuplug_error *name_undefined(cuplug_error *e) {
+  if (!e || e->code != CUPLUG_ERR_LINK || !e->log) return e;
+  cuplug__buf names;
+  cuplug__buf_init(&names);
+  size_t count = undefined_names(e->log, &names);
+  if (count && names.data) {
+    cuplug_error *named = cuplug__error_log(
+        CUPLUG_ERR_LINK, e->log, "nvJitLink failed to link: unresolved symbol%s %s: none of the "
+        "code linked defines %s", count > 1 ? "s" : "", names.data, count > 1 ? "them" : "it");
+    cuplug__error_destroy(e);
+    e = named;
+  }
+  cuplug__buf_free(&names);
+  return e;
+}
+
 cuplug_error *cuplug__nvjitlink_link(cuplug__runner *r, const cuplug__code *inputs,
                                      size_t n, const cuplug__link_options *o,
                                      cuplug__code *cubin, cuplug__code *ptx, char **log) {
@@ -76,7 +123,7 @@ cuplug_error *cuplug__nvjitlink_link(cuplug__runner *r, const cuplug__code *inpu
       e = cuplug__error(CUPLUG_ERR_CODE_KIND, "%s: %s code cannot be linked as it is",
                         inputs[i].name, cuplug__code_kind_name(inputs[i].kind));
   }
-  if (!e) e = link_once(r, in, n, o, false, cubin, log);
+  if (!e) e = name_undefined(link_once(r, in, n, o, false, cubin, log));
   if (!e && ptx) {
     e = link_once(r, in, n, o, true, ptx, NULL);
     if (e) {
@@ -87,4 +134,40 @@ cuplug_error *cuplug__nvjitlink_link(cuplug__runner *r, const cuplug__code *inpu
   }
   free(in);
   return e;
+}
+
+/* ---- what a cubin holds ---- */
+
+#define CUBIN_ENTRY 0x10 /* st_other of a kernel's symbol (nvcc's STO_CUDA_ENTRY) */
+
+/* The i-th section header, when the file holds it whole. */
+static bool section(const unsigned char *b, size_t size, const Elf64_Ehdr *eh, size_t i,
+                    Elf64_Shdr *sh) {
+  uint64_t at = eh->e_shoff + (uint64_t)i * eh->e_shentsize;
+  if (eh->e_shentsize != sizeof *sh || eh->e_shoff > size || at > size - sizeof *sh)
+    return false;
+  memcpy(sh, b + at, sizeof *sh);
+  return true;
+}
+
+bool cuplug__cubin_has_kernel(const void *cubin, size_t size) {
+  const unsigned char *b = cubin;
+  Elf64_Ehdr eh;
+  if (size < sizeof eh || memcmp(b, ELFMAG, SELFMAG) != 0 || b[EI_CLASS] != ELFCLASS64)
+    return false;
+  memcpy(&eh, b, sizeof eh);
+  for (size_t i = 0; i < eh.e_shnum; i++) {
+    Elf64_Shdr sh;
+    if (!section(b, size, &eh, i, &sh)) return false;
+    if (sh.sh_type != SHT_SYMTAB || sh.sh_offset > size || sh.sh_size > size - sh.sh_offset)
+      continue;
+    for (uint64_t at = 0; at + sizeof(Elf64_Sym) <= sh.sh_size; at += sizeof(Elf64_Sym)) {
+      Elf64_Sym sym;
+      memcpy(&sym, b + sh.sh_offset + at, sizeof sym);
+      if (ELF64_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_shndx != SHN_UNDEF &&
+          (sym.st_other & CUBIN_ENTRY))
+        return true;
+    }
+  }
+  return false;
 }

@@ -19,9 +19,14 @@ typedef struct cuplug__link_options {
 
 /* Links the inputs (of any kind but CU) into *cubin; with ptx non-NULL,
  * also the linked PTX (a second link with -ptx, which needs LTO).  *log
- * receives nvJitLink's info log; a failure carries the error log. */
+ * receives nvJitLink's info log; a failure carries the error log, and its
+ * message names the symbols left undefined, when that is why. */
 cuplug_error *cuplug__nvjitlink_link(cuplug__runner *r, const cuplug__code *inputs,
                                     size_t n, const cuplug__link_options *o,
                                     cuplug__code *cubin, cuplug__code *ptx, char **log);
+
+/* Whether the cubin defines a kernel (nvJitLink keeps only kernels and
+ * what they call, so a link of device code alone makes an empty one). */
+bool cuplug__cubin_has_kernel(const void *cubin, size_t size);
 
 #endif

@@ -74,6 +74,14 @@ cuplug_error *cuplug__link_run(cuplug__link_inputs *in, bool lto, uint32_t max_r
   char *log;
   CUPLUG__TRY(cuplug__nvjitlink_link(&in->session->runner, in->code, in->num_code, &o, &cubin,
                                      want_ptx ? &ptx : NULL, &log));
+  if (!cuplug__cubin_has_kernel(cubin.data, cubin.size)) {
+    cuplug__code_free(&cubin);
+    if (want_ptx) cuplug__code_free(&ptx);
+    free(log);
+    return cuplug__error(CUPLUG_ERR_LINK,
+                         "the cubin holds no kernel: nvJitLink keeps only kernels and what they "
+                         "call; link the device code with a kernel that calls it");
+  }
   for (size_t i = 0; i < art->num_parts; i++) cuplug__code_free(&art->parts[i]);
   art->num_parts = 0;
   free(art->link_log);

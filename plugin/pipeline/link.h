@@ -37,7 +37,7 @@ cuplug_error *cuplug__link_add_caller(cuplug__link_inputs *in, const cuplug_code
 cuplug_error *cuplug__link_add_cudadevrt(cuplug__link_inputs *in);
 /* Links the inputs with nvJitLink: the cubin (and, with want_ptx, the
  * linked PTX) replace the parts `art` held, and nvJitLink's log becomes
- * its link_log. */
+ * its link_log.  A cubin with no kernel in it is an error, not a result. */
 cuplug_error *cuplug__link_run(cuplug__link_inputs *in, bool lto, uint32_t max_registers,
                                bool want_ptx, cuplug_artifact *art);
 void cuplug__link_inputs_free(cuplug__link_inputs *in);

@@ -36,8 +36,8 @@ static cuplug_error *check_arguments(const cuplug_compile_args *a) {
   return NULL;
 }
 
-/* numba-cuda's compile() makes PTX, compile_all() LTO-IR; forceinline only
- * with LTO-IR. */
+/* numba-cuda's compile() makes PTX, compile_all() LTO-IR; a cubin only of
+ * a kernel; forceinline only with LTO-IR. */
 static cuplug_error *check_output(cuplug_compile_args *a, bool all) {
   if (a->output != CUPLUG_OUTPUT_DEFAULT && a->output != CUPLUG_OUTPUT_PTX &&
       a->output != CUPLUG_OUTPUT_LTOIR &&
@@ -46,6 +46,13 @@ static cuplug_error *check_output(cuplug_compile_args *a, bool all) {
                          (int)a->output, all ? "ptx or ltoir" : "ptx, ltoir, cubin or host");
   if (a->output == CUPLUG_OUTPUT_DEFAULT)
     a->output = all ? CUPLUG_OUTPUT_LTOIR : CUPLUG_OUTPUT_PTX;
+  /* nvJitLink makes no relocatable cubin: a device function's would be
+   * empty, and an empty cubin is no success */
+  if (a->output == CUPLUG_OUTPUT_CUBIN && a->kind == CUPLUG_DEVICE_FUNCTION)
+    return cuplug__error(CUPLUG_ERR_OPTION_OUTPUT,
+                         "a device function has no cubin of its own: nvJitLink keeps only "
+                         "kernels and what they call; compile it to ptx or ltoir and link it "
+                         "into a kernel's cubin");
   if (a->num_link && !a->link)
     return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
                          "compile: num_link is %zu but link is NULL", a->num_link);

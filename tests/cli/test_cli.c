@@ -698,17 +698,24 @@ START_TEST(link_command) {
 }
 END_TEST
 
-/* A corpus case whose device function calls declared CUDA C++. */
+/* A corpus kernel links into a cubin; a device function (this one calls
+ * declared CUDA C++) has none: nvJitLink would keep nothing of it. */
 START_TEST(case_to_cubin) {
   char dir[8448];
-  snprintf(dir, sizeof dir, "%s/conformance/numba/dev_ext_i32", t_test_dir());
+  snprintf(dir, sizeof dir, "%s/conformance/numba/saxpy_kernel", t_test_dir());
   const char *cubin = scratch("case.cubin", NULL);
   result r = run((const char *[]){"case", dir, "--output", "cubin", "-o", cubin, NULL});
   ck_assert_msg(r.status == 0, "%s", r.err);
-  size_t n;
-  char *bytes = t_read(cubin, &n);
-  ck_assert_mem_eq(bytes, "\x7f" "ELF", 4);
-  free(bytes);
+  assert_cubin_with(cubin, entry_of("saxpy_kernel"));
+  result_free(&r);
+  snprintf(dir, sizeof dir, "%s/conformance/numba/dev_ext_i32", t_test_dir());
+  cubin = scratch("device.cubin", NULL);
+  r = run((const char *[]){"case", dir, "--output", "cubin", "-o", cubin, NULL});
+  ck_assert_int_eq(r.status, 1);
+  ck_assert_str_eq(r.err, "cuplug: error: CUPLUG_ERR_OPTION_OUTPUT: a device function has no "
+                          "cubin of its own: nvJitLink keeps only kernels and what they call; "
+                          "compile it to ptx or ltoir and link it into a kernel's cubin\n");
+  ck_assert_int_ne(access(cubin, F_OK), 0);
   result_free(&r);
 }
 END_TEST

@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "support.h"
 
 static bool have_no_gpu(void) { return !t_have_gpu(); }
+static bool is_root(void) { return geteuid() == 0; }
 
 static const struct need {
   unsigned bit;
@@ -24,6 +26,7 @@ static const struct need {
     {T_NO_GPU, "nogpu", have_no_gpu,
      "a CUDA device is present (the gpu suite covers these calls)"},
     {T_HOST, "host", t_have_host, "the CPU target's library is not in this build"},
+    {T_ROOT, "root", is_root, "not root (it gives a folder to another user)"},
 };
 enum { NUM_NEEDS = sizeof needs / sizeof needs[0] };
 

@@ -146,6 +146,7 @@ enum {
   T_GPU = 1u << 3,       /* a CUDA device */
   T_NO_GPU = 1u << 4,    /* none: what the GPU calls say without one */
   T_HOST = 1u << 5,      /* the CPU target's library, libcuplug-host.so */
+  T_ROOT = 1u << 6,      /* root: to give a file to another user (nobody) */
 };
 #define T_TOOLKIT (T_NVVM | T_NVRTC | T_NVJITLINK)
 

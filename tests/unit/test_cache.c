@@ -34,6 +34,14 @@ static void setup(void) {
 
 static void teardown(void) { nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS); }
 
+/* nobody's uid and gid, as the tests that need another user use them */
+enum { NOBODY = 65534 };
+
+static int own_by_nobody(const char *path, const struct stat *st, int flag, struct FTW *f) {
+  (void)st, (void)flag, (void)f;
+  return lchown(path, NOBODY, NOBODY);
+}
+
 /* A session whose cache lives in `folder` (bounded by max_bytes, 0: the default). */
 static cuplug_session *session_in(const char *folder, uint32_t flags, uint64_t max_bytes,
                                   uint64_t memory_bytes) {
@@ -420,16 +428,16 @@ END_TEST
 
 /* ---- bad entries and unusable folders ---- */
 
-/* The path of the one entry the folder holds. */
-static void the_entry(char *out, size_t cap) {
-  char v1[300];
-  snprintf(v1, sizeof v1, "%s/v1", dir);
+/* The path of the one entry `folder` holds. */
+static void the_entry_in(const char *folder, char *out, size_t cap) {
+  char v1[400];
+  snprintf(v1, sizeof v1, "%s/v1", folder);
   DIR *d = opendir(v1);
   ck_assert_ptr_nonnull(d);
   int found = 0;
   for (struct dirent *e; (e = readdir(d));) {
     if (e->d_name[0] == '.') continue;
-    char sub[600];
+    char sub[700];
     snprintf(sub, sizeof sub, "%s/%s", v1, e->d_name);
     DIR *f = opendir(sub);
     for (struct dirent *g; f && (g = readdir(f));)
@@ -440,7 +448,9 @@ static void the_entry(char *out, size_t cap) {
   ck_assert_int_eq(found, 1);
 }
 
-typedef enum { FLIP_LAST_BYTE, TRUNCATE, OLD_FORMAT, NOT_AN_ENTRY } damage;
+static void the_entry(char *out, size_t cap) { the_entry_in(dir, out, cap); }
+
+typedef enum { FLIP_LAST_BYTE, TRUNCATE, OLD_FORMAT, NOT_AN_ENTRY, OTHERS_WRITE } damage;
 
 static void damage_entry(const char *path, damage how) {
   int fd = open(path, O_RDWR);
@@ -461,6 +471,7 @@ static void damage_entry(const char *path, damage how) {
       break;
     }
     case NOT_AN_ENTRY: pwrite(fd, "garbage!", 8, 0); break;
+    case OTHERS_WRITE: ck_assert_int_eq(fchmod(fd, 0666), 0); break;
   }
   close(fd);
 }
@@ -472,7 +483,8 @@ START_TEST(bad_entries_are_rebuilt) {
   } cases[] = {{FLIP_LAST_BYTE, "corrupt (its digest does not match)"},
                {TRUNCATE, "truncated"},
                {OLD_FORMAT, "written in another format"},
-               {NOT_AN_ENTRY, "not a cuplug cache entry"}};
+               {NOT_AN_ENTRY, "not a cuplug cache entry"},
+               {OTHERS_WRITE, "writable by others (mode 0666)"}};
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     cuplug_session *s = session();
     T_ASSERT_OK(clear(s));
@@ -575,12 +587,15 @@ START_TEST(a_read_only_folder) {
   cuplug_session *s = session_in(dir, CUPLUG_SESSION_TRUSTED, 0, 0);
   ck_assert_int_eq(where(s, &t_k_sum, 0), CUPLUG_CACHE_MISS);
   t_api()->session_destroy(s);
-  chmod(dir, 0755); /* mkdtemp's folder is its owner's alone */
+  /* root writes anywhere: the check runs as nobody, whose folder it becomes
+   * (the cache reads only its user's folders) */
+  if (geteuid() == 0) ck_assert_int_eq(nftw(dir, own_by_nobody, 16, FTW_PHYS), 0);
+  char v1[300];
+  snprintf(v1, sizeof v1, "%s/v1", dir);
   pid_t pid = fork();
   if (pid == 0) {
-    /* root writes anywhere: the check runs as nobody */
-    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(3);
-    if (geteuid() != 0) chmod(dir, 0555);
+    if (geteuid() == 0 && (setgid(NOBODY) != 0 || setuid(NOBODY) != 0)) _exit(3);
+    if (chmod(v1, 0500) != 0) _exit(7); /* no new subfolder for the next entry */
     cuplug_session *ro = child_session(dir, CUPLUG_SESSION_TRUSTED);
     if (child_compile(ro, &t_k_sum, 0, NULL, NULL, NULL) != CUPLUG_CACHE_DISK)
       _exit(4); /* still read */
@@ -601,8 +616,209 @@ START_TEST(a_read_only_folder) {
   }
   int status;
   ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-  chmod(dir, 0755);
+  chmod(v1, 0700);
   ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child: %d", status);
+}
+END_TEST
+
+/* ---- whose folder it is ---- */
+
+static mode_t mode_of(const char *path) {
+  struct stat st;
+  ck_assert_msg(stat(path, &st) == 0, "%s: %s", path, strerror(errno));
+  return st.st_mode & 07777;
+}
+
+/* The folder an entry lies in. */
+static void folder_of(const char *entry, char *out, size_t cap) {
+  snprintf(out, cap, "%.*s", (int)(strrchr(entry, '/') - entry), entry);
+}
+
+/* Entries are code that runs on the GPU: every folder cuplug makes is
+ * 0700, every entry 0600, whatever the umask. */
+START_TEST(made_for_the_user_alone) {
+  static const mode_t masks[] = {0, 022, 0277};
+  for (size_t m = 0; m < sizeof masks / sizeof masks[0]; m++) {
+    char above[300], folder[400], v1[500], entry[1024], sub[1024];
+    snprintf(above, sizeof above, "%s/new%zu", dir, m); /* made too */
+    snprintf(folder, sizeof folder, "%s/cache", above);
+    snprintf(v1, sizeof v1, "%s/v1", folder);
+    mode_t old = umask(masks[m]);
+    cuplug_session *s = session_in(folder, 0, 0, 0);
+    cuplug_cache_result r = where(s, &t_k_sum, 0);
+    t_api()->session_destroy(s);
+    umask(old);
+    ck_assert_int_eq(r, CUPLUG_CACHE_MISS);
+    the_entry_in(folder, entry, sizeof entry);
+    folder_of(entry, sub, sizeof sub);
+    ck_assert_uint_eq(mode_of(above), 0700);
+    ck_assert_uint_eq(mode_of(folder), 0700);
+    ck_assert_uint_eq(mode_of(v1), 0700);
+    ck_assert_uint_eq(mode_of(sub), 0700);
+    ck_assert_uint_eq(mode_of(entry), 0600);
+  }
+}
+END_TEST
+
+/* An older cuplug made its folders 0755 and its entries 0644: the entries
+ * are still found, and cuplug's own folders become the user's alone; the
+ * folder the user named is left as it is. */
+START_TEST(an_older_cuplugs_folder) {
+  cuplug_session *s = session();
+  ck_assert_int_eq(where(s, &t_k_sum, 0), CUPLUG_CACHE_MISS);
+  t_api()->session_destroy(s);
+  char v1[300], entry[1024], sub[1024];
+  snprintf(v1, sizeof v1, "%s/v1", dir);
+  the_entry(entry, sizeof entry);
+  folder_of(entry, sub, sizeof sub);
+  const char *folders[] = {dir, v1, sub};
+  for (int i = 0; i < 3; i++) ck_assert_int_eq(chmod(folders[i], 0755), 0);
+  ck_assert_int_eq(chmod(entry, 0644), 0);
+  s = session();
+  ck_assert_int_eq(where(s, &t_k_sum, 0), CUPLUG_CACHE_DISK); /* no warning either */
+  ck_assert_str_eq(info_of(s).status, "ok");
+  t_api()->session_destroy(s);
+  ck_assert_uint_eq(mode_of(dir), 0755);
+  ck_assert_uint_eq(mode_of(v1), 0700);
+  ck_assert_uint_eq(mode_of(sub), 0700);
+  ck_assert_uint_eq(mode_of(entry), 0644); /* behind a folder only its user enters */
+}
+END_TEST
+
+/* The entry's bytes, and the names in its subfolder and in v1. */
+typedef struct snapshot {
+  char *bytes;
+  size_t size;
+  char names[512];
+} snapshot;
+
+static void names_in(const char *folder, char *out, size_t cap) {
+  DIR *d = opendir(folder);
+  ck_assert_ptr_nonnull(d);
+  size_t n = strlen(out);
+  for (struct dirent *e; (e = readdir(d));)
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+      n += (size_t)snprintf(out + n, n < cap ? cap - n : 0, "%s ", e->d_name);
+  closedir(d);
+}
+
+static snapshot snap(const char *entry) {
+  snapshot sn = {.bytes = t_read(entry, &sn.size)};
+  char v1[300], sub[1024];
+  snprintf(v1, sizeof v1, "%s/v1", dir);
+  folder_of(entry, sub, sizeof sub);
+  names_in(v1, sn.names, sizeof sn.names);
+  names_in(sub, sn.names, sizeof sn.names);
+  return sn;
+}
+
+/* A compile with the cache in `dir`, whose folder is not to be trusted for
+ * `why`: built, not read from the folder (the entry planted there is not
+ * used) nor written to it, and said once. */
+static void not_trusted(const char *entry, const char *why) {
+  snapshot before = snap(entry);
+  cuplug_session *s = session();
+  cuplug_artifact *a = compile(s, &t_k_sum, 0, 0);
+  cuplug_artifact_info i = art_info(a);
+  ck_assert_int_eq(i.cache, CUPLUG_CACHE_MISS);
+  ck_assert_uint_eq(i.num_warnings, 1);
+  const cuplug_error *w = t_api()->artifact_warning(a, 0);
+  ck_assert_int_eq(t_api()->error_code(w), CUPLUG_WARN_CACHE);
+  char want[1200];
+  snprintf(want, sizeof want, "cuplug's disk cache is off: %s; compiling without it", why);
+  ck_assert_str_eq(t_api()->error_message(w), want);
+  t_api()->artifact_destroy(a);
+  ck_assert_int_eq(where(s, &t_k_neg, 0), CUPLUG_CACHE_MISS); /* quiet, and memory only */
+  ck_assert_int_eq(where(s, &t_k_neg, 0), CUPLUG_CACHE_MEMORY);
+  cuplug_cache_info ci = info_of(s);
+  ck_assert_str_eq(ci.status, why);
+  ck_assert_uint_eq(ci.disk_entries, 0);
+  ck_assert_uint_eq(ci.stores, 2);
+  T_ASSERT_OK(clear(s)); /* removes nothing there either */
+  t_api()->session_destroy(s);
+  snapshot after = snap(entry);
+  ck_assert_str_eq(after.names, before.names);
+  ck_assert_uint_eq(after.size, before.size);
+  ck_assert_mem_eq(after.bytes, before.bytes, before.size);
+  free(before.bytes);
+  free(after.bytes);
+}
+
+/* A folder others can write (the cache folder, or a folder cuplug made
+ * under it) is not used. */
+START_TEST(a_folder_others_can_write) {
+  cuplug_session *s = session();
+  ck_assert_int_eq(where(s, &t_k_sum, 0), CUPLUG_CACHE_MISS);
+  t_api()->session_destroy(s);
+  char entry[1024], sub[1024], why[1400];
+  the_entry(entry, sizeof entry);
+  folder_of(entry, sub, sizeof sub);
+  static const mode_t modes[] = {0777, 0770, 01777};
+  static const char *const said[] = {"0777", "0770", "1777"};
+  for (int m = 0; m < 3; m++) {
+    ck_assert_int_eq(chmod(dir, modes[m]), 0);
+    snprintf(why, sizeof why, "the cache folder %s is writable by others (mode %s)", dir,
+             said[m]);
+    not_trusted(entry, why);
+  }
+  ck_assert_int_eq(chmod(dir, 0700), 0);
+  ck_assert_int_eq(chmod(sub, 0757), 0);
+  snprintf(why, sizeof why, "the cache folder %s is writable by others (mode 0757)", sub);
+  not_trusted(entry, why);
+  /* cache_info finds it first: its status says why, the next compile warns */
+  s = session();
+  ck_assert_int_eq(chmod(dir, 0722), 0);
+  snprintf(why, sizeof why, "the cache folder %s is writable by others (mode 0722)", dir);
+  ck_assert_str_eq(info_of(s).status, why);
+  cuplug_artifact *a = compile(s, &t_k_sum, 0, 0);
+  ck_assert_uint_eq(art_info(a).num_warnings, 1);
+  ck_assert_int_eq(art_info(a).cache, CUPLUG_CACHE_MISS);
+  t_api()->artifact_destroy(a);
+  t_api()->session_destroy(s);
+  ck_assert_int_eq(chmod(dir, 0700), 0);
+  ck_assert_int_eq(chmod(sub, 0700), 0);
+  s = session(); /* the folder is the user's again: found */
+  ck_assert_int_eq(where(s, &t_k_sum, 0), CUPLUG_CACHE_DISK);
+  t_api()->session_destroy(s);
+}
+END_TEST
+
+/* Another user's folder is not used; another user's entry in the user's
+ * folder is removed and rebuilt. */
+START_TEST(another_users_folder) {
+  cuplug_session *s = session();
+  ck_assert_int_eq(where(s, &t_k_sum, 0), CUPLUG_CACHE_MISS);
+  t_api()->session_destroy(s);
+  char entry[1024], why[1400];
+  the_entry(entry, sizeof entry);
+  ck_assert_int_eq(nftw(dir, own_by_nobody, 16, FTW_PHYS), 0);
+  snprintf(why, sizeof why, "the cache folder %s is owned by uid %d, not you", dir, NOBODY);
+  not_trusted(entry, why);
+  struct stat st;
+  ck_assert_int_eq(stat(entry, &st), 0);
+  ck_assert_uint_eq(st.st_uid, NOBODY); /* untouched */
+
+  /* the folders are the user's again, the entry is not */
+  char v1[300], sub[1024];
+  snprintf(v1, sizeof v1, "%s/v1", dir);
+  folder_of(entry, sub, sizeof sub);
+  const char *folders[] = {dir, v1, sub};
+  for (int i = 0; i < 3; i++) ck_assert_int_eq(chown(folders[i], 0, 0), 0);
+  s = session();
+  cuplug_artifact *a = compile(s, &t_k_sum, 0, 0);
+  ck_assert_int_eq(art_info(a).cache, CUPLUG_CACHE_MISS);
+  ck_assert_uint_eq(art_info(a).num_warnings, 1);
+  snprintf(why, sizeof why,
+           "cuplug's disk cache entry %s was owned by uid %d, not you; it is rebuilt", entry,
+           NOBODY);
+  ck_assert_str_eq(t_api()->error_message(t_api()->artifact_warning(a, 0)), why);
+  t_api()->artifact_destroy(a);
+  t_api()->session_destroy(s);
+  ck_assert_int_eq(stat(entry, &st), 0);
+  ck_assert_uint_eq(st.st_uid, 0); /* rebuilt: the user's */
+  s = session();
+  ck_assert_int_eq(where(s, &t_k_sum, 0), CUPLUG_CACHE_DISK);
+  t_api()->session_destroy(s);
 }
 END_TEST
 
@@ -749,6 +965,14 @@ Suite *suite_cache(void) {
   tcase_add_test(tc, a_folder_that_cannot_be);
   tcase_add_test(tc, a_full_folder);
   tcase_add_test(tc, a_read_only_folder);
+
+  tc = t_tcase(s, "trust", T_NVVM, setup, teardown, 240);
+  tcase_add_test(tc, made_for_the_user_alone);
+  tcase_add_test(tc, an_older_cuplugs_folder);
+  tcase_add_test(tc, a_folder_others_can_write);
+
+  tc = t_tcase(s, "another_user", T_NVVM | T_ROOT, setup, teardown, 240);
+  tcase_add_test(tc, another_users_folder);
 
   tc = t_tcase(s, "sharing", T_NVVM, setup, teardown, 240);
   tcase_add_test(tc, processes_share_a_folder);

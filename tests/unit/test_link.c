@@ -2,6 +2,7 @@
  * declare_device, NVRTC, compile_all, cubin output and link(), up to the
  * cubin, its symbols and what it says about its kernels.  (The GPU calls'
  * errors where there is no GPU are test_nogpu.c's.) */
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 #include "base/code.h"
 #include "ext_mul.h"
+#include "plugin/compilers/nvjitlink.h"
 #include "support.h"
 
 static cuplug_session *session;
@@ -262,17 +264,92 @@ START_TEST(nvrtc_error_has_its_log) {
 }
 END_TEST
 
+#define UNDEFINED_EXT_MUL \
+  "nvJitLink failed to link: unresolved symbol 'ext_mul': none of the code linked defines it"
+
 START_TEST(undefined_symbol_is_a_link_error) {
   cuplug_module m = {sizeof m, "k.ll", t_calls_ext_mul_ir, strlen(t_calls_ext_mul_ir)};
   const cuplug_module *mods[] = {&m};
   cuplug_compile_args a = kernel_args(mods, CUPLUG_OUTPUT_CUBIN);
   cuplug_error *e = t_api()->compile(&a); /* ext_mul declared nowhere */
   ck_assert_ptr_null(a.artifact);
-  /* nvJitLink's words follow; its log names the symbol */
+  /* the message names the symbol; nvJitLink's log (ptxas's, after LTO) follows */
   T_ASSERT_CODE(e, CUPLUG_ERR_LINK);
-  T_ASSERT_STARTS(t_api()->error_message(e), "nvJitLink failed to link: ");
+  ck_assert_str_eq(t_api()->error_message(e), UNDEFINED_EXT_MUL);
   T_ASSERT_CONTAINS(t_api()->error_log(e), "Unresolved extern function 'ext_mul'");
   t_api()->error_destroy(e);
+
+  /* without LTO the linker finds it, in other words */
+  a.no_lto = 1;
+  e = t_api()->compile(&a);
+  ck_assert_ptr_null(a.artifact);
+  T_ASSERT_CODE(e, CUPLUG_ERR_LINK);
+  ck_assert_str_eq(t_api()->error_message(e), UNDEFINED_EXT_MUL);
+  T_ASSERT_CONTAINS(t_api()->error_log(e), "Undefined reference to 'ext_mul' in 'k'");
+  t_api()->error_destroy(e);
+
+  /* link() of the kernel's LTO-IR alone */
+  a = kernel_args(mods, CUPLUG_OUTPUT_LTOIR);
+  T_ASSERT_OK(t_api()->compile(&a));
+  const cuplug_artifact *arts[] = {a.artifact};
+  cuplug_link_args l = {.struct_size = sizeof l, .session = session, .artifacts = arts,
+                        .num_artifacts = 1};
+  T_ASSERT_ERROR(t_api()->link(&l), CUPLUG_ERR_LINK, UNDEFINED_EXT_MUL);
+  ck_assert_ptr_null(l.artifact);
+  t_api()->artifact_destroy(a.artifact);
+}
+END_TEST
+
+/* Device code alone links to an empty cubin (nvJitLink keeps only kernels
+ * and what they call): an error, not a result. */
+START_TEST(link_without_a_kernel) {
+  static const char twice[] = "define i32 @twice(i32 %x) {\n"
+                              "entry:\n"
+                              "  %y = add i32 %x, %x\n"
+                              "  ret i32 %y\n"
+                              "}\n";
+  cuplug_module m = {sizeof m, "twice.ll", twice, strlen(twice)};
+  const cuplug_module *mods[] = {&m};
+  cuplug_compile_args d = {.struct_size = sizeof d, .session = session, .modules = mods,
+                           .num_modules = 1, .entry = "twice", .signature = "int32(int32)",
+                           .entry_abi = CUPLUG_ABI_C, .output = CUPLUG_OUTPUT_LTOIR,
+                           .cc_major = 9};
+  T_ASSERT_OK(t_api()->compile(&d));
+  const cuplug_artifact *arts[] = {d.artifact};
+  cuplug_link_args l = {.struct_size = sizeof l, .session = session, .artifacts = arts,
+                        .num_artifacts = 1};
+  static const char none[] = "the cubin holds no kernel: nvJitLink keeps only kernels and what "
+                             "they call; link the device code with a kernel that calls it";
+  T_ASSERT_ERROR(t_api()->link(&l), CUPLUG_ERR_LINK, none);
+  ck_assert_ptr_null(l.artifact);
+  /* the same as PTX, without LTO */
+  t_api()->artifact_destroy(d.artifact);
+  d.output = CUPLUG_OUTPUT_PTX;
+  T_ASSERT_OK(t_api()->compile(&d));
+  arts[0] = d.artifact;
+  l.no_lto = 1;
+  T_ASSERT_ERROR(t_api()->link(&l), CUPLUG_ERR_LINK, none);
+  ck_assert_ptr_null(l.artifact);
+  t_api()->artifact_destroy(d.artifact);
+}
+END_TEST
+
+/* What tells a kernel in a cubin, on bytes that are not one whole. */
+START_TEST(cubin_kernel_check) {
+  cuplug_artifact *k = t_compile_kernel(session, &t_k_sum, CUPLUG_OUTPUT_CUBIN, 0);
+  cuplug_artifact_info i = info_of(k);
+  ck_assert(cuplug__cubin_has_kernel(i.data, i.size));
+  /* every prefix that ends before the section headers past the first
+   * (which is empty, as ELF has it) */
+  Elf64_Ehdr eh;
+  memcpy(&eh, i.data, sizeof eh);
+  size_t first_two = eh.e_shoff + 2 * sizeof(Elf64_Shdr);
+  ck_assert_uint_le(first_two, i.size);
+  for (size_t n = 0; n < first_two; n += 1 + n / 8)
+    ck_assert_msg(!cuplug__cubin_has_kernel(i.data, n), "%zu of %zu bytes", n, i.size);
+  ck_assert(!cuplug__cubin_has_kernel("\x7f" "ELF", 4));
+  ck_assert(!cuplug__cubin_has_kernel(t_ext_mul_cu, sizeof t_ext_mul_cu));
+  t_api()->artifact_destroy(k);
 }
 END_TEST
 
@@ -602,6 +679,10 @@ Suite *suite_link(void) {
 
   tc = t_tcase(s, "undefined_symbol", T_NVVM | T_NVJITLINK, setup, teardown, 60);
   tcase_add_test(tc, undefined_symbol_is_a_link_error);
+
+  tc = t_tcase(s, "no_kernel", T_NVVM | T_NVJITLINK, setup, teardown, 60);
+  tcase_add_test(tc, link_without_a_kernel);
+  tcase_add_test(tc, cubin_kernel_check);
 
   tc = t_tcase(s, "link", T_TOOLKIT, setup, teardown, 60);
   tcase_add_test(tc, link_artifacts_and_code);

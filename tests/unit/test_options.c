@@ -67,6 +67,17 @@ START_TEST(output_unknown) {
 }
 END_TEST
 
+/* nvJitLink keeps only kernels and what they call: a device function's
+ * cubin would hold nothing. */
+START_TEST(device_function_has_no_cubin) {
+  cuplug_compile_args a = add_args();
+  a.output = CUPLUG_OUTPUT_CUBIN;
+  EXPECT(a, CUPLUG_ERR_OPTION_OUTPUT,
+         "a device function has no cubin of its own: nvJitLink keeps only kernels and what they "
+         "call; compile it to ptx or ltoir and link it into a kernel's cubin");
+}
+END_TEST
+
 START_TEST(forceinline_needs_ltoir) {
   cuplug_compile_args a = add_args();
   a.forceinline = 1;
@@ -640,6 +651,7 @@ Suite *suite_options(void) {
   Suite *s = suite_create("options");
   TCase *tc = t_tcase(s, "option_rules", 0, setup, teardown, 60);
   tcase_add_test(tc, output_unknown);
+  tcase_add_test(tc, device_function_has_no_cubin);
   tcase_add_test(tc, forceinline_needs_ltoir);
   tcase_add_test(tc, abi_unknown);
   tcase_add_test(tc, c_entry_exported_as_numba);

@@ -255,7 +255,9 @@ typedef enum cuplug_output {
   CUPLUG_OUTPUT_DEFAULT = 0, /* the call's default: PTX for compile(), as numba-cuda's */
   CUPLUG_OUTPUT_PTX = 1,
   CUPLUG_OUTPUT_LTOIR = 2,
-  CUPLUG_OUTPUT_CUBIN = 3, /* since 1.1: compiled and linked with what it calls */
+  CUPLUG_OUTPUT_CUBIN = 3, /* since 1.1: compiled and linked with what it calls; kernels
+                              only (a device function's cubin would be empty: give it as
+                              ptx or ltoir to a kernel's link) */
   /* since 1.3: for this CPU.  The artifact holds the IR the compile would
    * hand libNVVM (artifact_ir), and no code: load() compiles it with LLVM's
    * ORC JIT into a host library.  No CUDA toolkit is needed. */
@@ -387,7 +389,14 @@ typedef struct cuplug_session_options {
    * cache_info).  NULL: $CUPLUG_CACHE_DIR, else $XDG_CACHE_HOME/cuplug,
    * else $HOME/.cache/cuplug.  "": no disk cache (results are still kept in
    * memory).  CUPLUG_SESSION_NO_CACHE, or CUPLUG_CACHE=0 in the
-   * environment, turns both off. */
+   * environment, turns both off.  Since 1.3 the entries are code that runs
+   * on the GPU and trusted as ssh trusts its files: cuplug makes its
+   * folders 0700 and its entries 0600 whatever the umask; a folder (this
+   * one, v1 or an entry's subfolder) that another user than the caller or
+   * root owns, or that group or others can write, is not used (nothing is
+   * read, written or removed there; CUPLUG_WARN_CACHE names it and why,
+   * and so does cache_info's status), and such an entry is rebuilt.  The
+   * folders above this one are not checked. */
   const char *cache_dir;
   uint64_t cache_max_bytes;    /* the disk cache's bound; 0: 1 GiB */
   uint64_t cache_memory_bytes; /* the memory cache's bound; 0: 64 MiB */
@@ -595,7 +604,9 @@ typedef struct cuplug_cache_info {
   cuplug_session *session;
   const char *dir;    /* out: the disk cache's folder, "" when there is none */
   const char *status; /* out: "ok"; "off" (no cache at all); "memory only" (no
-                         folder given); else why the disk cache was set aside */
+                         folder given); else why the disk cache was set aside
+                         (e.g. "the cache folder F is writable by others (mode
+                         0777)", "... is owned by uid 1001, not you") */
   uint64_t max_bytes;    /* out: the disk cache's bound */
   uint64_t disk_entries; /* out: counted now, by every process */
   uint64_t disk_bytes;   /* out */
@@ -1028,7 +1039,10 @@ typedef struct cuplug_api {
    * linker's log is in the artifact (link_log), or in the error.  The cubin
    * artifact keeps every kernel of the artifacts linked (name, signature,
    * exception store) for load and kernel_get; its symbol and signature are
-   * its kernel's when it holds exactly one. */
+   * its kernel's when it holds exactly one.  CUPLUG_ERR_LINK when a symbol
+   * stays undefined (the message names it) and when the cubin would hold
+   * no kernel (nvJitLink keeps only kernels and what they call: device code
+   * alone links to nothing). */
   cuplug_error *(*link)(cuplug_link_args *args);
   /* The i-th piece of code of an artifact. */
   cuplug_error *(*artifact_part)(const cuplug_artifact *artifact, size_t index,
