@@ -131,6 +131,20 @@ static PyObject *literal(PyObject *mod, PyObject *value) {
   return e ? shim_raise(st, e) : shim_type(st, t);
 }
 
+/* typeof and literal, their failures the module's own (shim_own) */
+static PyObject *typeof_owned(PyObject *mod, PyObject *text) {
+  PyObject *r = typeof_(mod, text);
+  return r ? r : shim_own(PyModule_GetState(mod), CUPLUG_ERR_INVALID_ARGUMENT,
+                          CUPLUG_ERR_INVALID_ARGUMENT);
+}
+
+static PyObject *literal_owned(PyObject *mod, PyObject *value) {
+  PyObject *r = literal(mod, value);
+  return r ? r : shim_own(PyModule_GetState(mod), CUPLUG_ERR_INVALID_ARGUMENT,
+                          CUPLUG_ERR_INVALID_ARGUMENT);
+}
+
+/* The module's own, not the package's: it keeps Python's exceptions. */
 static PyObject *status_name(PyObject *mod, PyObject *code) {
   shim_state *st = loaded(mod);
   if (!st) return NULL;
@@ -140,11 +154,16 @@ static PyObject *status_name(PyObject *mod, PyObject *code) {
 }
 
 static PyMethodDef functions[] = {
-    {"_load", load, METH_VARARGS, "_load(path, make_error, warn): load the plugin once."},
+    {"_load", load, METH_VARARGS,
+     "_load(path, make_error, warn): load the plugin once.  make_error(code, name, message,\n"
+     "log, type_error=False) makes the exception for a status (type_error: the module's own\n"
+     "TypeError); warn(code, name, message) issues a warning."},
     {"info", info, METH_NOARGS,
      "info() -> dict: the versions of cuplug and the CUDA toolkit, and the GPU."},
-    {"typeof", typeof_, METH_O, "typeof(name) -> Type: parse a numba-style type or signature."},
-    {"literal", literal, METH_O, "literal(n) -> Type: the integer literal type Literal[int](n)."},
+    {"typeof", typeof_owned, METH_O,
+     "typeof(name) -> Type: parse a numba-style type or signature."},
+    {"literal", literal_owned, METH_O,
+     "literal(n) -> Type: the integer literal type Literal[int](n)."},
     {"status_name", status_name, METH_O, "status_name(code) -> str: 'CUPLUG_ERR_...'."},
     {NULL, NULL, 0, NULL}};
 
