@@ -2,6 +2,7 @@
  * the module's functions (info, typeof, literal, status_name).  Its types
  * live in their own files; this one makes them, into the state. */
 #include <dlfcn.h>
+#include <limits.h>
 
 #include "artifact.h"
 #include "kernel.h"
@@ -124,8 +125,13 @@ static PyObject *typeof_(PyObject *mod, PyObject *text) {
 static PyObject *literal(PyObject *mod, PyObject *value) {
   shim_state *st = loaded(mod);
   if (!st) return NULL;
-  long long v = PyLong_AsLongLong(value);
+  if (!PyLong_Check(value)) return shim_type_error("the literal", "an int", value);
+  int overflow;
+  long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
   if (v == -1 && PyErr_Occurred()) return NULL;
+  if (overflow)
+    return PyErr_Format(PyExc_ValueError, "the literal must be %lld to %lld (int64), not %R",
+                        LLONG_MIN, LLONG_MAX, value);
   const cuplug_type *t;
   cuplug_error *e = st->api->type_int_literal(v, &t);
   return e ? shim_raise(st, e) : shim_type(st, t);
