@@ -94,8 +94,8 @@ def test_calls_and_launches_on_the_cpu():
            m.call, 1, 2, nme="add_i32")
     k = host_module("saxpy_kernel", device=False).get_kernel()
     x = np.zeros(4, dtype=np.float32)
-    e = raises(cuplug.LaunchArgumentError, LAUNCH, "kernel __main__::saxpy takes 4 arguments, got 2",
-               k[1, 4], x, x)
+    e = raises(cuplug.LaunchArgumentError, LAUNCH,
+               "kernel __main__::saxpy takes 4 arguments, got 2", k[1, 4], x, x)
     assert e.symbol == k.name and len(k.name) > 200
     raises(cuplug.LaunchArgumentError, LAUNCH,
            "kernel __main__::saxpy, argument 1 (float32[::1]): got an array of float64 with 1 "

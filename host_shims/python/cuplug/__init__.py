@@ -423,6 +423,9 @@ def _opt(opt):
         raise _type_error("opt", "True, False, None or a level 0 to 3", opt) from None
 
 
+_CODE_LIST = "a list of code: paths, bytes, (name, bytes) or Artifacts"
+
+
 def _items(value, what, expected):
     """value's items as a tuple; a value that has none is refused by name."""
     try:
@@ -449,7 +452,7 @@ def _code(c):
 
 def _codes(codes):
     out = []
-    for c in _items(codes or (), "link", "a list of code: paths, bytes, (name, bytes) or Artifacts"):
+    for c in _items(codes or (), "link", _CODE_LIST):
         out.extend(_code(c))
     return out
 
@@ -602,7 +605,7 @@ def declare_device(name, sig, link=None, use_cooperative=False, abi="numba", *,
         link = (link,)
     sig_t = typeof(sig) if isinstance(sig, str) else sig
     _registry(session, registry).declare_device(
-        name, sig_t, abi, _items(link, "link", "a list of code: paths, bytes, (name, bytes) or Artifacts"), bool(use_cooperative),
+        name, sig_t, abi, _items(link, "link", _CODE_LIST), bool(use_cooperative),
         host_function=_address(host_function, "host_function"),
         host_owner=None if isinstance(host_function, int) else host_function)
     return DeclaredFunction(name, sig_t, abi)
@@ -697,7 +700,7 @@ def _link(codes, cc, lto, max_registers, debug, lineinfo, include_paths, use_coo
         codes = [codes]
     if isinstance(include_paths, str):  # one folder, not one per character
         include_paths = (include_paths,)
-    codes = _items(codes, "codes", "a list of code: paths, bytes, (name, bytes) or Artifacts")
+    codes = _items(codes, "codes", _CODE_LIST)
     arts = [c for c in codes if isinstance(c, Artifact)]
     rest = [c for c in codes if not isinstance(c, Artifact)]
     return _session(session).link(code=rest, artifacts=arts, cc=cc, no_lto=not lto,
