@@ -60,8 +60,11 @@ def test_the_extensions_own_calls():
     """Session, Registry and the module's functions, called directly."""
     case, ir = load_case("add_i32")
     s = cuplug.Session(cache=False)
-    raises(cuplug.ArgumentTypeError, ARG, "compile() argument 2 must be str, not None",
+    raises(cuplug.ArgumentTypeError, ARG,
+           "entry must be a str (the entry's symbol in the IR), not NoneType",
            s.compile, ir, None, case["signature"])
+    raises(cuplug.ArgumentError, ARG, "entry 'a\\x00b' holds a NUL character",
+           s.compile, ir, "a\x00b", case["signature"])
     raises(cuplug.ArgumentTypeError, ARG, "'home' is an invalid keyword argument for Session()",
            cuplug.Session, home="/")
     raises(cuplug.ArgumentTypeError, ARG,

@@ -151,7 +151,7 @@ static PyObject *session_registry(PyObject *self, void *unused) {
  * options by keyword only. */
 #define COMPILE_POSITIONAL(X)        \
   X(PyObject *, modules, "O", NULL)  \
-  X(const char *, entry, "s", NULL)  \
+  X(PyObject *, entry, "O", NULL)    \
   X(PyObject *, signature, "O", NULL)
 #define COMPILE_OPTIONS(X)                   \
   X(const char *, entry_abi, "z", NULL)      \
@@ -203,9 +203,16 @@ static int compile_options_of(PyObject *args, PyObject *kw, compile_options *o) 
  * cc and the lists the call borrows. */
 static int compile_args_of(shim_state *st, PyObject *self, const compile_options *o,
                            cuplug_compile_args *a) {
+  if (!PyUnicode_Check(o->entry))
+    return shim_type_error("entry", "a str (the entry's symbol in the IR)", o->entry), -1;
+  Py_ssize_t n;
+  const char *entry = PyUnicode_AsUTF8AndSize(o->entry, &n);
+  if (!entry) return -1;
+  if (strlen(entry) != (size_t)n) /* the plugin would read a shorter name */
+    return PyErr_Format(PyExc_ValueError, "entry %R holds a NUL character", o->entry), -1;
   *a = (cuplug_compile_args){.struct_size = sizeof *a,
                              .session = ((shim_session *)self)->session,
-                             .entry = o->entry,
+                             .entry = entry,
                              .kind = (cuplug_function_kind)o->kind,
                              .abi_name = o->abi_name,
                              .output = (cuplug_output)o->output,
