@@ -83,15 +83,16 @@ def test_mangled_names_are_short():
 
 
 def test_short_names_by_rule():
-    """What cuplug._shorten makes of names: numba's (with ABI tags), not
+    """What the package makes of names: numba's (with ABI tags) short, not
     other C++ names, and never two names alike."""
+    from cuplug._names import shorten
     k = ("_ZN8__main__5saxpyB3v19B88cw51cXTLSUwv1sDUaKthqaNgoKmjgOR3W3CwAkMXLaJtQYkOIgxJU0gCqO"
          "kEJoHkbttqdSBL3UrBuFYTAA_3d_3dE5ArrayIfLi1E1C7mutable7alignedEf")
-    assert cuplug._shorten("kernel %s: no" % k) == ("kernel __main__::saxpy: no", k)
-    assert cuplug._shorten("call @_Z5clampfff") == ("call @_Z5clampfff", None)
-    assert cuplug._shorten("no names") == ("no names", None)
+    assert shorten("kernel %s: no" % k) == ("kernel __main__::saxpy: no", k)
+    assert shorten("call @_Z5clampfff") == ("call @_Z5clampfff", None)
+    assert shorten("no names") == ("no names", None)
     same = "%s and %s" % (k, k[:-1] + "d")  # arguments past the builtins: alike to the end
-    assert cuplug._shorten(same) == (same, k)
+    assert shorten(same) == (same, k)
 
 
 def test_warning_points_at_the_callers_line():

@@ -150,7 +150,7 @@ static PyObject *literal_owned(PyObject *mod, PyObject *value) {
                           CUPLUG_ERR_INVALID_ARGUMENT);
 }
 
-/* The module's own, not the package's: it keeps Python's exceptions. */
+/* _cuplug's alone (the package does not offer it): its errors stay Python's. */
 static PyObject *status_name(PyObject *mod, PyObject *code) {
   shim_state *st = loaded(mod);
   if (!st) return NULL;

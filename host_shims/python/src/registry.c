@@ -68,7 +68,8 @@ int shim_abi_of(shim_state *st, const char *abi, const char *what, cuplug_abi *o
   if (!abi) *out = CUPLUG_ABI_DEFAULT;
   else if (!strcmp(abi, "numba")) *out = CUPLUG_ABI_NUMBA;
   else if (!strcmp(abi, "c")) *out = CUPLUG_ABI_C;
-  else return shim_fail(st, CUPLUG_ERR_OPTION_ABI, "Unsupported %s: %s (numba or c)", what, abi), -1;
+  else
+    return shim_fail(st, CUPLUG_ERR_OPTION_ABI, "Unsupported %s: %s (numba or c)", what, abi), -1;
   return 0;
 }
 

@@ -51,12 +51,11 @@ static int cc_of(PyObject *cc, uint32_t *major, uint32_t *minor, uint32_t *suffi
  * to a large one. */
 static int session_numbers(PyObject *limit, PyObject *max_bytes, PyObject *memory_bytes,
                            cuplug_session_options *o) {
-  return (limit && shim_u32(limit, "time_limit_ms", &o->time_limit_ms) < 0) ||
-                 (max_bytes && shim_u64(max_bytes, "cache_max_bytes", &o->cache_max_bytes) < 0) ||
-                 (memory_bytes &&
-                  shim_u64(memory_bytes, "cache_memory_bytes", &o->cache_memory_bytes) < 0)
-             ? -1
-             : 0;
+  if (limit && shim_u32(limit, "time_limit_ms", &o->time_limit_ms) < 0) return -1;
+  if (max_bytes && shim_u64(max_bytes, "cache_max_bytes", &o->cache_max_bytes) < 0) return -1;
+  if (memory_bytes && shim_u64(memory_bytes, "cache_memory_bytes", &o->cache_memory_bytes) < 0)
+    return -1;
+  return 0;
 }
 
 static PyObject *session_make(PyTypeObject *type, PyObject *args, PyObject *kw) {
