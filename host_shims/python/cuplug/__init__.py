@@ -436,9 +436,10 @@ def compile(ir, sig, *, entry, entry_abi="numba", device=True, abi="c", abi_info
     abi_info["abi_name"] or the entry's name; or "numba"); device=False makes
     a kernel.  output: "ptx", "ltoir" or "cubin" (linked with `link` and the
     declared functions it calls), or "host" (for this CPU: load() the
-    Artifact returned in place of code).  cc: (major, minor); None: the
+    Artifact returned in place of code).  cc: (major, minor), or with "a" or
+    "f" third (numba-cuda's arch-specific and family ccs); None: the
     default rule.  Returns (code, restype): PTX as str, LTO-IR or a cubin as
-    bytes, and the signature's return type."""
+    bytes (the Artifact for "host"), and the signature's return type."""
     return _compile(ir, sig, entry, entry_abi, device, abi, abi_info, output, cc, opt, debug,
                     lineinfo, fastmath, forceinline, launch_bounds, link, session,
                     max_registers, time_limit_ms, False, False)
