@@ -9,6 +9,7 @@ packages=(
   check libsubunit-dev           # unit tests (linked statically, so they run on the GPU host)
   libffi-dev                     # host callbacks; calls by signature on the CPU (static in libcuplug-host.so)
   python3-dev python3-pytest python3-numpy
+  python3-mypy                   # stubtest: the Python module's .pyi against the module
   python3-setuptools python3-wheel python3-venv python3-pip   # the Python module, pip-installed offline
   clang-19 libclang-rt-19-dev    # libFuzzer harnesses (scripts/fuzz.sh)
   luajit libluajit-5.1-dev       # samples/luajit

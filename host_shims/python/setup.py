@@ -5,7 +5,8 @@ Python 3.11 and later), and puts the plugin (libcuplug.so), its helper
 process (cuplug-helper) and the library that runs device code on the CPU
 (libcuplug-host.so, opened on the first output="host" load) in the package
 beside it.  Those come from the
-CMake build in $CUPLUG_BUILD_DIR when set, else from a build this runs
+CMake build in $CUPLUG_BUILD_DIR when set (a relative folder from where pip
+runs, or from the repository's root), else from a build this runs
 (build-python/ at the repository's root)."""
 import os
 import shutil
@@ -24,10 +25,25 @@ SOURCES = ["module.c", "session.c", "memory.c", "library.c", "kernel.c", "arrays
            "registry.c", "callbacks.c", "artifact.c", "views.c", "type.c", "errors.c"]
 
 
+def given_build(given):
+    """$CUPLUG_BUILD_DIR as a folder.  pip runs this file in its own folder,
+    so a relative one is taken from where pip was run (the shell's $PWD),
+    else from the repository's root: CUPLUG_BUILD_DIR=build works there."""
+    if os.path.isabs(given):
+        return given
+    bases = [b for b in (os.environ.get("PWD"), ROOT) if b]
+    for base in bases:
+        path = os.path.normpath(os.path.join(base, given))
+        if os.path.isfile(os.path.join(path, "lib", "libcuplug.so")):
+            return path
+    raise SystemExit("cuplug: CUPLUG_BUILD_DIR=%s: no lib/libcuplug.so in %s (give the CMake "
+                     "build folder)" % (given, " or ".join(os.path.join(b, given) for b in bases)))
+
+
 def plugin_build():
     given = os.environ.get("CUPLUG_BUILD_DIR")
     if given:
-        return os.path.abspath(given)
+        return given_build(given)
     out = os.path.join(ROOT, "build-python")
     subprocess.check_call(["cmake", "-S", ROOT, "-B", out, "-DCMAKE_BUILD_TYPE=Release",
                            "-DCUPLUG_TESTS=OFF"])

@@ -1,8 +1,9 @@
 #!/bin/sh
 # pip installs the Python module offline into a fresh virtual environment
 # (Debian's setuptools and wheel through --system-site-packages; no index),
-# reusing the plugin of this build, then imports it from elsewhere and
-# compiles with it.
+# reusing the plugin of this build, with the README's command as written
+# (run at the repository's root, the build folder relative to it), then
+# imports it from elsewhere and compiles with it.
 #   pip_install.sh BUILD_DIR SOURCE_DIR
 set -eu
 build=$1
@@ -10,8 +11,9 @@ src=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 /usr/bin/python3 -m venv --system-site-packages "$tmp/venv"
-CUPLUG_BUILD_DIR="$build" "$tmp/venv/bin/python" -m pip install -q --no-index \
-  --no-build-isolation --no-deps "$src/host_shims/python"
+(cd "$src" && CUPLUG_BUILD_DIR=$(realpath --relative-to=. "$build") \
+  "$tmp/venv/bin/python" -m pip install -q --no-index --no-build-isolation --no-deps \
+  ./host_shims/python)
 cd "$tmp"
 "$tmp/venv/bin/python" - "$src" <<'PY'
 import os, sys

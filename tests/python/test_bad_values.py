@@ -22,10 +22,10 @@ def test_parameters_without_a_python_value(param, value):
     """A tuple or a number class fills no scalar slot: packing one as an
     integer shifted by its size, 0 bits, and handed the plugin a slot of
     the wrong size."""
-    with pytest.raises(TypeError) as e:
+    with pytest.raises(cuplug.LaunchArgumentError) as e:
         add_i32().call(value, 1, signature="int32(%s, int32)" % param)
-    assert str(e.value) == ("function (the compiled one), argument 0 (%s): its type cannot be "
-                            "passed from Python" % param)
+    assert e.value.message == ("function (the compiled one), argument 0 (%s): its type cannot be "
+                               "passed from Python" % param)
 
 
 def test_literal_parameters_are_int64():
@@ -36,9 +36,9 @@ def test_literal_parameters_are_int64():
 
 
 def test_negative_size():
-    with pytest.raises(ValueError) as e:
+    with pytest.raises(cuplug.ArgumentError) as e:
         cuplug.Session(cache=False).to_host(0, -1)
-    assert str(e.value) == "nbytes must be 0 or more, not -1"
+    assert e.value.message == "nbytes must be 0 or more, not -1"
 
 
 def test_status_past_a_c_int():
@@ -76,8 +76,8 @@ def test_error_factory_answering_a_non_exception():
     not one."""
     p = run_python(ERROR_CLASS_REPLACED)
     assert (p.returncode, p.stderr) == (0, "")
-    assert p.stdout == ("TypeError cuplug._make_error's answer must be an exception, not int\n"
-                        * 3)
+    assert p.stdout == ("ArgumentTypeError CUPLUG_ERR_INVALID_ARGUMENT: cuplug._make_error's "
+                        "answer must be an exception, not int\n" * 3)
 
 
 def test_toolkit_text_that_is_not_utf8(tmp_path):

@@ -12,7 +12,7 @@ EXPECTED = {
     **{c: cuplug.IRError for c in (20, 21, 22, 23, 24, 94)},
     **{c: cuplug.OptionError for c in range(30, 41)},
     **{c: cuplug.ToolkitError for c in (50, 51, 52, 56, 57, 92)},
-    **{c: cuplug.GPUError for c in (53, 54, 55, 70, 71, 73)},
+    **{c: cuplug.GPUError for c in (53, 54, 55, 70, 71)}, 73: cuplug.LaunchConfigError,
     60: cuplug.LinkError, 61: cuplug.LinkError, 62: cuplug.LinkError,
     63: cuplug.RegistryError, 64: cuplug.RegistryError,
     72: cuplug.LaunchArgumentError, 74: cuplug.KernelException, 75: cuplug.KernelFault,
@@ -42,8 +42,9 @@ def test_out_of_memory_is_memoryerror():
 
 
 @pytest.mark.parametrize("cls,base", [
-    (cuplug.ArgumentError, ValueError), (cuplug.IRError, ValueError),
-    (cuplug.LaunchArgumentError, TypeError), (cuplug.TypingError, TypeError),
+    (cuplug.ArgumentError, ValueError), (cuplug.ArgumentTypeError, TypeError),
+    (cuplug.IRError, ValueError), (cuplug.LaunchArgumentError, TypeError),
+    (cuplug.LaunchConfigError, ValueError), (cuplug.TypingError, TypeError),
     (cuplug.ToolkitTimeout, TimeoutError), (cuplug.ToolkitCrash, cuplug.ToolkitError),
     (cuplug.RegistryError, ValueError)])
 def test_classes_are_what_python_code_catches(cls, base):

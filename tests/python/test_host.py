@@ -22,13 +22,13 @@ def test_device_function_called_with_python_values():
     m = host_module("add_i32")
     assert m.call(2147483647, 1) == 2147483648
     assert m.call(-5, 3) == -2
-    with pytest.raises(TypeError) as e:
+    with pytest.raises(cuplug.LaunchArgumentError) as e:
         m.call(2**31, 0)
-    assert str(e.value) == ("function (the compiled one), argument 0 (int32): the value does "
-                            "not fit")
-    with pytest.raises(TypeError) as e:
+    assert e.value.message == ("function (the compiled one), argument 0 (int32): the value does "
+                               "not fit")
+    with pytest.raises(cuplug.LaunchArgumentError) as e:
         m.call(1)
-    assert str(e.value) == "function (the compiled one) takes 2 arguments, got 1"
+    assert e.value.message == "function (the compiled one) takes 2 arguments, got 1"
     assert host_module("dev_bool").call(True, False, False) is True
     assert host_module("add_f32").call(0.5, 0.25) == 0.75
     assert host_module("dev_u8").call(255, 255) == 510
@@ -70,14 +70,16 @@ def test_wrong_buffer_names_the_argument():
     k = host_module("saxpy_kernel", device=False).get_kernel()
     r = np.zeros(4, dtype=np.float64)
     x = np.zeros(4, dtype=np.float32)
-    with pytest.raises(TypeError) as e:
+    with pytest.raises(cuplug.LaunchArgumentError) as e:
         k[1, 4](r, x, x, 1.0)
-    assert str(e.value).endswith(", argument 0 (float32[::1]): got an array of float64 with 1 "
-                                 "dimensions")
-    with pytest.raises(TypeError) as e:
+    assert e.value.message == ("kernel __main__::saxpy, argument 0 (float32[::1]): got an array "
+                               "of float64 with 1 dimensions")
+    assert e.value.symbol == k.name
+    with pytest.raises(cuplug.LaunchArgumentError) as e:
         k[1, 4](x, object(), x, 1.0)
-    assert str(e.value).endswith(", argument 1 (float32[::1]): a host kernel takes a buffer (a "
-                                 "NumPy array, array.array, ...), got object")
+    assert e.value.message == ("kernel __main__::saxpy, argument 1 (float32[::1]): a host "
+                               "kernel takes a buffer (a NumPy array, array.array, ...), got "
+                               "object")
 
 
 def test_call_errors():

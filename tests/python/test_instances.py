@@ -78,9 +78,9 @@ def test_library_methods():
     assert lib.close() is None
     assert lib.close() is None  # twice is fine
     for method, args in ((lib.call, (1, 2)), (lib.address, ()), (lib.get_kernel, ())):
-        with pytest.raises(ValueError) as e:
+        with pytest.raises(cuplug.ArgumentError) as e:
             method(*args)
-        assert str(e.value) == "the module is closed"
+        assert e.value.message == "the module is closed"
 
 
 def test_kernel_and_launcher_methods():
@@ -93,16 +93,17 @@ def test_kernel_and_launcher_methods():
     r = np.zeros(4, dtype=np.float32)
     assert launcher(r, x, y, 2.0) is None
     assert r.tolist() == [0.5, 2.5, 4.5, 6.5]
-    with pytest.raises(TypeError) as e:
+    with pytest.raises(cuplug.LaunchArgumentError) as e:
         launcher(r, x, y, 2.0, keyword=1)
-    assert str(e.value) == "a launch takes no keywords"
-    with pytest.raises(TypeError) as e:
+    assert e.value.message == "a launch takes no keywords"
+    with pytest.raises(cuplug.LaunchArgumentError) as e:
         k[1]
-    assert str(e.value) == "kernel[grid, block, stream, shared_mem]: give 2 to 4 values"
+    assert e.value.message == "kernel[grid, block, stream, shared_mem]: give 2 to 4 values"
     lib.close()
-    with pytest.raises(ValueError) as e:
+    with pytest.raises(cuplug.ArgumentError) as e:
         launcher(r, x, y, 2.0)
-    assert str(e.value) == "kernel %s: its module is closed" % k.name
+    assert e.value.message == "kernel __main__::saxpy: its module is closed"
+    assert e.value.symbol == k.name
 
 
 def test_session_and_registry_methods():

@@ -109,30 +109,30 @@ def test_pointers_as_ints():
 def test_wrong_arguments_are_named(axpy5):
     cp = pytest.importorskip("cupy")
     x = cp.zeros(8, dtype=cp.float32)
-    with pytest.raises(TypeError) as e:
+    with pytest.raises(cuplug.LaunchArgumentError) as e:
         axpy5[1, 32](x, x, cp.zeros(8, dtype=cp.float64), 1.0, 8)
-    assert str(e.value) == ("kernel axpy5, argument 2 (float32[::1]): got an array of float64 "
-                            "with 1 dimensions")
-    with pytest.raises(TypeError) as e:
+    assert e.value.message == ("kernel axpy5, argument 2 (float32[::1]): got an array of float64 "
+                               "with 1 dimensions")
+    with pytest.raises(cuplug.LaunchArgumentError) as e:
         axpy5[1, 32](x, x, cp.zeros((2, 4), dtype=cp.float32), 1.0, 8)
-    assert str(e.value) == ("kernel axpy5, argument 2 (float32[::1]): got an array of float32 "
-                            "with 2 dimensions")
-    with pytest.raises(TypeError) as e:
+    assert e.value.message == ("kernel axpy5, argument 2 (float32[::1]): got an array of float32 "
+                               "with 2 dimensions")
+    with pytest.raises(cuplug.LaunchArgumentError) as e:
         axpy5[1, 32](x, 5, x, 1.0, 8)
-    assert str(e.value) == ("kernel axpy5, argument 1 (float32[::1]): expected an array with "
-                            "__cuda_array_interface__ or __dlpack__, got int")
-    with pytest.raises(TypeError) as e:
+    assert e.value.message == ("kernel axpy5, argument 1 (float32[::1]): expected an array with "
+                               "__cuda_array_interface__ or __dlpack__, got int")
+    with pytest.raises(cuplug.LaunchArgumentError) as e:
         axpy5[1, 32](x, x, x, "two", 8)
-    assert str(e.value) == "kernel axpy5, argument 3 (float32): expected a number, got str"
-    with pytest.raises(TypeError) as e:
+    assert e.value.message == "kernel axpy5, argument 3 (float32): expected a number, got str"
+    with pytest.raises(cuplug.LaunchArgumentError) as e:
         axpy5[1, 32](x, x, x, 1.0, 8.5)
-    assert str(e.value) == "kernel axpy5, argument 4 (int32): expected an integer, got float"
-    with pytest.raises(TypeError) as e:
+    assert e.value.message == "kernel axpy5, argument 4 (int32): expected an integer, got float"
+    with pytest.raises(cuplug.LaunchArgumentError) as e:
         axpy5[1, 32](x, x, x, 1.0, 1 << 40)
-    assert str(e.value) == "kernel axpy5, argument 4 (int32): the value does not fit"
-    with pytest.raises(TypeError) as e:
+    assert e.value.message == "kernel axpy5, argument 4 (int32): the value does not fit"
+    with pytest.raises(cuplug.LaunchArgumentError) as e:
         axpy5[1, 32](x, x, x, 1.0)
-    assert str(e.value) == "kernel axpy5 takes 5 arguments, got 4"
+    assert e.value.message == "kernel axpy5 takes 5 arguments, got 4"
     strided = cp.zeros(16, dtype=cp.float32)[::2]
     with pytest.raises(cuplug.LaunchArgumentError) as e:
         axpy5[1, 32](strided, x, x, 1.0, 8)
@@ -143,13 +143,13 @@ def test_wrong_arguments_are_named(axpy5):
 def test_bad_grids(axpy5):
     cp = pytest.importorskip("cupy")
     x = cp.zeros(8, dtype=cp.float32)
-    with pytest.raises(ValueError) as e:
+    with pytest.raises(cuplug.LaunchConfigError) as e:
         axpy5[0, 32](x, x, x, 1.0, 8)
-    assert str(e.value) == "grid has a dimension of 0"
-    with pytest.raises(TypeError) as e:
+    assert e.value.message == "grid has a dimension of 0"
+    with pytest.raises(cuplug.LaunchArgumentError) as e:
         axpy5[(1, 2, 3, 4), 32](x, x, x, 1.0, 8)
-    assert str(e.value) == "grid must be an int or a tuple of 1 to 3 ints"
-    with pytest.raises(cuplug.GPUError) as e:
+    assert e.value.message == "grid must be an int or a tuple of 1 to 3 ints"
+    with pytest.raises(cuplug.LaunchConfigError) as e:
         axpy5[1, 4096](x, x, x, 1.0, 8)
     assert e.value.name == "CUPLUG_ERR_LAUNCH_CONFIG"
     assert e.value.message == ("kernel axpy5: block (4096, 1, 1) has 4096 threads; the device "
@@ -163,12 +163,12 @@ def test_closed_module():
     m = cuplug.load(cubin)
     k = m.get_kernel("axpy5", kernels.AXPY5_SIG)
     m.close()
-    with pytest.raises(ValueError) as e:
+    with pytest.raises(cuplug.ArgumentError) as e:
         k[1, 1](0, 0, 0, 1.0, 0)
-    assert str(e.value) == "kernel axpy5: its module is closed"
-    with pytest.raises(ValueError) as e:
+    assert e.value.message == "kernel axpy5: its module is closed"
+    with pytest.raises(cuplug.ArgumentError) as e:
         m.get_kernel("axpy5")
-    assert str(e.value) == "the module is closed"
+    assert e.value.message == "the module is closed"
 
 
 def test_numba_device_arrays(axpy5):

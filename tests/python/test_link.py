@@ -50,6 +50,6 @@ def test_undefined_symbol_is_a_link_error():
 
 
 def test_code_of_the_wrong_type():
-    with pytest.raises(TypeError) as e:
+    with pytest.raises(cuplug.ArgumentTypeError) as e:
         cuplug.link([12], cc=(9, 0))
-    assert str(e.value) == "code 0 must be text or bytes, not int"
+    assert e.value.message == "code 0 must be text or bytes, not int"

@@ -116,9 +116,9 @@ def test_declare_device_is_a_key():
 
 
 def test_register_lowering_needs_one_source():
-    with pytest.raises(TypeError) as e:
+    with pytest.raises(cuplug.ArgumentTypeError) as e:
         cuplug.register_lowering("t.x", "int32()", ir="x", cuda="y")
-    assert str(e.value) == "register_lowering: give exactly one of ir=, cuda= and callable="
+    assert e.value.message == "register_lowering: give exactly one of ir=, cuda= and callable="
 
 
 def test_numba_cuda_rule_and_strict():

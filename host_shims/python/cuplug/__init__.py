@@ -14,25 +14,31 @@ numba-cuda::
 
 Everything goes through the plugin's C ABI (libcuplug.so beside this
 package, or $CUPLUG_LIBRARY).  Calls that compile, link or launch release
-the GIL.  Errors are subclasses of CuplugError, carrying the plugin's code
-and the toolkit's log; the plugin's warnings are Python warnings
-(CuplugWarning).
+the GIL.  Every error the package raises is a CuplugError, carrying the
+plugin's code and the toolkit's log (and also a ValueError or a TypeError
+where the caller is at fault); the plugin's warnings are Python warnings
+(CuplugWarning) that point at the caller's line.
 """
 
+import functools as _functools
+import operator as _operator
 import os as _os
 import re as _re
+import sys as _sys
 import warnings as _warnings
 from collections import namedtuple as _namedtuple
+from collections.abc import Mapping as _Mapping
 
 from . import _cuplug
+from ._names import shorten as _shorten
 from ._cuplug import Artifact, Kernel, Library, Registry, Session, Type, info, literal, typeof
 
 __all__ = [
-    "CuplugError", "CuplugWarning", "ArgumentError", "TypeSyntaxError", "IRError",
-    "OptionError", "ToolkitError", "ToolkitCrash", "ToolkitTimeout", "LinkError",
+    "CuplugError", "CuplugWarning", "ArgumentError", "ArgumentTypeError", "TypeSyntaxError",
+    "IRError", "OptionError", "ToolkitError", "ToolkitCrash", "ToolkitTimeout", "LinkError",
     "RegistryError", "GPUError",
-    "LaunchArgumentError", "KernelException", "KernelFault", "TypingError", "LimitError",
-    "HostError",
+    "LaunchArgumentError", "LaunchConfigError", "KernelException", "KernelFault", "TypingError",
+    "LimitError", "HostError",
     "Type", "Session", "Registry", "Artifact", "Library", "Kernel", "Module",
     "Resolution", "DeclaredFunction",
     "info", "typeof", "literal", "default_session",
@@ -45,25 +51,34 @@ __all__ = [
 
 
 class CuplugError(Exception):
-    """An error the cuplug plugin reported.
+    """An error the cuplug plugin or this package reported.
 
     code: the plugin's status number; name: its name ("CUPLUG_ERR_IR_PARSE");
     message: one line naming the culprit; log: the toolkit's log ("" when
-    there is none)."""
+    there is none); symbol: the whole mangled name of the first symbol the
+    message names, which the message gives in short ("__main__::add_i32"),
+    or None."""
 
-    def __init__(self, code, name, message, log=""):
+    def __init__(self, code, name, message, log="", symbol=None):
         super().__init__(message)
         self.code = code
         self.name = name
         self.message = message
         self.log = log
+        self.symbol = symbol
 
     def __str__(self):
         return "%s: %s" % (self.name, self.message)
 
 
 class ArgumentError(CuplugError, ValueError):
-    """A call's arguments are wrong (CUPLUG_ERR_INVALID_ARGUMENT, _ABI_FIELD, _IO)."""
+    """A call's arguments are wrong (CUPLUG_ERR_INVALID_ARGUMENT, _ABI_FIELD, _IO):
+    also a value out of its range, or a closed module."""
+
+
+class ArgumentTypeError(CuplugError, TypeError):
+    """An argument of the wrong type, or a wrong number of them
+    (CUPLUG_ERR_INVALID_ARGUMENT, where Python raises TypeError)."""
 
 
 class TypeSyntaxError(CuplugError, ValueError):
@@ -104,7 +119,14 @@ class GPUError(CuplugError):
 
 
 class LaunchArgumentError(GPUError, TypeError):
-    """Kernel arguments that do not match its signature (CUPLUG_ERR_LAUNCH_ARGS)."""
+    """Arguments of a launch or of Library.call that do not match the
+    signature: their number, an array's dtype or dimensions, a value that
+    does not fit; or a grid or block of the wrong type (CUPLUG_ERR_LAUNCH_ARGS)."""
+
+
+class LaunchConfigError(GPUError, ValueError):
+    """A grid, block, stream or shared memory size that no launch can have
+    (a dimension of 0), or beyond the device (CUPLUG_ERR_LAUNCH_CONFIG)."""
 
 
 class KernelException(GPUError):
@@ -112,8 +134,8 @@ class KernelException(GPUError):
     number for it), tid and ctaid (the thread that raised it, as numba-cuda
     lists them), also in the message."""
 
-    def __init__(self, code, name, message, log=""):
-        super().__init__(code, name, message, log)
+    def __init__(self, code, name, message, log="", symbol=None):
+        super().__init__(code, name, message, log, symbol)
         m = _re.search(r"raised exception (-?\d+): tid=\[(\d+), (\d+), (\d+)\] "
                        r"ctaid=\[(\d+), (\d+), (\d+)\]", message)
         self.exception_code = int(m.group(1)) if m else None
@@ -139,18 +161,22 @@ class HostError(CuplugError):
 
 
 class CuplugWarning(UserWarning):
-    """A warning the plugin attached to a result (code, name, message)."""
+    """A warning the plugin attached to a result (code, name, message;
+    symbol as CuplugError has it)."""
 
-    def __init__(self, code, name, message):
+    def __init__(self, code, name, message, symbol=None):
         super().__init__("%s: %s" % (name, message))
         self.code = code
         self.name = name
         self.message = message
+        self.symbol = symbol
 
 
-def _error_class(code):
+def _error_class(code, type_error=False):
     if code == 2:
         return MemoryError
+    if code == 1 and type_error:
+        return ArgumentTypeError
     if code in (1, 3, 4):
         return ArgumentError
     if 10 <= code <= 12:
@@ -169,7 +195,9 @@ def _error_class(code):
         return KernelException
     if code == 75:
         return KernelFault
-    if code in (53, 54, 55) or 70 <= code <= 73:
+    if code == 73:
+        return LaunchConfigError
+    if code in (53, 54, 55) or 70 <= code <= 72:
         return GPUError
     if 80 <= code <= 85:
         return TypingError
@@ -184,15 +212,69 @@ def _error_class(code):
     return ToolkitError
 
 
-def _make_error(code, name, message, log):
-    cls = _error_class(code)
+def _make_error(code, name, message, log, type_error=False):
+    """The exception for a status: the plugin's errors, and the module's own
+    (type_error: one Python would raise as a TypeError)."""
+    cls = _error_class(code, type_error)
     if cls is MemoryError:
         return MemoryError("%s: %s" % (name, message))
-    return cls(code, name, message, log)
+    text, symbol = _shorten(message)
+    return cls(code, name, text, log, symbol)
+
+
+def _argument_error(message, type_error=False):
+    """The package's own ArgumentError, or ArgumentTypeError."""
+    return _make_error(1, "CUPLUG_ERR_INVALID_ARGUMENT", message, "", type_error)
+
+
+def _type_error(what, expected, got):
+    return _argument_error("%s must be %s, not %s" % (what, expected, type(got).__name__), True)
+
+
+_PACKAGE = _os.path.dirname(__file__) + _os.sep
+
+
+def _caller_stacklevel():
+    """The stacklevel, for _warn's warnings.warn, of the first frame outside
+    this package: the caller's line, however deep in the package (and in
+    the extension, which has no frames) the warning was made."""
+    frame, level = _sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _warn(code, name, message):
-    _warnings.warn(CuplugWarning(code, name, message), stacklevel=3)
+    text, symbol = _shorten(message)
+    _warnings.warn(CuplugWarning(code, name, text, symbol), stacklevel=_caller_stacklevel())
+
+
+def _raised_here(tb):
+    """Whether the innermost frame of traceback tb is this package's: the
+    package raised the exception, or Python did on its behalf (a call with
+    a keyword it lacks, iterating an int), not the caller's own code."""
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb.tb_frame.f_code.co_filename.startswith(_PACKAGE)
+
+
+def _own_errors(fn):
+    """fn, whose TypeErrors, ValueErrors and OverflowErrors are the
+    package's own ArgumentTypeError and ArgumentError, with the same words
+    (the extension does the same for its own calls).  One that the caller's
+    code raised (an __index__ that fails) stays as it is."""
+
+    @_functools.wraps(fn)
+    def call(*args, **kw):
+        try:
+            return fn(*args, **kw)
+        except (TypeError, ValueError, OverflowError) as e:
+            if type(e) not in (TypeError, ValueError, OverflowError) or \
+                    not _raised_here(e.__traceback__):
+                raise
+            raise _argument_error(str(e), type(e) is TypeError) from None
+
+    return call
 
 
 def _plugin_path():
@@ -207,6 +289,15 @@ def _plugin_path():
 
 
 _cuplug._load(_plugin_path(), _make_error, _warn)
+
+
+def __getattr__(name):
+    # __version__, the plugin's, asked of it on first use only: info() also
+    # probes the toolkit and the driver, which import should not wait for
+    if name == "__version__":
+        version = globals()["__version__"] = info()["version"]
+        return version
+    raise AttributeError("module 'cuplug' has no attribute %r" % name)
 
 # ---- sessions --------------------------------------------------------------
 
@@ -235,14 +326,26 @@ def _modules(ir):
         return [("module0", ir)]
     if isinstance(ir, (list, tuple)):
         if not ir:
-            raise ValueError("ir: give at least one module")
+            raise _argument_error("ir: give at least one module")
         out = []
         for i, m in enumerate(ir):
             if not isinstance(m, (str, bytes, bytearray, memoryview)):
-                raise TypeError("ir[%d] must be text or bytes, not %s" % (i, type(m).__name__))
+                raise _type_error("ir[%d]" % i, "text or bytes", m)
             out.append(("module%d" % i, m))
         return out
-    raise TypeError("ir must be text, bytes, or a list of them, not %s" % type(ir).__name__)
+    raise _type_error("ir", "text, bytes, or a list of them", ir)
+
+
+def _abi_name(abi_info):
+    """abi_info's abi_name: a dict (or any mapping) or None, as numba-cuda takes it."""
+    if abi_info is None:
+        return None
+    if not isinstance(abi_info, _Mapping):
+        raise _type_error("abi_info", "a dict such as {'abi_name': 'add'}, or None", abi_info)
+    name = abi_info.get("abi_name")
+    if name is not None and not isinstance(name, str):
+        raise _type_error("abi_info['abi_name']", "a str", name)
+    return name
 
 
 def _opt(opt):
@@ -250,7 +353,22 @@ def _opt(opt):
         return 0  # the plugin's default: 3
     if opt is False or opt == 0:
         return -1  # CUPLUG_OPT_NONE
-    return int(opt)
+    try:
+        return _operator.index(opt)
+    except TypeError:
+        raise _type_error("opt", "True, False, None or a level 0 to 3", opt) from None
+
+
+_CODE_LIST = "a list of code: paths, bytes, (name, bytes) or Artifacts"
+
+
+def _items(value, what, expected):
+    """value's items as a tuple; a value that has none is refused by name."""
+    try:
+        items = iter(value)
+    except TypeError:
+        raise _type_error(what, expected, value) from None
+    return tuple(items)
 
 
 def _bounds(launch_bounds):
@@ -258,7 +376,7 @@ def _bounds(launch_bounds):
         return None
     if isinstance(launch_bounds, int):
         return (launch_bounds,)
-    return tuple(launch_bounds)
+    return _items(launch_bounds, "launch_bounds", "an int or a sequence of 1 to 3 ints")
 
 
 def _code(c):
@@ -270,18 +388,24 @@ def _code(c):
 
 def _codes(codes):
     out = []
-    for c in codes or ():
+    for c in _items(codes or (), "link", _CODE_LIST):
         out.extend(_code(c))
     return out
+
+
+def _output_error(output, outputs):
+    return _make_error(30, "CUPLUG_ERR_OPTION_OUTPUT",
+                       "Unsupported output type: %s (%s)" % (output, outputs), "")
 
 
 def _compile(ir, sig, entry, entry_abi, device, abi, abi_info, output, cc, opt, debug, lineinfo,
              fastmath, forceinline, launch_bounds, link, session, max_registers, time_limit_ms,
              current_device, all_):
-    if output not in _OUTPUTS:
-        raise OptionError(30, "CUPLUG_ERR_OPTION_OUTPUT",
-                          "Unsupported output type: %s (ptx or ltoir)" % (output,))
-    abi_name = (abi_info or {}).get("abi_name")
+    if not isinstance(output, str) or output not in _OUTPUTS:
+        raise _output_error(output, "ptx, ltoir, cubin or host")
+    if not isinstance(entry, str):
+        raise _type_error("entry", "a str (the entry's symbol in the IR)", entry)
+    abi_name = _abi_name(abi_info)
     sig_t = typeof(sig) if isinstance(sig, str) else sig
     art = _session(session).compile(
         _modules(ir), entry, sig_t, entry_abi=entry_abi, kind=0 if device else 1,
@@ -298,6 +422,7 @@ def _compile(ir, sig, entry, entry_abi, device, abi, abi_info, output, cc, opt, 
     return art.data, restype
 
 
+@_own_errors
 def compile(ir, sig, *, entry, entry_abi="numba", device=True, abi="c", abi_info=None,
             output="ptx", cc=None, opt=None, debug=None, lineinfo=False, fastmath=False,
             forceinline=False, launch_bounds=None, link=(), session=None, max_registers=None,
@@ -311,14 +436,16 @@ def compile(ir, sig, *, entry, entry_abi="numba", device=True, abi="c", abi_info
     abi_info["abi_name"] or the entry's name; or "numba"); device=False makes
     a kernel.  output: "ptx", "ltoir" or "cubin" (linked with `link` and the
     declared functions it calls), or "host" (for this CPU: load() the
-    Artifact returned in place of code).  cc: (major, minor); None: the
+    Artifact returned in place of code).  cc: (major, minor), or with "a" or
+    "f" third (numba-cuda's arch-specific and family ccs); None: the
     default rule.  Returns (code, restype): PTX as str, LTO-IR or a cubin as
-    bytes, and the signature's return type."""
+    bytes (the Artifact for "host"), and the signature's return type."""
     return _compile(ir, sig, entry, entry_abi, device, abi, abi_info, output, cc, opt, debug,
                     lineinfo, fastmath, forceinline, launch_bounds, link, session,
                     max_registers, time_limit_ms, False, False)
 
 
+@_own_errors
 def compile_ptx(ir, sig, *, entry, entry_abi="numba", device=False, abi="numba", abi_info=None,
                 cc=None, opt=None, debug=None, lineinfo=False, fastmath=False,
                 launch_bounds=None, link=(), session=None, max_registers=None,
@@ -330,6 +457,7 @@ def compile_ptx(ir, sig, *, entry, entry_abi="numba", device=False, abi="numba",
                     time_limit_ms, False, False)
 
 
+@_own_errors
 def compile_for_current_device(ir, sig, *, entry, entry_abi="numba", device=True, abi="c",
                                abi_info=None, output="ptx", opt=None, debug=None,
                                lineinfo=False, fastmath=False, forceinline=False,
@@ -341,6 +469,7 @@ def compile_for_current_device(ir, sig, *, entry, entry_abi="numba", device=True
                     max_registers, time_limit_ms, True, False)
 
 
+@_own_errors
 def compile_ptx_for_current_device(ir, sig, *, entry, entry_abi="numba", device=False,
                                    abi="numba", abi_info=None, opt=None, debug=None,
                                    lineinfo=False, fastmath=False, launch_bounds=None, link=(),
@@ -351,6 +480,7 @@ def compile_ptx_for_current_device(ir, sig, *, entry, entry_abi="numba", device=
                     time_limit_ms, True, False)
 
 
+@_own_errors
 def compile_all(ir, sig, *, entry, entry_abi="numba", device=True, abi="c", abi_info=None,
                 output="ltoir", cc=None, opt=None, debug=None, lineinfo=False, fastmath=False,
                 forceinline=False, launch_bounds=None, link=(), session=None,
@@ -358,9 +488,8 @@ def compile_all(ir, sig, *, entry, entry_abi="numba", device=True, abi="c", abi_
     """numba-cuda's compile_all: the compile's own code (LTO-IR by default),
     then each .cu it links compiled by NVRTC, then the other code as given.
     Returns (codes, restype)."""
-    if output == "cubin":
-        raise OptionError(30, "CUPLUG_ERR_OPTION_OUTPUT",
-                          "Unsupported output type: cubin (ptx or ltoir)")
+    if output not in ("ptx", "ltoir"):
+        raise _output_error(output, "ptx or ltoir")
     return _compile(ir, sig, entry, entry_abi, device, abi, abi_info, output, cc, opt, debug,
                     lineinfo, fastmath, forceinline, launch_bounds, link, session,
                     max_registers, time_limit_ms, False, True)
@@ -382,22 +511,44 @@ def _registry(session, registry):
     return registry if registry is not None else _session(session).registry
 
 
-def declare_device(name, sig, link=None, use_cooperative=False, abi="numba", *, session=None,
-                   registry=None):
+def _address(function, what):
+    """A C function as an address: an int, or a ctypes function (CFUNCTYPE)."""
+    if function is None or (isinstance(function, int) and not isinstance(function, bool)):
+        return function
+    import ctypes  # only when one is given: importing it costs
+
+    if isinstance(function, (ctypes._CFuncPtr, ctypes.c_void_p)):
+        return ctypes.cast(function, ctypes.c_void_p).value or 0
+    raise _type_error(what, "a ctypes function (ctypes.CFUNCTYPE(...)(f)) or an int address",
+                      function)
+
+
+@_own_errors
+def declare_device(name, sig, link=None, use_cooperative=False, abi="numba", *,
+                   host_function=None, session=None, registry=None):
     """numba-cuda's declare_device: the external function `name`, of
     signature sig, under abi ("numba" or "c"), defined by the code in `link`
     (paths, bytes, or (name, bytes)), linked into every cubin whose IR calls
-    it.  It is also a key resolve_call answers for."""
+    it.  It is also a key resolve_call answers for.
+
+    host_function: what code compiled with output="host" calls for it,
+    since CUDA C++ cannot run on the CPU: a C function of the same ABI
+    (numba: int f(R *ret, args...) returning 0; c: R f(args...)), as a
+    ctypes function (kept alive with the registry) or an int address (to
+    keep valid while such code is loaded)."""
     if link is None:
         link = ()
     elif isinstance(link, (str, bytes)):
         link = (link,)
     sig_t = typeof(sig) if isinstance(sig, str) else sig
-    _registry(session, registry).declare_device(name, sig_t, abi, tuple(link),
-                                                bool(use_cooperative))
+    _registry(session, registry).declare_device(
+        name, sig_t, abi, _items(link, "link", _CODE_LIST), bool(use_cooperative),
+        host_function=_address(host_function, "host_function"),
+        host_owner=None if isinstance(host_function, int) else host_function)
     return DeclaredFunction(name, sig_t, abi)
 
 
+@_own_errors
 def register_typing(key, sigs_or_callable, *, description=None, session=None, registry=None):
     """Typing templates for `key`: concrete signatures (a signature, or a
     list of them), or a callable typer(key, argtypes) -> signature or None
@@ -410,37 +561,66 @@ def register_typing(key, sigs_or_callable, *, description=None, session=None, re
     sigs = sigs_or_callable
     if isinstance(sigs, (str, Type)):
         sigs = [sigs]
-    for s in sigs:
+    for s in _items(sigs, "sigs_or_callable", "a signature, a list of them, or a callable"):
         r.register_template(key, signature=s)
 
 
+@_own_errors
 def register_lowering(key, sig=None, *, ir=None, cuda=None, callable=None, symbol=None, abi="c",
                       session=None, registry=None):
     """How `key` is lowered for sig: NVVM IR text that defines `symbol`
-    (ir=), CUDA C++ that defines it (cuda=), or a callable
+    (ir=), CUDA C++ that defines it (cuda=, as extern "C"), or a callable
     lower(key, signature, symbol, abi) -> IR text, run the first time a
-    compile needs it (sig None: every signature the key's templates give;
-    symbol None: cuplug names one)."""
+    compile needs it (sig None: every signature the key's templates give).
+    symbol: the function the code defines, which ir= and cuda= need; a
+    callable is given one cuplug names when it is None."""
     given = [x is not None for x in (ir, cuda, callable)]
     if sum(given) != 1:
-        raise TypeError("register_lowering: give exactly one of ir=, cuda= and callable=")
+        raise _argument_error("register_lowering: give exactly one of ir=, cuda= and callable=",
+                              True)
+    if symbol is None and callable is None:
+        raise _make_error(40, "CUPLUG_ERR_OPTION_NAME",
+                          "register_lowering %s: give symbol=, the name of the function the %s "
+                          "code defines" % (key, "ir=" if ir is not None else "cuda="), "")
     kind = 1 if ir is not None else 2 if cuda is not None else 3
     _registry(session, registry).register_lowering(
         key, kind, signature=sig, symbol=symbol, source=ir if ir is not None else cuda,
         lowerer=callable, abi=abi)
 
 
+def _argtypes(argtypes):
+    """resolve_call's argtypes: types, a Type, or text: one type or several
+    ("float32, int32"; a comma inside brackets or parentheses is the type's)."""
+    if isinstance(argtypes, Type):
+        return (argtypes,)
+    if not isinstance(argtypes, str):
+        return _items(argtypes, "argtypes", "a list of types, or one str")
+    if not argtypes.strip():
+        return ()
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(argtypes):
+        depth += (ch in "([") - (ch in ")]")
+        if ch == "," and depth == 0:
+            out.append(argtypes[start:i].strip())
+            start = i + 1
+    out.append(argtypes[start:].strip())
+    return tuple(out)
+
+
+@_own_errors
 def resolve_call(key, argtypes, *, strict=False, session=None, registry=None):
     """How a call of `key` with arguments of argtypes types, numba-cuda's
     way (ties to the first declared signature, an unsafe conversion as the
     last resort; strict=True refuses both): a Resolution(signature, symbol,
-    abi, declaration, conversions)."""
-    return Resolution(*_registry(session, registry).resolve(key, tuple(argtypes), strict))
+    abi, declaration, conversions).  argtypes: a list of types or type
+    names, or one str ("float32" or "float32, int32")."""
+    return Resolution(*_registry(session, registry).resolve(key, _argtypes(argtypes), strict))
 
 
 # ---- linking, loading, launching ------------------------------------------
 
 
+@_own_errors
 def link(codes, cc=None, lto=True, max_registers=None, *, debug=False, lineinfo=False,
          include_paths=(), use_cooperative=False, session=None, time_limit_ms=0):
     """Link device code into a cubin (bytes) with nvJitLink: Artifacts,
@@ -455,12 +635,17 @@ def _link(codes, cc, lto, max_registers, debug, lineinfo, include_paths, use_coo
           session, time_limit_ms):
     if isinstance(codes, (str, bytes, Artifact)):
         codes = [codes]
+    if isinstance(include_paths, str):  # one folder, not one per character
+        include_paths = (include_paths,)
+    codes = _items(codes, "codes", _CODE_LIST)
     arts = [c for c in codes if isinstance(c, Artifact)]
     rest = [c for c in codes if not isinstance(c, Artifact)]
     return _session(session).link(code=rest, artifacts=arts, cc=cc, no_lto=not lto,
                                   max_registers=max_registers or 0, debug=debug,
                                   lineinfo=lineinfo, cooperative=use_cooperative,
-                                  include_paths=list(include_paths), time_limit_ms=time_limit_ms)
+                                  include_paths=_items(include_paths, "include_paths",
+                                                       "a list of folders"),
+                                  time_limit_ms=time_limit_ms)
 
 
 class Module:
@@ -473,25 +658,28 @@ class Module:
     def __init__(self, library):
         self._library = library
 
+    @_own_errors
     def get_kernel(self, name=None, sig=None, *, debug=False):
         """The kernel `name` (None: the only kernel of a cuplug cubin), whose
         arguments are packed by sig (None: the signature cuplug compiled it
         with).  kernel[grid, block, stream, shared_mem](*args) launches it."""
         if self._library is None:
-            raise ValueError("the module is closed")
+            raise _argument_error("the module is closed")
         return self._library.get_kernel(name, sig, debug)
 
+    @_own_errors
     def call(self, *args, name=None, signature=None):
         """Calls a host module's C-ABI function (name None: the compiled one)
         with Python values; returns its result."""
         if self._library is None:
-            raise ValueError("the module is closed")
+            raise _argument_error("the module is closed")
         return self._library.call(*args, name=name, signature=signature)
 
+    @_own_errors
     def address(self, name=None):
         """A host module's function as an address, for ctypes or cffi."""
         if self._library is None:
-            raise ValueError("the module is closed")
+            raise _argument_error("the module is closed")
         return self._library.address(name)
 
     def close(self):
@@ -506,6 +694,7 @@ class Module:
         self.close()
 
 
+@_own_errors
 def load(cubin, *, session=None):
     """Load a cubin (bytes, or an Artifact from link or a cubin compile) on
     the GPU: a Module.  An Artifact of compile(..., output="host") loads on

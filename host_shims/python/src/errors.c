@@ -1,5 +1,7 @@
 /* errors.c - the plugin's errors and warnings as Python's exceptions and
- * warnings, and the TypeErrors the conversions raise. */
+ * warnings; the TypeErrors and ValueErrors the conversions raise, and the
+ * module's own exceptions they become where a call returns to Python. */
+#include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -33,16 +35,9 @@ PyObject *shim_text(const char *s) {
   return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "replace");
 }
 
-PyObject *shim_raise(shim_state *st, cuplug_error *e) {
-  const cuplug_api *api = st->api;
-  cuplug_status code = api->error_code(e);
-  PyObject *message = shim_text(api->error_message(e)), *log = shim_text(api->error_log(e));
-  PyObject *exc = message && log ? PyObject_CallFunction(st->make_error, "isOO", (int)code,
-                                                         api->status_name(code), message, log)
-                                 : NULL;
-  Py_XDECREF(message);
-  Py_XDECREF(log);
-  api->error_destroy(e);
+/* Sets exc, the answer of cuplug._make_error, as the exception; NULL.  A
+ * CUPLUG_ERR_CALLBACK error is chained to the exception a callback raised. */
+static PyObject *set_error(PyObject *exc, cuplug_status code) {
   PyObject *cause = callback_error;
   callback_error = NULL;
   if (!exc || !PyExceptionInstance_Check(exc)) { /* the classes are Python's to replace */
@@ -60,6 +55,58 @@ PyObject *shim_raise(shim_state *st, cuplug_error *e) {
   return NULL;
 }
 
+PyObject *shim_raise(shim_state *st, cuplug_error *e) {
+  const cuplug_api *api = st->api;
+  cuplug_status code = api->error_code(e);
+  PyObject *message = shim_text(api->error_message(e)), *log = shim_text(api->error_log(e));
+  PyObject *exc = message && log ? PyObject_CallFunction(st->make_error, "isOO", (int)code,
+                                                         api->status_name(code), message, log)
+                                 : NULL;
+  Py_XDECREF(message);
+  Py_XDECREF(log);
+  api->error_destroy(e);
+  return set_error(exc, code);
+}
+
+/* The module's own error: make_error's class for code (its TypeError twin
+ * when type_error), with message (stolen) and no log. */
+static PyObject *raise_own(shim_state *st, cuplug_status code, PyObject *message,
+                           bool type_error) {
+  if (!message) return NULL;
+  PyObject *exc = PyObject_CallFunction(st->make_error, "isNsO", (int)code,
+                                        st->api->status_name(code), message, "",
+                                        type_error ? Py_True : Py_False);
+  return set_error(exc, code);
+}
+
+PyObject *shim_fail(shim_state *st, cuplug_status code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  PyObject *message = PyUnicode_FromFormatV(fmt, ap);
+  va_end(ap);
+  return raise_own(st, code, message, false);
+}
+
+PyObject *shim_own(shim_state *st, cuplug_status type_code, cuplug_status value_code) {
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  bool is_type = type == PyExc_TypeError;
+  /* one that went through Python code (a caller's __index__, say) is the
+   * caller's, and keeps its class and traceback */
+  bool own = !tb && st->api && st->make_error &&
+             (is_type || type == PyExc_ValueError || type == PyExc_OverflowError);
+  if (!own) {
+    PyErr_Restore(type, value, tb);
+    return NULL;
+  }
+  PyErr_NormalizeException(&type, &value, &tb);
+  PyObject *message = value ? PyObject_Str(value) : NULL;
+  Py_XDECREF(type);
+  Py_XDECREF(value);
+  Py_XDECREF(tb);
+  return raise_own(st, is_type ? type_code : value_code, message, is_type);
+}
+
 int shim_warn(shim_state *st, const cuplug_artifact *art) {
   const cuplug_api *api = st->api;
   const cuplug_error *w;
@@ -75,17 +122,36 @@ int shim_warn(shim_state *st, const cuplug_artifact *art) {
   return 0;
 }
 
-int shim_u32(PyObject *obj, const char *what, uint32_t *out) {
+/* An int within [0, max], else a ValueError that names the value and the
+ * range (a TypeError when it is no int). */
+static int unsigned_of(PyObject *obj, const char *what, unsigned long long max,
+                       unsigned long long *out) {
   if (!PyLong_Check(obj)) {
     shim_type_error(what, "an int", obj);
     return -1;
   }
-  unsigned long long v = PyLong_AsUnsignedLongLong(obj);
-  if (PyErr_Occurred() || v > UINT32_MAX) {
+  unsigned long long v = PyLong_AsUnsignedLongLong(obj); /* negative, past 64 bits: overflow */
+  if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+    if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return -1;
     PyErr_Clear();
-    PyErr_Format(PyExc_ValueError, "%s must be 0 to %u", what, UINT32_MAX);
-    return -1;
+  } else if (v <= max) {
+    *out = v;
+    return 0;
   }
+  PyErr_Format(PyExc_ValueError, "%s must be 0 to %llu, not %R", what, max, obj);
+  return -1;
+}
+
+int shim_u32(PyObject *obj, const char *what, uint32_t *out) {
+  unsigned long long v;
+  if (unsigned_of(obj, what, UINT32_MAX, &v) < 0) return -1;
   *out = (uint32_t)v;
+  return 0;
+}
+
+int shim_u64(PyObject *obj, const char *what, uint64_t *out) {
+  unsigned long long v;
+  if (unsigned_of(obj, what, UINT64_MAX, &v) < 0) return -1;
+  *out = (uint64_t)v;
   return 0;
 }

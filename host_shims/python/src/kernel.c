@@ -137,10 +137,12 @@ static PyGetSetDef kernel_getset[] = {
     {"signature", kernel_signature, NULL, "The signature its arguments are packed by.", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
+SHIM_OWN_1(kernel_configure, CUPLUG_ERR_LAUNCH_ARGS, CUPLUG_ERR_LAUNCH_CONFIG)
+
 static PyType_Slot kernel_slots[] = {
     {Py_tp_doc, "A kernel: kernel[grid, block, stream, shared_mem](*args) launches it."},
     {Py_tp_dealloc, kernel_dealloc},
-    {Py_mp_subscript, kernel_configure},
+    {Py_mp_subscript, kernel_configure_owned},
     {Py_tp_getset, kernel_getset},
     {0, NULL}};
 
@@ -238,10 +240,12 @@ static PyObject *launcher_call(PyObject *self, PyObject *args, PyObject *kw) {
   return launch(shim_state_of(self), (shim_launcher *)self, args);
 }
 
+SHIM_OWN_2(launcher_call, CUPLUG_ERR_LAUNCH_ARGS, CUPLUG_ERR_INVALID_ARGUMENT)
+
 static PyType_Slot launcher_slots[] = {
     {Py_tp_doc, "A configured launch: call it with the kernel's arguments."},
     {Py_tp_dealloc, launcher_dealloc},
-    {Py_tp_call, launcher_call},
+    {Py_tp_call, launcher_call_owned},
     {0, NULL}};
 
 /* Made by the module only (kernel[grid, block, ...]). */

@@ -223,13 +223,17 @@ static PyObject *library_call(PyObject *self, PyObject *args, PyObject *kw) {
   return result;
 }
 
+SHIM_OWN_2(get_kernel, CUPLUG_ERR_INVALID_ARGUMENT, CUPLUG_ERR_INVALID_ARGUMENT)
+SHIM_OWN_2(library_call, CUPLUG_ERR_LAUNCH_ARGS, CUPLUG_ERR_INVALID_ARGUMENT)
+SHIM_OWN_1(library_address, CUPLUG_ERR_INVALID_ARGUMENT, CUPLUG_ERR_INVALID_ARGUMENT)
+
 static PyMethodDef library_methods[] = {
-    {"get_kernel", (PyCFunction)(void (*)(void))get_kernel, METH_VARARGS | METH_KEYWORDS,
+    {"get_kernel", (PyCFunction)(void (*)(void))get_kernel_owned, METH_VARARGS | METH_KEYWORDS,
      "get_kernel(name=None, signature=None, debug=False) -> Kernel"},
-    {"call", (PyCFunction)(void (*)(void))library_call, METH_VARARGS | METH_KEYWORDS,
+    {"call", (PyCFunction)(void (*)(void))library_call_owned, METH_VARARGS | METH_KEYWORDS,
      "call(*args, name=None, signature=None): a host library's C-ABI function (the "
      "artifact's when name is None), called with Python values; its result."},
-    {"address", library_address, METH_VARARGS,
+    {"address", library_address_owned, METH_VARARGS,
      "address(name=None) -> int: a host library's function, for ctypes or cffi."},
     {"close", library_close, METH_NOARGS,
      "close(): unload the library (after the calls under way); its kernels go with it."},

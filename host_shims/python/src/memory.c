@@ -7,17 +7,17 @@
 static cuplug_session *session_of(PyObject *self) { return ((shim_session *)self)->session; }
 
 PyObject *shim_mem_alloc(PyObject *self, PyObject *arg) {
-  size_t n = PyLong_AsSize_t(arg);
-  if (n == (size_t)-1 && PyErr_Occurred()) return NULL;
+  uint64_t n;
+  if (shim_u64(arg, "nbytes", &n) < 0) return NULL;
   shim_state *st = shim_state_of(self);
   uint64_t p = 0;
-  cuplug_error *e = st->api->mem_alloc(session_of(self), n, &p);
+  cuplug_error *e = st->api->mem_alloc(session_of(self), (size_t)n, &p);
   return e ? shim_raise(st, e) : PyLong_FromUnsignedLongLong(p);
 }
 
 PyObject *shim_mem_free(PyObject *self, PyObject *arg) {
-  unsigned long long p = PyLong_AsUnsignedLongLong(arg);
-  if (PyErr_Occurred()) return NULL;
+  uint64_t p;
+  if (shim_u64(arg, "address", &p) < 0) return NULL;
   shim_state *st = shim_state_of(self);
   cuplug_error *e = st->api->mem_free(session_of(self), p);
   if (e) return shim_raise(st, e);
@@ -25,9 +25,11 @@ PyObject *shim_mem_free(PyObject *self, PyObject *arg) {
 }
 
 PyObject *shim_to_device(PyObject *self, PyObject *args) {
-  unsigned long long p;
-  PyObject *data;
-  if (!PyArg_ParseTuple(args, "KO:to_device", &p, &data)) return NULL;
+  PyObject *address, *data;
+  uint64_t p;
+  if (!PyArg_ParseTuple(args, "OO:to_device", &address, &data) ||
+      shim_u64(address, "address", &p) < 0)
+    return NULL;
   shim_view v;
   if (shim_view_of(data, "data", &v) < 0) return NULL;
   shim_state *st = shim_state_of(self);
@@ -41,9 +43,11 @@ PyObject *shim_to_device(PyObject *self, PyObject *args) {
 }
 
 PyObject *shim_to_host(PyObject *self, PyObject *args) {
-  unsigned long long p;
+  PyObject *address;
+  uint64_t p;
   Py_ssize_t n;
-  if (!PyArg_ParseTuple(args, "Kn:to_host", &p, &n)) return NULL;
+  if (!PyArg_ParseTuple(args, "On:to_host", &address, &n) || shim_u64(address, "address", &p) < 0)
+    return NULL;
   if (n < 0) return PyErr_Format(PyExc_ValueError, "nbytes must be 0 or more, not %zd", n);
   PyObject *out = PyBytes_FromStringAndSize(NULL, n);
   if (!out) return NULL;

@@ -2,6 +2,7 @@
  * the module's functions (info, typeof, literal, status_name).  Its types
  * live in their own files; this one makes them, into the state. */
 #include <dlfcn.h>
+#include <limits.h>
 
 #include "artifact.h"
 #include "kernel.h"
@@ -124,13 +125,32 @@ static PyObject *typeof_(PyObject *mod, PyObject *text) {
 static PyObject *literal(PyObject *mod, PyObject *value) {
   shim_state *st = loaded(mod);
   if (!st) return NULL;
-  long long v = PyLong_AsLongLong(value);
+  if (!PyLong_Check(value)) return shim_type_error("the literal", "an int", value);
+  int overflow;
+  long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
   if (v == -1 && PyErr_Occurred()) return NULL;
+  if (overflow)
+    return PyErr_Format(PyExc_ValueError, "the literal must be %lld to %lld (int64), not %R",
+                        LLONG_MIN, LLONG_MAX, value);
   const cuplug_type *t;
   cuplug_error *e = st->api->type_int_literal(v, &t);
   return e ? shim_raise(st, e) : shim_type(st, t);
 }
 
+/* typeof and literal, their failures the module's own (shim_own) */
+static PyObject *typeof_owned(PyObject *mod, PyObject *text) {
+  PyObject *r = typeof_(mod, text);
+  return r ? r : shim_own(PyModule_GetState(mod), CUPLUG_ERR_INVALID_ARGUMENT,
+                          CUPLUG_ERR_INVALID_ARGUMENT);
+}
+
+static PyObject *literal_owned(PyObject *mod, PyObject *value) {
+  PyObject *r = literal(mod, value);
+  return r ? r : shim_own(PyModule_GetState(mod), CUPLUG_ERR_INVALID_ARGUMENT,
+                          CUPLUG_ERR_INVALID_ARGUMENT);
+}
+
+/* _cuplug's alone (the package does not offer it): its errors stay Python's. */
 static PyObject *status_name(PyObject *mod, PyObject *code) {
   shim_state *st = loaded(mod);
   if (!st) return NULL;
@@ -140,11 +160,16 @@ static PyObject *status_name(PyObject *mod, PyObject *code) {
 }
 
 static PyMethodDef functions[] = {
-    {"_load", load, METH_VARARGS, "_load(path, make_error, warn): load the plugin once."},
+    {"_load", load, METH_VARARGS,
+     "_load(path, make_error, warn): load the plugin once.  make_error(code, name, message,\n"
+     "log, type_error=False) makes the exception for a status (type_error: the module's own\n"
+     "TypeError); warn(code, name, message) issues a warning."},
     {"info", info, METH_NOARGS,
      "info() -> dict: the versions of cuplug and the CUDA toolkit, and the GPU."},
-    {"typeof", typeof_, METH_O, "typeof(name) -> Type: parse a numba-style type or signature."},
-    {"literal", literal, METH_O, "literal(n) -> Type: the integer literal type Literal[int](n)."},
+    {"typeof", typeof_owned, METH_O,
+     "typeof(name) -> Type: parse a numba-style type or signature."},
+    {"literal", literal_owned, METH_O,
+     "literal(n) -> Type: the integer literal type Literal[int](n)."},
     {"status_name", status_name, METH_O, "status_name(code) -> str: 'CUPLUG_ERR_...'."},
     {NULL, NULL, 0, NULL}};
 

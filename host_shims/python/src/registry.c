@@ -23,7 +23,7 @@ PyObject *shim_registry_wrap(shim_state *st, cuplug_registry *r, PyObject *owner
   return (PyObject *)o;
 }
 
-static PyObject *registry_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+static PyObject *registry_make(PyTypeObject *type, PyObject *args, PyObject *kw) {
   static char *names[] = {"builtins", NULL};
   int builtins = 1;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "|p:Registry", names, &builtins)) return NULL;
@@ -37,6 +37,12 @@ static PyObject *registry_new(PyTypeObject *type, PyObject *args, PyObject *kw) 
   PyObject *obj = shim_registry_wrap(st, r, NULL);
   if (!obj) st->api->registry_destroy(r);
   return obj;
+}
+
+static PyObject *registry_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+  PyObject *r = registry_make(type, args, kw);
+  return r ? r : shim_own(PyType_GetModuleState(type), CUPLUG_ERR_INVALID_ARGUMENT,
+                          CUPLUG_ERR_INVALID_ARGUMENT);
 }
 
 static int registry_traverse(PyObject *self, visitproc visit, void *arg) {
@@ -58,11 +64,13 @@ static void registry_dealloc(PyObject *self) {
   Py_DECREF(t);
 }
 
-cuplug_abi shim_abi_of(const char *abi) {
-  if (!abi) return CUPLUG_ABI_DEFAULT;
-  if (!strcmp(abi, "numba")) return CUPLUG_ABI_NUMBA;
-  if (!strcmp(abi, "c")) return CUPLUG_ABI_C;
-  return (cuplug_abi)99; /* the plugin names the error */
+int shim_abi_of(shim_state *st, const char *abi, const char *what, cuplug_abi *out) {
+  if (!abi) *out = CUPLUG_ABI_DEFAULT;
+  else if (!strcmp(abi, "numba")) *out = CUPLUG_ABI_NUMBA;
+  else if (!strcmp(abi, "c")) *out = CUPLUG_ABI_C;
+  else
+    return shim_fail(st, CUPLUG_ERR_OPTION_ABI, "Unsupported %s: %s (numba or c)", what, abi), -1;
+  return 0;
 }
 
 /* fn, a Python typer or lowerer, as a callback's user_data, kept alive
@@ -77,27 +85,43 @@ static int keep_callback(PyObject *self, PyObject *fn, const char *what, void **
   return rc;
 }
 
+/* declare_device's host_function, an address (None: none), into *out;
+ * owner, what the function lives in, is kept as long as the registry. */
+static int host_function_of(PyObject *self, PyObject *address, PyObject *owner, void **out) {
+  *out = NULL;
+  if (!address || address == Py_None) return 0;
+  uint64_t a;
+  if (shim_u64(address, "host_function", &a) < 0) return -1;
+  if (!a) return PyErr_Format(PyExc_ValueError, "host_function must not be NULL (0)"), -1;
+  if (owner && owner != Py_None &&
+      PyList_Append(((shim_registry *)self)->callbacks, owner) < 0)
+    return -1;
+  *out = (void *)(uintptr_t)a;
+  return 0;
+}
+
 static PyObject *declare_device(PyObject *self, PyObject *args, PyObject *kw) {
-  static char *names[] = {"name", "signature", "abi", "link", "cooperative", NULL};
+  static char *names[] = {"name",          "signature",  "abi", "link", "cooperative",
+                          "host_function", "host_owner", NULL};
   const char *name, *abi = "numba";
-  PyObject *sig, *link = NULL;
+  PyObject *sig, *link = NULL, *host = NULL, *owner = NULL;
   int cooperative = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "sO|zOp:declare_device", names, &name, &sig, &abi,
-                                   &link, &cooperative))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "sO|zOp$OO:declare_device", names, &name, &sig,
+                                   &abi, &link, &cooperative, &host, &owner))
     return NULL;
   shim_state *st = shim_state_of(self);
-  const cuplug_type *t = shim_type_from(st, sig, "signature");
-  if (!t) return NULL;
-  shim_list l;
-  if (shim_code_list_of(link, &l) < 0) return NULL;
   cuplug_declare_device_args a = {.struct_size = sizeof a,
                                   .registry = ((shim_registry *)self)->registry,
                                   .name = name,
-                                  .signature_type = t,
-                                  .abi = shim_abi_of(abi),
-                                  .link = (const cuplug_code *const *)l.ptrs,
-                                  .num_link = l.n,
                                   .use_cooperative = (uint32_t)cooperative};
+  if (!(a.signature_type = shim_type_from(st, sig, "signature")) ||
+      shim_abi_of(st, abi, "ABI", &a.abi) < 0 ||
+      host_function_of(self, host, owner, &a.host_function) < 0)
+    return NULL;
+  shim_list l;
+  if (shim_code_list_of(link, &l) < 0) return NULL;
+  a.link = (const cuplug_code *const *)l.ptrs;
+  a.num_link = l.n;
   cuplug_error *e = st->api->declare_device(&a);
   shim_list_free(&l);
   if (e) return shim_raise(st, e);
@@ -136,9 +160,10 @@ static PyObject *register_lowering(PyObject *self, PyObject *args, PyObject *kw)
   shim_state *st = shim_state_of(self);
   cuplug_lowering_args a = {.struct_size = sizeof a,
                             .registry = ((shim_registry *)self)->registry, .key = key,
-                            .kind = (cuplug_lowering_kind)kind, .symbol = symbol,
-                            .abi = shim_abi_of(abi)};
-  if (sig != Py_None && !(a.signature_type = shim_type_from(st, sig, "signature"))) return NULL;
+                            .kind = (cuplug_lowering_kind)kind, .symbol = symbol};
+  if (shim_abi_of(st, abi, "ABI", &a.abi) < 0 ||
+      (sig != Py_None && !(a.signature_type = shim_type_from(st, sig, "signature"))))
+    return NULL;
   shim_view v = {0};
   if (source != Py_None) {
     if (shim_view_of(source, "source", &v) < 0) return NULL;
@@ -158,8 +183,12 @@ static PyObject *register_lowering(PyObject *self, PyObject *args, PyObject *kw)
   Py_RETURN_NONE;
 }
 
-/* argtypes, a sequence of types or type names, as a C array to PyMem_Free. */
+/* argtypes, a sequence of types or type names, as a C array to PyMem_Free.
+ * A str is refused: as a sequence it is one-character type names. */
 static const cuplug_type **types_of(shim_state *st, PyObject *argtypes, Py_ssize_t *n) {
+  if (PyUnicode_Check(argtypes) || shim_is_type(st, argtypes))
+    return shim_type_error("argtypes", "a sequence of types, such as ['float32']", argtypes),
+           NULL;
   PyObject *fast = PySequence_Fast(argtypes, "argtypes must be a sequence of types");
   if (!fast) return NULL;
   *n = PySequence_Size(fast);
@@ -275,22 +304,35 @@ static PyObject *const_array(PyObject *self, PyObject *args) {
   return Py_BuildValue("(Nsss)", shim_type(st, a.signature), a.symbol, "c", a.declaration);
 }
 
+#define ARGUMENT CUPLUG_ERR_INVALID_ARGUMENT
+SHIM_OWN_2(declare_device, ARGUMENT, ARGUMENT)
+SHIM_OWN_2(register_template, ARGUMENT, ARGUMENT)
+SHIM_OWN_2(register_lowering, ARGUMENT, ARGUMENT)
+SHIM_OWN_1(resolve, ARGUMENT, ARGUMENT)
+SHIM_OWN_1(list_, ARGUMENT, ARGUMENT)
+SHIM_OWN_1(const_array, ARGUMENT, ARGUMENT)
+#undef ARGUMENT
+
 static PyMethodDef registry_methods[] = {
-    {"declare_device", (PyCFunction)(void (*)(void))declare_device, METH_VARARGS | METH_KEYWORDS,
-     "declare_device(name, signature, abi='numba', link=(), cooperative=False)"},
-    {"register_template", (PyCFunction)(void (*)(void))register_template,
+    {"declare_device", (PyCFunction)(void (*)(void))declare_device_owned,
+     METH_VARARGS | METH_KEYWORDS,
+     "declare_device(name, signature, abi='numba', link=(), cooperative=False, *,\n"
+     "               host_function=None, host_owner=None): host_function, the address of\n"
+     "its implementation for output=\"host\" (a C function of the symbol's ABI); host_owner,\n"
+     "an object the registry keeps alive for it (a ctypes function, say)."},
+    {"register_template", (PyCFunction)(void (*)(void))register_template_owned,
      METH_VARARGS | METH_KEYWORDS,
      "register_template(key, signature=None, typer=None, description=None)"},
-    {"register_lowering", (PyCFunction)(void (*)(void))register_lowering,
+    {"register_lowering", (PyCFunction)(void (*)(void))register_lowering_owned,
      METH_VARARGS | METH_KEYWORDS,
      "register_lowering(key, kind, signature=None, symbol=None, source=None, lowerer=None, "
      "abi=None)"},
-    {"resolve", resolve, METH_VARARGS,
+    {"resolve", resolve_owned, METH_VARARGS,
      "resolve(key, argtypes, strict=False) -> (signature, symbol, abi, declaration, "
      "conversions)"},
-    {"list", list_, METH_VARARGS,
+    {"list", list__owned, METH_VARARGS,
      "list(prefix=None) -> [(key, signature, description, symbol, builtin)]"},
-    {"const_array", const_array, METH_VARARGS,
+    {"const_array", const_array_owned, METH_VARARGS,
      "const_array(dtype, shape, data) -> (signature, symbol, abi, declaration)"},
     {NULL, NULL, 0, NULL}};
 

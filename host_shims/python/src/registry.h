@@ -11,8 +11,9 @@ int shim_registry_init(PyObject *module, shim_state *st);
  * the registry of the session `owner`, which it keeps alive. */
 PyObject *shim_registry_wrap(shim_state *st, cuplug_registry *r, PyObject *owner);
 
-/* An abi argument: None, "numba" or "c"; anything else is passed on for
- * the plugin to name in its error. */
-cuplug_abi shim_abi_of(const char *abi);
+/* An abi argument: None (the default), "numba" or "c" into *out; anything
+ * else is the OptionError CUPLUG_ERR_OPTION_ABI, in the caller's words
+ * ("Unsupported <what>: cpp"), not the number it would be cast to. */
+int shim_abi_of(shim_state *st, const char *abi, const char *what, cuplug_abi *out);
 
 #endif

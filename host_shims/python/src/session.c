@@ -13,42 +13,61 @@
 
 /* A cc as numba-cuda writes it: (major, minor), or (major, minor, suffix)
  * with suffix "" , "a" (arch-specific) or "f" (family).  suffix may be NULL
- * where there is none to take. */
+ * where there is none to take.  The numbers must fit the plugin's fields
+ * (which cc the toolkit supports is the plugin's to say): a number cut to
+ * 32 bits once built for another cc. */
 static int cc_of(PyObject *cc, uint32_t *major, uint32_t *minor, uint32_t *suffix) {
   *major = *minor = 0;
   if (suffix) *suffix = 0;
   if (!cc || cc == Py_None) return 0;
-  const char *s = "";
-  if (!PyTuple_Check(cc)) {
-    PyErr_SetString(PyExc_TypeError, suffix ? "cc must be a (major, minor[, 'a' or 'f']) tuple"
-                                            : "cc must be a (major, minor) tuple");
+  const char *form = suffix ? "cc must be a (major, minor[, 'a' or 'f']) tuple"
+                            : "cc must be a (major, minor) tuple";
+  Py_ssize_t n = PyTuple_Check(cc) ? PyTuple_Size(cc) : 0;
+  if (n < 2 || n > (suffix ? 3 : 2)) {
+    PyErr_SetString(PyExc_TypeError, form);
     return -1;
   }
-  if (!PyArg_ParseTuple(cc, suffix ? "II|s;cc must be a (major, minor[, 'a' or 'f']) tuple"
-                                   : "II;cc must be a (major, minor) tuple",
-                        major, minor, &s))
+  if (shim_u32(PyTuple_GetItem(cc, 0), "cc major", major) < 0 ||
+      shim_u32(PyTuple_GetItem(cc, 1), "cc minor", minor) < 0)
     return -1;
+  if (n < 3) return 0;
+  PyObject *item = PyTuple_GetItem(cc, 2);
+  const char *s = PyUnicode_Check(item) ? PyUnicode_AsUTF8AndSize(item, NULL) : NULL;
+  if (!s) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, form);
+    return -1;
+  }
   if (s[0] && (s[1] || (s[0] != 'a' && s[0] != 'f'))) {
     PyErr_Format(PyExc_ValueError, "cc suffix '%s': give '', 'a' or 'f'", s);
     return -1;
   }
-  if (suffix) *suffix = (uint32_t)(unsigned char)s[0];
+  *suffix = (uint32_t)(unsigned char)s[0];
   return 0;
 }
 
 /* ---- the object ---- */
 
-static PyObject *session_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+/* Session()'s numbers, range-checked into o: a negative one once wrapped
+ * to a large one. */
+static int session_numbers(PyObject *limit, PyObject *max_bytes, PyObject *memory_bytes,
+                           cuplug_session_options *o) {
+  if (limit && shim_u32(limit, "time_limit_ms", &o->time_limit_ms) < 0) return -1;
+  if (max_bytes && shim_u64(max_bytes, "cache_max_bytes", &o->cache_max_bytes) < 0) return -1;
+  if (memory_bytes && shim_u64(memory_bytes, "cache_memory_bytes", &o->cache_memory_bytes) < 0)
+    return -1;
+  return 0;
+}
+
+static PyObject *session_make(PyTypeObject *type, PyObject *args, PyObject *kw) {
   static char *names[] = {"cuda_home", "default_cc",      "registry",
                           "trusted",   "time_limit_ms",   "cache",
                           "cache_dir", "cache_max_bytes", "cache_memory_bytes",
                           NULL};
   const char *home = NULL, *cache_dir = NULL;
   PyObject *cc = Py_None, *registry = Py_None;
+  PyObject *limit = NULL, *max_bytes = NULL, *memory_bytes = NULL;
   int trusted = 0, cache = 1;
-  unsigned int limit = 0;
-  unsigned long long max_bytes = 0, memory_bytes = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|zOOpI$pzKK:Session", names, &home, &cc,
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|zOOpO$pzOO:Session", names, &home, &cc,
                                    &registry, &trusted, &limit, &cache, &cache_dir, &max_bytes,
                                    &memory_bytes))
     return NULL;
@@ -60,10 +79,8 @@ static PyObject *session_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
       .struct_size = sizeof o,
       .cuda_home = home,
       .flags = (trusted ? CUPLUG_SESSION_TRUSTED : 0) | (cache ? 0 : CUPLUG_SESSION_NO_CACHE),
-      .time_limit_ms = limit,
-      .cache_dir = cache_dir,
-      .cache_max_bytes = max_bytes,
-      .cache_memory_bytes = memory_bytes};
+      .cache_dir = cache_dir};
+  if (session_numbers(limit, max_bytes, memory_bytes, &o) < 0) return NULL;
   if (cc_of(cc, &o.default_cc_major, &o.default_cc_minor, NULL) < 0) return NULL;
   if (registry != Py_None) o.registry = ((shim_registry *)registry)->registry;
   shim_session *s = PyObject_GC_New(shim_session, st->session_type);
@@ -85,6 +102,12 @@ static PyObject *session_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   }
   PyObject_GC_Track(s);
   return (PyObject *)s;
+}
+
+static PyObject *session_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+  PyObject *r = session_make(type, args, kw);
+  return r ? r : shim_own(PyType_GetModuleState(type), CUPLUG_ERR_INVALID_ARGUMENT,
+                          CUPLUG_ERR_INVALID_ARGUMENT);
 }
 
 static int session_traverse(PyObject *self, visitproc visit, void *arg) {
@@ -127,7 +150,7 @@ static PyObject *session_registry(PyObject *self, void *unused) {
  * options by keyword only. */
 #define COMPILE_POSITIONAL(X)        \
   X(PyObject *, modules, "O", NULL)  \
-  X(const char *, entry, "s", NULL)  \
+  X(PyObject *, entry, "O", NULL)    \
   X(PyObject *, signature, "O", NULL)
 #define COMPILE_OPTIONS(X)                   \
   X(const char *, entry_abi, "z", NULL)      \
@@ -143,13 +166,13 @@ static PyObject *session_registry(PyObject *self, void *unused) {
   X(int, fastmath, "p", 0)                   \
   X(int, forceinline, "p", 0)                \
   X(PyObject *, launch_bounds, "O", Py_None) \
-  X(unsigned int, max_registers, "I", 0)     \
+  X(PyObject *, max_registers, "O", NULL)    \
   X(int, keep_ir, "p", 0)                    \
   X(int, linked_ptx, "p", 0)                 \
   X(PyObject *, link, "O", Py_None)          \
   X(PyObject *, include_paths, "O", Py_None) \
   X(int, no_lto, "p", 0)                     \
-  X(unsigned int, time_limit_ms, "I", 0)     \
+  X(PyObject *, time_limit_ms, "O", NULL)    \
   X(int, all, "p", 0)                        \
   X(int, cache, "p", 1)
 
@@ -179,15 +202,17 @@ static int compile_options_of(PyObject *args, PyObject *kw, compile_options *o) 
  * cc and the lists the call borrows. */
 static int compile_args_of(shim_state *st, PyObject *self, const compile_options *o,
                            cuplug_compile_args *a) {
-  const cuplug_type *t = shim_type_from(st, o->signature, "signature");
-  if (!t) return -1;
+  if (!PyUnicode_Check(o->entry))
+    return shim_type_error("entry", "a str (the entry's symbol in the IR)", o->entry), -1;
+  Py_ssize_t n;
+  const char *entry = PyUnicode_AsUTF8AndSize(o->entry, &n);
+  if (!entry) return -1;
+  if (strlen(entry) != (size_t)n) /* the plugin would read a shorter name */
+    return PyErr_Format(PyExc_ValueError, "entry %R holds a NUL character", o->entry), -1;
   *a = (cuplug_compile_args){.struct_size = sizeof *a,
                              .session = ((shim_session *)self)->session,
-                             .entry = o->entry,
-                             .signature_type = t,
-                             .entry_abi = shim_abi_of(o->entry_abi),
+                             .entry = entry,
                              .kind = (cuplug_function_kind)o->kind,
-                             .abi = shim_abi_of(o->abi),
                              .abi_name = o->abi_name,
                              .output = (cuplug_output)o->output,
                              .opt = o->opt,
@@ -195,13 +220,17 @@ static int compile_args_of(shim_state *st, PyObject *self, const compile_options
                              .lineinfo = (uint32_t)o->lineinfo,
                              .fastmath = (uint32_t)o->fastmath,
                              .forceinline = (uint32_t)o->forceinline,
-                             .max_registers = o->max_registers,
-                             .no_lto = (uint32_t)o->no_lto,
-                             .time_limit_ms = o->time_limit_ms};
+                             .no_lto = (uint32_t)o->no_lto};
   a->flags = (o->current_device ? CUPLUG_COMPILE_CURRENT_DEVICE : 0) |
              (o->keep_ir ? CUPLUG_COMPILE_KEEP_IR : 0) |
              (o->linked_ptx ? CUPLUG_COMPILE_LINKED_PTX : 0) |
              (o->cache ? 0 : CUPLUG_COMPILE_NO_CACHE);
+  if (!(a->signature_type = shim_type_from(st, o->signature, "signature")) ||
+      shim_abi_of(st, o->entry_abi, "entry ABI", &a->entry_abi) < 0 ||
+      shim_abi_of(st, o->abi, "ABI", &a->abi) < 0 ||
+      (o->max_registers && shim_u32(o->max_registers, "max_registers", &a->max_registers) < 0) ||
+      (o->time_limit_ms && shim_u32(o->time_limit_ms, "time_limit_ms", &a->time_limit_ms) < 0))
+    return -1;
   return 0;
 }
 
@@ -255,8 +284,14 @@ static void compile_lists_free(compile_lists *l) {
 
 static int compile_lists_of(const compile_options *o, cuplug_compile_args *a, compile_lists *l) {
   memset(l, 0, sizeof *l);
-  if (shim_list_of(o->modules, "modules must be a sequence", sizeof(cuplug_module), module_item,
-                   &l->modules) < 0 ||
+  /* IR text is one module, not a sequence of one-character ones */
+  bool one = PyUnicode_Check(o->modules) || PyObject_CheckBuffer(o->modules);
+  PyObject *modules = one ? PyTuple_Pack(1, o->modules) : Py_NewRef(o->modules);
+  if (!modules) return -1;
+  int rc = shim_list_of(modules, "modules must be IR text or bytes, or a sequence of them",
+                        sizeof(cuplug_module), module_item, &l->modules);
+  Py_DECREF(modules); /* the list keeps its own tuple */
+  if (rc < 0 ||
       shim_code_list_of(o->link, &l->link) < 0 ||
       shim_strings_of(o->include_paths, "include_paths must be a sequence of str",
                       &l->include_paths) < 0) {
@@ -321,19 +356,22 @@ static PyObject *session_link(PyObject *self, PyObject *args, PyObject *kw) {
                           "max_registers", "lineinfo", "debug",   "want_ptx",
                           "cooperative", "include_paths", "time_limit_ms", "cache", NULL};
   PyObject *code = Py_None, *arts = Py_None, *cc = Py_None, *includes = Py_None;
+  PyObject *regs = NULL, *limit = NULL;
   int no_lto = 0, lineinfo = 0, debug = 0, want_ptx = 0, cooperative = 0, cache = 1;
-  unsigned int regs = 0, limit = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOpIppppOIp:link", names, &code, &arts, &cc,
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOpOppppOOp:link", names, &code, &arts, &cc,
                                    &no_lto, &regs, &lineinfo, &debug, &want_ptx, &cooperative,
                                    &includes, &limit, &cache))
     return NULL;
   shim_state *st = shim_state_of(self);
   cuplug_link_args a = {.struct_size = sizeof a, .session = ((shim_session *)self)->session,
-                        .no_lto = (uint32_t)no_lto, .max_registers = regs,
-                        .lineinfo = (uint32_t)lineinfo, .debug = (uint32_t)debug,
-                        .want_ptx = (uint32_t)want_ptx, .use_cooperative = (uint32_t)cooperative,
-                        .time_limit_ms = limit, .flags = cache ? 0 : CUPLUG_LINK_NO_CACHE};
-  if (cc_of(cc, &a.cc_major, &a.cc_minor, &a.cc_suffix) < 0) return NULL;
+                        .no_lto = (uint32_t)no_lto, .lineinfo = (uint32_t)lineinfo,
+                        .debug = (uint32_t)debug, .want_ptx = (uint32_t)want_ptx,
+                        .use_cooperative = (uint32_t)cooperative,
+                        .flags = cache ? 0 : CUPLUG_LINK_NO_CACHE};
+  if (cc_of(cc, &a.cc_major, &a.cc_minor, &a.cc_suffix) < 0 ||
+      (regs && shim_u32(regs, "max_registers", &a.max_registers) < 0) ||
+      (limit && shim_u32(limit, "time_limit_ms", &a.time_limit_ms) < 0))
+    return NULL;
   PyObject *result = NULL, *keep;
   shim_list cl = {0}, inc = {0};
   const cuplug_artifact **av = artifacts_of(st, arts, &keep, &a.num_artifacts);
@@ -389,16 +427,27 @@ static PyObject *cache_clear(PyObject *self, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
+#define ARGUMENT CUPLUG_ERR_INVALID_ARGUMENT
+SHIM_OWN_2(session_compile, ARGUMENT, ARGUMENT)
+SHIM_OWN_2(session_link, ARGUMENT, ARGUMENT)
+SHIM_OWN_1(shim_library_load, ARGUMENT, ARGUMENT)
+SHIM_OWN_1(shim_mem_alloc, ARGUMENT, ARGUMENT)
+SHIM_OWN_1(shim_mem_free, ARGUMENT, ARGUMENT)
+SHIM_OWN_1(shim_to_device, ARGUMENT, ARGUMENT)
+SHIM_OWN_1(shim_to_host, ARGUMENT, ARGUMENT)
+#undef ARGUMENT
+
 static PyMethodDef session_methods[] = {
-    {"compile", (PyCFunction)(void (*)(void))session_compile, METH_VARARGS | METH_KEYWORDS,
-     "compile(modules, entry, signature, **options) -> Artifact (the plugin's compile)."},
-    {"link", (PyCFunction)(void (*)(void))session_link, METH_VARARGS | METH_KEYWORDS,
+    {"compile", (PyCFunction)(void (*)(void))session_compile_owned, METH_VARARGS | METH_KEYWORDS,
+     "compile(modules, entry, signature, **options) -> Artifact (the plugin's compile);\n"
+     "modules: IR text or bytes, or a sequence of them or of (name, text)."},
+    {"link", (PyCFunction)(void (*)(void))session_link_owned, METH_VARARGS | METH_KEYWORDS,
      "link(code=(), artifacts=(), **options) -> Artifact: a cubin."},
-    {"load", shim_library_load, METH_O, "load(artifact_or_cubin) -> Library."},
-    {"mem_alloc", shim_mem_alloc, METH_O, "mem_alloc(nbytes) -> int: a device address."},
-    {"mem_free", shim_mem_free, METH_O, "mem_free(address)"},
-    {"to_device", shim_to_device, METH_VARARGS, "to_device(address, data)"},
-    {"to_host", shim_to_host, METH_VARARGS, "to_host(address, nbytes) -> bytes"},
+    {"load", shim_library_load_owned, METH_O, "load(artifact_or_cubin) -> Library."},
+    {"mem_alloc", shim_mem_alloc_owned, METH_O, "mem_alloc(nbytes) -> int: a device address."},
+    {"mem_free", shim_mem_free_owned, METH_O, "mem_free(address)"},
+    {"to_device", shim_to_device_owned, METH_VARARGS, "to_device(address, data)"},
+    {"to_host", shim_to_host_owned, METH_VARARGS, "to_host(address, nbytes) -> bytes"},
     {"synchronize", shim_synchronize, METH_NOARGS, "synchronize(): wait for the device."},
     {"cache_info", cache_info, METH_NOARGS,
      "cache_info() -> dict: the result cache's folder, status, entries and bytes on disk\n"

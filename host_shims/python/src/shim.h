@@ -32,6 +32,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "cuplug/cuplug.h"
 
@@ -61,7 +62,7 @@ typedef struct shim_names {
  * its own type object, shim_state_of). */
 typedef struct shim_state {
   const cuplug_api *api;      /* the plugin's table, once _load has run (NULL before) */
-  PyObject *make_error;       /* cuplug._make_error(code, name, message, log) */
+  PyObject *make_error;       /* cuplug._make_error(code, name, message, log[, type_error]) */
   PyObject *warn;             /* cuplug._warn(code, name, message) */
   PyObject *types_by_address; /* int(address) -> Type: one object per type */
   PyTypeObject *type_type, *artifact_type, *registry_type, *session_type, *library_type,
@@ -93,11 +94,43 @@ int shim_warn(shim_state *st, const cuplug_artifact *art);
 PyObject *shim_type_error(const char *what, const char *expected, PyObject *got);
 /* Keeps the exception a callback raised on this thread, for shim_raise. */
 void shim_keep_callback_error(void);
-/* An unsigned integer argument, with a TypeError naming it. */
+/* Unsigned integer arguments: a TypeError for what is no int, a
+ * ValueError that names the value and the range for one outside it. */
 int shim_u32(PyObject *obj, const char *what, uint32_t *out);
+int shim_u64(PyObject *obj, const char *what, uint64_t *out);
 /* Text of the plugin's (a message, a log, a symbol) as str: it quotes the
  * caller's source and the toolkit's words, which need not be UTF-8, so
  * bytes that are not are replaced rather than refused. */
 PyObject *shim_text(const char *s);
+/* Raises the module's own error of status code (the class __init__.py
+ * gives it), with a message formatted as PyUnicode_FromFormat does; NULL. */
+PyObject *shim_fail(shim_state *st, cuplug_status code, const char *fmt, ...);
+
+/* ---- one exception tree: the module's own errors ----
+ * Inside the module, conversions raise Python's TypeError and ValueError
+ * (as CPython's own argument parsing does, and OverflowError); where a call
+ * returns to Python they become cuplug.CuplugError subclasses with the same
+ * words: shim_own, called on the way out of every method that takes
+ * arguments (SHIM_OWN_1 and SHIM_OWN_2 wrap one).  A TypeError becomes the
+ * class of type_code's TypeError twin, the others value_code's class:
+ *   CUPLUG_ERR_INVALID_ARGUMENT  ArgumentTypeError, ArgumentError
+ *   CUPLUG_ERR_LAUNCH_ARGS       LaunchArgumentError (a launch's or a call's)
+ *   CUPLUG_ERR_LAUNCH_CONFIG     LaunchConfigError (kernel[grid, block, ...])
+ * An exception that came through Python code (a caller's __index__) is
+ * the caller's and is left as it is.  Returns NULL. */
+PyObject *shim_own(shim_state *st, cuplug_status type_code, cuplug_status value_code);
+
+/* fn_owned(self, arg): fn, whose failures are the module's own (shim_own). */
+#define SHIM_OWN_1(fn, type_code, value_code)                            \
+  static PyObject *fn##_owned(PyObject *self, PyObject *arg) {          \
+    PyObject *r = fn(self, arg);                                         \
+    return r ? r : shim_own(shim_state_of(self), type_code, value_code); \
+  }
+/* fn_owned(self, args, kw), likewise. */
+#define SHIM_OWN_2(fn, type_code, value_code)                                 \
+  static PyObject *fn##_owned(PyObject *self, PyObject *args, PyObject *kw) { \
+    PyObject *r = fn(self, args, kw);                                         \
+    return r ? r : shim_own(shim_state_of(self), type_code, value_code);      \
+  }
 
 #endif
