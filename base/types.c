@@ -10,9 +10,10 @@
  *
  * Tuples are numba's too: a UniTuple is an [N x T] array in memory, any
  * other tuple a struct, and as an argument a tuple is flattened into its
- * elements.  A read-only array is an array like any other: the mark is the
- * type's (launch reads it), not the data model's.  An integer literal is an i64; a number class (a dtype given as
- * an argument) has no value and takes no parameter. */
+ * elements.  An integer literal is an i64; a number class (a dtype given as
+ * an argument) has no value and takes no parameter.  A read-only array
+ * (numba's readonly array) is an array like any other: the mark is the
+ * type's, which launch reads, not the data model's. */
 #include "base/types.h"
 
 #include <pthread.h>
