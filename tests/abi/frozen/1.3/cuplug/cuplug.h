@@ -362,7 +362,8 @@ typedef struct cuplug_type_info {
   int64_t literal_value;        /* out: an INT_LITERAL's value */
   /* since 1.3 */
   uint32_t readonly;            /* out: 1 for a read-only array, numba's "readonly
-                                   array(T, Nd, L)"; it lowers as T[...] does */
+                                   array(T, Nd, L)" (type_parse makes one); it lowers
+                                   as T[...] does */
 } cuplug_type_info;
 #define CUPLUG_TYPE_INFO_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_type_info, readonly)
 
@@ -694,12 +695,13 @@ typedef struct cuplug_ndarray {
 } cuplug_ndarray;
 #define CUPLUG_NDARRAY_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_ndarray, flags)
 
-/* Bits of cuplug_ndarray.flags. */
-/* The memory must not be written (a bytes object, an ndarray with
- * writeable=False, a __cuda_array_interface__ whose data is (ptr, True)).
- * launch refuses it (CUPLUG_ERR_LAUNCH_ARGS) for a parameter the signature
- * does not declare "readonly array(T, Nd, L)".  A kernel that declares it
- * is trusted not to store there: nothing checks its stores. */
+/* since 1.3: bits of cuplug_ndarray.flags.
+ * CUPLUG_ARRAY_READONLY: the memory must not be written (a bytes object,
+ * an ndarray with writeable=False, a __cuda_array_interface__ whose data
+ * is (ptr, True)).  launch refuses it (CUPLUG_ERR_LAUNCH_ARGS) for a
+ * parameter the signature does not declare "readonly array(T, Nd, L)".  A
+ * kernel that declares it is trusted not to store there: nothing checks
+ * its stores. */
 #define CUPLUG_ARRAY_READONLY 0x1u
 
 /* since 1.3: one argument of launch or host_call in a form that can grow:
