@@ -2,7 +2,7 @@
  *
  *   signature := type '(' [type {',' type}] ')'
  *   type      := base {'*' | '[' dims ']'}
- *   base      := NAME | 'CPointer' '(' type ')' | 'array' '(' type ',' Nd ',' L ')'
+ *   base      := NAME | 'CPointer' '(' type ')' | ['readonly'] 'array' '(' type ',' Nd ',' L ')'
  *              | 'UniTuple' '(' type ('x' | ',') N ')' | 'Tuple' '(' [type {',' type}] ')'
  *              | 'Literal' '[' 'int' ']' '(' ['-'] N ')' | 'class' '(' type ')'
  *   dims      := dim {',' dim}          dim := ':' | '::1'
@@ -191,6 +191,19 @@ static cuplug_error *parse_array_call(parser *p, const cuplug_type **out) {
   return cuplug__type_array(dtype, ndim, layout, out);
 }
 
+/* readonly array(dtype, Nd, L): numba's name for an array the code only
+ * reads, and the only way to write one. */
+static cuplug_error *parse_readonly(parser *p, const cuplug_type **out) {
+  skip_space(p);
+  const char *s = p->text + p->pos;
+  size_t n = ident_length(s);
+  if (!word_is(s, n, "array")) return syntax_error(p, "'array(' after 'readonly'");
+  p->pos += n;
+  const cuplug_type *array;
+  CUPLUG__TRY(parse_array_call(p, &array));
+  return cuplug__type_array_readonly(array, true, out);
+}
+
 /* A decimal integer, optionally negative; `what` names it in messages. */
 static cuplug_error *parse_integer(parser *p, const char *what, int64_t *out) {
   skip_space(p);
@@ -274,6 +287,7 @@ static cuplug_error *parse_base(parser *p, const cuplug_type **out) {
     return e;
   }
   if (word_is(s, n, "array") && peek(p) == '(') return parse_array_call(p, out);
+  if (word_is(s, n, "readonly")) return parse_readonly(p, out);
   if (word_is(s, n, "UniTuple") || word_is(s, n, "Tuple"))
     return parse_tuple(p, word_is(s, n, "UniTuple"), out);
   if (word_is(s, n, "Literal")) {

@@ -162,9 +162,11 @@ cuplug__conversion cuplug__convert(const cuplug_type *from, const cuplug_type *t
     return table[from->kind - FIRST][to->kind - FIRST];
   }
   if (from->kind == CUPLUG_TYPE_ARRAY && to->kind == CUPLUG_TYPE_ARRAY) {
-    /* a contiguous array is also an array of any layout */
+    /* numba's Array.can_convert_to: a contiguous array is also an array of
+     * any layout, a writable one also a read-only one, never the reverse */
     if (from->element == to->element && from->ndim == to->ndim &&
-        to->layout == CUPLUG_LAYOUT_ANY) {
+        (to->layout == CUPLUG_LAYOUT_ANY || to->layout == from->layout) &&
+        (to->readonly || !from->readonly)) {
       *dist = 1;
       return CUPLUG__CONV_SAFE;
     }

@@ -11,7 +11,9 @@
  * Tuples are numba's too: a UniTuple is an [N x T] array in memory, any
  * other tuple a struct, and as an argument a tuple is flattened into its
  * elements.  An integer literal is an i64; a number class (a dtype given as
- * an argument) has no value and takes no parameter. */
+ * an argument) has no value and takes no parameter.  A read-only array
+ * (numba's readonly array) is an array like any other: the mark is the
+ * type's, which launch reads, not the data model's. */
 #include "base/types.h"
 
 #include <pthread.h>
@@ -302,8 +304,8 @@ uint32_t cuplug__type_size(const cuplug_type *t) {
 
 static bool same(const cuplug_type *a, const cuplug_type *b) {
   if (a->kind != b->kind || a->element != b->element || a->ndim != b->ndim ||
-      a->layout != b->layout || a->restype != b->restype || a->nargs != b->nargs ||
-      a->value != b->value)
+      a->layout != b->layout || a->readonly != b->readonly || a->restype != b->restype ||
+      a->nargs != b->nargs || a->value != b->value)
     return false;
   for (size_t i = 0; i < a->nargs; i++)
     if (a->args[i] != b->args[i]) return false;
@@ -315,7 +317,8 @@ static bool same(const cuplug_type *a, const cuplug_type *b) {
 static size_t bucket_of(const cuplug_type *t) {
   uint64_t h = 1469598103934665603ull;
   uint64_t words[6] = {(uint64_t)t->kind, (uint64_t)(uintptr_t)t->element,
-                       (uint64_t)t->ndim << 8 | (uint64_t)t->layout,
+                       (uint64_t)t->ndim << 8 | (uint64_t)t->readonly << 4 |
+                           (uint64_t)t->layout,
                        (uint64_t)(uintptr_t)t->restype, (uint64_t)t->nargs, (uint64_t)t->value};
   for (size_t i = 0; i < 6 + t->nargs; i++) {
     uint64_t w = i < 6 ? words[i] : (uint64_t)(uintptr_t)t->args[i - 6];
@@ -393,6 +396,12 @@ static char *array_name(const cuplug_type *t) {
   return cuplug__buf_take(&b, NULL);
 }
 
+/* numba's own name for it: readonly arrays have no T[...] spelling. */
+static char *readonly_array_name(const cuplug_type *t) {
+  static const char layouts[] = {'A', 'C', 'F'};
+  return fmt("readonly array(%s, %ud, %c)", t->element->name, t->ndim, layouts[t->layout]);
+}
+
 static char *signature_name(const cuplug_type *t) {
   cuplug__buf b;
   cuplug__buf_init(&b);
@@ -458,6 +467,18 @@ cuplug_error *cuplug__type_array(const cuplug_type *dtype, uint32_t ndim,
   cuplug_type proto = {.kind = CUPLUG_TYPE_ARRAY, .element = dtype, .ndim = ndim,
                        .layout = layout};
   return intern(&proto, array_name, out);
+}
+
+cuplug_error *cuplug__type_array_readonly(const cuplug_type *array, bool readonly,
+                                          const cuplug_type **out) {
+  if (!array || !out)
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_array_readonly: NULL argument");
+  if (array->kind != CUPLUG_TYPE_ARRAY)
+    return cuplug__error(CUPLUG_ERR_INVALID_TYPE, "readonly %s: only arrays are read-only",
+                         array->name);
+  cuplug_type proto = {.kind = CUPLUG_TYPE_ARRAY, .element = array->element,
+                       .ndim = array->ndim, .layout = array->layout, .readonly = readonly};
+  return intern(&proto, readonly ? readonly_array_name : array_name, out);
 }
 
 cuplug_error *cuplug__type_signature(const cuplug_type *restype,

@@ -23,6 +23,7 @@ struct cuplug_type {
   const cuplug_type *element; /* pointee or dtype */
   uint32_t ndim;
   cuplug_layout layout;
+  bool readonly;             /* an array the code only reads (numba's readonly array) */
   const cuplug_type *restype;
   size_t nargs;
   const cuplug_type **args; /* a signature's arguments, a tuple's elements */
@@ -39,6 +40,10 @@ cuplug_error *cuplug__type_pointer(const cuplug_type *pointee,
                                    const cuplug_type **out);
 cuplug_error *cuplug__type_array(const cuplug_type *dtype, uint32_t ndim,
                                  cuplug_layout layout, const cuplug_type **out);
+/* The array type `array` with its read-only mark set or cleared: the same
+ * data model, another type (numba's readonly array(T, Nd, L)). */
+cuplug_error *cuplug__type_array_readonly(const cuplug_type *array, bool readonly,
+                                          const cuplug_type **out);
 cuplug_error *cuplug__type_signature(const cuplug_type *restype,
                                      const cuplug_type *const *args,
                                      size_t nargs, const cuplug_type **out);

@@ -49,7 +49,8 @@ seed() {
         sort -u | awk -v d="$dir" '{ f = d "/sig" NR; printf "%s", $0 > f; close(f) }'
       printf 'UniTuple(int64 x 2)' >"$dir/tuple"
       printf 'Tuple(float32, Literal[int](3), class(float64))' >"$dir/mixed"
-      printf 'void(float32[:, ::1], CPointer(complex128), array(int8, 3d, F))' >"$dir/arrays" ;;
+      printf 'void(float32[:, ::1], CPointer(complex128), array(int8, 3d, F))' >"$dir/arrays"
+      printf 'void(readonly array(float32, 1d, C), readonly array(c8, 2d, A))' >"$dir/readonly" ;;
     code_kind)
       cp tests/conformance/numba/add_i32/expected.ptx "$dir/ptx"
       cp samples/extern/ext_clamp.cu "$dir/cu"

@@ -134,6 +134,7 @@ static cuplug_error *type_info(cuplug_type_info *args) {
   a.args = t->args;
   a.size = cuplug__type_size(t);
   a.literal_value = t->value;
+  a.readonly = t->readonly;
   cuplug__struct_export(args, &a, sizeof a);
   return NULL;
 }

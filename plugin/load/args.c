@@ -2,6 +2,7 @@
 #include "plugin/load/args.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "base/buf.h"
@@ -57,6 +58,10 @@ static cuplug_error *import(const cuplug__arg_site *site, size_t i, void *local,
   return named;
 }
 
+/* The first cuplug_ndarray of 1.3 ended at its strides: flags may be
+ * missing, and read as zero (writable). */
+#define MIN_NDARRAY (offsetof(cuplug_ndarray, strides) + sizeof(const int64_t *))
+
 static cuplug_error *read_growable(const cuplug__arg_site *site, const cuplug_argument *caller,
                                    size_t i, cuplug__arg *out) {
   cuplug_argument a;
@@ -66,12 +71,26 @@ static cuplug_error *read_growable(const cuplug__arg_site *site, const cuplug_ar
   out->data = a.data;
   if (a.kind != CUPLUG_TYPE_ARRAY || !a.data) return NULL;
   cuplug_ndarray n;
-  CUPLUG__TRY(import(site, i, &n, sizeof n, a.data, CUPLUG_NDARRAY_STRUCT_SIZE, "cuplug_ndarray"));
+  CUPLUG__TRY(import(site, i, &n, sizeof n, a.data, MIN_NDARRAY, "cuplug_ndarray"));
   if (n.ndim && (!n.shape || !n.strides))
     return cuplug__arg_error(site, i, "its cuplug_ndarray has %u dimensions but no %s", n.ndim,
                              n.shape ? "strides" : "shape");
-  *out = (cuplug__arg){a.kind, a.data, n.data, n.dtype, n.ndim, n.shape, n.strides};
+  if (n.flags & ~CUPLUG_ARRAY_READONLY)
+    return cuplug__arg_error(site, i, "its cuplug_ndarray has unknown flags 0x%x",
+                             n.flags & ~CUPLUG_ARRAY_READONLY);
+  *out = (cuplug__arg){a.kind, a.data, n.data, n.dtype, n.ndim, n.shape, n.strides, n.flags};
   return NULL;
+}
+
+/* Nothing checks what a kernel stores, so read-only memory goes only where
+ * the signature promises not to store: numba's readonly array. */
+static cuplug_error *read_only(const cuplug__arg_site *site, size_t i) {
+  const cuplug_type *declared;
+  CUPLUG__TRY(cuplug__type_array_readonly(site->sig->args[i], true, &declared));
+  return cuplug__arg_error(site, i,
+                           "the array is read-only; the %s may write it (declare the "
+                           "parameter %s if it does not)",
+                           site->what, declared->name);
 }
 
 cuplug_error *cuplug__arg_read(const cuplug__arg_site *site, const cuplug__args *args, size_t i,
@@ -85,7 +104,7 @@ cuplug_error *cuplug__arg_read(const cuplug__arg_site *site, const cuplug__args 
     out->data = v->data;
     if (v->kind == CUPLUG_TYPE_ARRAY && v->data) {
       const cuplug_array *a = v->data;
-      *out = (cuplug__arg){v->kind, v->data, a->data, a->dtype, a->ndim, a->shape, a->strides};
+      *out = (cuplug__arg){v->kind, v->data, a->data, a->dtype, a->ndim, a->shape, a->strides, 0};
     }
   }
   const cuplug_type *t = site->sig->args[i];
@@ -94,6 +113,7 @@ cuplug_error *cuplug__arg_read(const cuplug__arg_site *site, const cuplug__args 
   if (t->kind == CUPLUG_TYPE_ARRAY && (out->dtype != t->element->kind || out->ndim != t->ndim))
     return cuplug__arg_error(site, i, "got an array of %s with %u dimensions",
                              kind_name(out->dtype), out->ndim);
+  if ((out->flags & CUPLUG_ARRAY_READONLY) && !t->readonly) return read_only(site, i);
   return NULL;
 }
 

@@ -35,6 +35,7 @@ typedef struct cuplug__arg {
   cuplug_type_kind dtype;
   uint32_t ndim;
   const int64_t *shape, *strides;
+  uint32_t flags; /* CUPLUG_ARRAY_*: a cuplug_ndarray's; a cuplug_array has none */
 } cuplug__arg;
 
 /* CUPLUG_ERR_LAUNCH_ARGS (or `code`), naming the site and the argument. */
@@ -44,7 +45,8 @@ cuplug_error *cuplug__arg_error(const cuplug__arg_site *site, size_t i, const ch
 /* Checks the count against the signature and that exactly one form is
  * given when there are arguments. */
 cuplug_error *cuplug__args_check(const cuplug__arg_site *site, const cuplug__args *args);
-/* Reads argument i, which must be of the kind the signature says. */
+/* Reads argument i, which must be of the kind the signature says; a
+ * read-only array only for a parameter declared readonly. */
 cuplug_error *cuplug__arg_read(const cuplug__arg_site *site, const cuplug__args *args, size_t i,
                                cuplug__arg *out);
 

@@ -26,8 +26,8 @@ static cuplug_error *choose_cc(cuplug__job *j) {
   if (a->flags & CUPLUG_COMPILE_CURRENT_DEVICE) {
     int major, minor;
     CUPLUG__TRY(cuplug__toolkit_current_cc(&j->s->toolkit, &major, &minor));
-    return cuplug__session_cc(j->s, (uint32_t)major, (uint32_t)minor, (char)a->cc_suffix,
-                              &j->cc);
+    return cuplug__session_device_cc(j->s, (uint32_t)major, (uint32_t)minor,
+                                     (char)a->cc_suffix, &j->cc);
   }
   return cuplug__session_cc(j->s, a->cc_major, a->cc_minor, (char)a->cc_suffix, &j->cc);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/error.h"
 
 cuplug_error *cuplug__session_create(const cuplug_session_options *o, cuplug_session **out) {
@@ -80,32 +81,70 @@ static cuplug_error *check_suffix(char suffix, int cc) {
   return NULL;
 }
 
-cuplug_error *cuplug__session_cc(cuplug_session *s, uint32_t major, uint32_t minor, char suffix,
-                                 cuplug__cc *out) {
+/* CUPLUG_ERR_OPTION_CC for a cc the toolkit lacks, with the ones it has. */
+static cuplug_error *unsupported(uint32_t major, uint32_t minor, const int *archs, int n) {
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  for (int i = 0; i < n; i++)
+    cuplug__buf_printf(&b, "%s%d.%d", i ? ", " : "", archs[i] / 10, archs[i] % 10);
+  cuplug_error *e = cuplug__error(CUPLUG_ERR_OPTION_CC,
+                                  "compute capability %u.%u is not one this toolkit supports "
+                                  "(NVRTC's: %s)",
+                                  major, minor, b.data ? b.data : "");
+  cuplug__buf_free(&b);
+  return e;
+}
+
+/* numba-cuda's find_closest_arch (numba_cuda/numba/cuda/cudadrv/nvrtc.py):
+ * the cc itself, else the highest supported one below it; below them all
+ * an error; beyond them all the highest.  That last stays for the device's
+ * cc and the default (a GPU newer than the toolkit runs an older cc's
+ * PTX), but a cc the caller gives names the GPU to build for: beyond the
+ * toolkit's highest, or of a major none of its ccs has, no cc of this
+ * toolkit is that GPU's, and it is refused.  Between two of the same
+ * major (8.7 with 8.6 and 8.9) the lower one serves, as in numba-cuda. */
+static cuplug_error *closest(const int *archs, int n, int want, bool given, int *out) {
+  if (given) {
+    bool has_major = false;
+    for (int i = 0; i < n; i++) has_major |= archs[i] / 10 == want / 10;
+    if (want > archs[n - 1] || (!has_major && want >= archs[0]))
+      return unsupported((uint32_t)want / 10, (uint32_t)want % 10, archs, n);
+  }
+  int found = -1;
+  for (int i = 0; i < n; i++)
+    if (archs[i] <= want) found = archs[i];
+  if (found < 0)
+    return cuplug__error(CUPLUG_ERR_OPTION_CC,
+                         "compute capability %d.%d is not supported (requires >= %d.%d)",
+                         want / 10, want % 10, archs[0] / 10, archs[0] % 10);
+  *out = found;
+  return NULL;
+}
+
+static cuplug_error *choose_cc(cuplug_session *s, uint32_t major, uint32_t minor, char suffix,
+                               bool given, cuplug__cc *out) {
   const int *archs;
   int n;
   cuplug__toolkit_nvrtc_archs(&s->toolkit, &archs, &n);
-  int want;
-  if (major) {
-    want = (int)(major * 10 + minor);
-  } else {
+  /* compile's options refuse these too; link's come here */
+  if (major > 99 || (major && minor > 9))
+    return cuplug__error(CUPLUG_ERR_OPTION_CC, "compute capability %u.%u is not one", major,
+                         minor);
+  if (!major) {
     /* numba-cuda: max(CUDA_DEFAULT_PTX_CC, lowest cc NVRTC supports).
      * Without NVRTC, 7.5: the lowest cc CUDA 13's libNVVM supports. */
-    int lowest = n ? archs[0] : 75;
-    want = (int)(s->default_cc_major * 10 + s->default_cc_minor);
+    uint32_t lowest = n ? (uint32_t)archs[0] : 75;
+    uint32_t want = s->default_cc_major * 10 + s->default_cc_minor;
     if (want < lowest) want = lowest;
+    major = want / 10;
+    minor = want % 10;
+    given = false;
   }
+  int want = (int)(major * 10 + minor);
   CUPLUG__TRY(check_suffix(suffix, want));
-  /* As numba-cuda's find_closest_arch: the cc itself, else the highest
-   * supported cc below it. */
   if (n) {
-    int found = -1;
-    for (int i = 0; i < n; i++)
-      if (archs[i] <= want) found = archs[i];
-    if (found < 0)
-      return cuplug__error(CUPLUG_ERR_OPTION_CC,
-                           "compute capability %d.%d is not supported (requires >= %d.%d)",
-                           want / 10, want % 10, archs[0] / 10, archs[0] % 10);
+    int found = want;
+    CUPLUG__TRY(closest(archs, n, want, given, &found));
     if (suffix && found != want)
       return cuplug__error(CUPLUG_ERR_OPTION_CC,
                            "arch-specific compute_%d%c needs that compute capability; the "
@@ -118,4 +157,14 @@ cuplug_error *cuplug__session_cc(cuplug_session *s, uint32_t major, uint32_t min
   out->suffix[0] = suffix;
   out->suffix[1] = 0;
   return NULL;
+}
+
+cuplug_error *cuplug__session_cc(cuplug_session *s, uint32_t major, uint32_t minor, char suffix,
+                                 cuplug__cc *out) {
+  return choose_cc(s, major, minor, suffix, true, out);
+}
+
+cuplug_error *cuplug__session_device_cc(cuplug_session *s, uint32_t major, uint32_t minor,
+                                        char suffix, cuplug__cc *out) {
+  return choose_cc(s, major, minor, suffix, false, out);
 }

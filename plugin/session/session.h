@@ -43,10 +43,16 @@ typedef struct cuplug__cc {
 
 /* The cc to compile for (numba-cuda's rule): the one given (major 0: max of
  * the session's default and the lowest cc NVRTC supports), then the
- * closest cc NVRTC has at or below it.  A suffix (0, 'a' or 'f') holds for
- * that cc only: moving to another one is an error, as in numba-cuda. */
+ * closest cc NVRTC has at or below it.  A cc given must be one the toolkit
+ * supports: beyond NVRTC's highest, or of a major none of its ccs has, is
+ * CUPLUG_ERR_OPTION_CC.  A suffix (0, 'a' or 'f') holds for that cc only:
+ * moving to another one is an error, as in numba-cuda. */
 cuplug_error *cuplug__session_cc(cuplug_session *s, uint32_t major, uint32_t minor, char suffix,
                                  cuplug__cc *out);
+/* The same for the current device's cc, which numba-cuda's rule takes to
+ * NVRTC's highest when the GPU is newer than the toolkit. */
+cuplug_error *cuplug__session_device_cc(cuplug_session *s, uint32_t major, uint32_t minor,
+                                        char suffix, cuplug__cc *out);
 /* A caller's cc_suffix: 0, 'a' or 'f'. */
 cuplug_error *cuplug__check_cc_suffix(uint32_t suffix);
 

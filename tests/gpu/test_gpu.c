@@ -34,13 +34,16 @@ static const t_case *find_case(t_case *cases, int n, const char *name) {
 static t_case *cases;
 static int num_cases;
 
-/* Compiles a corpus case with extra options. */
-static cuplug_artifact *compile_case(const t_case *c, cuplug_output output, uint32_t debug) {
+/* Compiles a corpus case with extra options, and its own signature (or
+ * sig NULL: the case's). */
+static cuplug_artifact *compile_case_sig(const t_case *c, cuplug_output output, uint32_t debug,
+                                         const char *sig) {
   cuplug_module m = {sizeof m, "input.ll", c->ir, c->ir_size};
   const cuplug_module *mods[] = {&m};
   cuplug_compile_args a;
   t_case_declare(c, s);
   t_case_args(c, s, mods, &a);
+  if (sig) a.signature = sig;
   a.output = output;
   a.flags = CUPLUG_COMPILE_CURRENT_DEVICE;
   a.debug = debug;
@@ -48,6 +51,10 @@ static cuplug_artifact *compile_case(const t_case *c, cuplug_output output, uint
   cuplug_error *e = output == CUPLUG_OUTPUT_LTOIR ? t_api()->compile_all(&a) : t_api()->compile(&a);
   T_ASSERT_OK(e);
   return a.artifact;
+}
+
+static cuplug_artifact *compile_case(const t_case *c, cuplug_output output, uint32_t debug) {
+  return compile_case_sig(c, output, debug, NULL);
 }
 
 static cuplug_library *load(const cuplug_artifact *art) {
@@ -396,6 +403,59 @@ START_TEST(fault_then_fresh_context) {
 }
 END_TEST
 
+/* ---- read-only memory ---- */
+
+/* A read-only device array (a __cuda_array_interface__ whose data is
+ * (ptr, True)) goes only to a parameter declared readonly, as on the host. */
+START_TEST(read_only_arrays) {
+  enum { N = 4096 };
+  const t_case *c = find_case(cases, num_cases, "saxpy_kernel");
+  const char *name = json_string(c->json, "entry");
+  float x[N], y[N], r[N], a = 2.0f;
+  for (int i = 0; i < N; i++) x[i] = (float)(i % 100), y[i] = (float)(i % 7), r[i] = -1;
+  uint64_t dx = t_dev_copy(s, x, sizeof x), dy = t_dev_copy(s, y, sizeof y),
+           dr = t_dev_copy(s, r, sizeof r);
+  int64_t shape[] = {N}, strides[] = {4};
+  cuplug_ndarray nr = {CUPLUG_NDARRAY_STRUCT_SIZE, dr, CUPLUG_TYPE_FLOAT32, 1, shape, strides, 0};
+  cuplug_ndarray nx = nr, ny = nr;
+  nx.data = dx;
+  ny.data = dy;
+  nx.flags = ny.flags = CUPLUG_ARRAY_READONLY;
+  cuplug_argument ar = {CUPLUG_ARGUMENT_STRUCT_SIZE, CUPLUG_TYPE_ARRAY, &nr},
+                  ax = {CUPLUG_ARGUMENT_STRUCT_SIZE, CUPLUG_TYPE_ARRAY, &nx},
+                  ay = {CUPLUG_ARGUMENT_STRUCT_SIZE, CUPLUG_TYPE_ARRAY, &ny},
+                  aa = {CUPLUG_ARGUMENT_STRUCT_SIZE, CUPLUG_TYPE_FLOAT32, &a};
+  const cuplug_argument *argv[] = {&ar, &ax, &ay, &aa};
+  cuplug_library *lib;
+  cuplug_launch_args la = {.struct_size = CUPLUG_LAUNCH_ARGS_STRUCT_SIZE,
+                           .kernel = case_kernel("saxpy_kernel", 0, &lib), .grid = {N / 256},
+                           .block = {256}, .arguments = argv, .num_args = 4};
+  char want[4096];
+  snprintf(want, sizeof want,
+           "kernel %s, argument 1 (float32[::1]): the array is read-only; the kernel may write "
+           "it (declare the parameter readonly array(float32, 1d, C) if it does not)", name);
+  T_ASSERT_ERROR(t_api()->launch(&la), CUPLUG_ERR_LAUNCH_ARGS, want);
+  T_ASSERT_OK(t_api()->synchronize(s));
+  t_to_host(s, r, dr, sizeof r);
+  for (int i = 0; i < N; i++) ck_assert_float_eq(r[i], -1); /* it never ran */
+  t_api()->library_unload(lib);
+
+  cuplug_artifact *art = compile_case_sig(c, CUPLUG_OUTPUT_CUBIN, 0,
+                                          "void(float32[::1], readonly array(float32, 1d, C), "
+                                          "readonly array(float32, 1d, C), float32)");
+  lib = load(art);
+  t_api()->artifact_destroy(art);
+  la.kernel = kernel(lib, NULL, NULL);
+  T_ASSERT_OK(t_api()->launch(&la));
+  t_to_host(s, r, dr, sizeof r);
+  for (int i = 0; i < N; i++) ck_assert_float_eq(r[i], fmaf(a, x[i], y[i]));
+  t_dev_free(s, dx);
+  t_dev_free(s, dy);
+  t_dev_free(s, dr);
+  t_api()->library_unload(lib);
+}
+END_TEST
+
 /* ---- launch errors ---- */
 
 START_TEST(launch_errors) {
@@ -608,6 +668,7 @@ int main(void) {
   tcase_add_test(tc, reduce_values);
   tcase_add_test(tc, debug_kernel_reports_exception);
   tcase_add_test(tc, launch_errors);
+  tcase_add_test(tc, read_only_arrays);
   tcase_add_test(tc, load_refuses_ltoir);
   tcase_add_test(tc, two_kernels_by_name);
   tcase_add_test(tc, cooperative_grid_sync);

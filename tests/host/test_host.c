@@ -4,6 +4,7 @@
  * cannot run is refused by name and line. */
 #include <math.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,18 +28,22 @@ static cuplug_library *load(const cuplug_artifact *art) {
   return a.library;
 }
 
-static cuplug_library *case_library(const char *name) {
+/* A corpus case for the host, with its own signature or (sig NULL) the case's. */
+static cuplug_library *case_library_sig(const char *name, const char *sig) {
   const t_case *c = find_case(name);
   cuplug_module m = {sizeof m, "input.ll", c->ir, c->ir_size};
   const cuplug_module *mods[] = {&m};
   cuplug_compile_args a;
   t_case_args(c, s, mods, &a);
+  if (sig) a.signature = sig;
   a.output = CUPLUG_OUTPUT_HOST;
   T_ASSERT_OK(t_api()->compile(&a));
   cuplug_library *l = load(a.artifact);
   t_api()->artifact_destroy(a.artifact); /* the library keeps what it needs */
   return l;
 }
+
+static cuplug_library *case_library(const char *name) { return case_library_sig(name, NULL); }
 
 /* Compiles IR for the host; returns the load's error (the library in *lib). */
 static cuplug_error *ir_library(const char *ir, const char *entry, const char *sig,
@@ -197,7 +202,7 @@ START_TEST(growable_arguments) {
   for (int i = 0; i < N; i++) x[i] = (float)i, y[i] = (float)(3 * i);
   int64_t shape[] = {N}, strides[] = {4};
   cuplug_ndarray nr = {CUPLUG_NDARRAY_STRUCT_SIZE, (uint64_t)(uintptr_t)r, CUPLUG_TYPE_FLOAT32, 1,
-                       shape, strides};
+                       shape, strides, 0};
   cuplug_ndarray nx = nr, ny = nr;
   nx.data = (uint64_t)(uintptr_t)x;
   ny.data = (uint64_t)(uintptr_t)y;
@@ -245,6 +250,70 @@ START_TEST(growable_arguments) {
   a40.kind = CUPLUG_TYPE_FLOAT64;
   T_ASSERT_ERROR(t_api()->host_call(&c), CUPLUG_ERR_LAUNCH_ARGS,
                  "call add_i32, argument 1 (int32): got float64");
+  t_api()->library_unload(l);
+}
+END_TEST
+
+/* Read-only memory (CUPLUG_ARRAY_READONLY) goes only to a parameter
+ * declared readonly: saxpy as the corpus declares it refuses it, and never
+ * runs; saxpy declaring x and y readonly takes it, and writable memory too. */
+START_TEST(read_only_arrays) {
+  enum { N = 1000 };
+  static const char ro_sig[] = "void(float32[::1], readonly array(float32, 1d, C), "
+                               "readonly array(float32, 1d, C), float32)";
+  float x[N], y[N], r[N], a = 0.5f;
+  for (int i = 0; i < N; i++) x[i] = (float)i, y[i] = (float)(3 * i), r[i] = -1;
+  int64_t shape[] = {N}, strides[] = {4};
+  cuplug_ndarray nr = {CUPLUG_NDARRAY_STRUCT_SIZE, (uint64_t)(uintptr_t)r, CUPLUG_TYPE_FLOAT32, 1,
+                       shape, strides, 0};
+  cuplug_ndarray nx = nr, ny = nr;
+  nx.data = (uint64_t)(uintptr_t)x;
+  ny.data = (uint64_t)(uintptr_t)y;
+  nx.flags = ny.flags = CUPLUG_ARRAY_READONLY;
+  cuplug_argument ar = {CUPLUG_ARGUMENT_STRUCT_SIZE, CUPLUG_TYPE_ARRAY, &nr},
+                  ax = {CUPLUG_ARGUMENT_STRUCT_SIZE, CUPLUG_TYPE_ARRAY, &nx},
+                  ay = {CUPLUG_ARGUMENT_STRUCT_SIZE, CUPLUG_TYPE_ARRAY, &ny},
+                  aa = {CUPLUG_ARGUMENT_STRUCT_SIZE, CUPLUG_TYPE_FLOAT32, &a};
+  const cuplug_argument *argv[] = {&ar, &ax, &ay, &aa};
+  cuplug_library *l = case_library("saxpy_kernel");
+  cuplug_launch_args la = {.struct_size = CUPLUG_LAUNCH_ARGS_STRUCT_SIZE, .kernel = kernel(l),
+                           .grid = {4}, .block = {256}, .arguments = argv, .num_args = 4};
+  const char *name = json_string(find_case("saxpy_kernel")->json, "entry");
+  char want[4096];
+  snprintf(want, sizeof want,
+           "kernel %s, argument 1 (float32[::1]): the array is read-only; the kernel may write "
+           "it (declare the parameter readonly array(float32, 1d, C) if it does not)", name);
+  T_ASSERT_ERROR(t_api()->launch(&la), CUPLUG_ERR_LAUNCH_ARGS, want);
+  for (int i = 0; i < N; i++) ck_assert_float_eq(r[i], -1);
+  /* a host built before flags: its struct ends at strides, flags unread */
+  nx.struct_size = ny.struct_size = offsetof(cuplug_ndarray, flags);
+  T_ASSERT_OK(t_api()->launch(&la));
+  for (int i = 0; i < N; i++) ck_assert_float_eq(r[i], fmaf(a, x[i], y[i]));
+  nx.struct_size = ny.struct_size = CUPLUG_NDARRAY_STRUCT_SIZE;
+  nx.flags = 0x6;
+  snprintf(want, sizeof want,
+           "kernel %s, argument 1 (float32[::1]): its cuplug_ndarray has unknown flags 0x6", name);
+  T_ASSERT_ERROR(t_api()->launch(&la), CUPLUG_ERR_LAUNCH_ARGS, want);
+  t_api()->library_unload(l);
+
+  l = case_library_sig("saxpy_kernel", ro_sig);
+  la.kernel = kernel(l);
+  cuplug_kernel_info ki = {.struct_size = CUPLUG_KERNEL_INFO_STRUCT_SIZE, .kernel = la.kernel};
+  T_ASSERT_OK(t_api()->kernel_info(&ki));
+  cuplug_type_info ti = {.struct_size = CUPLUG_TYPE_INFO_STRUCT_SIZE, .type = ki.signature};
+  T_ASSERT_OK(t_api()->type_info(&ti));
+  ck_assert_str_eq(ti.name, ro_sig);
+  for (uint32_t flags = 0; flags <= CUPLUG_ARRAY_READONLY; flags++) {
+    nx.flags = ny.flags = flags;
+    a = flags ? 2.0f : 0.25f;
+    T_ASSERT_OK(t_api()->launch(&la));
+    for (int i = 0; i < N; i++) ck_assert_float_eq(r[i], fmaf(a, x[i], y[i]));
+  }
+  nr.flags = CUPLUG_ARRAY_READONLY;
+  snprintf(want, sizeof want,
+           "kernel %s, argument 0 (float32[::1]): the array is read-only; the kernel may write "
+           "it (declare the parameter readonly array(float32, 1d, C) if it does not)", name);
+  T_ASSERT_ERROR(t_api()->launch(&la), CUPLUG_ERR_LAUNCH_ARGS, want);
   t_api()->library_unload(l);
 }
 END_TEST
@@ -737,6 +806,7 @@ static Suite *suite_host(void) {
 
   tc = t_tcase(suite, "kernels", T_HOST, setup, teardown, 120);
   tcase_add_test(tc, saxpy_values);
+  tcase_add_test(tc, read_only_arrays);
   tcase_add_test(tc, atomic_values);
   tcase_add_test(tc, reduce_values);
   tcase_add_test(tc, warp_collectives_and_dynamic_shared);

@@ -82,6 +82,62 @@ def test_wrong_buffer_names_the_argument():
                                "object")
 
 
+SAXPY_READONLY_SIG = ("void(float32[::1], readonly array(float32, 1d, C), "
+                      "readonly array(float32, 1d, C), float32)")
+
+
+def read_only_message(name, i):
+    return ("kernel %s, argument %d (float32[::1]): the array is read-only; the kernel may "
+            "write it (declare the parameter readonly array(float32, 1d, C) if it does not)"
+            % (name, i))
+
+
+def test_read_only_buffers_are_not_written():
+    """The issue's reproductions: bytes behind a memoryview, and an ndarray
+    with writeable=False, refuse PyBUF_WRITABLE; saxpy may write its r, so
+    the launch is refused and the memory stays as it was."""
+    k = host_module("saxpy_kernel", device=False).get_kernel()
+    x = np.arange(1000, dtype=np.float32)
+    y = np.full(1000, 0.5, dtype=np.float32)
+    frozen = bytes(4000)
+    with pytest.raises(cuplug.LaunchArgumentError) as e:
+        k[4, 256](memoryview(frozen).cast("f"), x, y, 2.0)
+    assert e.value.message == read_only_message(k.name, 0)
+    assert frozen == bytes(4000)
+    locked = np.zeros(1000, dtype=np.float32)
+    locked.flags.writeable = False
+    with pytest.raises(cuplug.LaunchArgumentError) as e:
+        k[4, 256](locked, x, y, 2.0)
+    assert e.value.message == read_only_message(k.name, 0)
+    assert not locked.any()
+    x.flags.writeable = False  # saxpy only reads x, but its signature does not say so
+    with pytest.raises(cuplug.LaunchArgumentError) as e:
+        k[4, 256](np.zeros(1000, dtype=np.float32), x, y, 2.0)
+    assert e.value.message == read_only_message(k.name, 1)
+
+
+def test_kernel_declaring_readonly_takes_read_only_buffers():
+    """A parameter declared readonly takes read-only memory and writable
+    memory alike.  Nothing checks that the kernel does not store there: the
+    signature is the kernel's promise."""
+    case, ir = load_case("saxpy_kernel")
+    art, _ = cuplug.compile(ir, SAXPY_READONLY_SIG, entry=case["entry"], device=False,
+                            output="host")
+    k = cuplug.load(art).get_kernel()
+    assert str(k.signature) == SAXPY_READONLY_SIG
+    x = np.arange(1000, dtype=np.float32)
+    x.flags.writeable = False
+    y = memoryview(np.full(1000, 0.5, dtype=np.float32).tobytes()).cast("f")
+    r = np.zeros(1000, dtype=np.float32)
+    k[4, 256](r, x, y, 2.0)
+    assert np.array_equal(r, 2.0 * x + 0.5)
+    k[4, 256](r, np.ones(1000, dtype=np.float32), np.zeros(1000, dtype=np.float32), 3.0)
+    assert np.array_equal(r, np.full(1000, 3.0, dtype=np.float32))
+    with pytest.raises(cuplug.LaunchArgumentError) as e:
+        k[4, 256](memoryview(bytes(4000)).cast("f"), x, y, 2.0)
+    assert e.value.message == read_only_message(k.name, 0)
+
+
 def test_call_errors():
     m = host_module("saxpy_kernel", device=False)
     with pytest.raises(cuplug.IRError) as e:

@@ -1,6 +1,8 @@
 """Loading and launching from Python, on the GPU: arrays of CuPy, PyTorch
 and numba-cuda, device pointers as ints, scalars, and every wrong
 argument, named."""
+import ctypes
+
 import pytest
 
 import cuplug
@@ -180,3 +182,103 @@ def test_numba_device_arrays(axpy5):
     r = numba_cuda.device_array(n, dtype=np.float32)
     axpy5[1, 128](r, x, y, 2.0, n)
     assert (r.copy_to_host() == 2 * np.arange(n, dtype=np.float32) + 1).all()
+
+
+AXPY5_READONLY_SIG = ("void(float32[::1], readonly array(float32, 1d, C), "
+                      "readonly array(float32, 1d, C), float32, int32)")
+READ_ONLY_R = ("kernel axpy5, argument 0 (float32[::1]): the array is read-only; the kernel "
+               "may write it (declare the parameter readonly array(float32, 1d, C) if it does "
+               "not)")
+
+
+class ReadOnlyInterface:
+    """A device array whose __cuda_array_interface__ says data: (ptr, True)."""
+
+    def __init__(self, a):
+        cai = dict(a.__cuda_array_interface__)
+        cai["data"] = (cai["data"][0], True)
+        self.__cuda_array_interface__ = cai
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+class _DLPackVersion(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class _DLManagedTensorVersioned(ctypes.Structure):
+    _fields_ = [("version", _DLPackVersion), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", ctypes.c_void_p), ("flags", ctypes.c_uint64),
+                ("dl_tensor", _DLTensor)]
+
+
+_capsule_new = ctypes.pythonapi.PyCapsule_New
+_capsule_new.restype = ctypes.py_object
+_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+
+
+class ReadOnlyDlpack:
+    """A 1-d float32 CuPy array through DLPack 1.0 alone, flagged read-only
+    (DLPACK_FLAG_BITMASK_READ_ONLY); it lives as long as this object."""
+
+    def __init__(self, a):
+        self.a = a
+        self.shape = (ctypes.c_int64 * 1)(a.size)
+        self.m = _DLManagedTensorVersioned()
+        self.m.version.major, self.m.version.minor = 1, 0
+        self.m.flags = 1
+        t = self.m.dl_tensor
+        t.data = a.data.ptr
+        t.device.device_type, t.device.device_id = 2, a.device.id
+        t.ndim = 1
+        t.dtype.code, t.dtype.bits, t.dtype.lanes = 2, 32, 1
+        t.shape = self.shape  # strides NULL: compact
+
+    def __dlpack__(self, stream=None, max_version=None):
+        assert max_version == (1, 0)
+        return _capsule_new(ctypes.addressof(self.m), b"dltensor_versioned", None)
+
+    def __dlpack_device__(self):
+        return (2, self.a.device.id)
+
+
+def test_read_only_device_arrays(axpy5):
+    """Device memory its owner marks read-only (the interface's (ptr, True),
+    DLPack 1.0's read-only flag) goes only to a parameter declared
+    readonly; such a kernel takes writable memory too."""
+    cp = pytest.importorskip("cupy")
+    n = 300
+    x = cp.arange(n, dtype=cp.float32)
+    y = cp.ones(n, dtype=cp.float32)
+    r = cp.zeros(n, dtype=cp.float32)
+    for wrap in (ReadOnlyInterface, ReadOnlyDlpack):
+        with pytest.raises(cuplug.LaunchArgumentError) as e:
+            axpy5[2, 256](wrap(r), x, y, 2.0, n)
+        assert e.value.message == READ_ONLY_R
+    cp.cuda.runtime.deviceSynchronize()
+    assert not r.any()
+    cubin, _ = cuplug.compile(kernels.axpy5_ir(), AXPY5_READONLY_SIG, entry="axpy5",
+                              entry_abi="c", device=False, output="cubin",
+                              cc=tuple(cuplug.info()["device_cc"]))
+    with cuplug.load(cubin) as m:
+        k = m.get_kernel("axpy5", AXPY5_READONLY_SIG)
+        for wrap in (ReadOnlyInterface, ReadOnlyDlpack, lambda a: a):
+            r[:] = 0
+            k[2, 256](r, wrap(x), wrap(y), 2.0, n)
+            cp.cuda.runtime.deviceSynchronize()
+            assert cp.array_equal(r, 2 * x + 1)
+        with pytest.raises(cuplug.LaunchArgumentError) as e:
+            k[2, 256](ReadOnlyInterface(r), x, y, 2.0, n)
+        assert e.value.message == READ_ONLY_R

@@ -177,6 +177,24 @@ def test_jit_host_target_gives_numba_cudas_numbers(nc):
     assert cnumba.jit(axpy).target == "cuda"  # a GPU is here
 
 
+def test_jit_host_target_takes_read_only_arrays(nc):
+    """numba types a read-only ndarray as a readonly array, and cuplug keeps
+    that in the signature: the launch passes the memory read-only, which
+    only such a parameter takes."""
+    import numpy as np
+    from numba.cuda import types
+    ro = types.Array(types.float32, 1, "C", readonly=True)
+    assert cnumba.type_name(ro) == "readonly array(float32, 1d, C)"
+    assert str(cnumba._cuplug.typeof(cnumba.type_name(ro))) == str(ro)
+    n = 300
+    x = np.arange(n, dtype=np.float32)
+    x.flags.writeable = False
+    y = np.ones(n, dtype=np.float32)
+    r = np.zeros(n, dtype=np.float32)
+    cnumba.jit(target="host")(axpy)[3, 128](r, x, y, np.float32(2.0))
+    assert np.array_equal(r, 2 * x + 1)
+
+
 def test_jit_host_kernel_raises_numba_cudas_exception(nc):
     import numpy as np
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "support.h"
+#include "plugin/session/session.h"
 
 #define ADD_I32                                                                \
   "_ZN8__main__7add_i32B2v1B88cw51cXTLSUwv1sDUaKthqaNgoKmjgOR3W3CwAkMXLaJtQYkOI" \
@@ -195,6 +196,111 @@ START_TEST(cc_out_of_range) {
   a.cc_major = 9;
   a.cc_minor = 10;
   EXPECT(a, CUPLUG_ERR_OPTION_CC, "compute capability 9.10 is not one");
+}
+END_TEST
+
+/* The toolkit's ccs as the message lists them: "7.5, 8.0, ...". */
+static void toolkit_ccs(char *out, size_t size) {
+  const int *archs;
+  int n;
+  cuplug__toolkit_nvrtc_archs(&session->toolkit, &archs, &n);
+  ck_assert_int_gt(n, 0);
+  size_t len = 0;
+  out[0] = '\0';
+  for (int i = 0; i < n; i++)
+    len += (size_t)snprintf(out + len, size - len, "%s%d.%d", i ? ", " : "", archs[i] / 10,
+                            archs[i] % 10);
+}
+
+/* The issue's --cc 99.0 built for sm_121 (NVRTC's highest): a cc given is
+ * one the toolkit supports. */
+START_TEST(cc_beyond_the_toolkit) {
+  char ccs[512], want[1024];
+  toolkit_ccs(ccs, sizeof ccs);
+  cuplug_compile_args a = add_args();
+  a.cc_major = 99;
+  snprintf(want, sizeof want,
+           "compute capability 99.0 is not one this toolkit supports (NVRTC's: %s)", ccs);
+  EXPECT(a, CUPLUG_ERR_OPTION_CC, want);
+  const int *archs;
+  int n;
+  cuplug__toolkit_nvrtc_archs(&session->toolkit, &archs, &n);
+  int highest = archs[n - 1];
+  a = add_args();
+  a.cc_major = (uint32_t)highest / 10 + 1;
+  snprintf(want, sizeof want,
+           "compute capability %d.0 is not one this toolkit supports (NVRTC's: %s)",
+           highest / 10 + 1, ccs);
+  EXPECT(a, CUPLUG_ERR_OPTION_CC, want);
+  if (highest % 10 < 9) {
+    a = add_args();
+    a.cc_major = (uint32_t)highest / 10;
+    a.cc_minor = (uint32_t)highest % 10 + 1;
+    snprintf(want, sizeof want,
+             "compute capability %d.%d is not one this toolkit supports (NVRTC's: %s)",
+             highest / 10, highest % 10 + 1, ccs);
+    EXPECT(a, CUPLUG_ERR_OPTION_CC, want);
+  }
+  /* the highest itself builds */
+  a = add_args();
+  a.cc_major = (uint32_t)highest / 10;
+  a.cc_minor = (uint32_t)highest % 10;
+  T_ASSERT_OK(t_api()->compile(&a));
+  cuplug_artifact_info info = {.struct_size = sizeof info};
+  T_ASSERT_OK(t_api()->artifact_info(a.artifact, &info));
+  ck_assert_uint_eq(info.cc_major * 10 + info.cc_minor, (uint32_t)highest);
+  t_api()->artifact_destroy(a.artifact);
+}
+END_TEST
+
+/* numba-cuda's rule on a toolkit whose NVRTC lists 7.5, 8.0, 8.6, 8.9, 9.0,
+ * 10.0 and 12.0 (the session's list replaced; the session is this test's):
+ * a cc given between two of one major builds for the lower, one beyond
+ * 12.0 or of major 11 is refused; the device's cc and the default fall back. */
+START_TEST(cc_rule_on_a_toolkit) {
+  static const int fake[] = {75, 80, 86, 89, 90, 100, 120};
+  const int *archs;
+  int n;
+  cuplug__toolkit_nvrtc_archs(&session->toolkit, &archs, &n); /* NVRTC loaded: the list is set */
+  free(session->toolkit.nvrtc_archs);
+  session->toolkit.nvrtc_archs = malloc(sizeof fake);
+  ck_assert_ptr_nonnull(session->toolkit.nvrtc_archs);
+  memcpy(session->toolkit.nvrtc_archs, fake, sizeof fake);
+  session->toolkit.num_nvrtc_archs = (int)(sizeof fake / sizeof fake[0]);
+  static const struct {
+    uint32_t major, minor;
+    int given, device; /* what the cc becomes: given, as the current device's */
+  } rule[] = {{8, 7, 86, 86},   {8, 6, 86, 86},   {8, 9, 89, 89},    {9, 5, 90, 90},
+              {10, 3, 100, 100}, {12, 0, 120, 120}, {11, 0, 0, 100},   {12, 1, 0, 120},
+              {13, 0, 0, 120},   {99, 9, 0, 120}};
+  const char *ccs = "7.5, 8.0, 8.6, 8.9, 9.0, 10.0, 12.0";
+  for (size_t i = 0; i < sizeof rule / sizeof rule[0]; i++) {
+    cuplug__cc cc;
+    T_ASSERT_OK(cuplug__session_device_cc(session, rule[i].major, rule[i].minor, 0, &cc));
+    ck_assert_int_eq((int)(cc.major * 10 + cc.minor), rule[i].device);
+    cuplug_error *e = cuplug__session_cc(session, rule[i].major, rule[i].minor, 0, &cc);
+    if (rule[i].given) {
+      T_ASSERT_OK(e);
+      ck_assert_int_eq((int)(cc.major * 10 + cc.minor), rule[i].given);
+    } else {
+      char want[256];
+      snprintf(want, sizeof want,
+               "compute capability %u.%u is not one this toolkit supports (NVRTC's: %s)",
+               rule[i].major, rule[i].minor, ccs);
+      T_ASSERT_ERROR(e, CUPLUG_ERR_OPTION_CC, want);
+    }
+  }
+  cuplug__cc cc;
+  T_ASSERT_OK(cuplug__session_cc(session, 0, 0, 0, &cc)); /* the default: max(5.0, 7.5) */
+  ck_assert_uint_eq(cc.major * 10 + cc.minor, 75);
+  T_ASSERT_ERROR(cuplug__session_cc(session, 7, 0, 0, &cc), CUPLUG_ERR_OPTION_CC,
+                 "compute capability 7.0 is not supported (requires >= 7.5)");
+  T_ASSERT_ERROR(cuplug__session_cc(session, 100, 0, 0, &cc), CUPLUG_ERR_OPTION_CC,
+                 "compute capability 100.0 is not one");
+  T_ASSERT_ERROR(cuplug__session_cc(session, 4294967295u, 0, 0, &cc), CUPLUG_ERR_OPTION_CC,
+                 "compute capability 4294967295.0 is not one");
+  T_ASSERT_ERROR(cuplug__session_cc(session, 9, 10, 0, &cc), CUPLUG_ERR_OPTION_CC,
+                 "compute capability 9.10 is not one");
 }
 END_TEST
 
@@ -671,6 +777,8 @@ Suite *suite_options(void) {
   tc = t_tcase(s, "supported_cc", T_NVVM | T_NVRTC, setup, teardown, 60);
   tcase_add_test(tc, cc_below_nvrtc_lowest);
   tcase_add_test(tc, cc_suffix_refusals);
+  tcase_add_test(tc, cc_beyond_the_toolkit);
+  tcase_add_test(tc, cc_rule_on_a_toolkit);
 
   tc = t_tcase(s, "names", 0, setup, teardown, 60);
   tcase_add_test(tc, no_entry);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "support.h"
+#include "base/typeconv.h"
 #include "base/types.h"
 
 static const cuplug_type *parse(const char *text) {
@@ -334,6 +335,54 @@ START_TEST(canonical_names_round_trip) {
 }
 END_TEST
 
+/* numba's readonly array: its own type with numba's name, the writable
+ * array's data model, and numba's conversions (writable to read-only,
+ * never back). */
+START_TEST(readonly_arrays) {
+  const cuplug_type *ro = parse("readonly array(float32, 1d, C)");
+  const cuplug_type *rw = parse("float32[::1]");
+  ck_assert_ptr_ne(ro, rw);
+  ck_assert_str_eq(ro->name, "readonly array(float32, 1d, C)");
+  ck_assert_ptr_eq(parse(ro->name), ro);
+  ck_assert_ptr_eq(parse(" readonly  array( f4 , 1d , F ) "), ro); /* 1-d F is C */
+  ck_assert_str_eq(parse("readonly array(int16, 3d, A)")->name, "readonly array(int16, 3d, A)");
+  ck_assert_str_eq(parse("readonly array(c8, 2d, F)")->name, "readonly array(complex64, 2d, F)");
+  const cuplug_type *sig = parse("void(readonly array(float64, 2d, C), float64[:, ::1])");
+  ck_assert_str_eq(sig->name, "void(readonly array(float64, 2d, C), float64[:, ::1])");
+  ck_assert_ptr_eq(parse(sig->name), sig);
+  ck_assert_ptr_ne(sig->args[0], sig->args[1]);
+  const cuplug_type *back = NULL;
+  T_ASSERT_OK(cuplug__type_array_readonly(ro, false, &back));
+  ck_assert_ptr_eq(back, rw);
+  T_ASSERT_OK(cuplug__type_array_readonly(rw, true, &back));
+  ck_assert_ptr_eq(back, ro);
+  T_ASSERT_ERROR(cuplug__type_array_readonly(scalar(CUPLUG_TYPE_INT32), true, &back),
+                 CUPLUG_ERR_INVALID_TYPE, "readonly int32: only arrays are read-only");
+
+  ck_assert_int_eq(cuplug__convert(rw, ro, NULL), CUPLUG__CONV_SAFE);
+  ck_assert_int_eq(cuplug__convert(rw, parse("readonly array(float32, 1d, A)"), NULL),
+                   CUPLUG__CONV_SAFE);
+  ck_assert_int_eq(cuplug__convert(ro, rw, NULL), CUPLUG__CONV_NONE);
+  ck_assert_int_eq(cuplug__convert(ro, parse("float32[:]"), NULL), CUPLUG__CONV_NONE);
+  ck_assert_int_eq(cuplug__convert(parse("float32[:]"), ro, NULL), CUPLUG__CONV_NONE);
+  ck_assert_int_eq(cuplug__convert(rw, parse("float32[:]"), NULL), CUPLUG__CONV_SAFE);
+
+  ASSERT_PARSE_ERROR("readonly float32[::1]", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 9 of 'readonly float32[::1]': "
+                     "expected 'array(' after 'readonly', found 'float32'");
+  ASSERT_PARSE_ERROR("void(readonly)", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 13 of 'void(readonly)': "
+                     "expected 'array(' after 'readonly', found ')'");
+  ASSERT_PARSE_ERROR("readonly array", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 14 of 'readonly array': "
+                     "expected '(' after 'array', found the end of the text");
+  ASSERT_PARSE_ERROR("readonly array(float32, 1d, C)[:]", CUPLUG_ERR_INVALID_TYPE,
+                     "invalid type at position 0 of 'readonly array(float32, 1d, C)[:]': an "
+                     "array's dtype must be bool, an integer, a float or a complex, not "
+                     "readonly array(float32, 1d, C)");
+}
+END_TEST
+
 /* ---- signatures ---- */
 
 START_TEST(signature_round_trip) {
@@ -569,6 +618,19 @@ START_TEST(info_of_array) {
 }
 END_TEST
 
+START_TEST(info_of_readonly_array) {
+  cuplug_type_info i = info(parse("readonly array(int16, 3d, F)"));
+  ck_assert_int_eq(i.kind, CUPLUG_TYPE_ARRAY);
+  ck_assert_str_eq(i.name, "readonly array(int16, 3d, F)");
+  ck_assert_ptr_eq(i.element, scalar(CUPLUG_TYPE_INT16));
+  ck_assert_uint_eq(i.ndim, 3);
+  ck_assert_int_eq(i.layout, CUPLUG_LAYOUT_F);
+  ck_assert_uint_eq(i.readonly, 1);
+  ck_assert_uint_eq(info(parse("int16[::1, :, :]")).readonly, 0);
+  ck_assert_uint_eq(info(scalar(CUPLUG_TYPE_INT16)).readonly, 0);
+}
+END_TEST
+
 START_TEST(info_of_signature) {
   const cuplug_type *s = parse("int64(int32, float32[::1])");
   cuplug_type_info i = info(s);
@@ -674,6 +736,21 @@ START_TEST(argument_arrays) {
   ASSERT_LOWERED("complex64[::1]", CUPLUG_ABI_C, A,
                  "{i8*, i8*, i64, i64, {float, float}*, [1 x i64], [1 x i64]}", 7,
                  "i8* | i8* | i64 | i64 | {float, float}* | i64 | i64");
+}
+END_TEST
+
+START_TEST(readonly_arrays_lower_as_arrays) {
+  const cuplug_abi N = CUPLUG_ABI_NUMBA;
+  const cuplug_position A = CUPLUG_POSITION_ARGUMENT;
+  ASSERT_LOWERED("readonly array(float32, 2d, C)", N, A,
+                 "{i8*, i8*, i64, i64, float*, [2 x i64], [2 x i64]}", 9,
+                 "i8* | i8* | i64 | i64 | float* | i64 | i64 | i64 | i64");
+  ASSERT_LOWERED("void(readonly array(int32, 1d, A), int32[:])", N, A,
+                 "i32 (i8**, i8*, i8*, i64, i64, i32*, i64, i64, i8*, i8*, i64, i64, i32*, "
+                 "i64, i64)",
+                 15,
+                 "i8** | i8* | i8* | i64 | i64 | i32* | i64 | i64 | i8* | i8* | i64 | i64 | "
+                 "i32* | i64 | i64");
 }
 END_TEST
 
@@ -939,6 +1016,7 @@ Suite *suite_types(void) {
   tcase_add_test(names, array_syntax_errors);
   tcase_add_test(names, array_dtype_errors);
   tcase_add_test(names, canonical_names_round_trip);
+  tcase_add_test(names, readonly_arrays);
   tcase_add_test(names, tuples);
   tcase_add_test(names, integer_literals);
   tcase_add_test(names, number_classes);
@@ -960,6 +1038,7 @@ Suite *suite_types(void) {
   tcase_add_test(inf, info_of_scalar);
   tcase_add_test(inf, info_of_pointer);
   tcase_add_test(inf, info_of_array);
+  tcase_add_test(inf, info_of_readonly_array);
   tcase_add_test(inf, info_of_signature);
   tcase_add_test(inf, info_refuses_bad_args);
   tcase_add_test(inf, info_fills_only_the_callers_struct);
@@ -970,6 +1049,7 @@ Suite *suite_types(void) {
   tcase_add_test(dm, argument_scalars);
   tcase_add_test(dm, argument_pointers);
   tcase_add_test(dm, argument_arrays);
+  tcase_add_test(dm, readonly_arrays_lower_as_arrays);
   tcase_add_test(dm, return_slots);
   tcase_add_test(dm, signatures_lower_to_function_types);
   tcase_add_test(dm, lower_refuses_bad_args);

@@ -362,8 +362,12 @@ typedef struct cuplug_type_info {
   uint32_t size;                /* out: bytes of a scalar or pointer, 0 otherwise */
   /* since 1.2 */
   int64_t literal_value;        /* out: an INT_LITERAL's value */
+  /* since 1.3 */
+  uint32_t readonly;            /* out: 1 for a read-only array, numba's "readonly
+                                   array(T, Nd, L)" (type_parse makes one); it lowers
+                                   as T[...] does */
 } cuplug_type_info;
-#define CUPLUG_TYPE_INFO_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_type_info, literal_value)
+#define CUPLUG_TYPE_INFO_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_type_info, readonly)
 
 typedef struct cuplug_session_options {
   size_t struct_size;
@@ -688,7 +692,8 @@ typedef struct cuplug_value {
 } cuplug_value;
 
 /* since 1.3: an array argument in a form that can grow: cuplug_array has
- * no struct_size and room for 8 dimensions only. */
+ * no struct_size, room for 8 dimensions only and none for flags (a host
+ * with read-only memory passes it as a cuplug_ndarray). */
 typedef struct cuplug_ndarray {
   size_t struct_size;
   uint64_t data;          /* the address of element [0, ..., 0]: on the device, or in this
@@ -697,8 +702,18 @@ typedef struct cuplug_ndarray {
   uint32_t ndim;
   const int64_t *shape;   /* ndim extents */
   const int64_t *strides; /* ndim strides, in bytes */
+  uint32_t flags;         /* CUPLUG_ARRAY_*; other bits are refused */
 } cuplug_ndarray;
-#define CUPLUG_NDARRAY_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_ndarray, strides)
+#define CUPLUG_NDARRAY_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_ndarray, flags)
+
+/* since 1.3: bits of cuplug_ndarray.flags.
+ * CUPLUG_ARRAY_READONLY: the memory must not be written (a bytes object,
+ * an ndarray with writeable=False, a __cuda_array_interface__ whose data
+ * is (ptr, True)).  launch refuses it (CUPLUG_ERR_LAUNCH_ARGS) for a
+ * parameter the signature does not declare "readonly array(T, Nd, L)".  A
+ * kernel that declares it is trusted not to store there: nothing checks
+ * its stores. */
+#define CUPLUG_ARRAY_READONLY 0x1u
 
 /* since 1.3: one argument of launch or host_call in a form that can grow:
  * data as cuplug_value's, but an array is a cuplug_ndarray. */

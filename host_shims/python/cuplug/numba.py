@@ -64,11 +64,12 @@ _SCALARS = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint3
 
 def type_name(t):
     """A numba type as cuplug writes it ("array(float32, 1d, C)" parses as
-    float32[::1]); NotImplementedError for types cuplug has no model of."""
+    float32[::1], "readonly array(...)" as itself: launch passes read-only
+    memory to it alone); NotImplementedError for types cuplug has no model of."""
     name = str(t)
-    if name.startswith("readonly "):
-        name = name[len("readonly "):]
     base = _re.sub(r"[\[(].*", "", name)
+    if base == "readonly array":
+        return name
     if name in _SCALARS or base in ("array", "CPointer", "UniTuple", "Tuple", "Literal",
                                     "class"):
         return "void" if name == "none" else name

@@ -2,7 +2,10 @@
  * arrays through CuPy's attributes, __cuda_array_interface__ (CuPy,
  * PyTorch, numba-cuda) or __dlpack__; a host library's take anything with
  * the buffer protocol (NumPy, array.array, ...).  The conversion is here,
- * in C: a launch from Python should cost little more than one from C. */
+ * in C: a launch from Python should cost little more than one from C.
+ * Memory its owner marks read-only (a buffer that refuses PyBUF_WRITABLE,
+ * an interface whose data is (ptr, True), DLPack's read-only flag) is
+ * passed as such: the plugin refuses it where the kernel may write. */
 #include <string.h>
 
 #include "arrays.h"
@@ -107,7 +110,7 @@ static void note_producer(uintptr_t producer, shim_pack *p) {
 
 /* ---- __cuda_array_interface__ (version 2 or 3) ---- */
 
-static int from_cai(const shim_callee *c, size_t i, PyObject *cai, cuplug_array *a,
+static int from_cai(const shim_callee *c, size_t i, PyObject *cai, shim_array *a,
                     shim_pack *p) {
   const shim_names *s = &p->st->names;
   if (!PyDict_Check(cai)) return shim_arg_error(c, i, "its __cuda_array_interface__ is not a dict"), -1;
@@ -120,11 +123,14 @@ static int from_cai(const shim_callee *c, size_t i, PyObject *cai, cuplug_array 
   if (!shape || !PyTuple_Check(shape) || !typestr || !PyUnicode_Check(typestr) || !data ||
       !PyTuple_Check(data) || PyTuple_Size(data) < 1)
     return shim_arg_error(c, i, "its __cuda_array_interface__ lacks shape, typestr or data"), -1;
-  a->dtype = kind_of_typestr(PyUnicode_AsUTF8AndSize(typestr, NULL));
+  a->nd.dtype = kind_of_typestr(PyUnicode_AsUTF8AndSize(typestr, NULL));
   Py_ssize_t ndim = PyTuple_Size(shape);
   if (ndim > 8) return shim_arg_error(c, i, "an array of %zd dimensions", ndim), -1;
-  a->ndim = (uint32_t)ndim;
-  a->data = PyLong_AsUnsignedLongLong(PyTuple_GetItem(data, 0));
+  a->nd.ndim = (uint32_t)ndim;
+  a->nd.data = PyLong_AsUnsignedLongLong(PyTuple_GetItem(data, 0));
+  int readonly = PyTuple_Size(data) > 1 ? PyObject_IsTrue(PyTuple_GetItem(data, 1)) : 0;
+  if (readonly < 0) return -1;
+  if (readonly) a->nd.flags |= CUPLUG_ARRAY_READONLY;
   for (Py_ssize_t d = 0; d < ndim; d++) a->shape[d] = int_item(shape, d);
   if (strides && strides != Py_None) {
     if (!PyTuple_Check(strides) || PyTuple_Size(strides) != ndim)
@@ -194,7 +200,7 @@ static int cupy_producer(shim_pack *p) {
   return 0;
 }
 
-static int from_cupy(const shim_callee *c, size_t i, PyObject *obj, cuplug_array *a,
+static int from_cupy(const shim_callee *c, size_t i, PyObject *obj, shim_array *a,
                      shim_pack *p) {
   const shim_names *s = &p->st->names;
   PyObject *shape = PyObject_GetAttr(obj, s->shape);
@@ -210,9 +216,9 @@ static int from_cupy(const shim_callee *c, size_t i, PyObject *obj, cuplug_array
     shim_arg_error(c, i, "an array of %zd dimensions", ndim);
     goto done;
   }
-  a->ndim = (uint32_t)ndim;
-  a->dtype = kind_of_type_num(PyLong_AsLong(num));
-  a->data = PyLong_AsUnsignedLongLong(ptr);
+  a->nd.ndim = (uint32_t)ndim;
+  a->nd.dtype = kind_of_type_num(PyLong_AsLong(num));
+  a->nd.data = PyLong_AsUnsignedLongLong(ptr);
   if (PyErr_Occurred() || int_tuple(shape, ndim, a->shape) < 0 ||
       int_tuple(strides, ndim, a->strides) < 0) {
     if (!PyErr_Occurred()) shim_arg_error(c, i, "its strides do not match its shape");
@@ -248,28 +254,62 @@ typedef struct {
   uint64_t byte_offset;
 } dl_tensor;
 
-static int from_dlpack(const shim_callee *c, size_t i, PyObject *obj, cuplug_array *a,
-                       shim_pack *p) {
-  PyObject *s = PyLong_FromVoidPtr(p->stream ? p->stream : (void *)1);
-  PyObject *kw = s ? Py_BuildValue("{s:N}", "stream", s) : NULL;
-  PyObject *meth = kw ? PyObject_GetAttr(obj, p->st->names.dlpack) : NULL;
-  PyObject *empty = meth ? PyTuple_New(0) : NULL;
+/* DLPack 1.0's versioned tensor ("dltensor_versioned"): flags beside it. */
+typedef struct {
+  struct {
+    uint32_t major, minor;
+  } version;
+  void *manager_ctx;
+  void (*deleter)(void *self);
+  uint64_t flags;
+  dl_tensor tensor;
+} dl_versioned;
+#define DL_FLAG_READ_ONLY 1u
+
+/* obj.__dlpack__(stream=..., max_version=(1, 0)), which a producer of
+ * DLPack 1.0 answers with the versioned tensor; an older one, whose
+ * __dlpack__ takes no max_version, is asked again without it. */
+static PyObject *dlpack_capsule(PyObject *obj, shim_pack *p) {
+  PyObject *meth = PyObject_GetAttr(obj, p->st->names.dlpack);
+  PyObject *s = meth ? PyLong_FromVoidPtr(p->stream ? p->stream : (void *)1) : NULL;
+  PyObject *kw = s ? Py_BuildValue("{s:O,s:(ii)}", "stream", s, "max_version", 1, 0) : NULL;
+  PyObject *empty = kw ? PyTuple_New(0) : NULL;
   PyObject *capsule = empty ? PyObject_Call(meth, empty, kw) : NULL;
+  if (!capsule && empty && PyErr_ExceptionMatches(PyExc_TypeError)) {
+    PyErr_Clear();
+    if (PyDict_DelItemString(kw, "max_version") == 0) capsule = PyObject_Call(meth, empty, kw);
+  }
   Py_XDECREF(empty);
-  Py_XDECREF(meth);
   Py_XDECREF(kw);
+  Py_XDECREF(s);
+  Py_XDECREF(meth);
+  return capsule;
+}
+
+static int from_dlpack(const shim_callee *c, size_t i, PyObject *obj, shim_array *a,
+                       shim_pack *p) {
+  PyObject *capsule = dlpack_capsule(obj, p);
   if (!capsule) return -1;
   p->keep[p->nkeep++] = capsule; /* released after the launch: its deleter runs then */
-  dl_tensor *t = PyCapsule_GetPointer(capsule, "dltensor");
-  if (!t) return -1;
+  dl_tensor *t;
+  if (PyCapsule_IsValid(capsule, "dltensor_versioned")) {
+    dl_versioned *v = PyCapsule_GetPointer(capsule, "dltensor_versioned");
+    if (v->version.major != 1)
+      return shim_arg_error(c, i, "its __dlpack__ is of DLPack %u.%u: cuplug reads 1.x",
+                            (unsigned)v->version.major, (unsigned)v->version.minor), -1;
+    if (v->flags & DL_FLAG_READ_ONLY) a->nd.flags |= CUPLUG_ARRAY_READONLY;
+    t = &v->tensor;
+  } else if (!(t = PyCapsule_GetPointer(capsule, "dltensor"))) {
+    return -1;
+  }
   if (t->device.device_type != 2 && t->device.device_type != 13)
     return shim_arg_error(c, i, "its __dlpack__ is not on a CUDA device (device type %d)",
                           (int)t->device.device_type), -1;
   if (t->ndim < 0 || t->ndim > 8 || t->dtype.lanes != 1)
     return shim_arg_error(c, i, "its __dlpack__ has %d dimensions", (int)t->ndim), -1;
-  a->dtype = kind_of_dlpack(t->dtype.code, t->dtype.bits);
-  a->ndim = (uint32_t)t->ndim;
-  a->data = (uint64_t)(uintptr_t)t->data + t->byte_offset;
+  a->nd.dtype = kind_of_dlpack(t->dtype.code, t->dtype.bits);
+  a->nd.ndim = (uint32_t)t->ndim;
+  a->nd.data = (uint64_t)(uintptr_t)t->data + t->byte_offset;
   int64_t step = t->dtype.bits / 8;
   for (int d = t->ndim - 1; d >= 0; d--) {
     a->shape[d] = t->shape[d];
@@ -283,7 +323,7 @@ static int from_dlpack(const shim_callee *c, size_t i, PyObject *obj, cuplug_arr
 
 /* A host buffer (NumPy, array.array, bytearray, memoryview...), held until
  * the call is over: writable where it can be, for kernels write their
- * results there. */
+ * results there; else read-only (v->readonly), as bytes are. */
 static int get_view(const shim_callee *c, size_t i, PyObject *obj, shim_pack *p,
                     Py_buffer **out) {
   Py_buffer *v = &p->views[p->nviews];
@@ -300,15 +340,16 @@ static int get_view(const shim_callee *c, size_t i, PyObject *obj, shim_pack *p,
   return 0;
 }
 
-static int from_buffer(const shim_callee *c, size_t i, PyObject *obj, cuplug_array *a,
+static int from_buffer(const shim_callee *c, size_t i, PyObject *obj, shim_array *a,
                        shim_pack *p) {
   Py_buffer *v;
   if (get_view(c, i, obj, p, &v) < 0) return -1;
   if (v->ndim < 1 || v->ndim > 8)
     return shim_arg_error(c, i, "a buffer of %d dimensions", v->ndim), -1;
-  a->data = (uint64_t)(uintptr_t)v->buf;
-  a->dtype = kind_of_format(v->format, v->itemsize);
-  a->ndim = (uint32_t)v->ndim;
+  a->nd.data = (uint64_t)(uintptr_t)v->buf;
+  a->nd.dtype = kind_of_format(v->format, v->itemsize);
+  a->nd.ndim = (uint32_t)v->ndim;
+  if (v->readonly) a->nd.flags |= CUPLUG_ARRAY_READONLY;
   for (int d = 0; d < v->ndim; d++) {
     a->shape[d] = v->shape[d];
     a->strides[d] = v->strides ? v->strides[d] : v->itemsize;
@@ -322,8 +363,11 @@ static int from_buffer(const shim_callee *c, size_t i, PyObject *obj, cuplug_arr
 
 int shim_array_arg(const shim_callee *c, size_t i, PyObject *obj, shim_pack *p) {
   const shim_param *pr = &c->params[i];
-  cuplug_array *a = &p->arrays[i];
+  shim_array *a = &p->arrays[i];
   memset(a, 0, sizeof *a);
+  a->nd.struct_size = CUPLUG_NDARRAY_STRUCT_SIZE;
+  a->nd.shape = a->shape;
+  a->nd.strides = a->strides;
   int rc;
   PyObject *cai = NULL;
   if (c->host) {
@@ -343,10 +387,10 @@ int shim_array_arg(const shim_callee *c, size_t i, PyObject *obj, shim_pack *p) 
     return -1;
   }
   if (rc < 0) return -1;
-  if (a->dtype != pr->dtype || a->ndim != pr->ndim)
+  if (a->nd.dtype != pr->dtype || a->nd.ndim != pr->ndim)
     return shim_arg_error(c, i, "got an array of %s with %u dimensions",
-                          kind_name(p->st, a->dtype), a->ndim), -1;
-  p->values[i] = (cuplug_value){CUPLUG_TYPE_ARRAY, a};
+                          kind_name(p->st, a->nd.dtype), a->nd.ndim), -1;
+  shim_pack_put(p, i, CUPLUG_TYPE_ARRAY, &a->nd);
   return 0;
 }
 
@@ -363,7 +407,7 @@ int shim_pointer_arg(const shim_callee *c, size_t i, PyObject *obj, shim_pack *p
     if (get_view(c, i, obj, p, &v) < 0) return -1;
     s->u = (uint64_t)(uintptr_t)v->buf;
   } else {
-    cuplug_array a;
+    shim_array a;
     PyObject *cai = PyObject_GetAttr(obj, p->st->names.cai);
     if (!cai) {
       PyErr_Clear();
@@ -373,8 +417,8 @@ int shim_pointer_arg(const shim_callee *c, size_t i, PyObject *obj, shim_pack *p
     int rc = from_cai(c, i, cai, &a, p);
     Py_DECREF(cai);
     if (rc < 0) return -1;
-    s->u = a.data;
+    s->u = a.nd.data;
   }
-  p->values[i] = (cuplug_value){CUPLUG_TYPE_POINTER, s};
+  shim_pack_put(p, i, CUPLUG_TYPE_POINTER, s);
   return 0;
 }

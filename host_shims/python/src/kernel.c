@@ -178,22 +178,24 @@ static PyObject *launch(shim_state *st, const shim_launcher *l, PyObject *args) 
   shim_kernel *k = (shim_kernel *)l->kernel;
   if (!kernel_enter(k)) return NULL;
   enum { STACK = 16 }; /* arguments packed without a heap allocation */
-  cuplug_value values[STACK];
+  cuplug_argument arguments[STACK];
+  const cuplug_argument *argv[STACK];
   shim_slot slots[STACK];
-  cuplug_array arrays[STACK];
+  shim_array arrays[STACK];
   PyObject *keep[STACK];
   Py_buffer views[STACK];
-  shim_pack p = {.st = st, .stream = l->stream, .values = values, .slots = slots,
-                 .arrays = arrays, .keep = keep, .views = views};
+  shim_pack p = {.st = st, .stream = l->stream, .arguments = arguments, .argv = argv,
+                 .slots = slots, .arrays = arrays, .keep = keep, .views = views};
   size_t n = k->callee.nparams;
   bool heap = n > STACK;
   if (heap) {
-    p.values = PyMem_Calloc(n, sizeof *p.values);
+    p.arguments = PyMem_Calloc(n, sizeof *p.arguments);
+    p.argv = PyMem_Calloc(n, sizeof *p.argv);
     p.slots = PyMem_Calloc(n, sizeof *p.slots);
     p.arrays = PyMem_Calloc(n, sizeof *p.arrays);
     p.keep = PyMem_Calloc(n, sizeof *p.keep);
     p.views = PyMem_Calloc(n, sizeof *p.views);
-    if (!p.values || !p.slots || !p.arrays || !p.keep || !p.views) {
+    if (!p.arguments || !p.argv || !p.slots || !p.arrays || !p.keep || !p.views) {
       PyErr_NoMemory();
       goto done;
     }
@@ -202,7 +204,7 @@ static PyObject *launch(shim_state *st, const shim_launcher *l, PyObject *args) 
   cuplug_launch_args a = {.struct_size = sizeof a, .kernel = k->kernel,
                           .grid = {l->grid[0], l->grid[1], l->grid[2]},
                           .block = {l->block[0], l->block[1], l->block[2]},
-                          .args = p.values, .num_args = n,
+                          .arguments = p.argv, .num_args = n,
                           .shared_mem = l->shared_mem, .stream = l->stream};
   cuplug_error *e = NULL;
   cuplug_session *session = ((shim_session *)((shim_library *)k->library)->session)->session;
@@ -214,7 +216,8 @@ done:
   for (size_t i = 0; i < p.nkeep; i++) Py_DECREF(p.keep[i]);
   for (size_t i = 0; i < p.nviews; i++) PyBuffer_Release(&p.views[i]);
   if (heap) {
-    PyMem_Free(p.values);
+    PyMem_Free(p.arguments);
+    PyMem_Free(p.argv);
     PyMem_Free(p.slots);
     PyMem_Free(p.arrays);
     PyMem_Free(p.keep);

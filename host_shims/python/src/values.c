@@ -155,8 +155,17 @@ int shim_scalar_arg(const shim_callee *c, size_t i, PyObject *obj, shim_pack *p)
     default: /* tuples, number classes: no slot holds them, the plugin would read past it */
       return shim_arg_error(c, i, "its type cannot be passed from Python"), -1;
   }
-  p->values[i] = (cuplug_value){pr->kind, s};
+  shim_pack_put(p, i, pr->kind, s);
   return 0;
+}
+
+void shim_pack_put(shim_pack *p, size_t i, cuplug_type_kind k, const void *data) {
+  if (p->values) {
+    p->values[i] = (cuplug_value){k, data};
+    return;
+  }
+  p->arguments[i] = (cuplug_argument){CUPLUG_ARGUMENT_STRUCT_SIZE, k, data};
+  p->argv[i] = &p->arguments[i];
 }
 
 PyObject *shim_result_value(cuplug_type_kind k, const shim_slot *r) {

@@ -19,14 +19,25 @@ typedef union shim_slot {
   float cf[2];
 } shim_slot;
 
+/* An array argument as a cuplug_ndarray, the form that can say the
+ * memory is read-only, with room for its shape and strides. */
+typedef struct shim_array {
+  cuplug_ndarray nd;
+  int64_t shape[8], strides[8];
+} shim_array;
+
 /* One call's arguments as the plugin reads them, and what to release
- * after it: arrays index i of each array holds argument i. */
+ * after it: arrays index i of each array holds argument i.  A host call
+ * gives `values`; a launch gives `arguments` and `argv` instead (the
+ * growable form, cuplug_launch_args.arguments). */
 typedef struct shim_pack {
   shim_state *st;
   void *stream; /* the launch's stream: arrays of another are waited for */
   cuplug_value *values;
+  cuplug_argument *arguments;
+  const cuplug_argument **argv; /* argv[i] is &arguments[i] */
   shim_slot *slots;
-  cuplug_array *arrays;
+  shim_array *arrays;
   PyObject **keep; /* capsules and interfaces to release after the launch */
   size_t nkeep;
   Py_buffer *views; /* a host call's buffers, released after it */
@@ -45,6 +56,9 @@ PyObject *shim_arg_error(const shim_callee *c, size_t i, const char *fmt, ...);
 
 /* shim_arg_error with fmt's one %U the name of obj's type; -1. */
 int shim_arg_got(const shim_callee *c, size_t i, const char *fmt, PyObject *obj);
+
+/* Argument i, of kind k with its value at data, in p's form. */
+void shim_pack_put(shim_pack *p, size_t i, cuplug_type_kind k, const void *data);
 
 /* Argument i, a scalar, into p's slot and value i. */
 int shim_scalar_arg(const shim_callee *c, size_t i, PyObject *obj, shim_pack *p);
