@@ -86,10 +86,11 @@ SAXPY_READONLY_SIG = ("void(float32[::1], readonly array(float32, 1d, C), "
                       "readonly array(float32, 1d, C), float32)")
 
 
-def read_only_message(name, i):
-    return ("kernel %s, argument %d (float32[::1]): the array is read-only; the kernel may "
-            "write it (declare the parameter readonly array(float32, 1d, C) if it does not)"
-            % (name, i))
+def read_only_message(i):
+    # numba's mangled name is short in the message; .symbol keeps it whole
+    return ("kernel __main__::saxpy, argument %d (float32[::1]): the array is read-only; the "
+            "kernel may write it (declare the parameter readonly array(float32, 1d, C) if it "
+            "does not)" % i)
 
 
 def test_read_only_buffers_are_not_written():
@@ -102,18 +103,21 @@ def test_read_only_buffers_are_not_written():
     frozen = bytes(4000)
     with pytest.raises(cuplug.LaunchArgumentError) as e:
         k[4, 256](memoryview(frozen).cast("f"), x, y, 2.0)
-    assert e.value.message == read_only_message(k.name, 0)
+    assert e.value.message == read_only_message(0)
+    assert e.value.symbol == k.name
     assert frozen == bytes(4000)
     locked = np.zeros(1000, dtype=np.float32)
     locked.flags.writeable = False
     with pytest.raises(cuplug.LaunchArgumentError) as e:
         k[4, 256](locked, x, y, 2.0)
-    assert e.value.message == read_only_message(k.name, 0)
+    assert e.value.message == read_only_message(0)
+    assert e.value.symbol == k.name
     assert not locked.any()
     x.flags.writeable = False  # saxpy only reads x, but its signature does not say so
     with pytest.raises(cuplug.LaunchArgumentError) as e:
         k[4, 256](np.zeros(1000, dtype=np.float32), x, y, 2.0)
-    assert e.value.message == read_only_message(k.name, 1)
+    assert e.value.message == read_only_message(1)
+    assert e.value.symbol == k.name
 
 
 def test_kernel_declaring_readonly_takes_read_only_buffers():
@@ -135,7 +139,8 @@ def test_kernel_declaring_readonly_takes_read_only_buffers():
     assert np.array_equal(r, np.full(1000, 3.0, dtype=np.float32))
     with pytest.raises(cuplug.LaunchArgumentError) as e:
         k[4, 256](memoryview(bytes(4000)).cast("f"), x, y, 2.0)
-    assert e.value.message == read_only_message(k.name, 0)
+    assert e.value.message == read_only_message(0)
+    assert e.value.symbol == k.name
 
 
 def test_call_errors():
