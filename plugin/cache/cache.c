@@ -597,13 +597,18 @@ static char *folder_problem(const char *dir) {
   return cuplug__buf_take(&b, NULL);
 }
 
+/* The status of a folder no store has found wanting yet is what a store
+ * would find.  Under the lock. */
+static void check_status(cuplug__cache *c) {
+  if (c->dir && !c->off && !c->reason && (c->reason = folder_problem(c->dir)))
+    c->status = c->reason;
+}
+
 cuplug_error *cuplug__cache_info(cuplug__cache *c, cuplug_cache_info *info) {
   uint64_t entries = 0, bytes = 0;
   if (c->vdir) walk(c, false, &entries, &bytes, NULL, NULL);
-  char *problem = c->dir && !c->off ? folder_problem(c->dir) : NULL;
   pthread_mutex_lock(&c->lock);
-  if (problem && !c->reason) c->status = c->reason = problem, problem = NULL;
-  free(problem);
+  check_status(c);
   info->dir = c->dir ? c->dir : "";
   info->status = c->off ? "off" : c->status;
   info->max_bytes = c->max_bytes;
