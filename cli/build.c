@@ -3,7 +3,6 @@
  * then the result delivered as the request asks. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "build.h"
 #include "io.h"
@@ -24,7 +23,7 @@ typedef struct build {
 /* The compile itself; its warnings and logs printed. */
 static int compile(const cuplug_api *api, const cli_request *r, build *b) {
   cuplug_error *e;
-  int rc = cli_read_modules(r, b->mods, b->mod_ptrs, b->texts);
+  int rc = cli_read_modules(api, r, b->mods, b->mod_ptrs, b->texts);
   if (rc) return rc;
   if ((e = cli_open_session(api, r, &b->session))) return cli_report(api, e);
   if ((rc = cli_declare(api, b->session, r, b->host_libs))) return rc;
@@ -61,17 +60,15 @@ static int deliver(const cuplug_api *api, const cli_request *r, const build *b, 
   if (r->run_dir) return cli_case_run(api, b->session, b->art, r);
   if (r->ptx_path && (rc = cli_write_linked_ptx(api, b->art, r->ptx_path))) return rc;
   if (check) {
-    rc = cli_check_ptx(info, r->expected_ptx);
+    rc = cli_check_ptx(api, info, r->expected_ptx);
     if (!r->out_path) return rc;
   }
-  if (r->out_path) return cli_write_output(r->out_path, info->data, info->size) ? 1 : rc;
-  if (info->output != CUPLUG_OUTPUT_PTX && isatty(STDOUT_FILENO)) {
-    fprintf(stderr, "cuplug: the %s is binary: give -o FILE (%zu bytes for %s)\n",
-            info->output == CUPLUG_OUTPUT_CUBIN ? "cubin" : "LTO-IR", info->size, info->symbol);
+  const char *out = r->out_path ? r->out_path : "-";
+  if (info->output != CUPLUG_OUTPUT_PTX &&
+      cli_binary_to_terminal(out, info->output == CUPLUG_OUTPUT_CUBIN ? "cubin" : "LTO-IR",
+                             info->size, info->symbol))
     return 1;
-  }
-  fwrite(info->data, 1, info->size, stdout);
-  return 0;
+  return cli_write_output(api, out, info->data, info->size) ? 1 : rc;
 }
 
 int cli_build(const cuplug_api *api, const cli_request *r, bool check) {

@@ -21,7 +21,8 @@ int cli_declare(const cuplug_api *api, cuplug_session *s, const cli_request *r,
 
 /* Compares the result's PTX signature with the expected PTX's; 1 after
  * saying how they differ. */
-int cli_check_ptx(const cuplug_artifact_info *info, const char *expected_path);
+int cli_check_ptx(const cuplug_api *api, const cuplug_artifact_info *info,
+                  const char *expected_path);
 
 /* Writes the n IR modules the artifact kept to DIR/<index>-<file>.ll. */
 int cli_emit_ir(const cuplug_api *api, const cuplug_artifact *art, const char *dir, size_t n);

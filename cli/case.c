@@ -67,21 +67,6 @@ static bool read_options(const json *opts, cli_request *r, char *err, size_t cap
   return true;
 }
 
-bool cli_case_load(const char *dir, cli_request *r, char *err, size_t cap) {
-  char *path = path_in(dir, "case.json");
-  size_t size;
-  char *text = cli_read_file(path, &size);
-  if (!text) {
-    snprintf(err, cap, "cannot read %s", path);
-    free(path);
-    return false;
-  }
-  free(path);
-  bool ok = cli_case_parse(text, dir, r, err, cap);
-  free(text);
-  return ok;
-}
-
 /* An ABI's name; one neither "c" nor "numba" stays invalid, for compile to refuse. */
 static cuplug_abi abi_named(const char *name) {
   return !strcmp(name, "c") ? CUPLUG_ABI_C : !strcmp(name, "numba") ? CUPLUG_ABI_NUMBA

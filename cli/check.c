@@ -9,13 +9,11 @@
 #include "io.h"
 #include "ptxsig.h"
 
-int cli_check_ptx(const cuplug_artifact_info *info, const char *expected_path) {
+int cli_check_ptx(const cuplug_api *api, const cuplug_artifact_info *info,
+                  const char *expected_path) {
   size_t size;
   char *expected = cli_read_file(expected_path, &size);
-  if (!expected) {
-    fprintf(stderr, "cuplug: cannot read %s: %s\n", expected_path, strerror(errno));
-    return 1;
-  }
+  if (!expected) return cli_io_error(api, "cannot read %s: %s", expected_path, strerror(errno));
   bool kernel = info->kind == CUPLUG_KERNEL;
   ptxsig want, got;
   char a[2048], b[2048];

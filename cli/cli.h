@@ -56,8 +56,10 @@ typedef struct cli_request {
   const char *ptx_path;             /* --ptx: the linked PTX */
   const char *cache_dir;            /* --cache-dir ("" : memory only) */
   bool no_cache;                    /* --no-cache */
+  bool check;                       /* case --check */
+  bool run_host, run_gpu;           /* case --run host, --run gpu */
   const char *run_dir;              /* case --run: the folder whose values.json to run */
-  bool run_gpu;                     /* case --run gpu (else host) */
+  bool strict;                      /* resolve --strict */
   /* strings the request owns (from case.json) */
   char *owned[CLI_MAX_FILES * 8];
   size_t num_owned;
@@ -75,9 +77,8 @@ cuplug_error *cli_open_session(const cuplug_api *api, const cli_request *r,
 cuplug_compile_args cli_compile_args(const cli_request *r, cuplug_session *session,
                                      const cuplug_module *const *mods);
 
-/* Fills a request from DIR/case.json; returns false with a message. */
-bool cli_case_load(const char *dir, cli_request *r, char *err, size_t cap);
-/* The same from case.json's text (NUL-terminated); files are named in dir. */
+/* Fills a request from DIR/case.json's text (NUL-terminated), which names
+ * files in DIR; returns false with a message. */
 bool cli_case_parse(const char *text, const char *dir, cli_request *r, char *err, size_t cap);
 
 #endif

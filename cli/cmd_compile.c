@@ -1,77 +1,51 @@
 /* cmd_compile.c - `cuplug compile` and `cuplug case`: one request, from
  * flags or from a conformance case folder, built by build.c. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "build.h"
 #include "commands.h"
+#include "io.h"
 #include "options.h"
 
 int cli_cmd_compile(const cuplug_api *api, int argc, char **argv) {
   cli_request r = {0};
-  int end, rc = cli_parse_files(argc, argv, &r, &end);
-  if (!rc && end < argc) rc = cli_usage("%s", "compile takes no '--'");
+  int rc = cli_parse_all(CLI_COMPILE, "compile", argc, argv, &r);
   if (!rc) rc = cli_build(api, &r, false);
   cli_request_free(&r);
   return rc;
 }
 
-/* What case's command line asks; --cache-dir and --no-cache are read as
- * the other commands read them, into `cache`. */
-typedef struct case_flags {
-  const char *dir;
-  const char *out;
-  cuplug_output output;
-  bool check, run_host, run_gpu;
-  cli_request cache; /* --cache-dir, --no-cache */
-} case_flags;
-
-static int parse_case_flags(int argc, char **argv, case_flags *f) {
-  for (int i = 2; i < argc; i++) {
-    if (!strcmp(argv[i], "--cache-dir") || !strcmp(argv[i], "--no-cache")) {
-      int rc = cli_parse_option(argc, argv, &i, &f->cache);
-      if (rc) return rc;
-    } else if (!strcmp(argv[i], "--output") && i + 1 < argc) {
-      const char *v = argv[++i];
-      if (!strcmp(v, "ptx"))
-        f->output = CUPLUG_OUTPUT_PTX;
-      else if (!strcmp(v, "ltoir"))
-        f->output = CUPLUG_OUTPUT_LTOIR;
-      else if (!strcmp(v, "cubin"))
-        f->output = CUPLUG_OUTPUT_CUBIN;
-      else
-        return cli_usage("--output is 'ptx', 'ltoir' or 'cubin', not '%s'", v);
-    } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-      f->out = argv[++i];
-    } else if (!strcmp(argv[i], "--check")) {
-      f->check = true;
-    } else if (!strcmp(argv[i], "--run") && i + 1 < argc) {
-      const char *v = argv[++i];
-      if (strcmp(v, "host") && strcmp(v, "gpu"))
-        return cli_usage("--run takes 'host' or 'gpu', not '%s'", v);
-      f->run_host = !strcmp(v, "host");
-      f->run_gpu = !f->run_host;
-    } else if (argv[i][0] == '-') {
-      return cli_usage("unknown or incomplete option '%s' for case", argv[i]);
-    } else if (!f->dir) {
-      f->dir = argv[i];
-    } else {
-      return cli_usage("case takes one folder; '%s' is a second", argv[i]);
-    }
-  }
-  if (!f->dir) return cli_usage("%s", "case needs a folder holding case.json");
-  if ((f->run_host || f->run_gpu) && (f->check || f->out))
+/* What case's command line asks, checked: one folder, and --run alone. */
+static int parse_case_flags(int argc, char **argv, cli_request *f) {
+  f->output = CUPLUG_OUTPUT_PTX;
+  int rc = cli_parse_all(CLI_CASE, "case", argc, argv, f);
+  if (rc) return rc;
+  if (!f->num_files) return cli_usage("%s", "case needs a folder holding case.json");
+  if (f->num_files > 1) return cli_usage("case takes one folder; '%s' is a second", f->files[1]);
+  if ((f->run_host || f->run_gpu) && (f->check || f->out_path))
     return cli_usage("%s", "--run takes no --check or -o");
   return 0;
 }
 
 int cli_cmd_case(const cuplug_api *api, int argc, char **argv) {
-  case_flags f = {.output = CUPLUG_OUTPUT_PTX};
+  cli_request f = {0};
   int rc = parse_case_flags(argc, argv, &f);
+  if (rc) return rc;
+  const char *dir = f.files[0];
+  char *path = cli_format("%s/case.json", dir);
+  size_t size;
+  char *text = cli_read_file(path, &size);
+  if (!text) rc = cli_io_error(api, "cannot read %s: %s", path, strerror(errno));
+  free(path);
   if (rc) return rc;
   cli_request r = {0};
   char err[512];
-  if (!cli_case_load(f.dir, &r, err, sizeof err)) {
+  bool ok = cli_case_parse(text, dir, &r, err, sizeof err);
+  free(text);
+  if (!ok) {
     fprintf(stderr, "cuplug: error: %s\n", err);
     cli_request_free(&r);
     return 1;
@@ -81,10 +55,10 @@ int cli_cmd_case(const cuplug_api *api, int argc, char **argv) {
     r.output = r.kind == CUPLUG_KERNEL ? CUPLUG_OUTPUT_CUBIN : CUPLUG_OUTPUT_LTOIR;
     r.current_device = true;
   }
-  r.out_path = f.out;
-  r.cache_dir = f.cache.cache_dir;
-  r.no_cache = f.cache.no_cache;
-  if (f.run_host || f.run_gpu) r.run_dir = f.dir;
+  r.out_path = f.out_path;
+  r.cache_dir = f.cache_dir;
+  r.no_cache = f.no_cache;
+  if (f.run_host || f.run_gpu) r.run_dir = dir;
   r.run_gpu = f.run_gpu;
   rc = cli_build(api, &r, f.check);
   cli_request_free(&r);

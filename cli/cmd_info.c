@@ -15,7 +15,10 @@ static void print_version(const char *what, int major, int minor, const char *st
 }
 
 int cli_cmd_info(const cuplug_api *api, int argc, char **argv) {
-  (void)argc, (void)argv;
+  cli_request r = {0};
+  int rc = cli_parse_all(CLI_INFO, "info", argc, argv, &r);
+  if (rc) return rc;
+  if (r.num_files) return cli_usage("info takes no arguments, not '%s'", r.files[0]);
   cuplug_info info = {.struct_size = sizeof info};
   cuplug_error *e = api->get_info(&info);
   if (e) return cli_report(api, e);
@@ -45,17 +48,12 @@ int cli_cmd_info(const cuplug_api *api, int argc, char **argv) {
 /* cuplug cache [info|clear] [--cache-dir DIR] */
 int cli_cmd_cache(const cuplug_api *api, int argc, char **argv) {
   cli_request r = {0};
-  const char *what = "info";
-  for (int i = 2; i < argc; i++) {
-    if (!strcmp(argv[i], "info") || !strcmp(argv[i], "clear")) {
-      what = argv[i];
-    } else if (!strcmp(argv[i], "--cache-dir")) {
-      int rc = cli_parse_option(argc, argv, &i, &r);
-      if (rc) return rc;
-    } else {
-      return cli_usage("cache takes 'info' or 'clear' and --cache-dir DIR, not '%s'", argv[i]);
-    }
-  }
+  int rc = cli_parse_all(CLI_CACHE, "cache", argc, argv, &r);
+  if (rc) return rc;
+  const char *what = r.num_files ? r.files[0] : "info";
+  if (strcmp(what, "info") && strcmp(what, "clear"))
+    return cli_usage("cache takes 'info' or 'clear' and --cache-dir DIR, not '%s'", what);
+  if (r.num_files > 1) return cli_usage("cache does one thing; '%s' is a second", r.files[1]);
   cuplug_session *s = NULL;
   cuplug_error *e = cli_open_session(api, &r, &s);
   cuplug_cache_clear_args clear = {.struct_size = sizeof clear, .session = s};

@@ -2,7 +2,6 @@
  * through NVRTC, .ptx, .ltoir, .cubin, .fatbin, .o, .a) linked into a
  * cubin. */
 #include <stdio.h>
-#include <string.h>
 
 #include "build.h"
 #include "commands.h"
@@ -11,26 +10,9 @@
 
 /* The files to link, and the options link shares with compile. */
 static int parse_link(int argc, char **argv, cli_request *r) {
-  for (int i = 2; i < argc; i++) {
-    const char *opt = argv[i];
-    if (opt[0] != '-') {
-      if (r->num_links == CLI_MAX_FILES) return cli_usage("%s", "too many files to link");
-      r->links[r->num_links++] = opt;
-    } else if (!strcmp(opt, "--debug")) {
-      r->debug = true;
-    } else if (!strcmp(opt, "--lineinfo")) {
-      r->lineinfo = true;
-    } else if (!strcmp(opt, "--no-lto") || !strcmp(opt, "-o") || !strcmp(opt, "--cc") ||
-               !strcmp(opt, "--max-registers") || !strcmp(opt, "--ptx") ||
-               !strcmp(opt, "--include") || !strcmp(opt, "--cache-dir") ||
-               !strcmp(opt, "--no-cache")) {
-      int rc = cli_parse_option(argc, argv, &i, r);
-      if (rc) return rc;
-    } else {
-      return cli_usage("unknown option '%s' for link", opt);
-    }
-  }
-  if (!r->num_links) return cli_usage("%s", "link needs files to link");
+  int rc = cli_parse_all(CLI_LINK, "link", argc, argv, r);
+  if (rc) return rc;
+  if (!r->num_files) return cli_usage("%s", "link needs files to link");
   if (!r->out_path) return cli_usage("%s", "link needs -o OUT.cubin");
   return 0;
 }
@@ -39,14 +21,14 @@ static int parse_link(int argc, char **argv, cli_request *r) {
 static int link_files(const cuplug_api *api, cuplug_session *s, const cli_request *r) {
   cuplug_code codes[CLI_MAX_FILES];
   const cuplug_code *ptrs[CLI_MAX_FILES];
-  for (size_t i = 0; i < r->num_links; i++) {
-    codes[i] = (cuplug_code){.struct_size = sizeof codes[i], .path = r->links[i]};
+  for (size_t i = 0; i < r->num_files; i++) {
+    codes[i] = (cuplug_code){.struct_size = sizeof codes[i], .path = r->files[i]};
     ptrs[i] = &codes[i];
   }
   cuplug_link_args a = {.struct_size = sizeof a,
                         .session = s,
                         .code = ptrs,
-                        .num_code = r->num_links,
+                        .num_code = r->num_files,
                         .cc_major = r->cc_major,
                         .cc_minor = r->cc_minor,
                         .cc_suffix = r->cc_suffix,
@@ -65,7 +47,9 @@ static int link_files(const cuplug_api *api, cuplug_session *s, const cli_reques
     rc = cli_report(api, e);
   } else {
     if (*info.link_log) fprintf(stderr, "%s\n", info.link_log);
-    rc = cli_write_output(r->out_path, info.data, info.size);
+    rc = cli_binary_to_terminal(r->out_path, "cubin", info.size, NULL)
+             ? 1
+             : cli_write_output(api, r->out_path, info.data, info.size);
     if (!rc && r->ptx_path) rc = cli_write_linked_ptx(api, a.artifact, r->ptx_path);
   }
   api->artifact_destroy(a.artifact);

@@ -46,23 +46,21 @@ static const char *type_name(const cuplug_api *api, const cuplug_type *t) {
 }
 
 int cli_cmd_resolve(const cuplug_api *api, int argc, char **argv) {
-  bool strict = argc > 2 && !strcmp(argv[2], "--strict");
-  if (strict) {
-    argv++;
-    argc--;
-  }
-  if (argc != 4) return cli_usage("%s", "resolve takes [--strict] a KEY and its 'ARGTYPES'");
+  cli_request q = {0};
+  int rc = cli_parse_all(CLI_RESOLVE, "resolve", argc, argv, &q);
+  if (rc) return rc;
+  if (q.num_files != 2) return cli_usage("%s", "resolve takes [--strict] a KEY and its 'ARGTYPES'");
   const cuplug_type *const *args;
   size_t n;
-  cuplug_error *e = parse_argtypes(api, argv[3], &args, &n);
+  cuplug_error *e = parse_argtypes(api, q.files[1], &args, &n);
   if (e) return cli_report(api, e);
   cuplug_registry *r;
   e = api->registry_create(NULL, &r);
   if (e) return cli_report(api, e);
   cuplug_conversion conv[CUPLUG_MAX_ARGS];
-  cuplug_resolve_args a = {.struct_size = sizeof a, .registry = r, .key = argv[2],
+  cuplug_resolve_args a = {.struct_size = sizeof a, .registry = r, .key = q.files[0],
                            .argtypes = args, .nargs = n, .arg_conversions = conv,
-                           .flags = strict ? CUPLUG_RESOLVE_STRICT : 0};
+                           .flags = q.strict ? CUPLUG_RESOLVE_STRICT : 0};
   e = api->resolve_call(&a);
   if (!e) {
     printf("%s %s %s\n", type_name(api, a.signature), a.symbol,
@@ -98,11 +96,14 @@ static int print_listing(void *user, const cuplug_listing *l) {
 }
 
 int cli_cmd_list(const cuplug_api *api, int argc, char **argv) {
-  if (argc > 3) return cli_usage("%s", "list takes at most one PREFIX");
+  cli_request q = {0};
+  int rc = cli_parse_all(CLI_LIST, "list", argc, argv, &q);
+  if (rc) return rc;
+  if (q.num_files > 1) return cli_usage("%s", "list takes at most one PREFIX");
   cuplug_registry *r;
   cuplug_error *e = api->registry_create(NULL, &r);
   if (e) return cli_report(api, e);
-  e = api->registry_list(r, argc == 3 ? argv[2] : NULL, print_listing, (void *)api);
+  e = api->registry_list(r, q.num_files ? q.files[0] : NULL, print_listing, (void *)api);
   api->registry_destroy(r);
   return e ? cli_report(api, e) : 0;
 }

@@ -25,7 +25,6 @@ static int read_signature(const cuplug_api *api, const cli_request *r, int num_v
   if (!r->num_files) return cli_usage("%s", "run needs an IR file");
   if (!r->entry) return cli_usage("%s", "run needs --entry SYMBOL");
   if (!r->signature) return cli_usage("%s", "run needs --sig SIGNATURE");
-  if (r->kind == CUPLUG_KERNEL) return cli_usage("%s", "run calls device functions, not kernels");
   const cuplug_type *sig;
   cuplug_error *e = api->type_parse(r->signature, &sig);
   if (e) return cli_fail(api, e);
@@ -65,7 +64,7 @@ static int call(const cuplug_api *api, const cli_request *r, cuplug_value *args,
   cuplug_artifact *art = NULL;
   cuplug_library *lib = NULL;
   cuplug_error *e = NULL;
-  int rc = cli_read_modules(r, mods, mod_ptrs, texts);
+  int rc = cli_read_modules(api, r, mods, mod_ptrs, texts);
   if (rc || (e = api->session_create(NULL, &session))) goto done;
   cuplug_compile_args a = cli_compile_args(r, session, mod_ptrs);
   a.output = CUPLUG_OUTPUT_HOST;
@@ -89,7 +88,7 @@ done:
 
 int cli_cmd_run(const cuplug_api *api, int argc, char **argv) {
   cli_request r = {0};
-  int i = argc, rc = cli_parse_files(argc, argv, &r, &i);
+  int i = argc, rc = cli_parse_files(CLI_RUN, argc, argv, &r, &i);
   if (i < argc) i++; /* the arguments follow "--" */
   cuplug_type_info ti;
   uint64_t slots[MAX_ARGS][2];

@@ -39,11 +39,9 @@ static int load_host(const cuplug_api *api, cuplug_session *s, const cli_decl *d
                      cuplug_library **lib, void **address) {
   size_t size;
   char *text = cli_read_file(d->host_ir, &size);
-  if (!text) {
-    fprintf(stderr, "cuplug: error: cannot read %s (the host implementation of %s): %s\n",
-            d->host_ir, d->name, strerror(errno));
-    return 1;
-  }
+  if (!text)
+    return cli_io_error(api, "cannot read %s (the host implementation of %s): %s", d->host_ir,
+                        d->name, strerror(errno));
   cuplug_error *e = host_implementation(api, s, d, text, size, lib, address);
   free(text);
   return e ? cli_report(api, e) : 0;

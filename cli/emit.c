@@ -1,6 +1,5 @@
 /* emit.c - an artifact's by-products written beside its result: the IR
  * handed to libNVVM (--emit-ir) and the PTX a link made (--ptx). */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,10 +20,9 @@ int cli_emit_ir(const cuplug_api *api, const cuplug_artifact *art, const char *d
     size_t len = strlen(base);
     bool ll = len >= 3 && strcmp(base + len - 3, ".ll") == 0;
     char *path = cli_format("%s/%zu-%s%s", dir, i, base, ll ? "" : ".ll");
-    bool ok = cli_write_file(path, v.text, v.size);
-    if (!ok) fprintf(stderr, "cuplug: cannot write %s: %s\n", path, strerror(errno));
+    int rc = cli_write_output(api, path, v.text, v.size);
     free(path);
-    if (!ok) return 1;
+    if (rc) return rc;
   }
   return 0;
 }
@@ -38,6 +36,6 @@ int cli_write_linked_ptx(const cuplug_api *api, const cuplug_artifact *art, cons
       fprintf(stderr, "cuplug: error: no linked PTX to write (it needs a cubin with LTO)\n");
       return 1;
     }
-    if (p.kind == CUPLUG_CODE_PTX) return cli_write_output(path, p.data, p.size);
+    if (p.kind == CUPLUG_CODE_PTX) return cli_write_output(api, path, p.data, p.size);
   }
 }

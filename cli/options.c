@@ -1,18 +1,29 @@
-/* options.c - the options of compile, run, link, case and cache: a table
- * of names, each storing a string, setting a flag or calling a function
- * that checks its value. */
+/* options.c - every command's options: a table of names, each storing a
+ * string, setting a flag or calling a function that checks its value, with
+ * the commands that take it and its line of --help. */
 #include "options.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int cli_usage(const char *fmt, const char *arg) {
+static const char *usage_command;
+
+void cli_usage_command(const char *name) { usage_command = name; }
+
+int cli_usage(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
   fprintf(stderr, "cuplug: ");
-  fprintf(stderr, fmt, arg);
-  fprintf(stderr, "\n(cuplug --help lists the commands and options)\n");
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  if (usage_command)
+    fprintf(stderr, "\n(cuplug %s --help lists its options)\n", usage_command);
+  else
+    fprintf(stderr, "\n(cuplug --help lists the commands and options)\n");
   return 2;
 }
 
@@ -142,55 +153,114 @@ static int set_kernel(cli_request *r, const char *opt, const char *val) {
   return 0;
 }
 
+static int set_run(cli_request *r, const char *opt, const char *val) {
+  (void)opt;
+  if (strcmp(val, "host") && strcmp(val, "gpu"))
+    return cli_usage("--run takes 'host' or 'gpu', not '%s'", val);
+  r->run_host = !strcmp(val, "host");
+  r->run_gpu = !r->run_host;
+  return 0;
+}
+
 /* ---- the table ---- */
 
 /* An option stores its value in a string field, sets a bool field, or
  * calls its function (given the value when it takes one). */
 enum option_kind { STORE_STRING, SET_FLAG, CALL_FUNCTION };
-#define STRING(name, field) {name, STORE_STRING, true, offsetof(cli_request, field), NULL}
-#define FLAG(name, field) {name, SET_FLAG, false, offsetof(cli_request, field), NULL}
-#define CALL(name, value, fn) {name, CALL_FUNCTION, value, 0, fn}
+#define BUILD (CLI_COMPILE | CLI_LINK | CLI_CASE) /* the commands that use the cache */
+#define STRING(name, field) name, STORE_STRING, offsetof(cli_request, field), NULL
+#define FLAG(name, field) name, SET_FLAG, offsetof(cli_request, field), NULL
+#define CALL(name, fn) name, CALL_FUNCTION, 0, fn
 static const struct option {
   const char *name;
   enum option_kind kind;
-  bool takes_value;
   size_t field; /* STORE_STRING, SET_FLAG: the offset in cli_request */
   option_fn call;
+  unsigned commands;
+  const char *value; /* its value, as --help names it; NULL: it takes none */
+  const char *help;  /* lines after the first: '\n' */
 } options[] = {
-    STRING("--entry", entry),
-    STRING("--sig", signature),
-    CALL("--entry-abi", true, set_abi),
-    CALL("--abi", true, set_abi),
-    STRING("--abi-name", abi_name),
-    CALL("--output", true, set_output),
-    CALL("--link", true, add_link),
-    CALL("--include", true, add_include),
-    CALL("--declare-device", true, add_declaration),
-    CALL("--declare-device-c", true, add_declaration),
-    STRING("--ptx", ptx_path),
-    FLAG("--no-lto", no_lto),
-    CALL("--cc", true, set_cc),
-    CALL("--opt", true, set_opt),
-    CALL("--launch-bounds", true, set_bounds),
-    CALL("--max-registers", true, set_registers),
-    STRING("--emit-ir", emit_ir_dir),
-    STRING("--cache-dir", cache_dir),
-    FLAG("--no-cache", no_cache),
-    STRING("-o", out_path),
-    CALL("--kernel", false, set_kernel),
-    FLAG("--debug", debug),
-    FLAG("--lineinfo", lineinfo),
-    FLAG("--fastmath", fastmath),
-    FLAG("--forceinline", forceinline),
+    {STRING("--entry", entry), CLI_COMPILE | CLI_RUN, "SYMBOL",
+     "the entry function in the IR (required)"},
+    {STRING("--sig", signature), CLI_COMPILE | CLI_RUN, "SIG",
+     "its numba-style signature, e.g. 'int64(int32, float32[::1])'"},
+    {CALL("--entry-abi", set_abi), CLI_COMPILE | CLI_RUN, "numba|c",
+     "the entry's ABI in the IR (default numba)"},
+    {CALL("--kernel", set_kernel), CLI_COMPILE, NULL,
+     "compile a kernel (default: a device function)"},
+    {CALL("--abi", set_abi), CLI_COMPILE, "c|numba",
+     "a device function's exported ABI (default c)"},
+    {STRING("--abi-name", abi_name), CLI_COMPILE | CLI_RUN, "NAME",
+     "the C-ABI function's name (default: the entry's)"},
+    {CALL("--output", set_output), CLI_COMPILE | CLI_CASE, "ptx|ltoir|cubin",
+     "what to produce (default ptx); cubin links the\n"
+     "declared functions the IR calls and every --link"},
+    {CALL("--cc", set_cc), CLI_COMPILE | CLI_LINK, "MAJOR.MINOR[a|f]|current",
+     "target compute capability (default: max(5.0,\n"
+     "lowest NVRTC cc)); 9.0a arch-specific, 10.0f family;\n"
+     "'current' asks the GPU"},
+    {CALL("--opt", set_opt), CLI_COMPILE, "0|1|2|3", "libNVVM optimisation level (default 3)"},
+    {FLAG("--debug", debug), CLI_COMPILE | CLI_LINK, NULL,
+     "debug info; kernels get the exception store"},
+    {FLAG("--lineinfo", lineinfo), CLI_COMPILE | CLI_LINK, NULL, "line information"},
+    {FLAG("--fastmath", fastmath), CLI_COMPILE | CLI_RUN, NULL,
+     "ftz, approximate division and sqrt, fma"},
+    {FLAG("--forceinline", forceinline), CLI_COMPILE, NULL,
+     "mark the device function alwaysinline (LTO-IR only)"},
+    {CALL("--launch-bounds", set_bounds), CLI_COMPILE, "N[,M[,K]]",
+     "max threads per block, min blocks per SM,\n"
+     "max blocks per cluster (kernels)"},
+    {CALL("--max-registers", set_registers), CLI_COMPILE | CLI_LINK, "N",
+     "register limit for the link"},
+    {CALL("--declare-device", add_declaration), CLI_COMPILE, "'NAME=SIG'",
+     "an external function the IR calls under the\n"
+     "Numba ABI (numba-cuda's declare_device)"},
+    {CALL("--declare-device-c", add_declaration), CLI_COMPILE, "'NAME=SIG'",
+     "the same, under the C ABI"},
+    {CALL("--link", add_link), CLI_COMPILE, "FILE", "code to link (cubin output)"},
+    {CALL("--include", add_include), CLI_COMPILE | CLI_LINK, "DIR",
+     "a header folder for .cu code"},
+    {FLAG("--no-lto", no_lto), CLI_COMPILE | CLI_LINK, NULL,
+     "link PTX, not LTO-IR (LTO is the default unless --debug)"},
+    {STRING("--ptx", ptx_path), CLI_COMPILE | CLI_LINK, "OUT.ptx",
+     "with a cubin, also write the linked PTX"},
+    {STRING("--emit-ir", emit_ir_dir), CLI_COMPILE, "DIR",
+     "write the NVVM IR handed to libNVVM to DIR"},
+    {FLAG("--check", check), CLI_CASE, NULL,
+     "compare the PTX's signature with DIR/expected.ptx"},
+    {CALL("--run", set_run), CLI_CASE, "host|gpu",
+     "run DIR/values.json's calls and compare with\n"
+     "numba-cuda's outputs"},
+    {STRING("--cache-dir", cache_dir), BUILD | CLI_CACHE, "DIR",
+     "the result cache's folder (default $CUPLUG_CACHE_DIR,\n"
+     "else $XDG_CACHE_HOME/cuplug, else ~/.cache/cuplug;\n"
+     "'' keeps results in memory only)"},
+    {FLAG("--no-cache", no_cache), BUILD, NULL,
+     "build, neither looking up nor storing a result\n"
+     "(CUPLUG_CACHE=0 does the same for every command)"},
+    {FLAG("--strict", strict), CLI_RESOLVE, NULL, "refuse ties and unsafe conversions"},
+    {STRING("-o", out_path), BUILD, "OUT",
+     "write the result to OUT ('-': standard output,\n"
+     "where compile and case write without -o)"},
 };
 
-int cli_parse_option(int argc, char **argv, int *i, cli_request *r) {
+static const char *const command_names[] = {"compile", "run", "link",    "case",
+                                            "cache",   "resolve", "list", "info"};
+
+static const char *name_of(unsigned command) {
+  for (unsigned i = 0; i < sizeof command_names / sizeof command_names[0]; i++)
+    if (command == 1u << i) return command_names[i];
+  return "cuplug";
+}
+
+int cli_parse_option(unsigned command, int argc, char **argv, int *i, cli_request *r) {
   const char *opt = argv[*i];
   for (size_t k = 0; k < sizeof options / sizeof options[0]; k++) {
     const struct option *o = &options[k];
     if (strcmp(opt, o->name) != 0) continue;
+    if (!(o->commands & command)) return cli_usage("%s does not take %s", name_of(command), opt);
     const char *val = NULL;
-    if (o->takes_value) {
+    if (o->value) {
       if (*i + 1 >= argc) return cli_usage("%s needs a value", opt);
       val = argv[++*i];
     }
@@ -203,18 +273,41 @@ int cli_parse_option(int argc, char **argv, int *i, cli_request *r) {
   return cli_usage("unknown option '%s'", opt);
 }
 
-int cli_parse_files(int argc, char **argv, cli_request *r, int *end) {
+int cli_parse_files(unsigned command, int argc, char **argv, cli_request *r, int *end) {
   int i = 2;
   for (; i < argc && strcmp(argv[i], "--"); i++) {
     int rc = 0;
-    if (argv[i][0] == '-' && argv[i][1])
-      rc = cli_parse_option(argc, argv, &i, r);
+    if (argv[i][0] == '-' && argv[i][1]) /* "-" is a file: standard input */
+      rc = cli_parse_option(command, argc, argv, &i, r);
     else if (r->num_files < CLI_MAX_FILES)
       r->files[r->num_files++] = argv[i];
     else
-      rc = cli_usage("too many IR files (at most %s)", "64");
+      rc = cli_usage("too many files (at most %s)", "64");
     if (rc) return rc;
   }
   *end = i;
   return 0;
+}
+
+int cli_parse_all(unsigned command, const char *name, int argc, char **argv, cli_request *r) {
+  int end, rc = cli_parse_files(command, argc, argv, r, &end);
+  if (!rc && end < argc) rc = cli_usage("%s takes no '--'", name);
+  return rc;
+}
+
+void cli_print_options(FILE *f, unsigned command) {
+  for (size_t k = 0; k < sizeof options / sizeof options[0]; k++) {
+    const struct option *o = &options[k];
+    if (!(o->commands & command)) continue;
+    char head[64];
+    snprintf(head, sizeof head, "%s%s%s", o->name, o->value ? " " : "", o->value ? o->value : "");
+    fprintf(f, "  %-22s  ", head);
+    for (const char *p = o->help;;) {
+      size_t n = strcspn(p, "\n");
+      fprintf(f, "%.*s\n", (int)n, p);
+      if (!p[n]) break;
+      p += n + 1;
+      fprintf(f, "%26s", "");
+    }
+  }
 }

@@ -14,9 +14,11 @@
  * A kernel's result is every array argument after the launch (null for a
  * scalar).  A device function's CPointer argument is the elements it points
  * at, written as an array: {"dtype": "float32", "data": [...]}. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "io.h"
 #include "values.h"
@@ -209,16 +211,17 @@ static int run_launches(checker *c, cuplug_session *gpu, cuplug_library *lib,
 
 /* DIR/values.json, with the calls (a device function's) or the launches
  * (a kernel's) to run; NULL after saying why there is none. */
-static json *read_values(const char *dir, bool device) {
+static json *read_values(const cuplug_api *api, const char *dir, bool device) {
   char *path = cli_format("%s/values.json", dir);
   size_t size;
   char *text = cli_read_file(path, &size);
-  free(path);
-  if (!text) {
+  if (!text && errno == ENOENT)
     fprintf(stderr, "cuplug: error: %s has no values.json (tests/conformance/make_values.py "
                     "makes it on a GPU)\n", dir);
-    return NULL;
-  }
+  else if (!text)
+    cli_io_error(api, "cannot read %s: %s", path, strerror(errno));
+  free(path);
+  if (!text) return NULL;
   char err[256];
   json *values = json_parse(text, err, sizeof err);
   free(text);
@@ -261,7 +264,7 @@ int cli_case_run(const cuplug_api *api, cuplug_session *session, const cuplug_ar
   api->artifact_info(art, &info);
   bool device = info.kind == CUPLUG_DEVICE_FUNCTION;
   const char *dir = r->run_dir;
-  json *values = read_values(dir, device);
+  json *values = read_values(api, dir, device);
   if (!values) return 1;
   checker c = {.api = api, .dir = dir};
   const json *ulps = json_get(values, "ulps");

@@ -59,8 +59,11 @@ function M.open(library, header)
   if M.api then return M.api end
   library = library or os.getenv("CUPLUG_LIBRARY")
   header = header or os.getenv("CUPLUG_HEADER")
-  if not library or not header then
-    error("cuplug.lua: give the library and the header, or set CUPLUG_LIBRARY and CUPLUG_HEADER", 2)
+  for name, value in pairs({ library = library, header = header }) do
+    if not value then
+      local env = name == "library" and "CUPLUG_LIBRARY" or "CUPLUG_HEADER"
+      error(("cuplug.lua: no %s: give its path, or set %s"):format(name, env), 2)
+    end
   end
   local cdef
   cdef, defines = M.parse_header(read(header))

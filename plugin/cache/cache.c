@@ -105,6 +105,46 @@ static char *find_dir(const char *given, const char **why) {
   return cuplug__buf_take(&b, NULL);
 }
 
+/* Why a store could not use the folder, as it would find it (NULL: it
+ * could): a folder that cannot be written, or none where the first
+ * missing one of its path cannot be made (that one is made and removed
+ * again). */
+static char *folder_problem(const char *dir) {
+  char path[PATH_MAX];
+  struct stat st;
+  if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) return NULL;
+  size_t have = strlen(path); /* how much of the path exists: "" is the working folder */
+  while (have && stat(path, &st) != 0) {
+    char *slash = strrchr(path, '/');
+    have = slash ? (size_t)(slash - path) + (slash == path) : 0;
+    path[have] = '\0';
+  }
+  int err = 0;
+  const char *what = "cannot make the cache folder";
+  if (have && !S_ISDIR(st.st_mode)) {
+    err = ENOTDIR;
+  } else if (have == strlen(dir)) {
+    if (access(dir, W_OK | X_OK) != 0) err = errno, what = "cannot write to the cache folder";
+  } else {
+    size_t skip = strspn(dir + have, "/");
+    snprintf(path, sizeof path, "%.*s", (int)(have + skip + strcspn(dir + have + skip, "/")), dir);
+    if (mkdir(path, 0700) == 0) rmdir(path);
+    else if (errno != EEXIST) err = errno;
+  }
+  if (!err) return NULL;
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  cuplug__buf_printf(&b, "%s %s: %s", what, dir, strerror(err));
+  return cuplug__buf_take(&b, NULL);
+}
+
+/* The status of a folder no store has found wanting yet is what a store
+ * would find.  Under the lock. */
+static void check_status(cuplug__cache *c) {
+  if (c->dir && !c->off && !c->reason && (c->reason = folder_problem(c->dir)))
+    c->status = c->reason;
+}
+
 cuplug_error *cuplug__cache_create(const cuplug__cache_options *o, cuplug__cache **out) {
   cuplug__cache *c = calloc(1, sizeof *c);
   if (!c) return cuplug__error_oom();
@@ -685,6 +725,7 @@ cuplug_error *cuplug__cache_info(cuplug__cache *c, cuplug_cache_info *info) {
   uint64_t entries = 0, bytes = 0;
   if (walkable(c)) walk(c, false, &entries, &bytes, NULL, NULL);
   pthread_mutex_lock(&c->lock);
+  check_status(c);
   info->dir = c->dir ? c->dir : "";
   info->status = c->off ? "off" : c->status;
   info->max_bytes = c->max_bytes;

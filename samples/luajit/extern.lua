@@ -12,9 +12,10 @@
 --
 --   luajit extern.lua [--no-gpu | --gpu-only] [--library=PATH] [--header=PATH]
 --
--- The library and the header default to $CUPLUG_LIBRARY and $CUPLUG_HEADER
--- (the header, failing that, to this repository's).  --gpu-only exits with
--- 77 (skipped) without a GPU.
+-- The library defaults to $CUPLUG_LIBRARY, failing that to the plugin of
+-- this checkout's build (build/lib/libcuplug.so, as scripts/build.sh
+-- leaves it); the header to $CUPLUG_HEADER, failing that to this
+-- checkout's.  --gpu-only exits with 77 (skipped) without a GPU.
 local dir = arg[0]:match("^(.*)/[^/]*$") or "."
 -- the binding lives with the other host adapters, in host_shims/luajit
 package.path = dir .. "/../../host_shims/luajit/?.lua;" .. package.path
@@ -32,10 +33,33 @@ for _, a in ipairs(arg) do
     os.exit(2)
   end
 end
-header = header or os.getenv("CUPLUG_HEADER") or dir .. "/../../abi/include/cuplug/cuplug.h"
+-- the checkout the sample is in: "" when run from its root
+local root = dir == "samples/luajit" and "" or dir:match("^(.*/)samples/luajit$") or dir .. "/../../"
+local function given(name)
+  local v = os.getenv(name)
+  return v ~= "" and v or nil
+end
+header = header or given("CUPLUG_HEADER") or root .. "abi/include/cuplug/cuplug.h"
+library = library or given("CUPLUG_LIBRARY") or root .. "build/lib/libcuplug.so"
+
+-- A clean error, not a traceback: what is missing and how to give it.
+local function fail(message)
+  io.stderr:write("extern.lua: ", message, "\n")
+  os.exit(1)
+end
+local function readable(path)
+  local f = io.open(path, "rb")
+  if f then f:close() end
+  return f ~= nil
+end
+if not readable(library) then
+  fail(("no plugin at %s: build one (scripts/build.sh), or give --library=PATH or set "
+        .. "CUPLUG_LIBRARY"):format(library))
+end
 
 -- 0. the plugin, at the ABI of the header (1.2: resolve_call is the newest call used)
-local api = cuplug.open(library, header)
+local opened, api = pcall(cuplug.open, library, header)
+if not opened then fail((tostring(api):gsub("^[^:]*:%d+: ", ""))) end
 assert(api.abi_minor >= 2 and cuplug.has("resolve_call"),
        ("the plugin speaks ABI %d.%d, this sample needs 1.2"):format(api.abi_major, api.abi_minor))
 local info = new("cuplug_info")

@@ -38,8 +38,9 @@ static char *slurp_fd(int fd) {
   return b;
 }
 
-/* Runs cli with the NULL-terminated arguments. */
-static result run(const char *const *args) {
+/* Runs cli with the NULL-terminated arguments, standard input read from
+ * the file `in` (NULL: this process's). */
+static result run_in(const char *in, const char *const *args) {
   const char *argv[32] = {cli};
   size_t n = 1;
   while (args[n - 1] && n < 31) {
@@ -52,6 +53,7 @@ static result run(const char *const *args) {
   snprintf(err_path, sizeof err_path, "%s/stderr", tmp);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
+  if (in) posix_spawn_file_actions_addopen(&fa, 0, in, O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid;
@@ -69,6 +71,8 @@ static result run(const char *const *args) {
   close(fd);
   return r;
 }
+
+static result run(const char *const *args) { return run_in(NULL, args); }
 
 static void result_free(result *r) {
   free(r->out);
@@ -248,8 +252,8 @@ START_TEST(case_run_host_with_host_implementation) {
   r = run((const char *[]){"case", tmp, "--run", "host", NULL});
   ck_assert_int_eq(r.status, 1);
   char want[600];
-  snprintf(want, sizeof want, "cuplug: error: cannot read %s/gone.ll (the host implementation of "
-                              "ext_mul): No such file or directory\n", tmp);
+  snprintf(want, sizeof want, "cuplug: error: CUPLUG_ERR_IO: cannot read %s/gone.ll (the host "
+                              "implementation of ext_mul): No such file or directory\n", tmp);
   ck_assert_str_eq(r.err, want);
   result_free(&r);
   snprintf(text, sizeof text, head, entry_of("dev_ext_i32"), "{\"ir\": \"gone.ll\"}");
@@ -448,7 +452,8 @@ START_TEST(plugin_errors_exit_1_with_code_and_message) {
   snprintf(empty, sizeof empty, "%s/missing.ll", tmp);
   r = run((const char *[]){"compile", empty, "--entry", "x", "--sig", "void()", NULL});
   ck_assert_int_eq(r.status, 1);
-  snprintf(want, sizeof want, "cuplug: error: cannot read %s: No such file or directory\n", empty);
+  snprintf(want, sizeof want, "cuplug: error: CUPLUG_ERR_IO: cannot read %s: No such file or "
+                              "directory\n", empty);
   ck_assert_str_eq(r.err, want);
   result_free(&r);
 }
@@ -549,7 +554,8 @@ START_TEST(case_errors) {
   result r = run((const char *[]){"case", tmp, NULL});
   ck_assert_int_eq(r.status, 1);
   char want[600];
-  snprintf(want, sizeof want, "cuplug: error: cannot read %s/case.json\n", tmp);
+  snprintf(want, sizeof want, "cuplug: error: CUPLUG_ERR_IO: cannot read %s/case.json: No such "
+                              "file or directory\n", tmp);
   ck_assert_str_eq(r.err, want);
   result_free(&r);
   char path[400];
@@ -779,6 +785,280 @@ START_TEST(resolve_errors) {
 }
 END_TEST
 
+/* ---- the conventions of LLVM's tools (issue 19) ---- */
+
+START_TEST(version_and_command_help) {
+  result r = run((const char *[]){"--version", NULL});
+  ck_assert_int_eq(r.status, 0);
+  ck_assert_str_eq(r.out, "cuplug " CUPLUG_TEST_PLUGIN_VERSION " (ABI 1.3)\n");
+  ck_assert_str_eq(r.err, "");
+  result_free(&r);
+  /* a command's page: its own options, not the tool's */
+  static const char run_page[] =
+      "usage: cuplug run FILE.ll... --entry SYMBOL --sig SIG [compile options] -- ARG...\n"
+      "\n"
+      "  Compile a device function for this CPU (LLVM's ORC JIT, no GPU or CUDA\n"
+      "  needed), call it with the arguments and print its result on one line,\n"
+      "  as Python writes it: 3, 0.1, True, (1.5-2j).\n"
+      "\n"
+      "options:\n"
+      "  --entry SYMBOL          the entry function in the IR (required)\n"
+      "  --sig SIG               its numba-style signature, e.g. 'int64(int32, float32[::1])'\n"
+      "  --entry-abi numba|c     the entry's ABI in the IR (default numba)\n"
+      "  --abi-name NAME         the C-ABI function's name (default: the entry's)\n"
+      "  --fastmath              ftz, approximate division and sqrt, fma\n"
+      "  -h, --help              this text\n"
+      "\n"
+      "(cuplug --help: every command, the exit status and the environment)\n";
+  r = run((const char *[]){"run", "--help", NULL});
+  ck_assert_int_eq(r.status, 0);
+  ck_assert_str_eq(r.out, run_page);
+  result_free(&r);
+  r = run((const char *[]){"help", "run", NULL});
+  ck_assert_int_eq(r.status, 0);
+  ck_assert_str_eq(r.out, run_page);
+  result_free(&r);
+  r = run((const char *[]){"cache", "-h", NULL});
+  ck_assert_int_eq(r.status, 0);
+  T_ASSERT_STARTS(r.out, "usage: cuplug cache [info|clear] [--cache-dir DIR]\n");
+  T_ASSERT_CONTAINS(r.out, "\noptions:\n  --cache-dir DIR         the result cache's folder");
+  ck_assert_ptr_null(strstr(r.out, "--no-cache"));
+  ck_assert_ptr_null(strstr(r.out, "commands:"));
+  result_free(&r);
+  r = run((const char *[]){"help", "frobnicate", NULL});
+  ck_assert_int_eq(r.status, 2);
+  T_ASSERT_STARTS(r.err, "cuplug: unknown command 'frobnicate'\n");
+  result_free(&r);
+}
+END_TEST
+
+/* `-o -` is standard output, not a file named "-". */
+START_TEST(dash_o_writes_standard_output) {
+  unlink("-");
+  result r = run((const char *[]){"compile", corpus_ir, "--entry", entry_of("add_i32"), "--sig",
+                                  "int64(int32, int32)", "--cc", "9.0", "-o", "-", NULL});
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  T_ASSERT_CONTAINS(r.out, ".target sm_90\n");
+  ck_assert_int_eq(access("-", F_OK), -1);
+  result_free(&r);
+  r = run((const char *[]){"case", corpus_case, "--output", "ltoir", "-o", "-", NULL});
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  ck_assert_mem_eq(r.out, "\xed\x43\x4e\x7f", 4);
+  ck_assert_int_eq(access("-", F_OK), -1);
+  result_free(&r);
+}
+END_TEST
+
+/* An option the command does not take is a usage error naming both. */
+START_TEST(options_a_command_does_not_take) {
+  const char *out = scratch("out.txt", NULL);
+  static const char *const cases[][2] = {
+      {"-o", "run does not take -o"}, {"--output", "run does not take --output"},
+      {"--kernel", "run does not take --kernel"}, {"--abi", "run does not take --abi"}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const char *value = !strcmp(cases[i][0], "-o") ? out : !strcmp(cases[i][0], "--abi") ? "c"
+                                                                                          : "ptx";
+    const char *args[] = {"run", corpus_ir, "--entry", entry_of("add_i32"), "--sig",
+                          "int64(int32, int32)", cases[i][0], value, "--", "2", "40", NULL};
+    if (!strcmp(cases[i][0], "--kernel")) args[7] = NULL;
+    result r = run(args);
+    ck_assert_int_eq(r.status, 2);
+    char want[200];
+    snprintf(want, sizeof want, "cuplug: %s\n(cuplug run --help lists its options)\n",
+             cases[i][1]);
+    ck_assert_str_eq(r.err, want);
+    ck_assert_str_eq(r.out, "");
+    result_free(&r);
+  }
+  ck_assert_int_eq(access(out, F_OK), -1);
+  result r = run((const char *[]){"link", "x.ltoir", "--kernel", "-o", out, NULL});
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_str_eq(r.err, "cuplug: link does not take --kernel\n"
+                          "(cuplug link --help lists its options)\n");
+  result_free(&r);
+  r = run((const char *[]){"cache", "--no-cache", NULL});
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_str_eq(r.err, "cuplug: cache does not take --no-cache\n"
+                          "(cuplug cache --help lists its options)\n");
+  result_free(&r);
+  r = run((const char *[]){"info", "-o", out, NULL});
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_str_eq(r.err, "cuplug: info does not take -o\n(cuplug info --help lists its options)\n");
+  ck_assert_str_eq(r.out, "");
+  result_free(&r);
+}
+END_TEST
+
+/* The tool's own errors read as the plugin's: a code, and the system's
+ * reason. */
+START_TEST(tool_errors_have_code_and_reason) {
+  char want[700];
+  result r = run((const char *[]){"compile", tmp, "--entry", "x", "--sig", "void()", NULL});
+  ck_assert_int_eq(r.status, 1);
+  snprintf(want, sizeof want, "cuplug: error: CUPLUG_ERR_IO: cannot read %s: Is a directory\n", tmp);
+  ck_assert_str_eq(r.err, want);
+  result_free(&r);
+  const char *out = scratch("none/add.ptx", NULL);
+  r = run((const char *[]){"compile", corpus_ir, "--entry", entry_of("add_i32"), "--sig",
+                           "int64(int32, int32)", "-o", out, NULL});
+  ck_assert_int_eq(r.status, 1);
+  snprintf(want, sizeof want, "cuplug: error: CUPLUG_ERR_IO: cannot write %s: No such file or "
+                              "directory\n", out);
+  ck_assert_str_eq(r.err, want);
+  result_free(&r);
+}
+END_TEST
+
+/* CUPLUG_MAX_MODULE_SIZE holds while reading: an endless input ends, with
+ * the plugin's code and words. */
+START_TEST(input_limit_applies_while_reading) {
+  result r = run((const char *[]){"compile", "/dev/zero", "--entry", "x", "--sig", "void()", NULL});
+  ck_assert_int_eq(r.status, 1);
+  ck_assert_str_eq(r.err, "cuplug: error: CUPLUG_ERR_LIMIT: IR module /dev/zero is more than "
+                          "67108864 bytes: modules hold at most 67108864\n");
+  result_free(&r);
+  r = run_in("/dev/zero", (const char *[]){"compile", "-", "--entry", "x", "--sig", "void()", NULL});
+  ck_assert_int_eq(r.status, 1);
+  ck_assert_str_eq(r.err, "cuplug: error: CUPLUG_ERR_LIMIT: IR module <stdin> is more than "
+                          "67108864 bytes: modules hold at most 67108864\n");
+  result_free(&r);
+  /* a file's size is known before a byte is read */
+  const char *big = scratch("big.ll", NULL);
+  int fd = open(big, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ck_assert_int_eq(ftruncate(fd, 67108865), 0);
+  close(fd);
+  r = run((const char *[]){"compile", big, "--entry", "x", "--sig", "void()", NULL});
+  ck_assert_int_eq(r.status, 1);
+  char want[600];
+  snprintf(want, sizeof want, "cuplug: error: CUPLUG_ERR_LIMIT: IR module %s is 67108865 bytes: "
+                              "modules hold at most 67108864\n", big);
+  ck_assert_str_eq(r.err, want);
+  result_free(&r);
+  /* standard input within the limit compiles, named as LLVM names it */
+  r = run_in(corpus_ir, (const char *[]){"compile", "-", "--entry", entry_of("add_i32"), "--sig",
+                                         "int64(int32, int32)", "--abi-name", "add_i32", NULL});
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  T_ASSERT_CONTAINS(r.out, ".visible .func  (.param .b64 func_retval0) add_i32(\n");
+  result_free(&r);
+  r = run_in(scratch("bad.ll", "define void @f() {\n  bogus\n}\n"),
+             (const char *[]){"compile", "-", "--entry", "f", "--sig", "void()", NULL});
+  ck_assert_int_eq(r.status, 1);
+  ck_assert_str_eq(r.err, "cuplug: error: CUPLUG_ERR_IR_PARSE: IR does not parse: <stdin>:2:3: "
+                          "error: expected instruction opcode\n  bogus\n  ^\n");
+  result_free(&r);
+}
+END_TEST
+
+/* Occurrences of needle in haystack. */
+static int count(const char *haystack, const char *needle) {
+  int n = 0;
+  for (const char *p = haystack; (p = strstr(p, needle)); p += strlen(needle)) n++;
+  return n;
+}
+
+/* The line of the log an error quotes is printed once: in the message. */
+START_TEST(toolkit_errors_print_their_line_once) {
+  const char *bad = scratch("bad.ll", "define void @f() {\n  bogus\n}\n");
+  result r = run((const char *[]){"compile", bad, "--entry", "f", "--sig", "void()", NULL});
+  ck_assert_int_eq(r.status, 1);
+  char want[700];
+  snprintf(want, sizeof want, "cuplug: error: CUPLUG_ERR_IR_PARSE: IR does not parse: %s:2:3: "
+                              "error: expected instruction opcode\n  bogus\n  ^\n", bad);
+  ck_assert_str_eq(r.err, want);
+  result_free(&r);
+  if (!t_have_nvrtc() || !t_have_nvjitlink()) {
+    printf("skipping NVRTC's and nvJitLink's errors: no NVRTC or nvJitLink\n");
+    return;
+  }
+  const char *cu = scratch("bad.cu", "extern \"C\" __device__ int f(int x) { return x +; }\n");
+  const char *cubin = scratch("x.cubin", NULL);
+  r = run((const char *[]){"link", cu, "--cc", "9.0", "-o", cubin, NULL});
+  ck_assert_int_eq(r.status, 1);
+  snprintf(want, sizeof want, "cuplug: error: CUPLUG_ERR_NVRTC: NVRTC failed to compile %s: ", cu);
+  T_ASSERT_STARTS(r.err, want);
+  ck_assert_int_eq(count(r.err, "error: expected an expression"), 1);
+  T_ASSERT_CONTAINS(r.err, "return x +; }\n");
+  result_free(&r);
+  /* the kernel's LTO-IR without the function it calls */
+  const char *ll = scratch("k.ll", t_calls_ext_mul_ir), *ltoir = scratch("k.ltoir", NULL);
+  r = run((const char *[]){"compile", ll, "--entry", "k", "--sig",
+                           "void(CPointer(int32), int32, int32)", "--kernel", "--output", "ltoir",
+                           "--cc", "9.0", "-o", ltoir, NULL});
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  result_free(&r);
+  r = run((const char *[]){"link", ltoir, "--cc", "9.0", "-o", cubin, NULL});
+  ck_assert_int_eq(r.status, 1);
+  static const char head[] = "cuplug: error: CUPLUG_ERR_LINK: nvJitLink failed to link: ";
+  T_ASSERT_STARTS(r.err, head);
+  char quoted[512]; /* nvJitLink's words, which vary with its version */
+  snprintf(quoted, sizeof quoted, "%.*s", (int)strcspn(r.err + strlen(head), "\n"),
+           r.err + strlen(head));
+  ck_assert_uint_gt(strlen(quoted), 0);
+  ck_assert_int_eq(count(r.err, quoted), 1);
+  T_ASSERT_CONTAINS(r.err, "Unresolved extern function 'ext_mul'");
+  result_free(&r);
+}
+END_TEST
+
+/* `cache` says why a folder cannot hold the cache, before a store finds it. */
+START_TEST(cache_state_of_an_unusable_folder) {
+  result r = run((const char *[]){"cache", "--cache-dir", "/proc/cuplug-cache", NULL});
+  ck_assert_int_eq(r.status, 0);
+  ck_assert_str_eq(r.out, "folder     /proc/cuplug-cache\n"
+                          "state      cannot make the cache folder /proc/cuplug-cache: No such "
+                          "file or directory\n"
+                          "entries    0, 0 bytes (at most 1073741824)\n");
+  result_free(&r);
+  const char *file = scratch("file", "not a folder");
+  char dir[400], want[1200];
+  snprintf(dir, sizeof dir, "%s/cache", file);
+  r = run((const char *[]){"cache", "--cache-dir", dir, NULL});
+  ck_assert_int_eq(r.status, 0);
+  snprintf(want, sizeof want, "folder     %s\nstate      cannot make the cache folder %s: Not a "
+                              "directory\nentries    0, 0 bytes (at most 1073741824)\n", dir, dir);
+  ck_assert_str_eq(r.out, want);
+  result_free(&r);
+  /* a folder that can be made is ok, and is not left behind by asking */
+  snprintf(dir, sizeof dir, "%s/new/cache", tmp);
+  r = run((const char *[]){"cache", "--cache-dir", dir, NULL});
+  snprintf(want, sizeof want, "folder     %s\nstate      ok\n", dir);
+  T_ASSERT_STARTS(r.out, want);
+  snprintf(dir, sizeof dir, "%s/new", tmp);
+  ck_assert_int_eq(access(dir, F_OK), -1);
+  result_free(&r);
+}
+END_TEST
+
+/* Every variable the tool and the plugin read (getenv in their C files) is
+ * in --help, with the exit status. */
+START_TEST(help_documents_exit_status_and_environment) {
+  result r = run((const char *[]){"--help", NULL});
+  ck_assert_int_eq(r.status, 0);
+  T_ASSERT_CONTAINS(r.out, "\nexit status:\n  0    done\n  1    an error, printed as 'cuplug: "
+                           "error: CODE: message'");
+  T_ASSERT_CONTAINS(r.out, "\n  2    the command line is wrong, printed as 'cuplug: message'\n");
+  char cmd[4400];
+  snprintf(cmd, sizeof cmd,
+           "cd %.4000s/.. && grep -rhoE 'getenv\\(\"[A-Z_]+\"\\)' cli plugin base lowering "
+           "| sort -u",
+           t_test_dir());
+  FILE *p = popen(cmd, "r");
+  ck_assert_ptr_nonnull(p);
+  char line[200];
+  int found = 0;
+  while (fgets(line, sizeof line, p)) {
+    char name[200]; /* getenv("NAME") */
+    snprintf(name, sizeof name, "\n  %.*s ", (int)(strlen(line) - 11), line + 8);
+    ck_assert_msg(strstr(r.out, name), "--help does not document %s", name + 3);
+    found++;
+  }
+  ck_assert_int_eq(pclose(p), 0);
+  ck_assert_int_ge(found, 10);
+  result_free(&r);
+}
+END_TEST
+
+
 START_TEST(list_keys_with_a_prefix) {
   result r = run((const char *[]){"list", "math.floor", NULL});
   ck_assert_msg(r.status == 0, "%s", r.err);
@@ -828,6 +1108,14 @@ int main(int argc, char **argv) {
   TCase *tc = t_suite(&s, "cli", setup, teardown, 60);
   tcase_add_test(tc, help_documents_every_flag);
   tcase_add_test(tc, usage_errors_exit_2);
+  tcase_add_test(tc, version_and_command_help);
+  tcase_add_test(tc, dash_o_writes_standard_output);
+  tcase_add_test(tc, options_a_command_does_not_take);
+  tcase_add_test(tc, tool_errors_have_code_and_reason);
+  tcase_add_test(tc, input_limit_applies_while_reading);
+  tcase_add_test(tc, toolkit_errors_print_their_line_once);
+  tcase_add_test(tc, cache_state_of_an_unusable_folder);
+  tcase_add_test(tc, help_documents_exit_status_and_environment);
   tcase_add_test(tc, run_prints_the_result);
   tcase_add_test(tc, run_errors);
   tcase_add_test(tc, case_run_host_with_host_implementation);

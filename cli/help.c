@@ -1,0 +1,122 @@
+/* help.c - the commands' table and the pages of --help: the tool's (every
+ * command, compile's options, the exit status, the environment) and each
+ * command's own (its options, from the table in options.c). */
+#include <string.h>
+
+#include "commands.h"
+#include "options.h"
+
+static const cli_command_entry commands[] = {
+    {"compile", cli_cmd_compile, CLI_COMPILE,
+     "compile FILE.ll... --entry SYMBOL --sig SIG [options]",
+     "Compile NVVM IR (the text numba-cuda's front end emits) to PTX, LTO-IR,\n"
+     "or a cubin linked with the code it calls.  FILE.ll '-' is standard input.\n"},
+    {"link", cli_cmd_link, CLI_LINK, "link FILE... -o OUT.cubin [options]",
+     "Link code with nvJitLink: .cu (compiled by NVRTC), .ptx, .ltoir, .cubin,\n"
+     ".fatbin, .o, .a.\n"},
+    {"case", cli_cmd_case, CLI_CASE,
+     "case DIR [--output ptx|ltoir|cubin] [--check] [-o OUT] [--run host|gpu] [options]",
+     "Compile a conformance case folder (DIR/case.json, DIR/input.ll, and the\n"
+     "files its declare_device entries link).  --check compares the result's\n"
+     "PTX signature with DIR/expected.ptx.  --run host runs it on this CPU with\n"
+     "the inputs of DIR/values.json and compares with numba-cuda's outputs there;\n"
+     "--run gpu does the same with cuplug's build for this GPU (a device\n"
+     "function through a kernel that calls it, a thread a call).\n"},
+    {"run", cli_cmd_run, CLI_RUN,
+     "run FILE.ll... --entry SYMBOL --sig SIG [compile options] -- ARG...",
+     "Compile a device function for this CPU (LLVM's ORC JIT, no GPU or CUDA\n"
+     "needed), call it with the arguments and print its result on one line,\n"
+     "as Python writes it: 3, 0.1, True, (1.5-2j).\n"},
+    {"resolve", cli_cmd_resolve, CLI_RESOLVE, "resolve [--strict] KEY 'ARGTYPES'",
+     "How a call of KEY with arguments of these types types, as a host front\n"
+     "end asks: prints 'SIGNATURE SYMBOL ABI', and warns of an argument it\n"
+     "converts unsafely.  ARGTYPES is a comma-separated list, e.g.\n"
+     "'float32[:], int64, float32' or '(Literal[int](2))'.  The rule is\n"
+     "numba-cuda's; --strict refuses ties and unsafe conversions.\n"},
+    {"list", cli_cmd_list, CLI_LIST, "list [PREFIX]",
+     "The registered keys (cuplug's CUDA library: cuda.*, math.*) starting\n"
+     "with PREFIX, one signature (or a generic template's description) a line;\n"
+     "[extension: ...] marks what cuplug takes beyond numba-cuda 0.30.\n"},
+    {"info", cli_cmd_info, CLI_INFO, "info",
+     "Print the versions found (cuplug, ABI, libNVVM, NVVM IR, NVRTC,\n"
+     "nvJitLink, driver) and whether a GPU is present.\n"},
+    {"cache", cli_cmd_cache, CLI_CACHE, "cache [info|clear] [--cache-dir DIR]",
+     "The result cache compile, link and case use: its folder, state, entries\n"
+     "and size (info, the default), or empty it (clear).\n"},
+};
+
+static const char exit_status[] =
+    "exit status:\n"
+    "  0    done\n"
+    "  1    an error, printed as 'cuplug: error: CODE: message': the plugin's\n"
+    "       (CUPLUG_ERR_...), or CUPLUG_ERR_IO for a file the tool cannot read or\n"
+    "       write, or CUPLUG_ERR_LIMIT for an input past 64 MiB; or a difference\n"
+    "       that case --check or --run found\n"
+    "  2    the command line is wrong, printed as 'cuplug: message'\n";
+
+static const char environment[] =
+    "environment:\n"
+    "  CUDA_HOME               the CUDA toolkit: libNVVM, libdevice, NVRTC, nvJitLink\n"
+    "                          (default /usr/local/cuda, then the loader's path)\n"
+    "  CUPLUG_HELPER           the helper program libNVVM, NVRTC and nvJitLink run\n"
+    "                          in (default: cuplug-helper beside libcuplug.so)\n"
+    "  CUPLUG_HOST_LIBRARY     the CPU target that run and case --run host load\n"
+    "                          (default: libcuplug-host.so beside libcuplug.so)\n"
+    "  CUPLUG_CACHE            0, off, no or false: no result cache, for every command\n"
+    "  CUPLUG_CACHE_DIR        the result cache's folder ('' : memory only)\n"
+    "  XDG_CACHE_HOME          without CUPLUG_CACHE_DIR: the cache is its cuplug/\n"
+    "  HOME                    without either: the cache is $HOME/.cache/cuplug\n"
+    "  CUPLUG_HOST_DUMP_IR     a folder: the CPU target writes the module its JIT\n"
+    "                          compiles there, as <function>.host.ll\n"
+    "  CUPLUG_HOST_ROW_PASSES  the LLVM passes of the CPU target's row loops\n"
+    "  CUPLUG_HELPER_SPIN_US   how long the helper polls for its next job before it\n"
+    "                          sleeps, in microseconds (default 5000)\n"
+    "  CUPLUG_HELPER_PIN       1: the helper runs a job on the CPU of the thread that\n"
+    "                          sent it (default 0)\n"
+    "  CUPLUG_HOST_SPIN_US     how long a compile polls for the helper's result\n"
+    "                          before it sleeps, in microseconds (default 0)\n"
+    "The Python and LuaJIT hosts read CUPLUG_LIBRARY (the plugin) and LuaJIT's\n"
+    "CUPLUG_HEADER (cuplug.h) too; the README lists every variable.\n";
+
+const cli_command_entry *cli_find_command(const char *name) {
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (!strcmp(name, commands[i].name)) return &commands[i];
+  return NULL;
+}
+
+/* Each line of text, after `indent` spaces. */
+static void print_indented(FILE *f, const char *text, int indent) {
+  for (const char *p = text; *p;) {
+    size_t n = strcspn(p, "\n");
+    fprintf(f, "%*s%.*s\n", indent, "", (int)n, p);
+    p += n + (p[n] == '\n');
+  }
+}
+
+static void print_tool_help(FILE *f) {
+  fputs("usage: cuplug <command> [arguments]\n"
+        "       cuplug <command> --help   the command's options\n"
+        "       cuplug --version\n\n"
+        "commands:\n",
+        f);
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+    fprintf(f, "  %s\n", commands[i].synopsis);
+    print_indented(f, commands[i].about, 6);
+  }
+  fputs("\ncompile options (run, link, case and cache take some of them):\n", f);
+  cli_print_options(f, CLI_COMPILE);
+  fprintf(f, "  %-22s  %s\n\n%s\n%s", "-h, --help", "this text", exit_status, environment);
+}
+
+void cli_print_help(FILE *f, const cli_command_entry *c) {
+  if (!c) {
+    print_tool_help(f);
+    return;
+  }
+  fprintf(f, "usage: cuplug %s\n\n", c->synopsis);
+  print_indented(f, c->about, 2);
+  fputs("\noptions:\n", f);
+  cli_print_options(f, c->bit);
+  fprintf(f, "  %-22s  %s\n\n", "-h, --help", "this text");
+  fputs("(cuplug --help: every command, the exit status and the environment)\n", f);
+}
