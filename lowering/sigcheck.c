@@ -16,12 +16,27 @@
 
 typedef enum verdict { SAME, DIFFERENT, UNKNOWN } verdict;
 
-/* Does the type written at `span` of m agree with `want` (a data-model
- * type)?  *found gets the IR's spelling, for a message. */
-static verdict compare(const ir_module *m, ir_span span, const char *want, cuplug__buf *found) {
+/* The header's tokens, walked span by span: one search for them all. */
+typedef struct header {
+  const ir_module *m;
+  const ir_tok *at, *end;
+} header;
+
+/* The tokens of `span`, which lies after the previous one asked for. */
+static size_t tokens_of(header *h, ir_span span, const ir_tok **toks) {
+  while (h->at < h->end && h->at->start < span.start) h->at++;
+  const ir_tok *last = h->at;
+  while (last < h->end && last->start < span.end) last++;
+  *toks = h->at;
+  return (size_t)(last - h->at);
+}
+
+/* Does the type written at `span` agree with `want` (a data-model type)?
+ * *found gets the IR's spelling, for a message. */
+static verdict compare(header *h, ir_span span, const char *want, cuplug__buf *found) {
   const ir_tok *toks;
-  size_t n = cuplug__ir_slice(m, span.start, span.end, &toks);
-  ir_type_text t = {.m = m, .text = m->text, .toks = toks, .n = n};
+  size_t n = tokens_of(h, span, &toks);
+  ir_type_text t = {.m = h->m, .text = h->m->text, .toks = toks, .n = n};
   bool opaque;
   cuplug__buf_clear(found);
   if (!cuplug__ir_type_spell(&t, found, &opaque)) return UNKNOWN;
@@ -30,10 +45,11 @@ static verdict compare(const ir_module *m, ir_span span, const char *want, cuplu
   cuplug__buf ir, model;
   cuplug__buf_init(&ir);
   cuplug__buf_init(&model);
-  t.opaque = opaque;
-  bool read = cuplug__ir_type_spell(&t, &ir, NULL) &&
-              cuplug__ir_type_spell_string(want, opaque, &model);
-  verdict v = !read ? UNKNOWN : strcmp(ir.data, model.data) == 0 ? SAME : DIFFERENT;
+  t.opaque = true;
+  bool read = cuplug__ir_type_spell_string(want, opaque, &model) &&
+              (!opaque || cuplug__ir_type_spell(&t, &ir, NULL));
+  verdict v = UNKNOWN;
+  if (read) v = strcmp(opaque ? ir.data : found->data, model.data) == 0 ? SAME : DIFFERENT;
   cuplug__buf_free(&ir);
   cuplug__buf_free(&model);
   return v;
@@ -113,7 +129,10 @@ static verdict first_difference(const ir_module *m, const ir_function *fn,
                                 const cuplug__sig_check *c, cuplug__buf *why,
                                 cuplug__buf *found) {
   const char *ret = return_type(c);
-  verdict v = compare(m, fn->ret_type, ret, found);
+  header h = {.m = m};
+  size_t n = cuplug__ir_slice(m, fn->ret_type.start, fn->params_close, &h.at);
+  h.end = h.at + n;
+  verdict v = compare(&h, fn->ret_type, ret, found);
   if (v == DIFFERENT) {
     if (c->abi == CUPLUG_ABI_NUMBA)
       cuplug__buf_printf(why, "the IR returns %s; a Numba-ABI function returns i32 (a status) "
@@ -127,7 +146,7 @@ static verdict first_difference(const ir_module *m, const ir_function *fn,
   const cuplug__lowered *want = cuplug__type_lowered(c->sig, c->abi, CUPLUG_POSITION_ARGUMENT);
   size_t common = fn->num_params < want->num_parts ? fn->num_params : want->num_parts;
   for (size_t i = 0; i < common; i++) {
-    v = compare(m, fn->params[i].type, want->parts[i], found);
+    v = compare(&h, fn->params[i].type, want->parts[i], found);
     if (v == DIFFERENT) {
       describe(why, c, i, found->data, want->parts[i]);
       if (fn->num_params != want->num_parts)
