@@ -171,10 +171,6 @@ ir_tok cuplug__ir_next(ir_lexer *lx) {
   return t;
 }
 
-bool cuplug__ir_tok_punct(const char *text, ir_tok t, char c) {
-  return t.kind == IR_PUNCT && t.len == 1 && text[t.start] == c;
-}
-
 static int hexval(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;

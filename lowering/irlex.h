@@ -58,7 +58,11 @@ static inline bool cuplug__ir_tok_is(const char *text, ir_tok t, const char *wor
   size_t n = __builtin_strlen(word);
   return t.len == n && __builtin_memcmp(text + t.start, word, n) == 0;
 }
-bool cuplug__ir_tok_punct(const char *text, ir_tok t, char c);
+/* Is t the one-character punctuation c?  Inline: the header parser and
+ * the signature check ask it several times a token. */
+static inline bool cuplug__ir_tok_punct(const char *text, ir_tok t, char c) {
+  return t.kind == IR_PUNCT && t.len == 1 && text[t.start] == c;
+}
 /* The name of a %, @ or ! identifier, unquoted and unescaped (malloc'd). */
 char *cuplug__ir_tok_name(const char *text, ir_tok t);
 /* True for %12 / @12: a numbered (unnamed) value. */

@@ -9,13 +9,14 @@
 # build-fuzz/corpus.  A crash, leak or hang fails the run and leaves its
 # input in build-fuzz/crashes/<harness>/ ($CUPLUG_FUZZ_DIR for another
 # folder); copy it into the regressions folder once fixed.  The harnesses: signature irtext resolve code_kind
-# case_json values compile cache_entry host (tests/fuzz/fuzz_*.c).
+# case_json values compile cache_entry host signature_ir (tests/fuzz/fuzz_*.c).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
 shift || true
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(signature irtext resolve code_kind case_json values compile cache_entry host)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(signature irtext resolve code_kind case_json values compile cache_entry host
+                                         signature_ir)
 
 out=${CUPLUG_FUZZ_DIR:-build-fuzz} # a long run elsewhere leaves CI's folder alone
 bash scripts/deps.sh
@@ -51,6 +52,22 @@ seed() {
       printf 'Tuple(float32, Literal[int](3), class(float64))' >"$dir/mixed"
       printf 'void(float32[:, ::1], CPointer(complex128), array(int8, 3d, F))' >"$dir/arrays"
       printf 'void(readonly array(float32, 1d, C), readonly array(c8, 2d, A))' >"$dir/readonly" ;;
+    signature_ir) # each case with its own signature: case byte (name order), switches, signature
+      local i=0 f kind sig
+      for f in $(LC_ALL=C ls -d tests/conformance/numba/*/case.json); do
+        kind=$(sed -n 's/.*"kind": *"\([^"]*\)".*/\1/p' "$f")
+        sig=$(sed -n 's/.*"signature": *"\([^"]*\)".*/\1/p' "$f" | head -n 1)
+        printf "\\x$(printf %02x $i)\\x$([ "$kind" = kernel ] && echo 01 || echo 00)%s" "$sig" \
+          >"$dir/case$i"
+        printf "\\x$(printf %02x $i)\\x$([ "$kind" = kernel ] && echo 05 || echo 04)%s" "$sig" \
+          >"$dir/case$i-trusted"
+        i=$((i + 1))
+      done
+      printf '\x03\x10int64(int32, int32)\nint32(int32, int32)' >"$dir/declared"
+      printf '\x03\x30int64(int32, int32)\nfloat64(int32, int32)' >"$dir/declared-c"
+      # signatures the IR agrees with that are not its own: the passes after the check
+      printf '\x01\x00int64(uint32, class(float32), int32)' >"$dir/class"
+      printf '\x01\x02int32(CPointer(int64), int32, int32)' >"$dir/c-abi" ;;
     code_kind)
       cp tests/conformance/numba/add_i32/expected.ptx "$dir/ptx"
       cp samples/extern/ext_clamp.cu "$dir/cu"

@@ -4,8 +4,9 @@
  * pointers), so it can tell early, with a line and column, that a module
  * does not parse, that the entry is missing, or that the entry's type is
  * not what its signature says.  Pointers come back opaque, so the check is
- * on pointer-ness, not pointee types.  Nothing LLVM produces goes on to
- * libNVVM. */
+ * on pointer-ness, not pointee types: the pipeline checks the types in the
+ * text first (lowering/sigcheck.c), and asks LLVM only for those it could
+ * not read.  Nothing LLVM produces goes on to libNVVM. */
 #include "plugin/llvm/validate.h"
 
 #include <llvm-c/Analysis.h>
@@ -280,7 +281,7 @@ cuplug_error *cuplug__validate(const cuplug__text *modules, size_t num_modules,
                       b.data ? b.data : "");
     cuplug__buf_free(&b);
   }
-  if (!e) {
+  if (!e && sig) {
     char what[1024];
     snprintf(what, sizeof what, "entry @%s", entry);
     e = check_type(ctx, fn, what, sig, abi, CUPLUG_ERR_ENTRY_MISMATCH);

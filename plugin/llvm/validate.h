@@ -24,8 +24,8 @@ typedef bool (*cuplug__declared_fn)(void *ctx, const char *symbol, size_t len,
 
 /* Parses every module with LLVM (each text NUL-terminated: text[size] is
  * NUL), finds the definition of `entry` and checks its type against `sig`
- * under `abi`, and checks every function the modules declare for which
- * `declared` (may be NULL) answers.  On success *entry_module is the index
+ * under `abi` (NULL: the caller checked it), and checks every function the
+ * modules declare for which `declared` (may be NULL) answers.  On success *entry_module is the index
  * of the module that defines the entry. */
 cuplug_error *cuplug__validate(const cuplug__text *modules, size_t num_modules,
                                const char *entry, const cuplug_type *sig, cuplug_abi abi,

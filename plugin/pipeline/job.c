@@ -18,6 +18,7 @@
 #include "base/error.h"
 #include "base/types.h"
 #include "lowering/lowering.h"
+#include "lowering/sigcheck.h"
 #include "plugin/llvm/validate.h"
 #include "plugin/pipeline/options.h"
 #include "plugin/pipeline/results.h"
@@ -185,8 +186,10 @@ static bool registered(void *registry, const char *symbol, size_t len, cuplug__d
 
 static void validate_task(void *arg) {
   cuplug__job *j = arg;
-  j->validation = cuplug__validate(j->inputs, j->a->num_modules, j->a->entry, j->sig,
-                                   j->entry_abi, registered, j->s->registry,
+  /* LLVM checks the types cuplug's own check could not read */
+  j->validation = cuplug__validate(j->inputs, j->a->num_modules, j->a->entry,
+                                   j->entry_typed ? NULL : j->sig, j->entry_abi,
+                                   j->declarations_typed ? NULL : registered, j->s->registry,
                                    &j->valid_entry_module);
 }
 
@@ -197,8 +200,81 @@ static cuplug_error *launch_validation(cuplug__job *j) {
   return NULL;
 }
 
+/* Compares one function's header in m with sig: *known false when cuplug
+ * cannot read it, which leaves the word to LLVM. */
+static cuplug_error *check_header(const ir_module *m, const ir_item *it,
+                                  const cuplug__sig_check *c, bool *known) {
+  ir_function fn;
+  cuplug_error *e = cuplug__ir_function_parse(m, it, &fn);
+  if (e) {
+    *known = false;
+    if (e->code == CUPLUG_ERR_OUT_OF_MEMORY) return e;
+    cuplug__error_destroy(e);
+    return NULL;
+  }
+  e = cuplug__ir_check_signature(m, &fn, c, known);
+  cuplug__ir_function_free(&fn);
+  return e;
+}
+
+/* The entry's definition against its signature, in the first module that
+ * defines it (as LLVM finds it); a missing entry is the validator's to name. */
+static cuplug_error *check_entry_type(cuplug__job *j) {
+  for (size_t i = 0; i < j->num_parsed; i++) {
+    const ir_module *m = &j->parsed[i].m;
+    const ir_item *it = cuplug__ir_module_find(m, IR_ITEM_DEFINE, j->a->entry);
+    if (!it) continue;
+    cuplug__buf what;
+    cuplug__buf_init(&what);
+    cuplug__buf_printf(&what, "entry @%s", j->a->entry);
+    cuplug__sig_check c = {what.data, j->sig, j->entry_abi, CUPLUG_ERR_ENTRY_MISMATCH};
+    cuplug_error *e =
+        what.oom ? cuplug__error_oom() : check_header(m, it, &c, &j->entry_typed);
+    cuplug__buf_free(&what);
+    return e;
+  }
+  return NULL;
+}
+
+/* The IR's declaration of each registered function with a signature. */
+static cuplug_error *check_declared_types(cuplug__job *j) {
+  bool all_known = true;
+  for (size_t i = 0; i < j->num_parsed; i++) {
+    const ir_module *m = &j->parsed[i].m;
+    for (size_t k = 0; k < m->num_items; k++) {
+      const ir_item *it = &m->items[k];
+      if (it->kind != IR_ITEM_DECLARE) continue;
+      const cuplug__impl *d = cuplug__registry_symbol(j->s->registry, it->name, strlen(it->name));
+      if (!d || !d->sig) continue;
+      cuplug__buf what;
+      cuplug__buf_init(&what);
+      cuplug__buf_printf(&what, "the IR's declaration of @%s", it->name);
+      if (strcmp(d->key, it->name) != 0) cuplug__buf_printf(&what, " (%s)", d->key);
+      cuplug__sig_check c = {what.data, d->sig, d->abi, CUPLUG_ERR_DECLARATION_MISMATCH};
+      bool known = false;
+      cuplug_error *e = what.oom ? cuplug__error_oom() : check_header(m, it, &c, &known);
+      cuplug__buf_free(&what);
+      if (e) return e;
+      all_known &= known;
+    }
+  }
+  j->declarations_typed = all_known;
+  return NULL;
+}
+
+/* cuplug's check of the types runs in every session, a trusted one too: a
+ * signature the IR contradicts corrupts memory there as well.  LLVM checks
+ * what it could not read; when it found a mismatch, LLVM checks no types,
+ * so that the error that names the parameter is the one reported (a module
+ * LLVM rejects still comes first). */
 cuplug_error *cuplug__stage_start_validation(cuplug__job *j) {
-  return j->s->trusted ? NULL : launch_validation(j); /* trusted: the host vouches for its IR */
+  cuplug_error *e = check_entry_type(j);
+  if (!e) e = check_declared_types(j);
+  if (e) j->entry_typed = j->declarations_typed = true;
+  bool unread = !j->entry_typed || !j->declarations_typed;
+  /* trusted: the host vouches for its IR, not for types cuplug cannot read */
+  if (!j->s->trusted || (unread && !e)) launch_validation(j);
+  return e;
 }
 
 /* Waits for the validator; returns its error, if it found one. */

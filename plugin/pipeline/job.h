@@ -51,6 +51,11 @@ typedef struct cuplug__job {
   char **builtin_decls; /* the functions `builtins` declares */
   size_t num_builtin_decls;
 
+  /* cuplug's check of the types: it read the entry's, and those of every
+   * declared function (else LLVM checks them) */
+  bool entry_typed;
+  bool declarations_typed;
+
   /* validation, on a thread of its own */
   bool validating; /* it was started */
   cuplug__worker *validator;
@@ -92,8 +97,11 @@ cuplug_error *cuplug__stage_look_up(cuplug__job *j);
 cuplug_error *cuplug__stage_copy_modules(cuplug__job *j);
 /* each lexed once (within cuplug's nesting limit) and split into items */
 cuplug_error *cuplug__stage_parse_modules(cuplug__job *j);
-/* LLVM parses and verifies them on a thread of its own, finds the entry,
- * checks its type (not in a trusted session) */
+/* the types of the entry's definition and of the declared functions, in
+ * the text, against their signatures (every session); then LLVM parses and
+ * verifies the modules on a thread of its own, finds the entry, and checks
+ * the types cuplug could not read (not in a trusted session, unless types
+ * were left unread) */
 cuplug_error *cuplug__stage_start_validation(cuplug__job *j);
 /* the module that defines the entry */
 cuplug_error *cuplug__stage_find_entry(cuplug__job *j);

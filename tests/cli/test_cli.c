@@ -223,6 +223,25 @@ START_TEST(run_errors) {
 }
 END_TEST
 
+/* A signature the IR contradicts is refused before anything runs (run
+ * printed 2.08e-322 for this one). */
+START_TEST(run_refuses_a_signature_the_ir_contradicts) {
+  char ir[4200], want[2048];
+  snprintf(ir, sizeof ir, "%.4000s/conformance/numba/add_i32/input.ll", t_test_dir());
+  result r = run((const char *[]){"run", ir, "--entry", entry_of("add_i32"), "--sig",
+                                  "float64(int32, int32)", "--", "2", "40", NULL});
+  ck_assert_int_eq(r.status, 1);
+  ck_assert_str_eq(r.out, "");
+  snprintf(want, sizeof want,
+           "cuplug: error: CUPLUG_ERR_ENTRY_MISMATCH: entry @%s does not match signature "
+           "'float64(int32, int32)' under the Numba ABI: parameter 0 (the return slot) is i64* "
+           "in the IR; the signature's return type float64 wants double*\n",
+           entry_of("add_i32"));
+  ck_assert_str_eq(r.err, want);
+  result_free(&r);
+}
+END_TEST
+
 /* case --run host with a declared function's host implementation
  * (case.json's declare_device "host"): dev_ext_i32 runs as numba-cuda's,
  * and a host file that is missing, or an entry without its signature, is
@@ -653,8 +672,8 @@ START_TEST(compile_declared_function_to_cubin) {
   ck_assert_int_eq(r.status, 1);
   ck_assert_str_eq(r.err, "cuplug: error: CUPLUG_ERR_DECLARATION_MISMATCH: the IR's declaration "
                           "of @ext_mul does not match signature 'int32(int32, int32)' under the "
-                          "C ABI: it has 3 parameters, expected 2 (found i32 (ptr, i32, i32), "
-                          "expected i32 (i32, i32))\n");
+                          "C ABI: the IR has the Numba ABI's form of it, i32 (i32*, i32, i32): a "
+                          "status returned, the value through a return slot\n");
   result_free(&r);
   r = run((const char *[]){"compile", ll, "--entry", "k", "--sig", "void()", "--declare-device",
                            "ext_mul", NULL});
@@ -1118,6 +1137,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, help_documents_exit_status_and_environment);
   tcase_add_test(tc, run_prints_the_result);
   tcase_add_test(tc, run_errors);
+  tcase_add_test(tc, run_refuses_a_signature_the_ir_contradicts);
   tcase_add_test(tc, case_run_host_with_host_implementation);
   tcase_add_test(tc, case_run_gpu);
   tcase_add_test(tc, case_run_host_value_out_of_range);

@@ -115,7 +115,12 @@ typedef enum cuplug_status {
   CUPLUG_ERR_IR_EMPTY = 20,         /* no modules, or a module with no text */
   CUPLUG_ERR_IR_PARSE = 21,         /* IR that does not parse */
   CUPLUG_ERR_ENTRY_NOT_FOUND = 22,  /* no definition of the entry symbol */
-  CUPLUG_ERR_ENTRY_MISMATCH = 23,   /* the entry's type disagrees with its signature */
+  /* The entry's type disagrees with its signature under its ABI: the
+   * message names the parameter (the return slot, argument 1, the data
+   * pointer of argument 0), its type in the IR and the signature's.  What a
+   * typed pointer (i8*) points at is compared too; an opaque `ptr` only as
+   * a pointer (see compile). */
+  CUPLUG_ERR_ENTRY_MISMATCH = 23,
   CUPLUG_ERR_IR_UNSUPPORTED = 24,   /* valid IR that a transformation cannot handle */
 
   /* Options (the rules of numba-cuda's compile()) */
@@ -1016,7 +1021,18 @@ typedef struct cuplug_api {
    * legalises it for libNVVM, and compiles it to PTX or LTO-IR, or links
    * that into a cubin (CUPLUG_OUTPUT_CUBIN); for CUPLUG_OUTPUT_HOST it keeps
    * the legalised IR for the CPU JIT instead.  On success args->artifact
-   * holds the result.  Thread-safe (see sessions). */
+   * holds the result.  Thread-safe (see sessions).
+   * Before anything runs, in every session (a trusted one too), the
+   * entry's definition and the IR's declaration of each declared function
+   * are compared with their signatures, type by type: each parameter (under
+   * the Numba ABI the return slot first, then the arguments flattened:
+   * arrays into their seven members, complex numbers into two parts,
+   * tuples into their elements) and the return type, what typed pointers
+   * point at included (CUPLUG_ERR_ENTRY_MISMATCH,
+   * CUPLUG_ERR_DECLARATION_MISMATCH).  Where the IR writes opaque pointers
+   * (`ptr`), only the count of parameters, the scalar types and that a
+   * pointer is a pointer (and its address space) can be checked: not the
+   * return slot's type, an array's dtype or what a CPointer points at. */
   cuplug_error *(*compile)(cuplug_compile_args *args);
 
   /* ---- since 1.0: artifacts ----
