@@ -807,6 +807,45 @@ START_TEST(list_keys_with_a_prefix) {
 }
 END_TEST
 
+/* `cuplug run` of a C-ABI function of complex numbers: the platform's C
+ * ABI passes and returns each in one register (issue 19's (1-1j)). */
+START_TEST(run_complex_values) {
+  if (no_host_library()) return;
+  char ir[300];
+  snprintf(ir, sizeof ir, "%s/cmul.ll", tmp);
+  write_text(ir, "define {double, double} @cmul(double %ar, double %ai, double %br, double %bi) {\n"
+                 "  %rr1 = fmul double %ar, %br\n  %rr2 = fmul double %ai, %bi\n"
+                 "  %rr = fsub double %rr1, %rr2\n  %ri1 = fmul double %ar, %bi\n"
+                 "  %ri2 = fmul double %ai, %br\n  %ri = fadd double %ri1, %ri2\n"
+                 "  %v0 = insertvalue {double, double} undef, double %rr, 0\n"
+                 "  %v1 = insertvalue {double, double} %v0, double %ri, 1\n"
+                 "  ret {double, double} %v1\n}\n"
+                 "define {float, float} @cmul32(float %ar, float %ai, float %br, float %bi) {\n"
+                 "  %a = fpext float %ar to double\n  %b = fpext float %ai to double\n"
+                 "  %c = fpext float %br to double\n  %d = fpext float %bi to double\n"
+                 "  %r = call {double, double} @cmul(double %a, double %b, double %c, double %d)\n"
+                 "  %re = extractvalue {double, double} %r, 0\n"
+                 "  %im = extractvalue {double, double} %r, 1\n"
+                 "  %re32 = fptrunc double %re to float\n  %im32 = fptrunc double %im to float\n"
+                 "  %v0 = insertvalue {float, float} undef, float %re32, 0\n"
+                 "  %v1 = insertvalue {float, float} %v0, float %im32, 1\n"
+                 "  ret {float, float} %v1\n}\n");
+  const char *sigs[] = {"complex64(complex64, complex64)", "complex128(complex128, complex128)"};
+  const char *entries[] = {"cmul32", "cmul"};
+  for (int i = 0; i < 2; i++) {
+    result r = run((const char *[]){"run", ir, "--entry", entries[i], "--entry-abi", "c", "--sig",
+                                    sigs[i], "--", "1+2j", "3-1j", NULL});
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_str_eq(r.out, "(5+5j)\n");
+    result_free(&r);
+    r = run((const char *[]){"run", ir, "--entry", entries[i], "--entry-abi", "c", "--sig",
+                             sigs[i], "--", "0.5-2j", "-4+0.25j", NULL});
+    ck_assert_str_eq(r.out, "(-1.5+8.125j)\n");
+    result_free(&r);
+  }
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s path/to/cuplug\n", argv[0]);
@@ -841,5 +880,6 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, resolve_prints_signature_symbol_abi);
   tcase_add_test(tc, resolve_errors);
   tcase_add_test(tc, list_keys_with_a_prefix);
+  tcase_add_test(tc, run_complex_values);
   return t_run_suite(s);
 }

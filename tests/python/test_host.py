@@ -47,6 +47,32 @@ def test_address_for_ctypes():
     assert add(40, 2) == 42
 
 
+CMUL_IR = """
+define {%(t)s, %(t)s} @cmul(%(t)s %%ar, %(t)s %%ai, %(t)s %%br, %(t)s %%bi) {
+  %%rr1 = fmul %(t)s %%ar, %%br
+  %%rr2 = fmul %(t)s %%ai, %%bi
+  %%rr = fsub %(t)s %%rr1, %%rr2
+  %%ri1 = fmul %(t)s %%ar, %%bi
+  %%ri2 = fmul %(t)s %%ai, %%br
+  %%ri = fadd %(t)s %%ri1, %%ri2
+  %%v0 = insertvalue {%(t)s, %(t)s} undef, %(t)s %%rr, 0
+  %%v1 = insertvalue {%(t)s, %(t)s} %%v0, %(t)s %%ri, 1
+  ret {%(t)s, %(t)s} %%v1
+}
+"""
+
+
+def test_complex_values_follow_the_c_abi():
+    # a complex travels as the C ABI passes float _Complex: in one register
+    for part, sig in (("float", "complex64(complex64, complex64)"),
+                      ("double", "complex128(complex128, complex128)")):
+        art, _ = cuplug.compile(CMUL_IR % {"t": part}, sig, entry="cmul", entry_abi="c",
+                                output="host")
+        m = cuplug.load(art)
+        assert m.call(1 + 2j, 3 - 1j) == 5 + 5j
+        assert m.call(0.5 - 2j, -4 + 0.25j) == -1.5 + 8.125j
+
+
 def test_saxpy_kernel_on_numpy_arrays():
     k = host_module("saxpy_kernel", device=False).get_kernel()
     n = 1000
