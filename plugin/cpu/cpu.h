@@ -59,15 +59,18 @@ typedef struct cuplug__cpu_grid {
   size_t num_params;
   int debug;        /* it has the exception store: read it after */
   uint32_t threads; /* host threads to run blocks on; 0: one per core */
+  const volatile int32_t *interrupt; /* the host's stop flag (interrupt.c), or NULL */
 } cuplug__cpu_grid;
 
 /* A C-ABI function called through libffi: its signature's types are its
  * C types (cabi.c says which). */
 typedef struct cuplug__cpu_ffi {
   void *fn;
+  const char *name; /* for messages */
   const cuplug_type *sig;
   void **args;  /* each points at its value in memory (an array: numba's array struct) */
   void *result; /* room for the result's value in memory */
+  const volatile int32_t *interrupt; /* the host's stop flag (interrupt.c), or NULL */
 } cuplug__cpu_ffi;
 
 typedef struct cuplug__cpu_api {

@@ -5,13 +5,18 @@
  * types of its signature: no glue is generated.  Each type is the C type
  * that cabi.c gives it: a complex is a struct of two floats (which the
  * x86-64 ABI passes as it passes `float _Complex`), a tuple a struct of
- * its members, an array numba's array struct by value. */
+ * its members, an array numba's array struct by value.
+ *
+ * A call whose host sets its interrupt flag jumps back here from the
+ * JIT'd code's next poll (interrupt.c): libffi's frames and the JIT'd
+ * code's hold nothing to release. */
 #include <ffi.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "plugin/cpu/ffi.h"
 #include "plugin/cpu/fail.h"
+#include "plugin/cpu/interrupt.h"
 
 #define MAX_ARGS 256
 
@@ -114,6 +119,26 @@ static int arg_types(structs *s, const cuplug__cpu_ffi *c, ffi_type **types, voi
   return 0;
 }
 
+/* The call, watched: true when its host stopped it. */
+static bool interruptible_call(const cuplug__cpu_ffi *c, ffi_cif *cif, void *result,
+                               void **values) {
+  cuplug__cpu_watch watch;
+  cuplug__cpu_watch_begin(&watch, c->interrupt);
+  sigjmp_buf escape;
+  cuplug__cpu_call_exit way_out = {&watch.stopping, &escape};
+  cuplug__cpu_call_exit *outer = cuplug__cpu_calling;
+  volatile bool stopped = cuplug__cpu_stopping(&watch.stopping);
+  if (!stopped && !sigsetjmp(escape, 0)) {
+    cuplug__cpu_calling = &way_out;
+    ffi_call(cif, FFI_FN(c->fn), result, values);
+  } else {
+    stopped = true;
+  }
+  cuplug__cpu_calling = outer;
+  cuplug__cpu_watch_end(&watch);
+  return stopped;
+}
+
 static int call(structs *s, const cuplug__cpu_ffi *c, char **msg) {
   if (c->sig->nargs > MAX_ARGS)
     return cuplug__cpu_fail(msg, CUPLUG_ERR_LIMIT, "call: %zu arguments, more than %d",
@@ -140,10 +165,14 @@ static int call(structs *s, const cuplug__cpu_ffi *c, char **msg) {
   unsigned char *result = room > sizeof small ? malloc(room) : small;
   if (!result) return cuplug__cpu_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
   memset(result, 0, room);
-  ffi_call(&cif, FFI_FN(c->fn), result, values);
-  if (ret->size) memcpy(c->result, result, ret->size);
+  if (interruptible_call(c, &cif, result, values))
+    rc = cuplug__cpu_fail(msg, CUPLUG_ERR_INTERRUPTED,
+                          "call %s: interrupted (the host set the call's interrupt flag)",
+                          c->name);
+  else if (ret->size)
+    memcpy(c->result, result, ret->size);
   if (result != small) free(result);
-  return 0;
+  return rc;
 }
 
 int cuplug__cpu_ffi_call(const cuplug__cpu_ffi *c, char **msg) {

@@ -25,6 +25,7 @@
 #include "plugin/cpu/jit.h"
 #include "plugin/cpu/fail.h"
 #include "plugin/cpu/libdevice.h"
+#include "plugin/cpu/polls.h"
 #include "plugin/cpu/retarget.h"
 #include "plugin/cpu/rows.h"
 #include "plugin/cpu/runtime.h"
@@ -398,6 +399,7 @@ int cuplug__cpu_lib_create(cuplug__cpu_jit *j, const cuplug__cpu_lib_args *a,
   pthread_mutex_lock(&j->compile_lock);
   if (!rc) rc = optimise(j, m, "default<O2>", msg);
   if (!rc) rc = make_rows(j, l, a, m, msg);
+  if (!rc) cuplug__cpu_add_polls(m); /* a stopped launch's way out (interrupt.c) */
   if (!rc) dump_ir(a, m);
   if (!rc) {
     rc = add_module(l, a, m, tsc, msg);

@@ -164,7 +164,8 @@ cuplug_error *cuplug__launch_cpu(const cuplug_kernel *k, const cuplug_launch_arg
                         .params = params,
                         .num_params = num_params,
                         .debug = k->debug,
-                        .threads = a->host_threads};
+                        .threads = a->host_threads,
+                        .interrupt = a->interrupt};
   for (int d = 0; d < 3; d++) {
     g.grid[d] = a->grid[d] ? a->grid[d] : 1;
     g.block[d] = a->block[d] ? a->block[d] : 1;
@@ -295,7 +296,8 @@ cuplug_error *cuplug__call_cpu(cuplug_host_call_args *a) {
     return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
                          "call %s: its %s result needs %zu bytes of room, result_size is %zu",
                          name, sig->restype->name, need, a->result ? a->result_size : 0);
-  cuplug__cpu_ffi c = {.fn = fn, .sig = sig, .args = values, .result = a->result};
+  cuplug__cpu_ffi c = {.fn = fn, .name = name, .sig = sig, .args = values, .result = a->result,
+                       .interrupt = a->interrupt};
   char *msg = NULL;
   return error_of(cpu_api->call(&c, &msg), &msg);
 }

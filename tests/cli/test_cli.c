@@ -6,6 +6,7 @@
  * exactly what it printed (or the lines that matter in it). */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -846,6 +847,50 @@ START_TEST(run_complex_values) {
 }
 END_TEST
 
+/* Ctrl-C stops `cuplug run` of a function that spins for ever: the call
+ * returns CUPLUG_ERR_INTERRUPTED and the tool exits 130. */
+START_TEST(run_interrupted_exits_130) {
+  if (no_host_library()) return;
+  char ir[300], out_path[300], err_path[300];
+  snprintf(ir, sizeof ir, "%s/spin.ll", tmp);
+  snprintf(out_path, sizeof out_path, "%s/stdout", tmp);
+  snprintf(err_path, sizeof err_path, "%s/stderr", tmp);
+  write_text(ir, "define i32 @spin(i32 %x) {\nentry:\n  br label %loop\nloop:\n"
+                 "  %i = phi i32 [ %x, %entry ], [ %n, %loop ]\n  %n = mul i32 %i, 3\n"
+                 "  %c = icmp ne i32 %n, 7\n  br i1 %c, label %loop, label %done\n"
+                 "done:\n  ret i32 %n\n}\n");
+  const char *argv[] = {cli, "run", ir, "--entry", "spin", "--entry-abi", "c", "--sig",
+                        "int32(int32)", "--", "2", NULL};
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawnattr_t sa; /* SIGINT as a terminal delivers it, whatever ours is */
+  posix_spawnattr_init(&sa);
+  sigset_t dfl;
+  sigemptyset(&dfl);
+  sigaddset(&dfl, SIGINT);
+  posix_spawnattr_setsigdefault(&sa, &dfl);
+  posix_spawnattr_setflags(&sa, POSIX_SPAWN_SETSIGDEF);
+  pid_t pid;
+  ck_assert_int_eq(posix_spawn(&pid, cli, &fa, &sa, (char *const *)argv, environ), 0);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&sa);
+  sleep(2); /* compiled, loaded and spinning */
+  kill(pid, SIGINT);
+  int status;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert(WIFEXITED(status));
+  ck_assert_int_eq(WEXITSTATUS(status), 130);
+  int fd = open(err_path, O_RDONLY);
+  char *err = slurp_fd(fd);
+  close(fd);
+  ck_assert_str_eq(err, "cuplug: error: CUPLUG_ERR_INTERRUPTED: call spin: interrupted (the host "
+                        "set the call's interrupt flag)\n");
+  free(err);
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s path/to/cuplug\n", argv[0]);
@@ -881,5 +926,6 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, resolve_errors);
   tcase_add_test(tc, list_keys_with_a_prefix);
   tcase_add_test(tc, run_complex_values);
+  tcase_add_test(tc, run_interrupted_exits_130);
   return t_run_suite(s);
 }

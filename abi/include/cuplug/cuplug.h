@@ -176,6 +176,7 @@ typedef enum cuplug_status {
                                         inline PTX, tensor cores, textures, CUDA C++, ... */
   CUPLUG_ERR_HOST_BARRIER = 101,  /* a barrier not every thread of a block reaches */
   CUPLUG_ERR_HOST_NOT_FOUND = 102, /* libcuplug-host.so cannot be loaded */
+  CUPLUG_ERR_INTERRUPTED = 103,   /* the host set a launch's or a call's interrupt flag */
 
   /* Warnings: never returned by a call, only held by an artifact. */
   CUPLUG_WARN_DEBUG_WITH_OPT = 1000, /* debug together with opt > 0 */
@@ -717,8 +718,19 @@ typedef struct cuplug_launch_args {
   /* The arguments in their growable form, instead of args: exactly one of
    * the two when the kernel takes arguments; num_args counts either. */
   const cuplug_argument *const *arguments;
+  /* A host library's kernel: a flag the host sets (not zero) to stop the
+   * launch, from its SIGINT handler (a volatile sig_atomic_t) or another
+   * thread (an atomic store).  Within a few milliseconds each thread of
+   * the grid leaves the kernel at its next loop iteration or recursive
+   * call, the blocks under way are abandoned (no barrier waits on them),
+   * no other block starts, and launch returns CUPLUG_ERR_INTERRUPTED; a
+   * flag set before the launch starts none.  Memory the kernel wrote is
+   * left as it was; the library and the session stay usable.  The plugin
+   * installs no signal handler: that is the host's to do.  NULL: the launch
+   * runs to its end.  A GPU launch does not read it. */
+  const volatile int32_t *interrupt;
 } cuplug_launch_args;
-#define CUPLUG_LAUNCH_ARGS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_launch_args, arguments)
+#define CUPLUG_LAUNCH_ARGS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_launch_args, interrupt)
 
 /* since 1.3: a C-ABI device function of a host library as a native
  * function pointer, to call with its C signature. */
@@ -749,8 +761,14 @@ typedef struct cuplug_host_call_args {
   /* The arguments in their growable form, instead of args: exactly one of
    * the two when the function takes arguments; num_args counts either. */
   const cuplug_argument *const *arguments;
+  /* A flag the host sets to stop the call, as cuplug_launch_args'
+   * interrupt: the function leaves at its next loop iteration or recursive
+   * call and host_call returns CUPLUG_ERR_INTERRUPTED (the result is not
+   * written).  A function called through host_function's pointer cannot be
+   * stopped: only host_call watches a flag. */
+  const volatile int32_t *interrupt;
 } cuplug_host_call_args;
-#define CUPLUG_HOST_CALL_ARGS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_host_call_args, arguments)
+#define CUPLUG_HOST_CALL_ARGS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_host_call_args, interrupt)
 
 /* ------------------------------------------------------------------------ */
 /* since 1.2: typing templates and lowering implementations                  */
