@@ -4,7 +4,10 @@
 // passing one.  A poll loads the process's stop count and branches, almost
 // never taken, to the runtime's stop point.  The polls go in once the
 // module is optimised: a call in a loop, even on its cold path, would keep
-// the vectoriser from the loop.
+// the vectoriser from the loop.  A row launcher's own loop over the
+// threads of a row (rows.c), and the vectoriser's copies of it, are the
+// top-level loops of its function: they end within 1024 iterations, run
+// each thread's body, and get none (a poll there cost saxpy a fifth).
 #include <llvm/ADT/SCCIterator.h>
 #include <llvm/Analysis/CallGraph.h>
 #include <llvm/Analysis/LoopInfo.h>
@@ -16,6 +19,7 @@
 
 #include <vector>
 
+#include "plugin/cpu/launcher.h"
 #include "plugin/cpu/polls.h"
 
 namespace {
@@ -52,10 +56,11 @@ extern "C" void cuplug__cpu_add_polls(LLVMModuleRef mod) {
   std::vector<llvm::Instruction *> at;
   for (llvm::Function &f : *m) {
     if (f.isDeclaration()) continue;
+    bool row = f.getName().starts_with(CUPLUG__CPU_ROW);
     llvm::DominatorTree dt(f);
     llvm::LoopInfo li(dt);
     for (llvm::Loop *l : li.getLoopsInPreorder())
-      at.push_back(&*l->getHeader()->getFirstInsertionPt());
+      if (!row || l->getParentLoop()) at.push_back(&*l->getHeader()->getFirstInsertionPt());
   }
   llvm::CallGraph cg(*m);
   for (llvm::scc_iterator<llvm::CallGraph *> scc = llvm::scc_begin(&cg); !scc.isAtEnd(); ++scc) {
