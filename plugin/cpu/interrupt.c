@@ -19,6 +19,7 @@
 
 #include <pthread.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "plugin/cpu/worker.h"
 
@@ -28,8 +29,7 @@ __thread cuplug__cpu_call_exit *cuplug__cpu_calling;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t some = PTHREAD_COND_INITIALIZER;
 static cuplug__cpu_watch *watched;
-static pthread_once_t watcher_once = PTHREAD_ONCE_INIT;
-static bool watcher_started;
+static pid_t watcher_pid; /* the process it runs in: a fork's child has none */
 
 static void *watcher(void *arg) {
   (void)arg;
@@ -49,13 +49,17 @@ static void *watcher(void *arg) {
   return NULL;
 }
 
-static void start_watcher(void) {
+/* Under the lock: a watcher runs in this process. */
+static bool have_watcher(void) {
+  if (watcher_pid == getpid()) return true;
+  watched = NULL; /* a fork's: the launches it knew are the parent's */
   pthread_t t;
   pthread_attr_t a;
   pthread_attr_init(&a);
   pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-  watcher_started = pthread_create(&t, &a, watcher, NULL) == 0;
+  if (pthread_create(&t, &a, watcher, NULL) == 0) watcher_pid = getpid();
   pthread_attr_destroy(&a);
+  return watcher_pid == getpid();
 }
 
 void cuplug__cpu_watch_begin(cuplug__cpu_watch *w, const volatile int32_t *flag) {
@@ -65,17 +69,18 @@ void cuplug__cpu_watch_begin(cuplug__cpu_watch *w, const volatile int32_t *flag)
     atomic_store(&w->stopping, 1);
     return;
   }
-  pthread_once(&watcher_once, start_watcher);
-  if (!watcher_started) return; /* then it runs to its end, as without a flag */
   pthread_mutex_lock(&lock);
-  w->next = watched;
-  watched = w;
-  pthread_cond_signal(&some);
+  if (have_watcher()) { /* else it runs to its end, as without a flag */
+    w->next = watched;
+    watched = w;
+    w->listed = true;
+    pthread_cond_signal(&some);
+  }
   pthread_mutex_unlock(&lock);
 }
 
 void cuplug__cpu_watch_end(cuplug__cpu_watch *w) {
-  if (!w->flag || !watcher_started) return;
+  if (!w->listed) return;
   pthread_mutex_lock(&lock);
   for (cuplug__cpu_watch **p = &watched; *p; p = &(*p)->next) {
     if (*p != w) continue;

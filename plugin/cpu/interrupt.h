@@ -18,7 +18,7 @@ extern atomic_int cuplug__cpu_stop_count;
 typedef struct cuplug__cpu_watch {
   const volatile int32_t *flag;
   atomic_int stopping;
-  bool counted; /* under the watcher's lock */
+  bool listed, counted; /* under the watcher's lock */
   struct cuplug__cpu_watch *next;
 } cuplug__cpu_watch;
 
