@@ -1,6 +1,6 @@
 /* cmd_run.c - `cuplug run`: a device function compiled for this CPU and
  * called with arguments from the command line, its result printed on one
- * line as Python writes it (scalars.c). */
+ * line as Python writes it (scalars.c).  Ctrl-C stops the call (sigint.c). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -8,6 +8,7 @@
 #include "io.h"
 #include "options.h"
 #include "scalars.h"
+#include "sigint.h"
 
 #define MAX_ARGS 256
 
@@ -75,10 +76,10 @@ static int call(const cuplug_api *api, const cli_request *r, cuplug_value *args,
   lib = l.library;
   cuplug_host_call_args c = {.struct_size = sizeof c, .library = lib, .args = args,
                              .num_args = nargs, .result = result,
-                             .result_size = 2 * sizeof *result};
+                             .result_size = 2 * sizeof *result, .interrupt = cli_sigint_flag};
   e = api->host_call(&c);
 done:
-  if (e) rc = cli_fail(api, e);
+  if (e) rc = cli_run_fail(api, e);
   api->library_unload(lib);
   api->artifact_destroy(art);
   api->session_destroy(session);
@@ -96,7 +97,11 @@ int cli_cmd_run(const cuplug_api *api, int argc, char **argv) {
   uint64_t result[2] = {0};
   if (!rc) rc = read_signature(api, &r, argc - i, &ti);
   if (!rc) rc = read_args(api, &ti, argv + i, slots, args);
-  if (!rc) rc = call(api, &r, args, ti.num_args, result);
+  if (!rc) {
+    cli_sigint_catch(); /* from the compile on: a Ctrl-C then stops the call at once */
+    rc = call(api, &r, args, ti.num_args, result);
+    cli_sigint_release();
+  }
   if (!rc) {
     cuplug_type_info ri = {.struct_size = sizeof ri, .type = ti.restype};
     api->type_info(&ri);

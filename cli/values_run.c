@@ -13,7 +13,8 @@
  *
  * A kernel's result is every array argument after the launch (null for a
  * scalar).  A device function's CPointer argument is the elements it points
- * at, written as an array: {"dtype": "float32", "data": [...]}. */
+ * at, written as an array: {"dtype": "float32", "data": [...]}.  On the
+ * CPU, Ctrl-C stops the run (sigint.c). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include <string.h>
 
 #include "io.h"
+#include "sigint.h"
 #include "values.h"
 
 #define MAX_ARGS 64
@@ -77,10 +79,10 @@ static int run_calls(checker *c, cuplug_library *lib, const cuplug_type *sig, co
     uint64_t result[2] = {0};
     cuplug_host_call_args a = {.struct_size = sizeof a, .library = lib, .args = v,
                                .num_args = args->count, .result = result,
-                               .result_size = sizeof result};
+                               .result_size = sizeof result, .interrupt = cli_sigint_flag};
     cuplug_error *e = api->host_call(&a);
     for (size_t i = 0; i < args->count; i++) free(buffers[i]);
-    if (e) return cli_fail(api, e);
+    if (e) return cli_run_fail(api, e);
     values_compare(c, ri.kind, result, json_get(calls->items[n], "result"), "calls", n);
   }
   return 0;
@@ -139,13 +141,14 @@ static int read_launch_arg(checker *c, cuplug_session *gpu, const cuplug_type *t
 static int launch(const cuplug_api *api, cuplug_session *gpu, cuplug_launch_args *la,
                   launch_data *d) {
   la->args = d->v;
+  la->interrupt = cli_sigint_flag;
   cuplug_error *e = api->launch(la);
   if (!e && gpu) e = api->synchronize(gpu);
   for (size_t i = 0; !e && gpu && i < la->num_args; i++)
     if (d->device[i])
       e = api->memcpy_to_host(gpu, d->buffers[i], d->device[i],
                               (size_t)d->arrays[i].shape[0] * values_size_of(d->arrays[i].dtype));
-  return e ? cli_fail(api, e) : 0;
+  return e ? cli_run_fail(api, e) : 0;
 }
 
 /* Every array after launch n against the result's elements. */
@@ -250,10 +253,12 @@ static int load_and_run(checker *c, cuplug_session *session, const cuplug_artifa
   cuplug_error *e = api->load(&l);
   *ran = !e;
   if (e) return cli_fail(api, e);
+  cli_sigint_catch();
   int rc = info->kind == CUPLUG_DEVICE_FUNCTION
                ? run_calls(c, l.library, info->signature, json_get(values, "calls"))
                : run_launches(c, r->run_gpu ? session : NULL, l.library, info->signature,
                               json_get(values, "launches"));
+  cli_sigint_release();
   api->library_unload(l.library);
   return rc;
 }

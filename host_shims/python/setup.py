@@ -22,7 +22,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 # the extension's C files, one per type (src/shim.h says which uses which);
 # CMakeLists.txt lists them too
 SOURCES = ["module.c", "session.c", "memory.c", "library.c", "kernel.c", "arrays.c", "values.c",
-           "registry.c", "callbacks.c", "artifact.c", "views.c", "type.c", "errors.c"]
+           "registry.c", "callbacks.c", "artifact.c", "views.c", "type.c", "errors.c",
+           "interrupt.c"]
 
 
 def given_build(given):

@@ -18,8 +18,9 @@
 #include <stdint.h>
 
 #include "base/ir.h"
+#include "base/types.h"
 
-#define CUPLUG__CPU_VERSION 2
+#define CUPLUG__CPU_VERSION 3
 
 typedef struct cuplug__cpu_jit cuplug__cpu_jit; /* one per session */
 typedef struct cuplug__cpu_lib cuplug__cpu_lib; /* one per load() */
@@ -40,6 +41,13 @@ typedef struct cuplug__cpu_lib_args {
   const char *const *extern_names;
   void *const *extern_addresses;
   size_t num_externs;
+  /* Their signatures and ABIs (numba: int f(R *ret, args...)), and the
+   * entry's: each is called, or exported, with the C types of the platform's
+   * C ABI (cabi.c).  The types are libcuplug.so's, read, never freed. */
+  const cuplug_type *const *extern_signatures;
+  const uint8_t *extern_numba;
+  const cuplug_type *entry_signature; /* NULL: the entry is not wrapped */
+  int entry_numba;
 } cuplug__cpu_lib_args;
 
 /* A kernel to launch on a CPU grid. */
@@ -51,17 +59,18 @@ typedef struct cuplug__cpu_grid {
   size_t num_params;
   int debug;        /* it has the exception store: read it after */
   uint32_t threads; /* host threads to run blocks on; 0: one per core */
+  const volatile int32_t *interrupt; /* the host's stop flag (interrupt.c), or NULL */
 } cuplug__cpu_grid;
 
-/* What libffi needs of a C-ABI function: each argument's and the result's
- * kind (cuplug_type_kind: scalars and CPointer). */
+/* A C-ABI function called through libffi: its signature's types are its
+ * C types (cabi.c says which). */
 typedef struct cuplug__cpu_ffi {
   void *fn;
-  uint32_t restype;
-  const uint32_t *argtypes;
-  size_t nargs;
-  void **args;  /* each points at its C value */
-  void *result; /* room for the result (16 bytes is enough for all) */
+  const char *name; /* for messages */
+  const cuplug_type *sig;
+  void **args;  /* each points at its value in memory (an array: numba's array struct) */
+  void *result; /* room for the result's value in memory */
+  const volatile int32_t *interrupt; /* the host's stop flag (interrupt.c), or NULL */
 } cuplug__cpu_ffi;
 
 typedef struct cuplug__cpu_api {

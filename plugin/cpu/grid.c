@@ -16,7 +16,11 @@
  * A barrier that some threads have returned before reaching, or threads
  * that wait on each other in a way that cannot resolve (half a warp at a
  * shuffle, half at syncthreads), is reported (CUPLUG_ERR_HOST_BARRIER):
- * on the GPU it hangs or is undefined. */
+ * on the GPU it hangs or is undefined.
+ *
+ * A launch whose host sets its interrupt flag stops (interrupt.c): each
+ * thread leaves the kernel at its next poll, its block is abandoned, no
+ * block starts after, and the launch returns CUPLUG_ERR_INTERRUPTED. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -28,6 +32,7 @@
 #include "plugin/cpu/grid.h"
 
 #include "plugin/cpu/fail.h"
+#include "plugin/cpu/interrupt.h"
 #include "plugin/cpu/worker.h"
 
 #define STACK_SIZE (256 * 1024) /* a thread's stack: local memory lives there */
@@ -39,6 +44,7 @@ typedef struct launch {
   atomic_ulong next_block;
   unsigned long num_blocks;
   atomic_int failed;
+  cuplug__cpu_watch watch; /* the host's interrupt flag */
   pthread_mutex_t lock; /* the first error wins */
   int code;
   char *msg;
@@ -59,6 +65,14 @@ static void fail(launch *l, int code, char *msg) {
   pthread_mutex_unlock(&l->lock);
   free(msg);
   atomic_store(&l->failed, 1);
+}
+
+static void interrupted(launch *l) {
+  char *msg = NULL;
+  if (asprintf(&msg, "kernel %s: interrupted (the host set the launch's interrupt flag)",
+               l->k->name) < 0)
+    msg = NULL;
+  fail(l, CUPLUG_ERR_INTERRUPTED, msg);
 }
 
 /* ---- fibers ---- */
@@ -153,6 +167,10 @@ static int run_fibers(run *r) {
       set_fiber(w, t);
       CUPLUG__TSAN_SWITCH(w->fibers[t].tsan);
       cuplug__fiber_switch(&w->sched_sp, w->fibers[t].sp);
+      if (cuplug__cpu_stopping(w->stopping)) { /* the block is abandoned */
+        interrupted(r->l);
+        return -1;
+      }
     }
     uint32_t done = 0, at_barrier = 0;
     bool ready = false;
@@ -181,31 +199,17 @@ static int run_fibers(run *r) {
   }
 }
 
-static void *worker_main(void *arg) {
-  run *r = arg;
+/* Runs blocks until none is left, or the launch fails or stops. */
+static void run_blocks(run *r) {
   launch *l = r->l;
   const cuplug__cpu_grid *g = l->g;
   cuplug__cpu_worker *w = &r->w;
-  cuplug__cpu_current = w;
-  w->sched_tsan = CUPLUG__TSAN_CURRENT();
-  memcpy(w->ntid, g->block, sizeof w->ntid);
-  memcpy(w->nctaid, g->grid, sizeof w->nctaid);
-  w->nthreads = g->block[0] * g->block[1] * g->block[2];
-  w->dynamic_size = g->shared_mem;
-  if (g->shared_mem && !(w->dynamic_shared = aligned_alloc(16, (g->shared_mem + 15) / 16 * 16))) {
-    fail(l, CUPLUG_ERR_OUT_OF_MEMORY, strdup("no memory for dynamic shared memory"));
-    return NULL;
-  }
-  if (l->fibers) {
-    char *msg = NULL;
-    int rc = make_fibers(r, w->nthreads, &msg);
-    if (rc) {
-      fail(l, rc, msg);
-      return NULL;
-    }
-  }
   for (;;) {
     if (atomic_load(&l->failed)) break;
+    if (cuplug__cpu_stopping(w->stopping)) {
+      interrupted(l);
+      break;
+    }
     unsigned long b = atomic_fetch_add(&l->next_block, 1);
     if (b >= l->num_blocks) break;
     w->ctaid[0] = (uint32_t)(b % g->grid[0]);
@@ -225,6 +229,40 @@ static void *worker_main(void *arg) {
       }
     }
   }
+}
+
+static void *worker_main(void *arg) {
+  run *r = arg;
+  launch *l = r->l;
+  const cuplug__cpu_grid *g = l->g;
+  cuplug__cpu_worker *w = &r->w;
+  cuplug__cpu_current = w;
+  w->sched_tsan = CUPLUG__TSAN_CURRENT();
+  memcpy(w->ntid, g->block, sizeof w->ntid);
+  memcpy(w->nctaid, g->grid, sizeof w->nctaid);
+  w->nthreads = g->block[0] * g->block[1] * g->block[2];
+  w->dynamic_size = g->shared_mem;
+  w->stopping = &l->watch.stopping;
+  if (g->shared_mem && !(w->dynamic_shared = aligned_alloc(16, (g->shared_mem + 15) / 16 * 16))) {
+    fail(l, CUPLUG_ERR_OUT_OF_MEMORY, strdup("no memory for dynamic shared memory"));
+    return NULL;
+  }
+  if (l->fibers) {
+    char *msg = NULL;
+    int rc = make_fibers(r, w->nthreads, &msg);
+    if (rc) {
+      fail(l, rc, msg);
+      return NULL;
+    }
+  }
+  sigjmp_buf escape; /* a thread that stops, off fibers (interrupt.c) */
+  if (!sigsetjmp(escape, 0)) {
+    w->escape = &escape;
+    run_blocks(r);
+  } else {
+    interrupted(l);
+  }
+  w->escape = NULL;
   cuplug__cpu_current = NULL;
   return NULL;
 }
@@ -267,6 +305,7 @@ int cuplug__cpu_launch(cuplug__cpu_lib *lib, const cuplug__cpu_grid *g, char **m
   launch l = {.g = g, .k = k, .fibers = lib->uses_collectives,
               .num_blocks = (unsigned long)g->grid[0] * g->grid[1] * g->grid[2],
               .lock = PTHREAD_MUTEX_INITIALIZER};
+  cuplug__cpu_watch_begin(&l.watch, g->interrupt);
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   unsigned long n = g->threads ? g->threads : (unsigned long)(cores > 0 ? cores : 1);
   if (n > l.num_blocks) n = l.num_blocks;
@@ -275,6 +314,7 @@ int cuplug__cpu_launch(cuplug__cpu_lib *lib, const cuplug__cpu_grid *g, char **m
   if (!runs || !ids) {
     free(runs);
     free(ids);
+    cuplug__cpu_watch_end(&l.watch);
     return cuplug__cpu_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
   }
   /* this thread is worker 0; the others are started for the launch */
@@ -286,6 +326,7 @@ int cuplug__cpu_launch(cuplug__cpu_lib *lib, const cuplug__cpu_grid *g, char **m
   worker_main(&runs[0]);
   cuplug__cpu_current = outer;
   for (unsigned long i = 1; i < started; i++) pthread_join(ids[i], NULL);
+  cuplug__cpu_watch_end(&l.watch);
   for (unsigned long i = 0; i < n; i++) worker_free(&runs[i].w);
   free(runs);
   free(ids);

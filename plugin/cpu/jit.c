@@ -25,6 +25,7 @@
 #include "plugin/cpu/jit.h"
 #include "plugin/cpu/fail.h"
 #include "plugin/cpu/libdevice.h"
+#include "plugin/cpu/polls.h"
 #include "plugin/cpu/retarget.h"
 #include "plugin/cpu/rows.h"
 #include "plugin/cpu/runtime.h"
@@ -309,9 +310,17 @@ static int lib_new(cuplug__cpu_jit *j, const cuplug__cpu_lib_args *a, cuplug__cp
 /* The module made host IR for the JIT's target (retarget.c). */
 static int retarget_for(cuplug__cpu_jit *j, cuplug__cpu_lib *l, const cuplug__cpu_lib_args *a,
                         LLVMModuleRef m, char **msg) {
+  cuplug__cpu_cabi_fn *imports = calloc(a->num_externs + 1, sizeof *imports);
+  if (!imports) return cuplug__cpu_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
   char *triple = LLVMGetTargetMachineTriple(j->tm);
   LLVMTargetDataRef td = LLVMCreateTargetDataLayout(j->tm);
   char *layout = LLVMCopyStringRepOfTargetData(td);
+  size_t num_imports = 0;
+  for (size_t i = 0; a->extern_signatures && i < a->num_externs; i++)
+    if (a->extern_signatures[i])
+      imports[num_imports++] = (cuplug__cpu_cabi_fn){a->extern_names[i], a->extern_signatures[i],
+                                                     a->extern_numba && a->extern_numba[i]};
+  cuplug__cpu_cabi_fn entry = {a->entry, a->entry_signature, a->entry_numba != 0};
   cuplug__cpu_retarget_args r = {.module = m,
                                  .triple = triple,
                                  .layout = layout,
@@ -320,8 +329,13 @@ static int retarget_for(cuplug__cpu_jit *j, cuplug__cpu_lib *l, const cuplug__cp
                                  .kernels = a->kernels,
                                  .num_kernels = a->num_kernels,
                                  .externs = a->extern_names,
-                                 .num_externs = a->num_externs};
+                                 .num_externs = a->num_externs,
+                                 .exports = &entry,
+                                 .num_exports = a->entry && a->entry_signature,
+                                 .imports = imports,
+                                 .num_imports = num_imports};
   int rc = cuplug__cpu_retarget(&r, msg);
+  free(imports);
   l->uses_collectives = r.uses_collectives;
   LLVMDisposeMessage(layout);
   LLVMDisposeTargetData(td);
@@ -385,6 +399,7 @@ int cuplug__cpu_lib_create(cuplug__cpu_jit *j, const cuplug__cpu_lib_args *a,
   pthread_mutex_lock(&j->compile_lock);
   if (!rc) rc = optimise(j, m, "default<O2>", msg);
   if (!rc) rc = make_rows(j, l, a, m, msg);
+  if (!rc) cuplug__cpu_add_polls(m); /* a stopped launch's way out (interrupt.c) */
   if (!rc) dump_ir(a, m);
   if (!rc) {
     rc = add_module(l, a, m, tsc, msg);

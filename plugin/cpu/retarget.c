@@ -17,6 +17,8 @@
  *                    its line (CUPLUG_ERR_HOST_UNSUPPORTED)
  *   externals        a function the IR declares must be the runtime's or
  *                    the process's (libm): CUDA C++ cannot run here
+ *   the C ABI        the entry, and the host functions it calls, take and
+ *                    return the platform's C types (cabi.c)
  *   kernels          a launcher each (internal.h)
  */
 #include <dlfcn.h>
@@ -346,6 +348,10 @@ int cuplug__cpu_retarget(cuplug__cpu_retarget_args *a, char **msg) {
   shared_to_tls(a->module);
   int rc = inline_asm(a, msg);
   if (!rc) rc = declarations(a, msg);
+  for (size_t i = 0; !rc && i < a->num_imports; i++)
+    rc = cuplug__cpu_cabi_import(a->module, &a->imports[i], msg);
+  for (size_t i = 0; !rc && i < a->num_exports; i++)
+    rc = cuplug__cpu_cabi_export(a->module, &a->exports[i], msg);
   if (!rc) rc = launchers(a, msg);
   return rc;
 }

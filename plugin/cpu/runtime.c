@@ -16,6 +16,7 @@
 
 #include "plugin/cpu/runtime.h"
 
+#include "plugin/cpu/interrupt.h"
 #include "plugin/cpu/math.h"
 #include "plugin/cpu/worker.h"
 
@@ -232,6 +233,9 @@ static const struct {
     {"globaltimer", FN(globaltimer), false},
     {"nanosleep", FN(nanosleep_u32), false},
     {"dynamic_smem_size", FN(dynamic_smem_size), false},
+    /* the polls (polls.cpp, interrupt.c) */
+    {"stop_point", FN(cuplug__cpu_stop_point), false},
+    {"stop_count", (void *)&cuplug__cpu_stop_count, false},
 };
 #define COUNT (sizeof table / sizeof table[0])
 

@@ -3,6 +3,8 @@
 #ifndef CUPLUG__PLUGIN_CPU_WORKER_H
 #define CUPLUG__PLUGIN_CPU_WORKER_H
 
+#include <setjmp.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +26,10 @@ typedef struct cuplug__cpu_worker {
   size_t num_fibers;
   void *sched_sp;
   void *sched_tsan; /* the scheduler's ThreadSanitizer fiber */
+  /* the launch's stop (interrupt.c), and where a thread run as a plain
+   * call leaves the kernel when it is set (a fiber switches out) */
+  const atomic_int *stopping;
+  sigjmp_buf *escape;
 } cuplug__cpu_worker;
 
 /* The worker of this host thread (NULL outside a launch).  Initial-exec:

@@ -128,26 +128,32 @@ static bool contiguous(const cuplug__arg *a, cuplug_layout layout, int64_t items
   return true;
 }
 
-static cuplug_error *pack_array(const cuplug__arg_site *site, size_t i, const cuplug__arg *arr,
-                                void **params, size_t *p, int64_t *slots, size_t *q) {
+cuplug_error *cuplug__arg_array_struct(const cuplug__arg_site *site, size_t i,
+                                       const cuplug__arg *arr, int64_t *slots) {
   const cuplug_type *t = site->sig->args[i];
   int64_t itemsize = cuplug__type_size(t->element);
   if (t->layout != CUPLUG_LAYOUT_ANY && !contiguous(arr, t->layout, itemsize))
     return cuplug__arg_error(site, i, "its strides are not %s-contiguous",
                              t->layout == CUPLUG_LAYOUT_C ? "C" : "Fortran");
-  if (*p + 5 + 2 * arr->ndim > CUPLUG__MAX_PARAMS)
-    return cuplug__arg_error(site, i, "more than %d parameters in all", CUPLUG__MAX_PARAMS);
   int64_t nitems = 1;
   for (uint32_t d = 0; d < arr->ndim; d++) nitems *= arr->shape[d];
-  size_t first = *q;
-  slots[(*q)++] = 0; /* meminfo */
-  slots[(*q)++] = 0; /* parent */
-  slots[(*q)++] = nitems;
-  slots[(*q)++] = itemsize;
-  slots[(*q)++] = (int64_t)arr->array_data;
-  for (uint32_t d = 0; d < arr->ndim; d++) slots[(*q)++] = arr->shape[d];
-  for (uint32_t d = 0; d < arr->ndim; d++) slots[(*q)++] = arr->strides[d];
-  for (size_t s = first; s < *q; s++) params[(*p)++] = &slots[s];
+  size_t q = 0;
+  slots[q++] = 0; /* meminfo */
+  slots[q++] = 0; /* parent */
+  slots[q++] = nitems;
+  slots[q++] = itemsize;
+  slots[q++] = (int64_t)arr->array_data;
+  for (uint32_t d = 0; d < arr->ndim; d++) slots[q++] = arr->shape[d];
+  for (uint32_t d = 0; d < arr->ndim; d++) slots[q++] = arr->strides[d];
+  return NULL;
+}
+
+static cuplug_error *pack_array(const cuplug__arg_site *site, size_t i, const cuplug__arg *arr,
+                                void **params, size_t *p, int64_t *slots, size_t *q) {
+  if (*p + 5 + 2 * arr->ndim > CUPLUG__MAX_PARAMS)
+    return cuplug__arg_error(site, i, "more than %d parameters in all", CUPLUG__MAX_PARAMS);
+  CUPLUG__TRY(cuplug__arg_array_struct(site, i, arr, slots + *q));
+  for (size_t s = 0; s < 5 + 2 * (size_t)arr->ndim; s++) params[(*p)++] = &slots[(*q)++];
   return NULL;
 }
 

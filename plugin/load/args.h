@@ -50,6 +50,12 @@ cuplug_error *cuplug__args_check(const cuplug__arg_site *site, const cuplug__arg
 cuplug_error *cuplug__arg_read(const cuplug__arg_site *site, const cuplug__args *args, size_t i,
                                cuplug__arg *out);
 
+/* Argument i, an array, as numba's array struct in slots[0, 5 + 2N):
+ * meminfo and parent NULL, nitems, itemsize, data, shape[N], strides[N];
+ * its strides checked against its type's layout. */
+cuplug_error *cuplug__arg_array_struct(const cuplug__arg_site *site, size_t i,
+                                       const cuplug__arg *arr, int64_t *slots);
+
 /* Packs a kernel's flattened parameters as cuLaunchKernel takes them:
  * scalars point at the caller's values; arrays expand to meminfo (NULL),
  * parent (NULL), nitems, itemsize, data, shape[N] and strides[N], held in

@@ -94,11 +94,16 @@ static cuplug_error *make_lib(cuplug_session *s, const cuplug__cpu_api *api,
   const char **kernels = calloc(nk, sizeof *kernels);
   const char **names = calloc(nx, sizeof *names);
   void **addresses = calloc(nx, sizeof *addresses);
-  cuplug_error *e = !kernels || !names || !addresses ? cuplug__error_oom() : NULL;
+  const cuplug_type **sigs = calloc(nx, sizeof *sigs);
+  uint8_t *numba = calloc(nx, 1);
+  cuplug_error *e =
+      !kernels || !names || !addresses || !sigs || !numba ? cuplug__error_oom() : NULL;
   for (size_t i = 0; !e && i < art->num_kernels; i++) kernels[i] = art->kernels[i].symbol;
   for (size_t i = 0; !e && i < art->num_cpu_externs; i++) {
     names[i] = art->cpu_externs[i].symbol;
     addresses[i] = art->cpu_externs[i].address;
+    sigs[i] = art->cpu_externs[i].signature;
+    numba[i] = art->cpu_externs[i].abi == CUPLUG_ABI_NUMBA;
   }
   const char *libdevice = NULL;
   size_t libdevice_size = 0;
@@ -118,12 +123,19 @@ static cuplug_error *make_lib(cuplug_session *s, const cuplug__cpu_api *api,
                                .ftz = art->fastmath,
                                .extern_names = names,
                                .extern_addresses = addresses,
-                               .num_externs = art->num_cpu_externs};
+                               .num_externs = art->num_cpu_externs,
+                               .extern_signatures = sigs,
+                               .extern_numba = numba,
+                               .entry_signature =
+                                   art->kind == CUPLUG_KERNEL ? NULL : art->signature,
+                               .entry_numba = art->abi == CUPLUG_ABI_NUMBA};
     e = error_of(api->lib_create(jit, &la, out, &msg), &msg);
   }
   free(kernels);
   free(names);
   free(addresses);
+  free(sigs);
+  free(numba);
   return e;
 }
 
@@ -152,7 +164,8 @@ cuplug_error *cuplug__launch_cpu(const cuplug_kernel *k, const cuplug_launch_arg
                         .params = params,
                         .num_params = num_params,
                         .debug = k->debug,
-                        .threads = a->host_threads};
+                        .threads = a->host_threads,
+                        .interrupt = a->interrupt};
   for (int d = 0; d < 3; d++) {
     g.grid[d] = a->grid[d] ? a->grid[d] : 1;
     g.block[d] = a->block[d] ? a->block[d] : 1;
@@ -189,9 +202,39 @@ cuplug_error *cuplug__function_cpu(cuplug_host_function_args *a) {
   return NULL;
 }
 
-/* A type a CPU call passes or returns: a scalar or a pointer. */
+/* A type a CPU call passes or returns: a scalar, a pointer, an array, or
+ * a tuple of them. */
 static bool callable(const cuplug_type *t) {
-  return t->kind <= CUPLUG_TYPE_COMPLEX128 || t->kind == CUPLUG_TYPE_POINTER;
+  if (t->kind == CUPLUG_TYPE_TUPLE) {
+    for (size_t i = 0; i < t->nargs; i++)
+      if (t->args[i]->kind == CUPLUG_TYPE_VOID || !callable(t->args[i])) return false;
+    return true;
+  }
+  return t->kind <= CUPLUG_TYPE_COMPLEX128 || t->kind == CUPLUG_TYPE_POINTER ||
+         t->kind == CUPLUG_TYPE_ARRAY;
+}
+
+/* Bytes of a callable type's value in memory (numba's data model, laid
+ * out as C lays out its C type), and its alignment. */
+static size_t value_size(const cuplug_type *t, size_t *align) {
+  switch (t->kind) {
+    case CUPLUG_TYPE_VOID: *align = 1; return 0;
+    case CUPLUG_TYPE_POINTER: *align = 8; return 8;
+    case CUPLUG_TYPE_ARRAY: *align = 8; return 8 * (5 + 2 * (size_t)t->ndim);
+    case CUPLUG_TYPE_COMPLEX64:
+    case CUPLUG_TYPE_COMPLEX128: *align = cuplug__type_size(t) / 2; return cuplug__type_size(t);
+    case CUPLUG_TYPE_TUPLE: {
+      size_t size = 0, most = 1;
+      for (size_t i = 0; i < t->nargs; i++) {
+        size_t a, s = value_size(t->args[i], &a);
+        size = (size + a - 1) / a * a + s;
+        if (a > most) most = a;
+      }
+      *align = most;
+      return (size + most - 1) / most * most;
+    }
+    default: *align = cuplug__type_size(t); return cuplug__type_size(t);
+  }
 }
 
 static cuplug_error *call_signature(cuplug_host_call_args *a, const char *name,
@@ -214,6 +257,29 @@ static cuplug_error *call_signature(cuplug_host_call_args *a, const char *name,
   return NULL;
 }
 
+/* Each argument's value in memory: the caller's, or for an array numba's
+ * array struct, made in `arrays` (CUPLUG__MAX_PARAMS slots in all). */
+static cuplug_error *call_values(const cuplug__arg_site *site, const cuplug__args *args,
+                                 void **values, int64_t *arrays) {
+  CUPLUG__TRY(cuplug__args_check(site, args));
+  size_t used = 0;
+  for (size_t i = 0; i < site->sig->nargs; i++) {
+    if (!callable(site->sig->args[i]))
+      return cuplug__arg_error(site, i,
+                               "a host call takes scalars, pointers, arrays and tuples of them");
+    cuplug__arg v;
+    CUPLUG__TRY(cuplug__arg_read(site, args, i, &v));
+    values[i] = (void *)v.data;
+    if (v.kind != CUPLUG_TYPE_ARRAY) continue;
+    if (used + 5 + 2 * (size_t)v.ndim > CUPLUG__MAX_PARAMS)
+      return cuplug__arg_error(site, i, "more than %d parameters in all", CUPLUG__MAX_PARAMS);
+    CUPLUG__TRY(cuplug__arg_array_struct(site, i, &v, arrays + used));
+    values[i] = arrays + used;
+    used += 5 + 2 * (size_t)v.ndim;
+  }
+  return NULL;
+}
+
 cuplug_error *cuplug__call_cpu(cuplug_host_call_args *a) {
   const char *name;
   void *fn;
@@ -222,34 +288,16 @@ cuplug_error *cuplug__call_cpu(cuplug_host_call_args *a) {
   CUPLUG__TRY(call_signature(a, name, &sig));
   cuplug__arg_site site = {"call", name, sig};
   cuplug__args args = {a->args, a->arguments, a->num_args};
-  CUPLUG__TRY(cuplug__args_check(&site, &args));
-  uint32_t kinds[CUPLUG__MAX_PARAMS];
   void *values[CUPLUG__MAX_PARAMS];
-  for (size_t i = 0; i < sig->nargs; i++) {
-    if (!callable(sig->args[i]))
-      return cuplug__arg_error(&site, i, "a host call takes scalars and pointers only");
-    cuplug__arg v;
-    CUPLUG__TRY(cuplug__arg_read(&site, &args, i, &v));
-    kinds[i] = v.kind;
-    values[i] = (void *)v.data;
-  }
-  const cuplug_type *r = sig->restype;
-  size_t need = r->kind == CUPLUG_TYPE_VOID      ? 0
-                : r->kind == CUPLUG_TYPE_POINTER ? 8
-                                                 : cuplug__type_size(r);
+  int64_t arrays[CUPLUG__MAX_PARAMS];
+  CUPLUG__TRY(call_values(&site, &args, values, arrays));
+  size_t align, need = value_size(sig->restype, &align);
   if (need && (!a->result || a->result_size < need))
     return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
                          "call %s: its %s result needs %zu bytes of room, result_size is %zu",
-                         name, r->name, need, a->result ? a->result_size : 0);
-  unsigned char result[32] = {0};
-  cuplug__cpu_ffi c = {.fn = fn,
-                       .restype = r->kind,
-                       .argtypes = kinds,
-                       .nargs = sig->nargs,
-                       .args = values,
-                       .result = result};
+                         name, sig->restype->name, need, a->result ? a->result_size : 0);
+  cuplug__cpu_ffi c = {.fn = fn, .name = name, .sig = sig, .args = values, .result = a->result,
+                       .interrupt = a->interrupt};
   char *msg = NULL;
-  CUPLUG__TRY(error_of(cpu_api->call(&c, &msg), &msg));
-  if (need) memcpy(a->result, result, need);
-  return NULL;
+  return error_of(cpu_api->call(&c, &msg), &msg);
 }

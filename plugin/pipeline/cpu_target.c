@@ -36,6 +36,8 @@ static cuplug_error *keep_externs(cuplug__job *j) {
     if (!j->used[d]->host_function) continue;
     cuplug__cpu_extern *x = &art->cpu_externs[art->num_cpu_externs++];
     x->address = j->used[d]->host_function;
+    x->signature = j->used[d]->sig;
+    x->abi = j->used[d]->abi;
     if (!(x->symbol = cuplug__strdup(j->used[d]->symbol))) return cuplug__error_oom();
   }
   return NULL;
@@ -52,6 +54,7 @@ static cuplug_error *keep_cpu_ir(cuplug__job *j) {
   art->output = CUPLUG_OUTPUT_HOST;
   art->uses_libdevice = j->uses_libdevice;
   art->fastmath = j->a->fastmath != 0;
+  art->abi = j->abi;
   return cuplug__job_describe_entry(j);
 }
 

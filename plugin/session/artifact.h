@@ -21,6 +21,8 @@ typedef struct cuplug__artifact_kernel {
 typedef struct cuplug__cpu_extern {
   char *symbol;
   void *address;
+  const cuplug_type *signature; /* as declared: the C function's C types */
+  cuplug_abi abi;               /* NUMBA or C */
 } cuplug__cpu_extern;
 
 struct cuplug_artifact {
@@ -53,6 +55,7 @@ struct cuplug_artifact {
   size_t num_sources;
   bool uses_libdevice; /* a CPU artifact that calls __nv_* functions */
   bool fastmath;       /* ... compiled with fastmath: libdevice flushes to zero */
+  cuplug_abi abi;      /* ... the ABI its device function is exported under */
   /* ... and the declared functions it calls that have a CPU implementation */
   cuplug__cpu_extern *cpu_externs;
   size_t num_cpu_externs;

@@ -6,6 +6,7 @@
  * exactly what it printed (or the lines that matter in it). */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1113,6 +1114,89 @@ START_TEST(list_keys_with_a_prefix) {
 }
 END_TEST
 
+/* `cuplug run` of a C-ABI function of complex numbers: the platform's C
+ * ABI passes and returns each in one register (issue 19's (1-1j)). */
+START_TEST(run_complex_values) {
+  if (no_host_library()) return;
+  char ir[300];
+  snprintf(ir, sizeof ir, "%s/cmul.ll", tmp);
+  write_text(ir, "define {double, double} @cmul(double %ar, double %ai, double %br, double %bi) {\n"
+                 "  %rr1 = fmul double %ar, %br\n  %rr2 = fmul double %ai, %bi\n"
+                 "  %rr = fsub double %rr1, %rr2\n  %ri1 = fmul double %ar, %bi\n"
+                 "  %ri2 = fmul double %ai, %br\n  %ri = fadd double %ri1, %ri2\n"
+                 "  %v0 = insertvalue {double, double} undef, double %rr, 0\n"
+                 "  %v1 = insertvalue {double, double} %v0, double %ri, 1\n"
+                 "  ret {double, double} %v1\n}\n"
+                 "define {float, float} @cmul32(float %ar, float %ai, float %br, float %bi) {\n"
+                 "  %a = fpext float %ar to double\n  %b = fpext float %ai to double\n"
+                 "  %c = fpext float %br to double\n  %d = fpext float %bi to double\n"
+                 "  %r = call {double, double} @cmul(double %a, double %b, double %c, double %d)\n"
+                 "  %re = extractvalue {double, double} %r, 0\n"
+                 "  %im = extractvalue {double, double} %r, 1\n"
+                 "  %re32 = fptrunc double %re to float\n  %im32 = fptrunc double %im to float\n"
+                 "  %v0 = insertvalue {float, float} undef, float %re32, 0\n"
+                 "  %v1 = insertvalue {float, float} %v0, float %im32, 1\n"
+                 "  ret {float, float} %v1\n}\n");
+  const char *sigs[] = {"complex64(complex64, complex64)", "complex128(complex128, complex128)"};
+  const char *entries[] = {"cmul32", "cmul"};
+  for (int i = 0; i < 2; i++) {
+    result r = run((const char *[]){"run", ir, "--entry", entries[i], "--entry-abi", "c", "--sig",
+                                    sigs[i], "--", "1+2j", "3-1j", NULL});
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_str_eq(r.out, "(5+5j)\n");
+    result_free(&r);
+    r = run((const char *[]){"run", ir, "--entry", entries[i], "--entry-abi", "c", "--sig",
+                             sigs[i], "--", "0.5-2j", "-4+0.25j", NULL});
+    ck_assert_str_eq(r.out, "(-1.5+8.125j)\n");
+    result_free(&r);
+  }
+}
+END_TEST
+
+/* Ctrl-C stops `cuplug run` of a function that spins for ever: the call
+ * returns CUPLUG_ERR_INTERRUPTED and the tool exits 130. */
+START_TEST(run_interrupted_exits_130) {
+  if (no_host_library()) return;
+  char ir[300], out_path[300], err_path[300];
+  snprintf(ir, sizeof ir, "%s/spin.ll", tmp);
+  snprintf(out_path, sizeof out_path, "%s/stdout", tmp);
+  snprintf(err_path, sizeof err_path, "%s/stderr", tmp);
+  write_text(ir, "define i32 @spin(i32 %x) {\nentry:\n  br label %loop\nloop:\n"
+                 "  %i = phi i32 [ %x, %entry ], [ %n, %loop ]\n  %n = mul i32 %i, 3\n"
+                 "  %c = icmp ne i32 %n, 7\n  br i1 %c, label %loop, label %done\n"
+                 "done:\n  ret i32 %n\n}\n");
+  const char *argv[] = {cli, "run", ir, "--entry", "spin", "--entry-abi", "c", "--sig",
+                        "int32(int32)", "--", "2", NULL};
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawnattr_t sa; /* SIGINT as a terminal delivers it, whatever ours is */
+  posix_spawnattr_init(&sa);
+  sigset_t dfl;
+  sigemptyset(&dfl);
+  sigaddset(&dfl, SIGINT);
+  posix_spawnattr_setsigdefault(&sa, &dfl);
+  posix_spawnattr_setflags(&sa, POSIX_SPAWN_SETSIGDEF);
+  pid_t pid;
+  ck_assert_int_eq(posix_spawn(&pid, cli, &fa, &sa, (char *const *)argv, environ), 0);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&sa);
+  sleep(2); /* compiled, loaded and spinning */
+  kill(pid, SIGINT);
+  int status;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert(WIFEXITED(status));
+  ck_assert_int_eq(WEXITSTATUS(status), 130);
+  int fd = open(err_path, O_RDONLY);
+  char *err = slurp_fd(fd);
+  close(fd);
+  ck_assert_str_eq(err, "cuplug: error: CUPLUG_ERR_INTERRUPTED: call spin: interrupted (the host "
+                        "set the call's interrupt flag)\n");
+  free(err);
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s path/to/cuplug\n", argv[0]);
@@ -1156,5 +1240,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, resolve_prints_signature_symbol_abi);
   tcase_add_test(tc, resolve_errors);
   tcase_add_test(tc, list_keys_with_a_prefix);
+  tcase_add_test(tc, run_complex_values);
+  tcase_add_test(tc, run_interrupted_exits_130);
   return t_run_suite(s);
 }

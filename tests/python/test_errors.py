@@ -18,7 +18,7 @@ EXPECTED = {
     72: cuplug.LaunchArgumentError, 74: cuplug.KernelException, 75: cuplug.KernelFault,
     **{c: cuplug.TypingError for c in range(80, 86)},
     90: cuplug.ToolkitCrash, 91: cuplug.ToolkitTimeout, 93: cuplug.LimitError,
-    **{c: cuplug.HostError for c in (100, 101, 102)},
+    **{c: cuplug.HostError for c in (100, 101, 102, 103)},
 }
 
 

@@ -3,6 +3,10 @@ Kernels take NumPy arrays and other buffers; C-ABI functions are called
 with Python values."""
 import array
 import ctypes
+import signal
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -45,6 +49,98 @@ def test_address_for_ctypes():
     m = host_module("add_i32")
     add = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int32, ctypes.c_int32)(m.address())
     assert add(40, 2) == 42
+
+
+CMUL_IR = """
+define {%(t)s, %(t)s} @cmul(%(t)s %%ar, %(t)s %%ai, %(t)s %%br, %(t)s %%bi) {
+  %%rr1 = fmul %(t)s %%ar, %%br
+  %%rr2 = fmul %(t)s %%ai, %%bi
+  %%rr = fsub %(t)s %%rr1, %%rr2
+  %%ri1 = fmul %(t)s %%ar, %%bi
+  %%ri2 = fmul %(t)s %%ai, %%br
+  %%ri = fadd %(t)s %%ri1, %%ri2
+  %%v0 = insertvalue {%(t)s, %(t)s} undef, %(t)s %%rr, 0
+  %%v1 = insertvalue {%(t)s, %(t)s} %%v0, %(t)s %%ri, 1
+  ret {%(t)s, %(t)s} %%v1
+}
+"""
+
+
+def test_complex_values_follow_the_c_abi():
+    # a complex travels as the C ABI passes float _Complex: in one register
+    for part, sig in (("float", "complex64(complex64, complex64)"),
+                      ("double", "complex128(complex128, complex128)")):
+        art, _ = cuplug.compile(CMUL_IR % {"t": part}, sig, entry="cmul", entry_abi="c",
+                                output="host")
+        m = cuplug.load(art)
+        assert m.call(1 + 2j, 3 - 1j) == 5 + 5j
+        assert m.call(0.5 - 2j, -4 + 0.25j) == -1.5 + 8.125j
+
+
+# A child that launches a kernel spinning until flag[0] is set, and calls a
+# function spinning likewise: each stopped by Ctrl-C, then run again on the
+# same session.
+SPIN_CHILD = r'''
+import numpy as np
+import cuplug
+
+SPIN = """
+define %(ret)s @spin(i32* %%p) {
+entry:
+  br label %%loop
+loop:
+  %%v = load volatile i32, i32* %%p
+  %%z = icmp eq i32 %%v, 0
+  br i1 %%z, label %%loop, label %%done
+done:
+  ret %(value)s
+}
+"""
+session = cuplug.Session()
+flag = np.zeros(1, dtype=np.int32)
+art, _ = cuplug.compile(SPIN % {"ret": "void", "value": "void"}, "void(CPointer(int32))",
+                        entry="spin", entry_abi="c", device=False, output="host", session=session)
+kernel = cuplug.load(art, session=session).get_kernel()
+print("launching", flush=True)
+try:
+    kernel[4, 32](flag)
+except KeyboardInterrupt:
+    print("KeyboardInterrupt", flush=True)
+flag[0] = 1
+kernel[4, 32](flag)
+flag[0] = 0
+art, _ = cuplug.compile(SPIN % {"ret": "i32", "value": "i32 %v"}, "int32(CPointer(int32))",
+                        entry="spin", entry_abi="c", output="host", session=session)
+module = cuplug.load(art, session=session)
+print("calling", flush=True)
+try:
+    module.call(flag)
+except KeyboardInterrupt:
+    print("KeyboardInterrupt", flush=True)
+flag[0] = 7
+print(module.call(flag), flush=True)
+'''
+
+
+def test_ctrl_c_stops_a_host_launch_and_call():
+    child = subprocess.Popen([sys.executable, "-c", SPIN_CHILD], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        lines = []
+        for step in ("launching", "calling"):
+            lines.append(child.stdout.readline())
+            if lines[-1] != step + "\n":
+                break
+            time.sleep(0.5)  # spinning by now
+            child.send_signal(signal.SIGINT)
+            if step == "launching":
+                lines.append(child.stdout.readline())
+        out, err = child.communicate(timeout=120)
+    finally:
+        child.kill()
+    assert "".join(lines) + out == "launching\nKeyboardInterrupt\ncalling\nKeyboardInterrupt\n7\n", err
+    assert child.returncode == 0, err
 
 
 def test_saxpy_kernel_on_numpy_arrays():

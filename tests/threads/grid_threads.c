@@ -6,11 +6,16 @@
  * special registers, barriers and shuffles through the symbols the JIT
  * would bind them to.  Blocks run in parallel on several host threads;
  * any race between them, or between the scheduler and its fibers, fails
- * the test (halt_on_error).  The values are checked exactly. */
+ * the test (halt_on_error).  The values are checked exactly.  Then kernels
+ * that spin, polling as the JIT's polls do, are stopped through the
+ * interrupt flag from another thread: fibers abandoned at a barrier, and
+ * plain calls left by siglongjmp. */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "plugin/cpu/grid.h"
 #include "plugin/cpu/runtime.h"
@@ -60,16 +65,63 @@ static void plain_kernel(void **params) {
   atomic_fetch_add(&total, (int64_t)ctaid_x());
 }
 
-static int launch(cuplug__cpu_launcher k, bool collectives) {
+/* Thread 0 of each block spins, polling as the JIT's polls do, until its
+ * launch is stopped; the others wait for it at a barrier (with fibers). */
+static atomic_int *stop_count;
+static void (*stop_point)(void);
+static void spin(void) {
+  if (tid_x() != 0) return;
+  for (;;)
+    if (atomic_load_explicit(stop_count, memory_order_relaxed)) stop_point();
+}
+static void spinning_collective_kernel(void **params) {
+  (void)params;
+  spin();
+  barrier0();
+}
+static void spinning_plain_kernel(void **params) {
+  (void)params;
+  spin();
+}
+
+static volatile int32_t stop;
+static void *press_ctrl_c(void *arg) {
+  (void)arg;
+  nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL);
+  __atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+  return NULL;
+}
+
+static int launch_with(cuplug__cpu_launcher k, bool collectives, const volatile int32_t *flag,
+                       char **msg) {
   cuplug__cpu_kernel kernel = {.name = "k", .launcher = k};
   cuplug__cpu_lib lib = {.kernels = &kernel, .num_kernels = 1, .uses_collectives = collectives};
   cuplug__cpu_grid g = {.kernel = "k", .grid = {BLOCKS, 1, 1}, .block = {THREADS, 1, 1},
-                         .threads = 4};
+                         .threads = 4, .interrupt = flag};
+  return cuplug__cpu_launch(&lib, &g, msg);
+}
+
+static int launch(cuplug__cpu_launcher k, bool collectives) {
   char *msg = NULL;
-  int rc = cuplug__cpu_launch(&lib, &g, &msg);
+  int rc = launch_with(k, collectives, NULL, &msg);
   if (rc) fprintf(stderr, "grid_threads: launch failed (%d): %s\n", rc, msg ? msg : "");
   free(msg);
   return rc;
+}
+
+/* A spinning launch, stopped from another thread: CUPLUG_ERR_INTERRUPTED. */
+static int stopped(cuplug__cpu_launcher k, bool collectives) {
+  stop = 0;
+  pthread_t t;
+  if (pthread_create(&t, NULL, press_ctrl_c, NULL)) return 1;
+  char *msg = NULL;
+  int rc = launch_with(k, collectives, &stop, &msg);
+  pthread_join(t, NULL);
+  bool ok = rc == CUPLUG_ERR_INTERRUPTED && msg &&
+            !strcmp(msg, "kernel k: interrupted (the host set the launch's interrupt flag)");
+  if (!ok) fprintf(stderr, "grid_threads: a stopped launch gave %d: %s\n", rc, msg ? msg : "");
+  free(msg);
+  return !ok;
 }
 
 int main(void) {
@@ -79,6 +131,8 @@ int main(void) {
   barrier0 = (void (*)(void))(uintptr_t)runtime("__cuplug_nvvm.barrier0");
   shfl = (pair(*)(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t))(uintptr_t)runtime(
       "__cuplug_nvvm.shfl.sync.i32");
+  stop_count = (atomic_int *)runtime("__cuplug_nvvm.stop_count");
+  stop_point = (void (*)(void))(uintptr_t)runtime("__cuplug_nvvm.stop_point");
   int failures = 0;
   for (int round = 0; round < 3; round++) { /* the workers' fibers, made anew each launch */
     total = 0;
@@ -101,9 +155,11 @@ int main(void) {
     int64_t want = (int64_t)THREADS * BLOCKS * (BLOCKS - 1) / 2;
     if (total != want && failures++ < 5)
       fprintf(stderr, "plain total %lld, expected %lld\n", (long long)total, (long long)want);
+    failures += stopped(spinning_collective_kernel, true);
+    failures += stopped(spinning_plain_kernel, false);
   }
   if (failures) return 1;
-  printf("grid_threads: %d blocks of %d threads on 4 host threads, 3 rounds: exact\n", BLOCKS,
-         THREADS);
+  printf("grid_threads: %d blocks of %d threads on 4 host threads, 3 rounds: exact; spinning "
+         "launches stopped\n", BLOCKS, THREADS);
   return 0;
 }

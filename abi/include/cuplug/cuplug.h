@@ -181,6 +181,7 @@ typedef enum cuplug_status {
                                         inline PTX, tensor cores, textures, CUDA C++, ... */
   CUPLUG_ERR_HOST_BARRIER = 101,  /* a barrier not every thread of a block reaches */
   CUPLUG_ERR_HOST_NOT_FOUND = 102, /* libcuplug-host.so cannot be loaded */
+  CUPLUG_ERR_INTERRUPTED = 103,   /* the host set a launch's or a call's interrupt flag */
 
   /* Warnings: never returned by a call, only held by an artifact. */
   CUPLUG_WARN_DEBUG_WITH_OPT = 1000, /* debug together with opt > 0 */
@@ -570,7 +571,8 @@ typedef struct cuplug_declare_device_args {
   /* since 1.3 */
   /* Its implementation on the host (CUPLUG_OUTPUT_HOST): a C function of
    * the symbol's ABI (Numba: int f(R *ret, args...), returning 0; C:
-   * R f(args...)), which host libraries that call the symbol call.
+   * R f(args...)), with the C types of cuplug_host_function_args' table,
+   * which host libraries that call the symbol call.
    * NULL: the code cannot run on the host (CUPLUG_ERR_HOST_UNSUPPORTED at
    * load).  It must stay valid while such libraries are loaded. */
   void *host_function;
@@ -689,7 +691,9 @@ typedef struct cuplug_array {
  * Scalars point at the C value (int32_t, float, uint8_t for bool,
  * uint16_t bits for float16, two floats for complex64); CPointer points at
  * a uint64_t address (the device's, or this process's for a host
- * library); an array at a cuplug_array.  Fixed in size;
+ * library); an array at a cuplug_array; since 1.3 a tuple (host_call
+ * only) at its value in memory, its C struct (cuplug_host_function_args).
+ * Fixed in size;
  * since 1.3 launch and host_call also take the growable cuplug_argument. */
 typedef struct cuplug_value {
   cuplug_type_kind kind;
@@ -748,11 +752,42 @@ typedef struct cuplug_launch_args {
   /* The arguments in their growable form, instead of args: exactly one of
    * the two when the kernel takes arguments; num_args counts either. */
   const cuplug_argument *const *arguments;
+  /* A host library's kernel: a flag the host sets (not zero) to stop the
+   * launch, from its SIGINT handler (a volatile sig_atomic_t) or another
+   * thread (an atomic store).  Within a few milliseconds each thread of
+   * the grid leaves the kernel at its next loop iteration or recursive
+   * call, the blocks under way are abandoned (no barrier waits on them),
+   * no other block starts, and launch returns CUPLUG_ERR_INTERRUPTED; a
+   * flag set before the launch starts none.  Memory the kernel wrote is
+   * left as it was; the library and the session stay usable.  The plugin
+   * installs no signal handler: that is the host's to do.  NULL: the launch
+   * runs to its end.  A GPU launch does not read it. */
+  const volatile int32_t *interrupt;
 } cuplug_launch_args;
-#define CUPLUG_LAUNCH_ARGS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_launch_args, arguments)
+#define CUPLUG_LAUNCH_ARGS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_launch_args, interrupt)
 
 /* since 1.3: a C-ABI device function of a host library as a native
- * function pointer, to call with its C signature. */
+ * function pointer, to call with its C signature.
+ *
+ * The C types.  A host library's C-ABI function, and a declared
+ * function's host_function, is a C function: each type of its signature
+ * is the C type of its value in memory (numba's data model), passed and
+ * returned by value as the platform's C ABI (x86-64 System V) passes that
+ * C type:
+ *   bool                      _Bool (one byte, 0 or 1)
+ *   int8 .. int64, uint8 .. uint64   int8_t .. int64_t, uint8_t .. uint64_t
+ *   float16                   uint16_t: its binary16 bits (as CUDA's __half on the host)
+ *   float32, float64          float, double
+ *   complex64, complex128     float _Complex, double _Complex
+ *   CPointer(T)               T *
+ *   Tuple(A, B, ...)          struct { A a; B b; ... } (UniTuple(T x N): struct { T v[N]; })
+ *   an array of N dimensions  numba's array struct: struct { void *meminfo, *parent;
+ *                             int64_t nitems, itemsize; T *data; int64_t shape[N],
+ *                             strides[N]; } (meminfo and parent NULL)
+ *   Literal[int]              int64_t; class(T) takes no parameter
+ * so `complex64(complex64, complex64)` is
+ * `float _Complex f(float _Complex, float _Complex)`.  Under the Numba ABI
+ * the function is `int f(R *ret, args...)`, returning 0. */
 typedef struct cuplug_host_function_args {
   size_t struct_size;
   cuplug_library *library; /* loaded from a CUPLUG_OUTPUT_HOST artifact */
@@ -771,17 +806,25 @@ typedef struct cuplug_host_call_args {
   /* its signature: at most one of the two; NULL for the artifact's */
   const char *signature;
   const cuplug_type *signature_type;
-  const cuplug_value *args; /* one per argument, as launch takes them (no arrays) */
+  const cuplug_value *args; /* one per argument, as launch takes them, and tuples */
   size_t num_args;
   /* out: the result's C value (uint8_t for bool, two floats or doubles
-   * for a complex); result_size bytes of room, at least the type's size */
+   * for a complex; since 1.3 a tuple's or an array's struct, as
+   * cuplug_host_function_args lays it out); result_size bytes of room, at
+   * least the type's size */
   void *result;
   size_t result_size;
   /* The arguments in their growable form, instead of args: exactly one of
    * the two when the function takes arguments; num_args counts either. */
   const cuplug_argument *const *arguments;
+  /* A flag the host sets to stop the call, as cuplug_launch_args'
+   * interrupt: the function leaves at its next loop iteration or recursive
+   * call and host_call returns CUPLUG_ERR_INTERRUPTED (the result is not
+   * written).  A function called through host_function's pointer cannot be
+   * stopped: only host_call watches a flag. */
+  const volatile int32_t *interrupt;
 } cuplug_host_call_args;
-#define CUPLUG_HOST_CALL_ARGS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_host_call_args, arguments)
+#define CUPLUG_HOST_CALL_ARGS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_host_call_args, interrupt)
 
 /* ------------------------------------------------------------------------ */
 /* since 1.2: typing templates and lowering implementations                  */
@@ -1189,18 +1232,23 @@ typedef struct cuplug_api {
    * packing (array data are host addresses): the blocks run in parallel on
    * host threads, each block's threads one at a time, as fibers switching
    * at barriers and warp collectives where the code has them; launch
-   * returns when the grid is done.  A barrier not every thread of a block
+   * returns when the grid is done, or when the host sets the launch's
+   * interrupt flag (CUPLUG_ERR_INTERRUPTED).  A barrier not every thread of a block
    * reaches is CUPLUG_ERR_HOST_BARRIER; a debug kernel's exception is
    * CUPLUG_ERR_KERNEL_EXCEPTION, worded as on the GPU.  Thread-safe:
    * loads, calls and launches may run on many threads at once. */
 
   /* The address of a C-ABI function (or any symbol) of a host library.
+   * The artifact's function takes and returns the C types of
+   * cuplug_host_function_args; another symbol is as its IR defines it.
    * CUPLUG_ERR_INVALID_ARGUMENT for a GPU library; CUPLUG_ERR_ENTRY_NOT_FOUND
    * when the library has no such symbol. */
   cuplug_error *(*host_function)(cuplug_host_function_args *args);
-  /* Calls a host library's C-ABI function with its signature's C types,
-   * through libffi.  Arguments: scalars and CPointer (CUPLUG_ERR_LAUNCH_ARGS
-   * for a wrong count or kind, naming the argument). */
+  /* Calls a host library's C-ABI function with its signature's C types
+   * (cuplug_host_function_args), through libffi.  Arguments: scalars,
+   * CPointer, arrays and tuples of them (CUPLUG_ERR_LAUNCH_ARGS for a
+   * wrong count or kind, naming the argument).  A flag the host sets stops
+   * the call (cuplug_host_call_args.interrupt). */
   cuplug_error *(*host_call)(cuplug_host_call_args *args);
 } cuplug_api;
 #define CUPLUG_API_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_api, host_call)

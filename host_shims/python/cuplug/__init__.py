@@ -157,7 +157,8 @@ class LimitError(CuplugError, ValueError):
 
 class HostError(CuplugError):
     """Device code on the CPU: a construct the host cannot run, a barrier not
-    every thread reaches, or no libcuplug-host.so (100 to 102)."""
+    every thread reaches, no libcuplug-host.so, or a launch stopped by Ctrl-C
+    whose SIGINT handler raised nothing (100 to 103)."""
 
 
 class CuplugWarning(UserWarning):
@@ -207,7 +208,7 @@ def _error_class(code, type_error=False):
         return ToolkitTimeout
     if code == 93:
         return LimitError
-    if 100 <= code <= 102:
+    if 100 <= code <= 103:
         return HostError
     return ToolkitError
 

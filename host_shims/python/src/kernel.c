@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "arrays.h"
+#include "interrupt.h"
 #include "kernel.h"
 #include "objects.h"
 #include "type.h"
@@ -208,10 +209,11 @@ static PyObject *launch(shim_state *st, const shim_launcher *l, PyObject *args) 
                           .shared_mem = l->shared_mem, .stream = l->stream};
   cuplug_error *e = NULL;
   cuplug_session *session = ((shim_session *)((shim_library *)k->library)->session)->session;
+  if (((shim_library *)k->library)->host) a.interrupt = shim_interrupt_begin();
   Py_BEGIN_ALLOW_THREADS if (p.sync_first) e = st->api->synchronize(session);
   if (!e) e = st->api->launch(&a);
   Py_END_ALLOW_THREADS
-  if (e) shim_raise(st, e);
+  if (shim_interrupt_end(st, a.interrupt, &e) == 0 && e) shim_raise(st, e);
 done:
   for (size_t i = 0; i < p.nkeep; i++) Py_DECREF(p.keep[i]);
   for (size_t i = 0; i < p.nviews; i++) PyBuffer_Release(&p.views[i]);

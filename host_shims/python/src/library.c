@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "arrays.h"
+#include "interrupt.h"
 #include "kernel.h"
 #include "library.h"
 #include "objects.h"
@@ -172,8 +173,10 @@ static PyObject *call_packed(shim_state *st, shim_library *l, const char *name,
                              .signature_type = sig, .args = p->values, .num_args = nargs,
                              .result = &r, .result_size = sizeof r};
   cuplug_error *e;
+  c.interrupt = shim_interrupt_begin();
   Py_BEGIN_ALLOW_THREADS e = st->api->host_call(&c);
   Py_END_ALLOW_THREADS
+  if (shim_interrupt_end(st, c.interrupt, &e) < 0) return NULL;
   if (e) return shim_raise(st, e);
   cuplug_type_info si = {.struct_size = sizeof si, .type = sig};
   st->api->error_destroy(st->api->type_info(&si));

@@ -15,6 +15,7 @@
  *   session.c, memory.c    cuplug.Session; its device memory
  *   library.c              cuplug.Library, and Library.call
  *   kernel.c               cuplug.Kernel and its Launcher: a launch
+ *   interrupt.c            Ctrl-C during a launch or a call on the CPU
  *   arrays.c               array and pointer arguments (the four protocols)
  *   values.c               a call's arguments: scalars, and their storage
  *   registry.c             cuplug.Registry
