@@ -52,7 +52,8 @@ static const char exit_status[] =
     "       (CUPLUG_ERR_...), or CUPLUG_ERR_IO for a file the tool cannot read or\n"
     "       write, or CUPLUG_ERR_LIMIT for an input past 64 MiB; or a difference\n"
     "       that case --check or --run found\n"
-    "  2    the command line is wrong, printed as 'cuplug: message'\n";
+    "  2    the command line is wrong, printed as 'cuplug: message'\n"
+    "  130  Ctrl-C stopped a run on the CPU (run, case --run host)\n";
 
 static const char environment[] =
     "environment:\n"
