@@ -280,6 +280,50 @@ static cuplug_error *call_values(const cuplug__arg_site *site, const cuplug__arg
   return NULL;
 }
 
+/* numba's status codes: 0 returned a value, -2 returned None; the rest
+ * are exceptions (callconv.py's RETCODE_*). */
+static cuplug_error *numba_status(const char *name, int32_t status) {
+  if (status == 0 || status == -2) return NULL;
+  if (status == -3)
+    return cuplug__error(CUPLUG_ERR_KERNEL_EXCEPTION, "call %s raised StopIteration", name);
+  if (status < 0)
+    return cuplug__error(CUPLUG_ERR_KERNEL_EXCEPTION,
+                         "call %s raised an exception (status %d under the Numba ABI)", name,
+                         status);
+  return cuplug__error(CUPLUG_ERR_KERNEL_EXCEPTION, "call %s raised exception %d", name, status);
+}
+
+/* A device function exported under the Numba ABI is `int32 f(R *ret,
+ * args...)`: called so, through a return slot of its own, its status read,
+ * and the slot's value handed back as a C-ABI call's result would be. */
+static cuplug_error *call_numba(const cuplug__cpu_ffi *c, size_t need) {
+  const cuplug_type *r = c->sig->restype, *slot_type, *numba_sig;
+  /* a None-returning function's slot is a byte nobody reads */
+  const cuplug_type *slot = r->kind == CUPLUG_TYPE_VOID ? cuplug__type_scalar(CUPLUG_TYPE_INT8) : r;
+  CUPLUG__TRY(cuplug__type_pointer(slot, &slot_type));
+  const cuplug_type *argtypes[CUPLUG__MAX_PARAMS + 1] = {slot_type};
+  void *values[CUPLUG__MAX_PARAMS + 1];
+  for (size_t i = 0; i < c->sig->nargs; i++) {
+    argtypes[i + 1] = c->sig->args[i];
+    values[i + 1] = c->args[i];
+  }
+  CUPLUG__TRY(cuplug__type_signature(cuplug__type_scalar(CUPLUG_TYPE_INT32), argtypes,
+                                     c->sig->nargs + 1, &numba_sig));
+  void *room = calloc(1, need > 16 ? need : 16);
+  if (!room) return cuplug__error_oom();
+  uint64_t slot_address = (uint64_t)(uintptr_t)room;
+  values[0] = &slot_address;
+  int32_t status = 0;
+  cuplug__cpu_ffi numba = {.fn = c->fn, .name = c->name, .sig = numba_sig, .args = values,
+                           .result = &status, .interrupt = c->interrupt};
+  char *msg = NULL;
+  cuplug_error *e = error_of(cpu_api->call(&numba, &msg), &msg);
+  if (!e) e = numba_status(c->name, status);
+  if (!e && need) memcpy(c->result, room, need);
+  free(room);
+  return e;
+}
+
 cuplug_error *cuplug__call_cpu(cuplug_host_call_args *a) {
   const char *name;
   void *fn;
@@ -298,6 +342,8 @@ cuplug_error *cuplug__call_cpu(cuplug_host_call_args *a) {
                          name, sig->restype->name, need, a->result ? a->result_size : 0);
   cuplug__cpu_ffi c = {.fn = fn, .name = name, .sig = sig, .args = values, .result = a->result,
                        .interrupt = a->interrupt};
+  if (a->library->entry_numba && strcmp(name, a->library->entry) == 0)
+    return call_numba(&c, need);
   char *msg = NULL;
   return error_of(cpu_api->call(&c, &msg), &msg);
 }

@@ -34,6 +34,7 @@ static void library_free(cuplug_library *l) {
 static cuplug_error *remember_artifact(cuplug_library *l, const cuplug_artifact *art) {
   if (art->symbol && !(l->entry = cuplug__strdup(art->symbol))) return cuplug__error_oom();
   l->entry_signature = art->signature;
+  l->entry_numba = art->kind == CUPLUG_DEVICE_FUNCTION && art->abi == CUPLUG_ABI_NUMBA;
   l->cooperative = art->cooperative;
   if (!art->num_kernels) return NULL;
   l->artifact_kernels = calloc(art->num_kernels, sizeof *l->artifact_kernels);

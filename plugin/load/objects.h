@@ -25,6 +25,7 @@ struct cuplug_library {
   bool cooperative;
   char *entry;
   const cuplug_type *entry_signature;
+  bool entry_numba; /* a device function exported under the Numba ABI */
   pthread_mutex_t lock;
   cuplug_kernel *kernels; /* kernel_get's, owned */
 };

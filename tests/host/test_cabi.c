@@ -381,6 +381,41 @@ START_TEST(numba_abi_export) {
   ck_assert_int_eq(FN(int (*)(float _Complex *, float _Complex), ld.library)(&r, 1.5f + 2.0f * I),
                    0);
   ck_assert(crealf(r) == 1.5f && cimagf(r) == -2.0f);
+  /* host_call knows the entry's ABI: the slot is its own, the result the
+   * value (before, it called the Numba-ABI function as a C-ABI one, which
+   * crashed the host) */
+  float z[2] = {3.0f, 4.0f};
+  float got[2] = {0, 0};
+  cuplug_value v[] = {{CUPLUG_TYPE_COMPLEX64, z}};
+  call(ld.library, v, 1, got, sizeof got);
+  ck_assert(got[0] == 3.0f && got[1] == -4.0f);
+  t_api()->library_unload(ld.library);
+}
+END_TEST
+
+/* int raise7(int64 *ret, int32 x): numba's status 7, a user exception */
+static const char raise_ir[] =
+    "define i32 @raise7(i64* %ret, i32 %x) {\n"
+    "  %w = sext i32 %x to i64\n  store i64 %w, i64* %ret\n  ret i32 7\n}\n";
+
+START_TEST(numba_abi_status) {
+  cuplug_module m = {sizeof m, "raise.ll", raise_ir, sizeof raise_ir - 1};
+  const cuplug_module *mods[] = {&m};
+  cuplug_compile_args a = {.struct_size = sizeof a, .session = s, .modules = mods,
+                           .num_modules = 1, .entry = "raise7", .signature = "int64(int32)",
+                           .entry_abi = CUPLUG_ABI_NUMBA, .abi = CUPLUG_ABI_NUMBA,
+                           .output = CUPLUG_OUTPUT_HOST};
+  T_ASSERT_OK(t_api()->compile(&a));
+  cuplug_load_args ld = {.struct_size = sizeof ld, .session = s, .artifact = a.artifact};
+  T_ASSERT_OK(t_api()->load(&ld));
+  t_api()->artifact_destroy(a.artifact);
+  int32_t x = 5;
+  int64_t r = 0;
+  cuplug_value v[] = {{CUPLUG_TYPE_INT32, &x}};
+  cuplug_host_call_args c = {.struct_size = sizeof c, .library = ld.library, .args = v,
+                             .num_args = 1, .result = &r, .result_size = sizeof r};
+  T_ASSERT_ERROR(t_api()->host_call(&c), CUPLUG_ERR_KERNEL_EXCEPTION,
+                 "call raise7 raised exception 7");
   t_api()->library_unload(ld.library);
 }
 END_TEST
@@ -402,6 +437,7 @@ static Suite *suite_cabi(void) {
   tcase_add_test(tc, host_functions_called_by_the_c_abi);
   tc = t_tcase(suite, "numba_abi", T_HOST, setup, teardown, 120);
   tcase_add_test(tc, numba_abi_export);
+  tcase_add_test(tc, numba_abi_status);
   return suite;
 }
 

@@ -1248,7 +1248,10 @@ typedef struct cuplug_api {
    * (cuplug_host_function_args), through libffi.  Arguments: scalars,
    * CPointer, arrays and tuples of them (CUPLUG_ERR_LAUNCH_ARGS for a
    * wrong count or kind, naming the argument).  A flag the host sets stops
-   * the call (cuplug_host_call_args.interrupt). */
+   * the call (cuplug_host_call_args.interrupt).  The artifact's device
+   * function exported under the Numba ABI (abi numba) is called as one,
+   * `int32 f(R *ret, args...)`: its result is the slot's value, and a
+   * status numba reports as an exception is CUPLUG_ERR_KERNEL_EXCEPTION. */
   cuplug_error *(*host_call)(cuplug_host_call_args *args);
 } cuplug_api;
 #define CUPLUG_API_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_api, host_call)
