@@ -16,7 +16,7 @@ seconds=${1:-30}
 shift || true
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=(signature irtext resolve code_kind case_json values compile cache_entry host
-                                         signature_ir)
+                                         signature_ir launch_args)
 
 out=${CUPLUG_FUZZ_DIR:-build-fuzz} # a long run elsewhere leaves CI's folder alone
 bash scripts/deps.sh
@@ -74,6 +74,8 @@ seed() {
       printf '\x00\xed\x43\x4e\x7f\x01\x02' >"$dir/ltoir"
       printf '\x06!<arch>\n' >"$dir/archive" ;;
     resolve) printf '\x01\x02\x03\x0b\x00' >"$dir/one" ;;
+    launch_args) # saxpy's signature, three growable arrays and a float32, each as given
+      printf '\x00\x01\x03' >"$dir/saxpy" ;;
     cache_entry) # real entries, as the CLI leaves them; the first byte: repair (1) or not
       local cache
       cache=$(mktemp -d)
