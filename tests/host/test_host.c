@@ -16,10 +16,7 @@ static t_case *cases;
 static int num_cases;
 
 static const t_case *find_case(const char *name) {
-  for (int i = 0; i < num_cases; i++)
-    if (strcmp(cases[i].name, name) == 0) return &cases[i];
-  ck_abort_msg("no case %s", name);
-  return NULL;
+  return t_case_named(cases, num_cases, name);
 }
 
 static cuplug_library *load(const cuplug_artifact *art) {

@@ -141,6 +141,13 @@ static int by_name(const void *a, const void *b) {
   return strcmp(((const t_case *)a)->name, ((const t_case *)b)->name);
 }
 
+const t_case *t_case_named(const t_case *cases, int n, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(cases[i].name, name) == 0) return &cases[i];
+  ck_abort_msg("no corpus case %s", name);
+  return NULL;
+}
+
 int t_cases(t_case **out) {
   const char *env = getenv("CUPLUG_CONFORMANCE_DIR");
   char root[4096];

@@ -109,6 +109,8 @@ typedef struct t_case {
  * tests/conformance/numba); returns the count. */
 int t_cases(t_case **cases);
 void t_cases_free(t_case *cases, int n);
+/* The case of that name among cases[0..n) (the test fails without one). */
+const t_case *t_case_named(const t_case *cases, int n, const char *name);
 
 /* Fills compile args for a case as numba-cuda compiles it (kernels with
  * the Numba ABI, device functions with the C ABI and the case's abi_name). */

@@ -31,10 +31,7 @@ static void teardown(void) {
 }
 
 static const t_case *find_case(const char *name) {
-  for (int i = 0; i < num_cases; i++)
-    if (strcmp(cases[i].name, name) == 0) return &cases[i];
-  ck_abort_msg("no corpus case %s", name);
-  return NULL;
+  return t_case_named(cases, num_cases, name);
 }
 
 /* One module and the compile args that point at it. */

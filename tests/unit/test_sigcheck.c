@@ -386,10 +386,7 @@ static void teardown(void) {
 }
 
 static const t_case *corpus(const char *name) {
-  for (int i = 0; i < num_cases; i++)
-    if (!strcmp(cases[i].name, name)) return &cases[i];
-  ck_abort_msg("no corpus case %s", name);
-  return NULL;
+  return t_case_named(cases, num_cases, name);
 }
 
 /* Compiles corpus case `name` as numba-cuda does, but with `sig`, to
