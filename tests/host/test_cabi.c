@@ -28,19 +28,25 @@ typedef struct array1 {                                /* float32[::1] */
   int64_t shape[1], strides[1];
 } array1;
 
-/* Compiles `ir` for the host with entry `entry` under the C ABI, and
- * loads it. */
-static cuplug_library *library(const char *ir, const char *entry, const char *sig) {
+/* Compiles `ir` for the host with entry `entry`, written and exported
+ * under `abi`, and loads it. */
+static cuplug_library *library_abi(const char *ir, const char *entry, const char *sig,
+                                   cuplug_abi abi) {
   cuplug_module m = {sizeof m, "cabi.ll", ir, strlen(ir)};
   const cuplug_module *mods[] = {&m};
   cuplug_compile_args a = {.struct_size = sizeof a, .session = s, .modules = mods,
                            .num_modules = 1, .entry = entry, .signature = sig,
-                           .entry_abi = CUPLUG_ABI_C, .output = CUPLUG_OUTPUT_HOST};
+                           .entry_abi = abi, .abi = abi, .output = CUPLUG_OUTPUT_HOST};
   T_ASSERT_OK(t_api()->compile(&a));
   cuplug_load_args l = {.struct_size = sizeof l, .session = s, .artifact = a.artifact};
   T_ASSERT_OK(t_api()->load(&l));
   t_api()->artifact_destroy(a.artifact);
   return l.library;
+}
+
+/* ... under the C ABI. */
+static cuplug_library *library(const char *ir, const char *entry, const char *sig) {
+  return library_abi(ir, entry, sig, CUPLUG_ABI_C);
 }
 
 static void *address(cuplug_library *l) {
@@ -367,19 +373,9 @@ static const char conj_ir[] =
     "  store {float, float} %v1, {float, float}* %ret\n  ret i32 0\n}\n";
 
 START_TEST(numba_abi_export) {
-  cuplug_module m = {sizeof m, "conj.ll", conj_ir, sizeof conj_ir - 1};
-  const cuplug_module *mods[] = {&m};
-  cuplug_compile_args a = {.struct_size = sizeof a, .session = s, .modules = mods,
-                           .num_modules = 1, .entry = "conj", .signature = "complex64(complex64)",
-                           .entry_abi = CUPLUG_ABI_NUMBA, .abi = CUPLUG_ABI_NUMBA,
-                           .output = CUPLUG_OUTPUT_HOST};
-  T_ASSERT_OK(t_api()->compile(&a));
-  cuplug_load_args ld = {.struct_size = sizeof ld, .session = s, .artifact = a.artifact};
-  T_ASSERT_OK(t_api()->load(&ld));
-  t_api()->artifact_destroy(a.artifact);
+  cuplug_library *l = library_abi(conj_ir, "conj", "complex64(complex64)", CUPLUG_ABI_NUMBA);
   float _Complex r = 0;
-  ck_assert_int_eq(FN(int (*)(float _Complex *, float _Complex), ld.library)(&r, 1.5f + 2.0f * I),
-                   0);
+  ck_assert_int_eq(FN(int (*)(float _Complex *, float _Complex), l)(&r, 1.5f + 2.0f * I), 0);
   ck_assert(crealf(r) == 1.5f && cimagf(r) == -2.0f);
   /* host_call knows the entry's ABI: the slot is its own, the result the
    * value (before, it called the Numba-ABI function as a C-ABI one, which
@@ -387,9 +383,9 @@ START_TEST(numba_abi_export) {
   float z[2] = {3.0f, 4.0f};
   float got[2] = {0, 0};
   cuplug_value v[] = {{CUPLUG_TYPE_COMPLEX64, z}};
-  call(ld.library, v, 1, got, sizeof got);
+  call(l, v, 1, got, sizeof got);
   ck_assert(got[0] == 3.0f && got[1] == -4.0f);
-  t_api()->library_unload(ld.library);
+  t_api()->library_unload(l);
 }
 END_TEST
 
@@ -399,24 +395,15 @@ static const char raise_ir[] =
     "  %w = sext i32 %x to i64\n  store i64 %w, i64* %ret\n  ret i32 7\n}\n";
 
 START_TEST(numba_abi_status) {
-  cuplug_module m = {sizeof m, "raise.ll", raise_ir, sizeof raise_ir - 1};
-  const cuplug_module *mods[] = {&m};
-  cuplug_compile_args a = {.struct_size = sizeof a, .session = s, .modules = mods,
-                           .num_modules = 1, .entry = "raise7", .signature = "int64(int32)",
-                           .entry_abi = CUPLUG_ABI_NUMBA, .abi = CUPLUG_ABI_NUMBA,
-                           .output = CUPLUG_OUTPUT_HOST};
-  T_ASSERT_OK(t_api()->compile(&a));
-  cuplug_load_args ld = {.struct_size = sizeof ld, .session = s, .artifact = a.artifact};
-  T_ASSERT_OK(t_api()->load(&ld));
-  t_api()->artifact_destroy(a.artifact);
+  cuplug_library *l = library_abi(raise_ir, "raise7", "int64(int32)", CUPLUG_ABI_NUMBA);
   int32_t x = 5;
   int64_t r = 0;
   cuplug_value v[] = {{CUPLUG_TYPE_INT32, &x}};
-  cuplug_host_call_args c = {.struct_size = sizeof c, .library = ld.library, .args = v,
+  cuplug_host_call_args c = {.struct_size = sizeof c, .library = l, .args = v,
                              .num_args = 1, .result = &r, .result_size = sizeof r};
   T_ASSERT_ERROR(t_api()->host_call(&c), CUPLUG_ERR_KERNEL_EXCEPTION,
                  "call raise7 raised exception 7");
-  t_api()->library_unload(ld.library);
+  t_api()->library_unload(l);
 }
 END_TEST
 
