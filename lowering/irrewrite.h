@@ -1,7 +1,7 @@
 /* irrewrite.h - edits of NVVM-dialect IR text, and the rewrite of a module
  * that passes share.
  *
- * libNVVM reads LLVM 7 IR with typed pointers; LLVM 19 can read that text
+ * libNVVM reads LLVM 7 IR with typed pointers; LLVM 22 can read that text
  * but not write it.  So every transformation cuplug makes (C-ABI wrapper,
  * kernel fix-up, exception store, legalisation) is an edit of the host's own
  * text: the module, parsed once (irparse.h), gives byte spans; passes record

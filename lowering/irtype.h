@@ -1,6 +1,6 @@
 /* irtype.h - a type written in IR text, read into one spelling.
  *
- * LLVM 19 reads `i32*` as `ptr`: what a pointer points at is only in the
+ * LLVM 22 reads `i32*` as `ptr`: what a pointer points at is only in the
  * text.  A type read from its tokens is written back as llvmlite writes it
  * ({float, float}, [2 x i64], i8*, float addrspace(1)*), named types
  * (%T = type {...}) replaced by their bodies, so that two spellings of one

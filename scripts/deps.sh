@@ -5,13 +5,14 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
-  llvm-19-dev libzstd-dev        # LLVM-C for validation, linked statically
+  llvm-22-dev libzstd-dev        # LLVM-C: validation, the NVPTX backend, the CPU JIT (static)
   check libsubunit-dev           # unit tests (linked statically, so they run on the GPU host)
   libffi-dev                     # host callbacks; calls by signature on the CPU (static in libcuplug-host.so)
   python3-dev python3-pytest python3-numpy
   python3-mypy                   # stubtest: the Python module's .pyi against the module
   python3-setuptools python3-wheel python3-venv python3-pip   # the Python module, pip-installed offline
-  clang-19 libclang-rt-19-dev    # libFuzzer harnesses (scripts/fuzz.sh)
+  clang-22 libclang-rt-22-dev    # libFuzzer harnesses (scripts/fuzz.sh), abi.layout
+  mlir-22-tools                  # samples/mlir: a gpu-dialect kernel translated to LLVM IR
   luajit libluajit-5.1-dev       # samples/luajit
   libtsan2                       # the registry's threaded test, under ThreadSanitizer
 )

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes cuplug's entry points with libFuzzer (clang-19, AddressSanitizer
+# Fuzzes cuplug's entry points with libFuzzer (clang-22, AddressSanitizer
 # and UndefinedBehaviorSanitizer):
 #   scripts/fuzz.sh [SECONDS] [HARNESS...]
 # builds the harnesses in build-fuzz, replays every input in
@@ -20,7 +20,7 @@ harnesses=("$@")
 
 out=${CUPLUG_FUZZ_DIR:-build-fuzz} # a long run elsewhere leaves CI's folder alone
 bash scripts/deps.sh
-CC=clang-19 CXX=clang++-19 cmake -S . -B "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+CC=clang-22 CXX=clang++-22 cmake -S . -B "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCUPLUG_TESTS=OFF -DCUPLUG_FUZZ=ON >/dev/null
 cmake --build "$out" -j"$(nproc)" --target fuzz_all cuplug_helper cuplug_host cuplug_cli >/dev/null
 

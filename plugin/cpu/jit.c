@@ -1,7 +1,7 @@
 /* jit.c - the IR a compile would hand libNVVM, compiled for this CPU.
  *
  * One LLJIT per session, made on first use (LLVM's OrcV2CBindings
- * examples).  A library is one JITDylib: its modules are parsed by LLVM 19
+ * examples).  A library is one JITDylib: its modules are parsed by LLVM 22
  * (which reads libNVVM's typed-pointer dialect), linked into one, retargeted
  * (retarget.c), optimised at O2 for this CPU, and added; the runtime's
  * symbols (runtime.c) and the process's (libc, libm) resolve what it calls.
@@ -388,8 +388,8 @@ int cuplug__cpu_lib_create(cuplug__cpu_jit *j, const cuplug__cpu_lib_args *a,
   }
   /* A context per library: LLVM contexts are not thread-safe, and loads
    * may run on many threads at once. */
-  LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
-  LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(tsc);
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContextFromLLVMContext(ctx);
   LLVMModuleRef m = NULL;
   rc = parse_and_link(ctx, a->mods, a->num_mods, &m, msg);
   /* in the NVPTX layout libdevice's own, until retarget sets the host's */

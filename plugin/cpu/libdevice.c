@@ -1,7 +1,7 @@
 /* libdevice.c - libdevice linked into the host module.
  *
  * The compile hands libNVVM libdevice when the IR calls __nv_* functions;
- * the host does the same with libdevice.10.bc itself, which LLVM 19 reads.
+ * the host does the same with libdevice.10.bc itself, which LLVM 22 reads.
  * Its functions become internal (the module's calls are all that is kept
  * of them), its __nvvm_reflect queries are answered as libNVVM answers
  * them for numba-cuda's default options, and the NVVM intrinsics and inline
@@ -67,7 +67,7 @@ int cuplug__cpu_link_libdevice(LLVMModuleRef m, const void *bitcode, size_t size
   LLVMDisposeMemoryBuffer(buf);
   if (bad)
     return cuplug__cpu_fail(msg, CUPLUG_ERR_LIBDEVICE_NOT_FOUND,
-                             "libdevice.10.bc cannot be read by LLVM 19");
+                             "libdevice.10.bc cannot be read by LLVM 22");
   LLVMSetTarget(lib, LLVMGetTarget(m));
   LLVMSetDataLayout(lib, LLVMGetDataLayoutStr(m));
   /* its definitions, internal once linked: only what the module calls stays */

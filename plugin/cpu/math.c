@@ -1,6 +1,6 @@
 /* math.c - the NVVM intrinsics libdevice calls, and its inline PTX, in C.
  *
- * libdevice.10.bc is LLVM bitcode that LLVM 19 reads: linked into the
+ * libdevice.10.bc is LLVM bitcode that LLVM 22 reads: linked into the
  * host module (libdevice.c), its __nv_* functions run on the CPU once the
  * intrinsics they call exist here.  What PTX rounds exactly, this rounds
  * exactly, so that integer and correctly rounded operations give the GPU's

@@ -1,6 +1,6 @@
 /* retarget.c - NVVM IR made into IR for this CPU.
  *
- * LLVM 19 reads the text the compile hands libNVVM as it is; what makes it
+ * LLVM 22 reads the text the compile hands libNVVM as it is; what makes it
  * NVPTX code is edited here, on the parsed module:
  *
  *   triple, layout   the host's

@@ -1,6 +1,6 @@
 /* validate.c - checking the input IR with LLVM before libNVVM sees it.
  *
- * LLVM 19 reads the typed-pointer text of NVVM IR (it upgrades it to opaque
+ * LLVM 22 reads the typed-pointer text of NVVM IR (it upgrades it to opaque
  * pointers), so it can tell early, with a line and column, that a module
  * does not parse, that the entry is missing, or that the entry's type is
  * not what its signature says.  Pointers come back opaque, so the check is

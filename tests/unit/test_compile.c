@@ -543,7 +543,7 @@ START_TEST(numba_atomic_helper_defined) {
 END_TEST
 
 START_TEST(nvvm_rejects_what_llvm_accepts) {
-  /* LLVM 19 knows llvm.cos.f32; libNVVM does not lower it */
+  /* LLVM 22 knows llvm.cos.f32; libNVVM does not lower it */
   job j;
   text_job_init(&j, "cos.ll",
                 "declare float @llvm.cos.f32(float)\n"

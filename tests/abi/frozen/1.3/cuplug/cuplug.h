@@ -1225,7 +1225,7 @@ typedef struct cuplug_api {
    * Compile with output CUPLUG_OUTPUT_HOST, then load() the artifact: the
    * first such load of a process opens libcuplug-host.so (beside the
    * plugin, or $CUPLUG_HOST_LIBRARY; CUPLUG_ERR_HOST_NOT_FOUND without it),
-   * the first of a session makes its JIT.  LLVM 19 compiles the IR for
+   * the first of a session makes its JIT.  LLVM 22 compiles the IR for
    * this CPU (ORC LLJIT, O2); a construct the host cannot run is
    * CUPLUG_ERR_HOST_UNSUPPORTED, naming it and its line.  kernel_get and
    * launch work on a host library as on a GPU one, with the same argument
