@@ -122,6 +122,8 @@ typedef enum cuplug_status {
    * a pointer (see compile). */
   CUPLUG_ERR_ENTRY_MISMATCH = 23,
   CUPLUG_ERR_IR_UNSUPPORTED = 24,   /* valid IR that a transformation cannot handle */
+  CUPLUG_ERR_IR_VERSION = 25,       /* since 1.3: bitcode from an LLVM newer than cuplug's
+                                       (both versions named) */
 
   /* Options (the rules of numba-cuda's compile()) */
   CUPLUG_ERR_OPTION_OUTPUT = 30,       /* an output the call does not make (see cuplug_output) */
@@ -135,6 +137,8 @@ typedef enum cuplug_status {
   CUPLUG_ERR_OPTION_OPT = 38,          /* opt level outside 0..3 */
   CUPLUG_ERR_OPTION_KIND = 39,         /* kind is not device or kernel */
   CUPLUG_ERR_OPTION_NAME = 40,         /* an entry or abi_name that is not a symbol */
+  CUPLUG_ERR_OPTION_BACKEND = 41,      /* since 1.3: a backend that is none of cuplug_backend's,
+                                          or one that cannot take this IR, output or cc */
 
   /* The toolkit and the device */
   CUPLUG_ERR_NVVM_NOT_FOUND = 50,      /* libNVVM could not be loaded */
@@ -145,6 +149,11 @@ typedef enum cuplug_status {
   CUPLUG_ERR_DRIVER = 55,              /* a CUDA driver call failed */
   CUPLUG_ERR_NVRTC_NOT_FOUND = 56,     /* NVRTC could not be loaded */
   CUPLUG_ERR_NVJITLINK_NOT_FOUND = 57, /* nvJitLink could not be loaded */
+  CUPLUG_ERR_NVPTX_NOT_FOUND = 58,     /* since 1.3: libcuplug-nvptx.so, LLVM's NVPTX backend,
+                                          could not be loaded */
+  CUPLUG_ERR_NVPTX = 59,               /* since 1.3: LLVM's NVPTX backend rejected the module
+                                          (an error diagnostic, or an LLVM fatal error such as
+                                          "Cannot select"); LLVM's message, and the log */
 
   /* since 1.1: external code and linking */
   CUPLUG_ERR_CODE_KIND = 60,      /* code of a kind cuplug cannot tell or link */
@@ -270,6 +279,26 @@ typedef enum cuplug_output {
   CUPLUG_OUTPUT_HOST = 4
 } cuplug_output;
 
+/* since 1.3: what turns GPU IR into PTX.  compile() reads three dialects
+ * of LLVM IR, told apart by their bytes (cuplug_module):
+ *   typed    numba-cuda's LLVM 7 text with typed pointers (`float*`), the
+ *            dialect libNVVM reads;
+ *   modern   text with opaque pointers (`ptr`), as LLVM 15 and later,
+ *            Triton, Julia, rustc, MLIR and clang write it;
+ *   bitcode  LLVM bitcode from LLVM 7 to cuplug's (22); newer bitcode is
+ *            CUPLUG_ERR_IR_VERSION.
+ * Typed text goes to libNVVM by default, as numba-cuda's does; modern text
+ * and bitcode to LLVM's NVPTX backend (libcuplug-nvptx.so, run in a helper
+ * process as libNVVM is), which makes PTX, and cubins through nvJitLink.
+ * libNVVM reads modern IR only for cc 10.0 and up, and the NVPTX backend
+ * makes no LTO-IR: a choice that cannot serve the compile is
+ * CUPLUG_ERR_OPTION_BACKEND, naming what would. */
+typedef enum cuplug_backend {
+  CUPLUG_BACKEND_DEFAULT = 0, /* libNVVM for typed text, else the NVPTX backend */
+  CUPLUG_BACKEND_LIBNVVM = 1,
+  CUPLUG_BACKEND_LLVM = 2     /* LLVM 22's NVPTX backend */
+} cuplug_backend;
+
 /* since 1.1: kinds of code to link */
 typedef enum cuplug_code_kind {
   CUPLUG_CODE_AUTO = 0,    /* from the path's suffix, else from the contents */
@@ -331,8 +360,11 @@ typedef struct cuplug_info {
   const char *nvrtc_status;     /* out */
   const char *nvjitlink_status; /* out */
   const char *driver_status;    /* out */
+  /* since 1.3 */
+  const char *llvm_version;     /* out: the LLVM cuplug is built on, "22.1.8" */
+  const char *nvptx_status;     /* out: libcuplug-nvptx.so: "ok" or why it was not found */
 } cuplug_info;
-#define CUPLUG_INFO_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_info, driver_status)
+#define CUPLUG_INFO_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_info, nvptx_status)
 
 /* Data model of one type: how it travels through a call under an ABI. */
 typedef struct cuplug_type_lower_args {
@@ -435,8 +467,11 @@ typedef struct cuplug_code {
 } cuplug_code;
 #define CUPLUG_CODE_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_code, size)
 
-/* One NVVM IR module, as text in the NVVM dialect (LLVM 7, typed pointers),
- * which is what numba-cuda's front end emits. */
+/* One module of LLVM IR: text in the NVVM dialect (LLVM 7, typed pointers),
+ * which is what numba-cuda's front end emits; since 1.3 also modern text
+ * (opaque pointers) or LLVM bitcode, told apart by their bytes (see
+ * cuplug_backend).  The modules of one compile are of one dialect, text
+ * and bitcode aside. */
 typedef struct cuplug_module {
   size_t struct_size;
   const char *name; /* for messages; NULL: "module<i>" */
@@ -457,7 +492,10 @@ typedef struct cuplug_compile_args {
   size_t num_modules;
   const char *entry;     /* the entry's symbol in the modules */
   /* The entry's signature, numba-style ("int64(int32, float32[::1])"), or
-   * as a handle.  Exactly one of the two. */
+   * as a handle.  Exactly one of the two; since 1.3 neither, for a kernel
+   * the IR itself marks (`ptx_kernel`, entry ABI c) in modern IR: its
+   * parameters are read from the IR (iN as intN, half/float/double as
+   * float16/32/64, any ptr as CPointer(uint8)). */
   const char *signature;
   const cuplug_type *signature_type;
   cuplug_artifact *artifact; /* out: release with artifact_destroy */
@@ -494,8 +532,9 @@ typedef struct cuplug_compile_args {
   uint32_t cc_suffix;            /* 0, or 'a' (arch-specific, compute_90a: cc 9.0 and up)
                                     or 'f' (family, compute_100f: cc 10.0 and up), as the
                                     third item of numba-cuda's cc tuples */
+  cuplug_backend backend;        /* 0: by the IR's dialect (see cuplug_backend) */
 } cuplug_compile_args;
-#define CUPLUG_COMPILE_ARGS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_compile_args, cc_suffix)
+#define CUPLUG_COMPILE_ARGS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_compile_args, backend)
 
 /* libNVVM's -opt=0, which cannot be written as 0 (the default). */
 #define CUPLUG_OPT_NONE (-1)
@@ -526,8 +565,9 @@ typedef struct cuplug_artifact_info {
   uint32_t reserved1;       /* the padding of 1.2's struct: never written */
   uint32_t cc_suffix;       /* out: 0, 'a' or 'f' (see cuplug_compile_args) */
   cuplug_cache_result cache; /* out: built, or found in the cache */
+  cuplug_backend backend;    /* out: LIBNVVM or LLVM; DEFAULT for HOST output and links */
 } cuplug_artifact_info;
-#define CUPLUG_ARTIFACT_INFO_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_artifact_info, cache)
+#define CUPLUG_ARTIFACT_INFO_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_artifact_info, backend)
 
 /* since 1.1: one piece of code an artifact holds.  compile() and link()
  * give one (the PTX, LTO-IR or cubin; a cubin may add the linked PTX);
