@@ -319,7 +319,7 @@ static const char *const driver_syms[] = {
     "cuLibraryGetGlobal",   "cuLaunchKernel",          "cuLaunchCooperativeKernel",
     "cuStreamSynchronize",  "cuMemAlloc_v2",           "cuMemFree_v2",
     "cuMemcpyHtoD_v2",      "cuMemcpyDtoH_v2",         "cuMemsetD32_v2",
-    NULL};
+    "cuKernelSetAttribute", NULL};
 
 /* ---- identity ---- */
 

@@ -131,6 +131,8 @@ typedef struct cuplug__driver_api {
   int (*memcpy_htod)(cuplug__cu_ptr dst, const void *src, size_t bytes);
   int (*memcpy_dtoh)(void *dst, cuplug__cu_ptr src, size_t bytes);
   int (*memset_d32)(cuplug__cu_ptr dst, unsigned value, size_t count);
+  int (*kernel_set_attribute)(int attribute, int value, cuplug__cu_kernel kernel,
+                              cuplug__cu_device dev);
 } cuplug__driver_api;
 
 /* CUdevice_attribute values cuplug reads */
@@ -145,6 +147,10 @@ typedef struct cuplug__driver_api {
 #define CUPLUG__CU_DEVICE_ATTRIBUTE_CC_MINOR 76
 #define CUPLUG__CU_DEVICE_ATTRIBUTE_MAX_SHARED_PER_BLOCK_OPTIN 97
 #define CUPLUG__CUDA_ERROR_NO_DEVICE 100
+/* CUfunction_attribute: the dynamic shared memory a kernel may be launched
+ * with, 48 KiB unless raised */
+#define CUPLUG__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES 8
+#define CUPLUG__CU_DEFAULT_DYNAMIC_SHARED (48u * 1024u)
 
 /* ---- the toolkit of a session ---- */
 
