@@ -37,12 +37,14 @@ cuplug_error *cuplug__llvm_sig_type(LLVMContextRef ctx, const cuplug_type *sig, 
                          sig->name);
   /* types belong to the context: they outlive the module */
   *fn_type = LLVMGlobalGetValueType(LLVMGetNamedFunction(em, "expected"));
-  if (slot_type) *slot_type = LLVMGetReturnType(LLVMGlobalGetValueType(LLVMGetNamedFunction(em, "slot")));
+  if (slot_type)
+    *slot_type = LLVMGetReturnType(LLVMGlobalGetValueType(LLVMGetNamedFunction(em, "slot")));
   LLVMDisposeModule(em);
   return NULL;
 }
 
-static bool same_type(LLVMTypeRef a, LLVMTypeRef b) {
+/* with any_space, a pointer matches a pointer of any address space */
+static bool same_type(LLVMTypeRef a, LLVMTypeRef b, bool any_space) {
   if (a == b) return true;
   LLVMTypeKind k = LLVMGetTypeKind(a);
   if (k != LLVMGetTypeKind(b)) return false;
@@ -50,21 +52,22 @@ static bool same_type(LLVMTypeRef a, LLVMTypeRef b) {
     case LLVMIntegerTypeKind:
       return LLVMGetIntTypeWidth(a) == LLVMGetIntTypeWidth(b);
     case LLVMPointerTypeKind:
-      return LLVMGetPointerAddressSpace(a) == LLVMGetPointerAddressSpace(b);
+      return any_space || LLVMGetPointerAddressSpace(a) == LLVMGetPointerAddressSpace(b);
     case LLVMStructTypeKind: {
       unsigned n = LLVMCountStructElementTypes(a);
       if (n != LLVMCountStructElementTypes(b)) return false;
       for (unsigned i = 0; i < n; i++)
-        if (!same_type(LLVMStructGetTypeAtIndex(a, i), LLVMStructGetTypeAtIndex(b, i)))
+        if (!same_type(LLVMStructGetTypeAtIndex(a, i), LLVMStructGetTypeAtIndex(b, i),
+                       any_space))
           return false;
       return true;
     }
     case LLVMArrayTypeKind:
       return LLVMGetArrayLength2(a) == LLVMGetArrayLength2(b) &&
-             same_type(LLVMGetElementType(a), LLVMGetElementType(b));
+             same_type(LLVMGetElementType(a), LLVMGetElementType(b), any_space);
     case LLVMVectorTypeKind:
       return LLVMGetVectorSize(a) == LLVMGetVectorSize(b) &&
-             same_type(LLVMGetElementType(a), LLVMGetElementType(b));
+             same_type(LLVMGetElementType(a), LLVMGetElementType(b), any_space);
     default:
       return true; /* same kind of float, void, ... */
   }
@@ -103,9 +106,9 @@ static void put_llvm_type(cuplug__buf *b, LLVMTypeRef t) {
 
 /* Why `found` is not `expect` (nothing when it is), in `why`. */
 static cuplug_error *explain(cuplug__buf *why, LLVMTypeRef found, LLVMTypeRef expect,
-                             const cuplug_type *sig, cuplug_abi abi) {
+                             const cuplug_type *sig, cuplug_abi abi, bool any_space) {
   unsigned nf = LLVMCountParamTypes(found), ne = LLVMCountParamTypes(expect);
-  if (!same_type(LLVMGetReturnType(found), LLVMGetReturnType(expect))) {
+  if (!same_type(LLVMGetReturnType(found), LLVMGetReturnType(expect), any_space)) {
     cuplug__buf_puts(why, "the return type is ");
     put_llvm_type(why, LLVMGetReturnType(found));
     cuplug__buf_puts(why, ", expected ");
@@ -127,7 +130,7 @@ static cuplug_error *explain(cuplug__buf *why, LLVMTypeRef found, LLVMTypeRef ex
   LLVMGetParamTypes(found, pf);
   LLVMGetParamTypes(expect, pe);
   for (unsigned i = 0; i < nf; i++) {
-    if (same_type(pf[i], pe[i])) continue;
+    if (same_type(pf[i], pe[i], any_space)) continue;
     describe_param(why, sig, abi, i);
     cuplug__buf_puts(why, " is ");
     put_llvm_type(why, pf[i]);
@@ -141,14 +144,14 @@ static cuplug_error *explain(cuplug__buf *why, LLVMTypeRef found, LLVMTypeRef ex
 }
 
 cuplug_error *cuplug__llvm_check_type(LLVMContextRef ctx, LLVMValueRef fn, const char *what,
-                                      const cuplug_type *sig, cuplug_abi abi,
+                                      const cuplug_type *sig, cuplug_abi abi, bool any_space,
                                       cuplug_status code) {
   LLVMTypeRef expect;
   CUPLUG__TRY(cuplug__llvm_sig_type(ctx, sig, abi, &expect, NULL));
   LLVMTypeRef found = LLVMGlobalGetValueType(fn);
   cuplug__buf why;
   cuplug__buf_init(&why);
-  cuplug_error *e = explain(&why, found, expect, sig, abi);
+  cuplug_error *e = explain(&why, found, expect, sig, abi, any_space);
   if (!e && why.len) {
     cuplug__buf ft;
     cuplug__buf_init(&ft);

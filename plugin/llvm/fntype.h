@@ -3,6 +3,7 @@
 #define CUPLUG__PLUGIN_LLVM_FNTYPE_H
 
 #include <llvm-c/Core.h>
+#include <stdbool.h>
 
 #include "cuplug/cuplug.h"
 
@@ -15,10 +16,11 @@ cuplug_error *cuplug__llvm_sig_type(LLVMContextRef ctx, const cuplug_type *sig, 
                                     LLVMTypeRef *fn_type, LLVMTypeRef *slot_type);
 
 /* Does fn's type match sig under abi?  Pointers match pointers of their
- * address space, whatever they point to.  `what` names fn in the message
- * ("entry @f"); `code` is the error's. */
+ * address space (with any_space, of any: a kernel's parameters, which the
+ * driver passes, not a call), whatever they point to.  `what` names fn in
+ * the message ("entry @f"); `code` is the error's. */
 cuplug_error *cuplug__llvm_check_type(LLVMContextRef ctx, LLVMValueRef fn, const char *what,
-                                      const cuplug_type *sig, cuplug_abi abi,
+                                      const cuplug_type *sig, cuplug_abi abi, bool any_space,
                                       cuplug_status code);
 
 #endif

@@ -93,7 +93,7 @@ static cuplug_error *check_declarations(LLVMContextRef ctx, LLVMModuleRef m,
       snprintf(what, sizeof what, "the IR's declaration of @%.*s", (int)len, name);
     else
       snprintf(what, sizeof what, "the IR's declaration of @%.*s (%s)", (int)len, name, d.key);
-    CUPLUG__TRY(cuplug__llvm_check_type(ctx, f, what, d.sig, d.abi,
+    CUPLUG__TRY(cuplug__llvm_check_type(ctx, f, what, d.sig, d.abi, false,
                                         CUPLUG_ERR_DECLARATION_MISMATCH));
   }
   return NULL;
@@ -134,7 +134,7 @@ cuplug_error *cuplug__validate(const cuplug__text *modules, size_t num_modules,
   if (!e && sig) {
     char what[1024];
     snprintf(what, sizeof what, "entry @%s", entry);
-    e = cuplug__llvm_check_type(ctx, fn, what, sig, abi, CUPLUG_ERR_ENTRY_MISMATCH);
+    e = cuplug__llvm_check_type(ctx, fn, what, sig, abi, false, CUPLUG_ERR_ENTRY_MISMATCH);
   }
   for (size_t i = 0; !e && declared && i < num_modules; i++)
     e = check_declarations(ctx, mods[i], declared, lookup_ctx);
@@ -174,7 +174,7 @@ cuplug_error *cuplug__validate_lowering(const cuplug__text *module, const char *
   if (!e) {
     char what[1024];
     snprintf(what, sizeof what, "the lowering of %s: @%s", key, symbol);
-    e = cuplug__llvm_check_type(ctx, fn, what, sig, abi, CUPLUG_ERR_LOWERING);
+    e = cuplug__llvm_check_type(ctx, fn, what, sig, abi, false, CUPLUG_ERR_LOWERING);
   }
   if (m) LLVMDisposeModule(m);
   LLVMContextDispose(ctx);

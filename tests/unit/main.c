@@ -19,6 +19,7 @@ Suite *suite_limits(void);
 Suite *suite_handoff(void);
 Suite *suite_cache(void);
 Suite *suite_sigcheck(void);
+Suite *suite_modern(void);
 Suite *suite_dialect(void);
 
 static const t_suite_def suites[] = {
@@ -28,7 +29,7 @@ static const t_suite_def suites[] = {
     {"nogpu", suite_nogpu},       {"safety", suite_safety},   {"limits", suite_limits},
     {"handoff", suite_handoff},   {"cache", suite_cache},
     {"sigcheck", suite_sigcheck},
-    {"dialect", suite_dialect},
+    {"modern", suite_modern},     {"dialect", suite_dialect},
 };
 
 int main(int argc, char **argv) {
