@@ -20,6 +20,8 @@ Suite *suite_handoff(void);
 Suite *suite_cache(void);
 Suite *suite_sigcheck(void);
 Suite *suite_backends(void);
+Suite *suite_modern(void);
+Suite *suite_dialect(void);
 
 static const t_suite_def suites[] = {
     {"types", suite_types},       {"irtext", suite_irtext},   {"lowering", suite_lowering},
@@ -28,6 +30,7 @@ static const t_suite_def suites[] = {
     {"nogpu", suite_nogpu},       {"safety", suite_safety},   {"limits", suite_limits},
     {"handoff", suite_handoff},   {"cache", suite_cache},
     {"sigcheck", suite_sigcheck}, {"backends", suite_backends},
+    {"modern", suite_modern},     {"dialect", suite_dialect},
 };
 
 int main(int argc, char **argv) {
