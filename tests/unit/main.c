@@ -22,6 +22,7 @@ Suite *suite_sigcheck(void);
 Suite *suite_backends(void);
 Suite *suite_modern(void);
 Suite *suite_dialect(void);
+Suite *suite_nvptx(void);
 
 static const t_suite_def suites[] = {
     {"types", suite_types},       {"irtext", suite_irtext},   {"lowering", suite_lowering},
@@ -31,6 +32,7 @@ static const t_suite_def suites[] = {
     {"handoff", suite_handoff},   {"cache", suite_cache},
     {"sigcheck", suite_sigcheck}, {"backends", suite_backends},
     {"modern", suite_modern},     {"dialect", suite_dialect},
+    {"nvptx", suite_nvptx},
 };
 
 int main(int argc, char **argv) {
