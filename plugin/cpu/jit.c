@@ -182,7 +182,14 @@ static int parse_and_link(LLVMContextRef ctx, const cuplug__text *mods, size_t n
     }
     if (!whole) {
       whole = m;
-    } else if (LLVMLinkModules2(whole, m)) { /* takes m */
+      continue;
+    }
+    /* numba's text, the registry's and a modern producer's name different
+     * layouts; retarget sets the host's on the whole, and LLVM would warn
+     * on stderr of each difference */
+    LLVMSetTarget(m, LLVMGetTarget(whole));
+    LLVMSetDataLayout(m, LLVMGetDataLayoutStr(whole));
+    if (LLVMLinkModules2(whole, m)) { /* takes m */
       LLVMDisposeModule(whole);
       return cuplug__cpu_fail(msg, CUPLUG_ERR_LINK,
                                "%s: cannot be linked with the modules before it (a symbol "

@@ -396,31 +396,14 @@ static int launchers(cuplug__cpu_retarget_args *a, char **msg) {
   return rc;
 }
 
-static int launcher(cuplug__cpu_retarget_args *a, const char *prefix, size_t k, char **msg) {
-  LLVMModuleRef m = a->module;
-  LLVMContextRef c = LLVMGetModuleContext(m);
+/* The kernel's arguments, read from the packed parameters (the launcher's
+ * one argument: an array of pointers, one per parameter, as
+ * cuLaunchKernel takes them). */
+static void load_args(LLVMBuilderRef b, LLVMValueRef kernel, LLVMValueRef params,
+                      const LLVMTypeRef *types, unsigned n, LLVMValueRef *args) {
+  LLVMContextRef c = LLVMGetModuleContext(LLVMGetGlobalParent(kernel));
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
-  LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(c), &ptr, 1, 0);
-  LLVMValueRef kernel = LLVMGetNamedFunction(m, a->kernels[k]);
-  if (!kernel || LLVMIsDeclaration(kernel))
-    return cuplug__cpu_fail(msg, CUPLUG_ERR_KERNEL_NOT_FOUND, "no kernel named '%s' in the IR",
-                             a->kernels[k]);
-  LLVMTypeRef kty = LLVMGlobalGetValueType(kernel);
-  unsigned n = LLVMCountParamTypes(kty);
-  LLVMTypeRef *types = calloc(n + 1, sizeof *types);
-  LLVMValueRef *args = calloc(n + 1, sizeof *args);
-  char *name = NULL;
-  if (!types || !args || asprintf(&name, "%s%s", prefix, a->kernels[k]) < 0) {
-    free(types);
-    free(args);
-    return cuplug__cpu_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
-  }
-  LLVMGetParamTypes(kty, types);
-  LLVMValueRef f = LLVMAddFunction(m, name, fty);
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
-  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(c, f, "entry"));
-  LLVMValueRef params = LLVMGetParam(f, 0);
   /* The packed parameters do not change while the grid runs: saying so
    * lets the optimiser load them once per row, not once per thread (the
    * kernel's stores might otherwise alias them). */
@@ -432,13 +415,6 @@ static int launcher(cuplug__cpu_retarget_args *a, const char *prefix, size_t k, 
   unsigned align = LLVMGetMDKindIDInContext(c, "align", 5);
   unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5);
   LLVMValueRef empty = LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, NULL, 0));
-  LLVMAddAttributeAtIndex(
-      f, 1, LLVMCreateEnumAttribute(c, LLVMGetEnumAttributeKindForName("dereferenceable", 15),
-                                    8ull * (n ? n : 1)));
-  LLVMAddAttributeAtIndex(
-      f, 1, LLVMCreateEnumAttribute(c, LLVMGetEnumAttributeKindForName("noalias", 7), 0));
-  LLVMAddAttributeAtIndex(
-      f, 1, LLVMCreateEnumAttribute(c, LLVMGetEnumAttributeKindForName("align", 5), 8));
   for (unsigned i = 0; i < n; i++) {
     LLVMValueRef idx = LLVMConstInt(i64, i, 0);
     LLVMValueRef slot = LLVMBuildGEP2(b, ptr, params, &idx, 1, "");
@@ -460,11 +436,50 @@ static int launcher(cuplug__cpu_retarget_args *a, const char *prefix, size_t k, 
       LLVMSetMetadata(p, align, node);
     }
   }
-  LLVMValueRef call = LLVMBuildCall2(b, kty, kernel, args, n, "");
+}
+
+/* The launcher's call of the kernel, its byval parameters marked so. */
+static void call_kernel(LLVMBuilderRef b, LLVMValueRef kernel, LLVMValueRef *args, unsigned n) {
+  LLVMValueRef call = LLVMBuildCall2(b, LLVMGlobalGetValueType(kernel), kernel, args, n, "");
+  unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5);
   for (unsigned i = 0; i < n; i++) {
     LLVMAttributeRef by = LLVMGetEnumAttributeAtIndex(kernel, i + 1, byval);
     if (by) LLVMAddCallSiteAttribute(call, i + 1, by);
   }
+}
+
+static int launcher(cuplug__cpu_retarget_args *a, const char *prefix, size_t k, char **msg) {
+  LLVMModuleRef m = a->module;
+  LLVMContextRef c = LLVMGetModuleContext(m);
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(c), &ptr, 1, 0);
+  LLVMValueRef kernel = LLVMGetNamedFunction(m, a->kernels[k]);
+  if (!kernel || LLVMIsDeclaration(kernel))
+    return cuplug__cpu_fail(msg, CUPLUG_ERR_KERNEL_NOT_FOUND, "no kernel named '%s' in the IR",
+                             a->kernels[k]);
+  LLVMTypeRef kty = LLVMGlobalGetValueType(kernel);
+  unsigned n = LLVMCountParamTypes(kty);
+  LLVMTypeRef *types = calloc(n + 1, sizeof *types);
+  LLVMValueRef *args = calloc(n + 1, sizeof *args);
+  char *name = NULL;
+  if (!types || !args || asprintf(&name, "%s%s", prefix, a->kernels[k]) < 0) {
+    free(types);
+    free(args);
+    return cuplug__cpu_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
+  }
+  LLVMGetParamTypes(kty, types);
+  LLVMValueRef f = LLVMAddFunction(m, name, fty);
+  LLVMAddAttributeAtIndex(
+      f, 1, LLVMCreateEnumAttribute(c, LLVMGetEnumAttributeKindForName("dereferenceable", 15),
+                                    8ull * (n ? n : 1)));
+  LLVMAddAttributeAtIndex(
+      f, 1, LLVMCreateEnumAttribute(c, LLVMGetEnumAttributeKindForName("noalias", 7), 0));
+  LLVMAddAttributeAtIndex(
+      f, 1, LLVMCreateEnumAttribute(c, LLVMGetEnumAttributeKindForName("align", 5), 8));
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(c, f, "entry"));
+  load_args(b, kernel, LLVMGetParam(f, 0), types, n, args);
+  call_kernel(b, kernel, args, n);
   LLVMBuildRetVoid(b);
   LLVMDisposeBuilder(b);
   free(name);

@@ -81,17 +81,15 @@ static char *libdevice(size_t *size) {
   return NULL;
 }
 
-/* A library of the module `text` (named `name`) with a launcher for
- * `kernel`; libdevice linked when given.  Returns the library's status,
- * its message in *msg. */
-static int library(const char *name, const char *text, const char *kernel, const char *ld,
-                   size_t ld_size, cuplug__cpu_lib **lib, char **msg) {
-  cuplug__text mod = {name, text, strlen(text)};
+/* A library of the modules `mods` with a launcher for `kernel`; libdevice
+ * linked when given.  Returns the library's status, its message in *msg. */
+static int library_of(const cuplug__text *mods, size_t n, const char *kernel, const char *ld,
+                      size_t ld_size, cuplug__cpu_lib **lib, char **msg) {
   const char *kernels[] = {kernel};
-  cuplug__cpu_lib_args a = {.mods = &mod,
-                            .num_mods = 1,
-                            .sources = &mod,
-                            .num_sources = 1,
+  cuplug__cpu_lib_args a = {.mods = mods,
+                            .num_mods = n,
+                            .sources = mods,
+                            .num_sources = n,
                             .kernels = kernels,
                             .num_kernels = 1,
                             .libdevice = ld,
@@ -99,6 +97,13 @@ static int library(const char *name, const char *text, const char *kernel, const
   *lib = NULL;
   *msg = NULL;
   return cpu->lib_create(jit, &a, lib, msg);
+}
+
+/* ... of one module, `text` named `name` */
+static int library(const char *name, const char *text, const char *kernel, const char *ld,
+                   size_t ld_size, cuplug__cpu_lib **lib, char **msg) {
+  cuplug__text mod = {name, text, strlen(text)};
+  return library_of(&mod, 1, kernel, ld, ld_size, lib, msg);
 }
 
 static cuplug__cpu_lib *library_ok(const char *name, const char *text, const char *kernel,
@@ -332,6 +337,49 @@ START_TEST(llvm_forms_values) {
 }
 END_TEST
 
+/* A modern kernel calling a function that numba's dialect defines (as the
+ * registry's implementations are NVVM text): one library of both. */
+static const char caller_ll[] =
+    "target datalayout = \"e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64\"\n"
+    "target triple = \"nvptx64-nvidia-cuda\"\n"
+    "define ptx_kernel void @caller(ptr %out) {\n"
+    "  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+    "  %v = call i32 @cube(i32 %t)\n"
+    "  %i = zext i32 %t to i64\n"
+    "  %p = getelementptr i32, ptr %out, i64 %i\n"
+    "  store i32 %v, ptr %p\n"
+    "  ret void\n"
+    "}\n"
+    "declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+    "declare i32 @cube(i32)\n";
+static const char cube_typed[] =
+    "target datalayout = \"e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-f32:32:32-"
+    "f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64\"\n"
+    "target triple = \"nvptx64-nvidia-cuda\"\n"
+    "define i32 @cube(i32 %x) {\n"
+    "  %a = alloca i32\n"
+    "  store i32 %x, i32* %a\n"
+    "  %y = load i32, i32* %a\n"
+    "  %s = mul i32 %y, %y\n"
+    "  %c = mul i32 %s, %y\n"
+    "  ret i32 %c\n"
+    "}\n";
+
+START_TEST(dialects_linked) {
+  cuplug__text mods[] = {{"caller.ll", caller_ll, sizeof caller_ll - 1},
+                         {"cube.ll", cube_typed, sizeof cube_typed - 1}};
+  cuplug__cpu_lib *lib;
+  char *msg;
+  ck_assert_msg(library_of(mods, 2, "caller", NULL, 0, &lib, &msg) == 0, "%s", msg);
+  int32_t out[8];
+  int32_t *pout = out;
+  void *params[] = {&pout};
+  run(lib, "caller", 1, 8, 0, params, 1);
+  for (int t = 0; t < 8; t++) ck_assert_int_eq(out[t], t * t * t);
+  cpu->lib_destroy(lib);
+}
+END_TEST
+
 /* ---- what the host cannot run ---- */
 
 START_TEST(triton_inline_ptx_refused) {
@@ -386,6 +434,8 @@ static Suite *suite_modern(void) {
   tcase_add_test(tc, clang_kernel_calls_libdevice);
   tc = t_tcase(suite, "llvm_forms", T_HOST, setup, teardown, 120);
   tcase_add_test(tc, llvm_forms_values);
+  tc = t_tcase(suite, "dialects", T_HOST, setup, teardown, 120);
+  tcase_add_test(tc, dialects_linked);
   tc = t_tcase(suite, "refused", T_HOST, setup, teardown, 120);
   tcase_add_test(tc, triton_inline_ptx_refused);
   tcase_add_test(tc, triton_intrinsics_refused);
