@@ -621,7 +621,7 @@ END_TEST
 
 static const char NUMBA_KERNEL[] =
     HEAD
-    "define i32 @k(ptr %.ret, ptr %a, i64 %n) noinline {\n"
+    "define i32 @k(ptr noalias %.ret, ptr nocapture %a, i64 signext %n) noinline nounwind {\n"
     "entry:\n"
     "  %c = icmp slt i64 %n, 1\n"
     "  br i1 %c, label %exit, label %body\n"
@@ -643,7 +643,8 @@ START_TEST(modern_kernel_fixup_golden) {
   assert_valid(m);
   char *k = fn_text(m, "k");
   ck_assert_str_eq(k,
-                   "define ptx_kernel void @k(ptr %a, i64 %n) {\n"
+                   "; Function Attrs: nounwind\n"
+                   "define ptx_kernel void @k(ptr captures(none) %a, i64 signext %n) #0 {\n"
                    "entry:\n"
                    "  %c = icmp slt i64 %n, 1\n"
                    "  br i1 %c, label %exit, label %body\n"
@@ -659,6 +660,7 @@ START_TEST(modern_kernel_fixup_golden) {
   char *text = module_text(m);
   T_ASSERT_CONTAINS(text, "@llvm.used = appending global [1 x ptr] [ptr @k], "
                           "section \"llvm.metadata\"\n");
+  T_ASSERT_CONTAINS(text, "attributes #0 = { nounwind }\n");
   free(text);
   free(k);
   cuplug__modern_free(m);
