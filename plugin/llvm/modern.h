@@ -59,9 +59,9 @@ cuplug_error *cuplug__modern_link(cuplug__modern *m, const cuplug__text *mod);
  * sig given, the entry's type is checked against it under entry_abi as the
  * validator checks typed IR (pointers are opaque; a native kernel's match
  * pointers of any address space, as Triton's global ones):
- * CUPLUG_ERR_ENTRY_MISMATCH, and *sig_out is sig.  *is_ptx_kernel says whether the IR marks the entry
- * a kernel already (ptx_kernel calling convention).  Either out may be
- * NULL. */
+ * CUPLUG_ERR_ENTRY_MISMATCH, and *sig_out is sig.  *is_ptx_kernel says
+ * whether the IR marks the entry a kernel already (ptx_kernel calling
+ * convention).  Either out may be NULL. */
 cuplug_error *cuplug__modern_entry(cuplug__modern *m, const char *entry, cuplug_abi entry_abi,
                                    const cuplug_type *sig, const cuplug_type **sig_out,
                                    bool *is_ptx_kernel);
