@@ -275,6 +275,29 @@ START_TEST(codegen_fatal_error) {
 }
 END_TEST
 
+/* numba-cuda's atomic helpers, which its IR declares and its backend
+ * defines, are defined on the NVPTX path too. */
+START_TEST(numba_atomics_defined) {
+  const char *ir =
+      "define i32 @acc(i8** %ret, double* %p, double %v) {\n"
+      "  %old = call double @___numba_atomic_double_sub(double* %p, double %v)\n"
+      "  ret i32 0\n"
+      "}\n"
+      "declare double @___numba_atomic_double_sub(double*, double)\n";
+  one o;
+  one_init(&o, "acc.ll", ir, strlen(ir), "acc");
+  o.a.kind = CUPLUG_KERNEL;
+  o.a.signature = "void(CPointer(float64), float64)";
+  o.a.backend = CUPLUG_BACKEND_LLVM;
+  o.a.cc_major = 9;
+  T_ASSERT_OK(t_api()->compile(&o.a));
+  const char *ptx = info_of(o.a.artifact).data;
+  ck_assert_msg(!strstr(ptx, "___numba_atomic"), "a helper left undefined:\n%s", ptx);
+  T_ASSERT_CONTAINS(ptx, ".cas.b64");
+  t_api()->artifact_destroy(o.a.artifact);
+}
+END_TEST
+
 Suite *suite_backends(void) {
   Suite *s = suite_create("backends");
   TCase *tc = t_tcase(s, "choice_errors", 0, setup, teardown, 60);
@@ -289,6 +312,8 @@ Suite *suite_backends(void) {
   tcase_add_test(tc, modern_ltoir_by_libnvvm);
   tc = t_tcase(s, "modern_cubin", T_NVJITLINK, setup, teardown, 60);
   tcase_add_test(tc, modern_cubin_cached);
+  tc = t_tcase(s, "numba_atomics", 0, setup, teardown, 60);
+  tcase_add_test(tc, numba_atomics_defined);
   tc = t_tcase(s, "codegen_fatal_error", 0, setup, teardown, 60);
   tcase_add_test(tc, codegen_fatal_error);
   return s;
