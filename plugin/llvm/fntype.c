@@ -167,3 +167,21 @@ cuplug_error *cuplug__llvm_check_type(LLVMContextRef ctx, LLVMValueRef fn, const
   cuplug__buf_free(&why);
   return e;
 }
+
+void cuplug__llvm_list_defined(cuplug__buf *b, const LLVMModuleRef *mods, size_t n) {
+  int shown = 0;
+  for (size_t i = 0; i < n; i++) {
+    for (LLVMValueRef f = LLVMGetFirstFunction(mods[i]); f; f = LLVMGetNextFunction(f)) {
+      if (LLVMIsDeclaration(f)) continue;
+      if (shown == 4) {
+        cuplug__buf_puts(b, ", ...");
+        return;
+      }
+      size_t len;
+      const char *name = LLVMGetValueName2(f, &len);
+      cuplug__buf_printf(b, "%s@%.*s", shown ? ", " : "", (int)len, name);
+      shown++;
+    }
+  }
+  if (!shown) cuplug__buf_puts(b, "no functions");
+}

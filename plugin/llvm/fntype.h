@@ -1,10 +1,12 @@
-/* fntype.h - a function's LLVM type against a cuplug signature. */
+/* fntype.h - a function's LLVM type against a cuplug signature, and the
+ * functions a module defines, for a message that names what is there. */
 #ifndef CUPLUG__PLUGIN_LLVM_FNTYPE_H
 #define CUPLUG__PLUGIN_LLVM_FNTYPE_H
 
 #include <llvm-c/Core.h>
 #include <stdbool.h>
 
+#include "base/buf.h"
 #include "cuplug/cuplug.h"
 
 /* The LLVM function type of sig under abi, made in ctx, and (slot_type
@@ -22,5 +24,9 @@ cuplug_error *cuplug__llvm_sig_type(LLVMContextRef ctx, const cuplug_type *sig, 
 cuplug_error *cuplug__llvm_check_type(LLVMContextRef ctx, LLVMValueRef fn, const char *what,
                                       const cuplug_type *sig, cuplug_abi abi, bool any_space,
                                       cuplug_status code);
+
+/* Names a few of the functions the modules define ("@f, @g, ...", or
+ * "no functions"): a missing entry's message says what is there. */
+void cuplug__llvm_list_defined(cuplug__buf *b, const LLVMModuleRef *mods, size_t n);
 
 #endif

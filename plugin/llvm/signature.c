@@ -12,29 +12,12 @@
 #include "plugin/llvm/fntype.h"
 #include "plugin/llvm/internal.h"
 
-/* Names a few functions the module defines, for a missing-entry message. */
-static void list_defined(cuplug__buf *b, LLVMModuleRef mod) {
-  int shown = 0;
-  for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
-    if (LLVMIsDeclaration(f)) continue;
-    if (shown == 4) {
-      cuplug__buf_puts(b, ", ...");
-      return;
-    }
-    size_t len;
-    const char *name = LLVMGetValueName2(f, &len);
-    cuplug__buf_printf(b, "%s@%.*s", shown ? ", " : "", (int)len, name);
-    shown++;
-  }
-  if (!shown) cuplug__buf_puts(b, "no functions");
-}
-
 LLVMValueRef cuplug__modern_defined(cuplug__modern *m, const char *name, cuplug_error **e) {
   LLVMValueRef f = LLVMGetNamedFunction(m->mod, name);
   if (f && !LLVMIsDeclaration(f)) return f;
   cuplug__buf b;
   cuplug__buf_init(&b);
-  list_defined(&b, m->mod);
+  cuplug__llvm_list_defined(&b, &m->mod, 1);
   *e = cuplug__error(CUPLUG_ERR_ENTRY_NOT_FOUND,
                      "entry @%s is %s in the %zu module(s) given; they define %s", name,
                      f ? "declared but not defined" : "not defined", m->num_inputs,

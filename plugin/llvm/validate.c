@@ -60,25 +60,6 @@ static cuplug_error *parse(LLVMContextRef ctx, const cuplug__text *m, LLVMModule
   return NULL;
 }
 
-/* Names a few functions the modules define, for a missing-entry message. */
-static void list_defined(cuplug__buf *b, LLVMModuleRef *mods, size_t n) {
-  int shown = 0;
-  for (size_t i = 0; i < n; i++) {
-    for (LLVMValueRef f = LLVMGetFirstFunction(mods[i]); f; f = LLVMGetNextFunction(f)) {
-      if (LLVMIsDeclaration(f)) continue;
-      if (shown == 4) {
-        cuplug__buf_puts(b, ", ...");
-        return;
-      }
-      size_t len;
-      const char *name = LLVMGetValueName2(f, &len);
-      cuplug__buf_printf(b, "%s@%.*s", shown ? ", " : "", (int)len, name);
-      shown++;
-    }
-  }
-  if (!shown) cuplug__buf_puts(b, "no functions");
-}
-
 /* Checks the module's declarations of registered functions. */
 static cuplug_error *check_declarations(LLVMContextRef ctx, LLVMModuleRef m,
                                         cuplug__declared_fn declared, void *lookup_ctx) {
@@ -124,7 +105,7 @@ cuplug_error *cuplug__validate(const cuplug__text *modules, size_t num_modules,
   if (!e && !fn) {
     cuplug__buf b;
     cuplug__buf_init(&b);
-    list_defined(&b, mods, num_modules);
+    cuplug__llvm_list_defined(&b, mods, num_modules);
     e = cuplug__error(CUPLUG_ERR_ENTRY_NOT_FOUND,
                       "entry @%s is %s in the %zu module(s) given; they define %s", entry,
                       entry_declared ? "declared but not defined" : "not defined", num_modules,
@@ -164,7 +145,7 @@ cuplug_error *cuplug__validate_lowering(const cuplug__text *module, const char *
   if (!e && (!fn || LLVMIsDeclaration(fn))) {
     cuplug__buf b;
     cuplug__buf_init(&b);
-    list_defined(&b, &m, 1);
+    cuplug__llvm_list_defined(&b, &m, 1);
     e = cuplug__error(CUPLUG_ERR_LOWERING,
                       "the lowering of %s for %s does not define the symbol @%s it promises; "
                       "its IR defines %s",
