@@ -9,9 +9,9 @@
  *   LLVM's NVPTX backend (llvm_target.c), for modern IR, bitcode, or any
  *   IR with backend llvm: PTX and cubins:
  *     check_options → read_signature → read_modules → copy_modules →
- *     read_modern → modern_entry → look_up → choose_cc → gather_modern →
- *     choose_link → lower_modern → run_nvptx → link_code → keep_modern_ir →
- *     keep
+ *     read_modern → modern_entry → look_up → choose_cc → wake_helper →
+ *     gather_modern → choose_link → lower_modern → run_nvptx → link_code →
+ *     keep_modern_ir → keep
  *   libNVVM for modern IR (nvvm_target.c), cc 10.0 and up: ... →
  *     copy_modules → read_modern → modern_entry → look_up → choose_cc →
  *     require_cc100 → read_ir_version → wake_helper → gather_modern →

@@ -15,6 +15,7 @@
 #include "cuplug/cuplug.h"
 #include "lowering/irrewrite.h"
 #include "plugin/cache/cache.h"
+#include "plugin/compilers/nvptx.h"
 #include "plugin/compilers/nvvm.h"
 #include "plugin/registry/registry.h"
 #include "plugin/session/session.h"
@@ -69,6 +70,8 @@ typedef struct cuplug__job {
 
   /* libNVVM's job: a helper reserved early, the job started by run_nvvm */
   cuplug__nvvm_job nvvm;
+  /* the NVPTX backend's, likewise (llvm_target.c) */
+  cuplug__nvptx_job nvptx;
 
   /* the result cache */
   bool to_cache; /* the result is to be kept under key */

@@ -37,6 +37,19 @@ static cuplug_error *choose_link(cuplug__job *j) {
   return NULL;
 }
 
+/* The backend runs in a helper process: reserving (and so waking) one now,
+ * while LLVM reads and lowers the module here, spares the compile the wait
+ * for a sleeping process. */
+static cuplug_error *wake_helper(cuplug__job *j) {
+  cuplug__nvptx_reserve(&j->s->runner, &j->nvptx);
+  return NULL;
+}
+
+/* A helper woken for a job that never reached the backend goes back. */
+static void release(cuplug__job *j) {
+  if (j->s) cuplug__nvptx_unreserve(&j->s->runner, &j->nvptx);
+}
+
 /* PTX from the lowered module, in a helper process: LLVM's code generator
  * ends the process on input it cannot select. */
 static cuplug_error *run_nvptx(cuplug__job *j) {
@@ -58,8 +71,10 @@ static cuplug_error *run_nvptx(cuplug__job *j) {
   memcpy(o.cc_suffix, j->cc.suffix, sizeof o.cc_suffix);
   cuplug_artifact *art = j->art;
   cuplug__code own = {CUPLUG_CODE_PTX, NULL, NULL, 0};
-  cuplug_error *e = cuplug__nvptx_compile(&j->s->runner, bitcode, size, &o, (char **)&own.data,
-                                          &own.size, &art->log);
+  cuplug_error *e = cuplug__nvptx_start(&j->s->runner, bitcode, size, &o, &j->nvptx);
+  if (!e)
+    e = cuplug__nvptx_finish(&j->s->runner, &j->nvptx, (char **)&own.data, &own.size,
+                             &art->log);
   free(bitcode);
   CUPLUG__TRY(e);
   own.name = cuplug__strdup(j->symbol);
@@ -89,6 +104,7 @@ static const cuplug__stage stages[] = {
     cuplug__stage_modern_entry,
     cuplug__stage_look_up,
     cuplug__stage_choose_cc,
+    wake_helper,
     cuplug__stage_gather_modern,
     choose_link,
     cuplug__stage_lower_modern,
@@ -98,4 +114,4 @@ static const cuplug__stage stages[] = {
     cuplug__stage_keep,
 };
 
-const cuplug__target cuplug__llvm_target = {stages, sizeof stages / sizeof stages[0], NULL};
+const cuplug__target cuplug__llvm_target = {stages, sizeof stages / sizeof stages[0], release};
