@@ -118,14 +118,16 @@ int cli_cmd_run(const cuplug_api *api, int argc, char **argv) {
   cuplug_value args[MAX_ARGS];
   uint64_t result[2] = {0};
   run u = {0};
-  /* a --sig given is checked against the values before the compile */
+  /* the values are read before the compile when --sig is given; else
+   * after it, as the IR's signature says */
   if (!rc) rc = parse_signature(api, &r, &sig);
   if (!rc && sig) rc = check_signature(api, sig, r.signature, num_values, &ti);
+  if (!rc && sig) rc = read_args(api, &ti, argv + i, slots, args);
   if (!rc) {
     cli_sigint_catch(); /* from the compile on: a Ctrl-C then stops the call at once */
     rc = load(api, &r, &u);
     if (!rc && !sig) rc = check_signature(api, u.signature, NULL, num_values, &ti);
-    if (!rc) rc = read_args(api, &ti, argv + i, slots, args);
+    if (!rc && !sig) rc = read_args(api, &ti, argv + i, slots, args);
     if (!rc) rc = call(api, &u, args, ti.num_args, result);
     cli_sigint_release();
   }
