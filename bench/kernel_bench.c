@@ -13,8 +13,11 @@
  *     arithmetic of input.ll, pointers and the element count instead of
  *     numba's array structs, no __restrict__ as numba gives none), compiled
  *     at run time by bare NVRTC (-arch=sm_<cc>, its defaults otherwise);
- *   - numba-cuda: its own cubin, when NUMBA_DIR holds one.
- * All three are loaded and launched through cuplug (the C++ kernels by a
+ *   - numba-cuda: its own cubin, when NUMBA_DIR holds one;
+ *   - NVPTX: input.ll compiled by cuplug through LLVM 22's NVPTX backend
+ *     (backend llvm) rather than libNVVM, its result compared with
+ *     libNVVM's build byte for byte (issue 20: at most 1.05x libNVVM's).
+ * All four are loaded and launched through cuplug (the C++ kernels by a
  * CPointer signature); CUDA events time each launch; medians of 51, taken
  * twice with the builds interleaved, the lower kept.  saxpy's and k_reduce's
  * results are compared with the C++ kernel's, byte for byte.
@@ -87,6 +90,27 @@ static cuplug_kernel *kernel_of(cuplug_session *s, const void *image, size_t siz
 
 /* Buffer 0 after one launch of la (launched on a fresh buffer 0): the
  * first `bytes` of it (free it). */
+/* input.ll compiled by cuplug to a cubin for the current device, by the
+ * backend given, and loaded: its kernel. */
+static cuplug_kernel *cuplug_build(cuplug_session *s, const json *j, const char *ir,
+                                   cuplug_backend backend, cuplug_library **lib) {
+  cuplug_module m = {sizeof m, "input.ll", ir, strlen(ir)};
+  const cuplug_module *mods[] = {&m};
+  cuplug_compile_args a = {.struct_size = sizeof a, .session = s, .modules = mods,
+                           .num_modules = 1, .entry = json_string(j, "entry"),
+                           .signature = json_string(j, "signature"), .kind = CUPLUG_KERNEL,
+                           .output = CUPLUG_OUTPUT_CUBIN,
+                           .flags = CUPLUG_COMPILE_CURRENT_DEVICE, .backend = backend};
+  bench_check(api, api->compile(&a), backend == CUPLUG_BACKEND_LLVM ? "compile (NVPTX)" : "compile");
+  cuplug_load_args l = {.struct_size = sizeof l, .session = s, .artifact = a.artifact};
+  bench_check(api, api->load(&l), "load cuplug's");
+  api->artifact_destroy(a.artifact);
+  cuplug_kernel_args k = {.struct_size = sizeof k, .library = l.library};
+  bench_check(api, api->kernel_get(&k), "kernel_get cuplug's");
+  *lib = l.library;
+  return k.kernel;
+}
+
 static char *result_of(cuplug_session *s, cuplug_launch_args *la, uint64_t buf0, size_t bytes) {
   char *out = malloc(bytes);
   cu.memset_d32(buf0, 0, (size_t)N);
@@ -132,9 +156,9 @@ int main(int argc, char **argv) {
   }
   printf("kernels on %s (sm_%d%d), %d elements, %d-thread blocks; medians of %d launches, ms\n",
          info.device_name, info.device_cc_major, info.device_cc_minor, N, BLOCK, ROUNDS);
-  printf("%-14s %10s %10s %10s %13s %13s %8s\n", "kernel", "nvrtc ms", "numba ms", "cuplug ms",
-         "cuplug/nvrtc", "cuplug/numba", "same");
-  double log_cpp = 0, log_numba = 0;
+  printf("%-14s %10s %10s %10s %10s %13s %13s %12s %8s\n", "kernel", "nvrtc ms", "numba ms",
+         "cuplug ms", "nvptx ms", "cuplug/nvrtc", "cuplug/numba", "nvptx/nvvm", "same");
+  double log_cpp = 0, log_numba = 0, log_nvptx = 0;
   int n_cpp = 0, n_numba = 0;
   bool all_same = true;
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -159,19 +183,9 @@ int main(int argc, char **argv) {
       numba_name = bench_read_file(path, &n);
     }
 
-    cuplug_module m = {sizeof m, "input.ll", ir, strlen(ir)};
-    const cuplug_module *mods[] = {&m};
-    cuplug_compile_args a = {.struct_size = sizeof a, .session = s, .modules = mods,
-                             .num_modules = 1, .entry = json_string(j, "entry"),
-                             .signature = signature, .kind = CUPLUG_KERNEL,
-                             .output = CUPLUG_OUTPUT_CUBIN,
-                             .flags = CUPLUG_COMPILE_CURRENT_DEVICE};
-    bench_check(api, api->compile(&a), "compile");
-    cuplug_load_args ours = {.struct_size = sizeof ours, .session = s, .artifact = a.artifact};
-    bench_check(api, api->load(&ours), "load cuplug's");
-    cuplug_kernel_args ko = {.struct_size = sizeof ko, .library = ours.library};
-    bench_check(api, api->kernel_get(&ko), "kernel_get cuplug's");
-    cuplug_library *cpp_lib, *numba_lib = NULL;
+    cuplug_library *ours, *nvptx_lib, *cpp_lib, *numba_lib = NULL;
+    cuplug_kernel *ko = cuplug_build(s, j, ir, CUPLUG_BACKEND_LIBNVVM, &ours);
+    cuplug_kernel *kp = cuplug_build(s, j, ir, CUPLUG_BACKEND_LLVM, &nvptx_lib);
     cuplug_kernel *kc = kernel_of(s, cpp_cubin, cpp_size, cases[c].name, cases[c].signature,
                                   &cpp_lib);
     cuplug_kernel *kn = numba_cubin && numba_name
@@ -206,10 +220,11 @@ int main(int argc, char **argv) {
       }
     }
     vc[nv] = (cuplug_value){CUPLUG_TYPE_INT64, &count};
-    cuplug_launch_args lo = {.struct_size = sizeof lo, .kernel = ko.kernel,
+    cuplug_launch_args lo = {.struct_size = sizeof lo, .kernel = ko,
                              .grid = {N / BLOCK, 1, 1}, .block = {BLOCK, 1, 1}, .args = v,
                              .num_args = nv};
-    cuplug_launch_args lc = lo, ln = lo;
+    cuplug_launch_args lc = lo, ln = lo, lp = lo;
+    lp.kernel = kp;
     lc.kernel = kc;
     lc.args = vc;
     lc.num_args = nv + 1;
@@ -219,17 +234,23 @@ int main(int argc, char **argv) {
     if (cases[c].check_bytes) {
       char *want = result_of(s, &lc, bufs[0], cases[c].check_bytes);
       char *got = result_of(s, &lo, bufs[0], cases[c].check_bytes);
-      bool eq = memcmp(want, got, cases[c].check_bytes) == 0;
+      char *nvptx = result_of(s, &lp, bufs[0], cases[c].check_bytes);
+      bool eq = memcmp(want, got, cases[c].check_bytes) == 0 &&
+                memcmp(got, nvptx, cases[c].check_bytes) == 0;
       all_same = all_same && eq;
       same = eq ? "yes" : "NO";
       free(want);
       free(got);
+      free(nvptx);
     }
     /* twice, the builds interleaved; the lower median of each */
-    double tc = time_launch(&lc), tn = kn ? time_launch(&ln) : NAN, to = time_launch(&lo);
+    double tc = time_launch(&lc), tn = kn ? time_launch(&ln) : NAN, to = time_launch(&lo),
+           tp = time_launch(&lp);
     tc = fmin(tc, time_launch(&lc));
     if (kn) tn = fmin(tn, time_launch(&ln));
     to = fmin(to, time_launch(&lo));
+    tp = fmin(tp, time_launch(&lp));
+    log_nvptx += log(tp / to);
     char tn_text[32] = "n/a", rn_text[32] = "n/a";
     if (kn) {
       snprintf(tn_text, sizeof tn_text, "%.4f", tn);
@@ -237,14 +258,14 @@ int main(int argc, char **argv) {
       log_numba += log(to / tn);
       n_numba++;
     }
-    printf("%-14s %10.4f %10s %10.4f %13.3f %13s %8s\n", cases[c].name, tc, tn_text, to, to / tc,
-           rn_text, same);
+    printf("%-14s %10.4f %10s %10.4f %10.4f %13.3f %13s %12.3f %8s\n", cases[c].name, tc,
+           tn_text, to, tp, to / tc, rn_text, tp / to, same);
     log_cpp += log(to / tc);
     n_cpp++;
-    api->library_unload(ours.library);
+    api->library_unload(ours);
+    api->library_unload(nvptx_lib);
     api->library_unload(cpp_lib);
     if (numba_lib) api->library_unload(numba_lib);
-    api->artifact_destroy(a.artifact);
     json_free(j);
     free(ir);
     free(text);
@@ -253,6 +274,8 @@ int main(int argc, char **argv) {
   }
   printf("geometric mean ratio cuplug / NVRTC CUDA C++: %.3f (%d kernels)\n",
          exp(log_cpp / n_cpp), n_cpp);
+  printf("geometric mean ratio NVPTX backend / libNVVM: %.3f (%d kernels)\n",
+         exp(log_nvptx / n_cpp), n_cpp);
   if (n_numba)
     printf("geometric mean ratio cuplug / numba-cuda: %.3f (%d kernels)\n",
            exp(log_numba / n_numba), n_numba);

@@ -225,6 +225,23 @@ def python_first_launch(build):
             row("%s, %s: stages (s)" % (what, label), "", "", stages(label), "")
 
 
+def backend_bench(build):
+    """The NVPTX backend's compile latency against libNVVM's, in one run."""
+    what = "compile to PTX through the NVPTX backend"
+    rc, out = run("backend_bench", [os.path.join(build, "bin", "backend_bench"), CORPUS, "11",
+                                    os.path.join(ROOT, "tests", "triton", "fixtures")])
+    m = re.search(r"geometric mean, ptx: nvptx/libnvvm ([\d.]+), trusted nvptx/libnvvm ([\d.]+) "
+                  r"\((\d+) cases\)", out)
+    if rc != 0 or not m:
+        return skipped(what, why_not(rc, out))
+    row("**%s, geometric mean of %s cases**" % (what, m.group(3)), "cuplug's PTX through libNVVM",
+        "**%s**" % x(float(m.group(1))), "trusted session %s" % x(float(m.group(2))), "")
+    for t in re.finditer(r"^(add|softmax|gelu|matmul)\s+([\d.]+)\s+([\d.]+)$", out, re.M):
+        row("compile Triton's `%s` LLIR to PTX, cc 9.0a (NVPTX backend)" % t.group(1),
+            "none: libNVVM cannot read it", "%s ms" % t.group(2),
+            "trusted session %s ms" % t.group(3), "")
+
+
 def link_bench(build):
     rc, out = run("link_bench", [os.path.join(build, "bin", "link_bench")])
     what = "link() of LTO-IR (a kernel and an external function)"
@@ -304,10 +321,10 @@ def kernel_bench(build, gpu):
         shutil.rmtree(numba_dir, ignore_errors=True)
     if rc not in (0, 1) or not re.search(r"^geometric mean ratio cuplug / NVRTC", out, re.M):
         return skipped(what + " (corpus kernels)", why_not(rc, out))
-    for m in re.finditer(r"^(\w+)\s+([\d.]+)\s+(\S+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)\s+(\S+)$",
-                         out, re.M):
-        case, nvrtc, numba, plug, same = (m.group(1), float(m.group(2)), m.group(3),
-                                          float(m.group(4)), m.group(7))
+    for m in re.finditer(r"^(\w+)\s+([\d.]+)\s+(\S+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\S+)"
+                         r"\s+([\d.]+)\s+(\S+)$", out, re.M):
+        case, nvrtc, numba, plug, nvptx, same = (m.group(1), float(m.group(2)), m.group(3),
+                                                 float(m.group(4)), float(m.group(5)), m.group(9))
         note = {"yes": "; same result", "NO": "; RESULTS DIFFER", "-": ""}.get(same, "")
         row("kernel `%s` (cuplug)" % case, "the same kernel in CUDA C++, NVRTC", x(plug / nvrtc),
             "%.4f ms vs %.4f ms%s" % (plug, nvrtc, note), "1.02x")
@@ -317,8 +334,13 @@ def kernel_bench(build, gpu):
         else:
             row("kernel `%s` (cuplug)" % case, "numba-cuda's own cubin", x(plug / float(numba)),
                 "%.4f ms vs %s ms" % (plug, numba), "1.02x")
+        row("kernel `%s` (cuplug, NVPTX backend)" % case, "cuplug's libNVVM build",
+            x(nvptx / plug), "%.4f ms vs %.4f ms" % (nvptx, plug), "1.05x")
     g = num(r"^geometric mean ratio cuplug / NVRTC CUDA C\+\+: ([\d.]+)", out)
     row("**kernels, geometric mean**", "CUDA C++ by NVRTC", "**%s**" % x(g), "", "1.02x")
+    g = num(r"^geometric mean ratio NVPTX backend / libNVVM: ([\d.]+)", out)
+    row("**kernels, geometric mean (NVPTX backend)**", "cuplug's libNVVM builds",
+        "**%s**" % x(g), "", "1.05x")
     g = num(r"^geometric mean ratio cuplug / numba-cuda: ([\d.]+)", out)
     if g is not None:
         row("**kernels, geometric mean**", "numba-cuda's builds", "**%s**" % x(g), "", "1.02x")
@@ -437,6 +459,7 @@ def main(argv):
     gpu, info = have_gpu(build)
 
     compile_bench(build)
+    backend_bench(build)
     cache_bench(build)
     python_first_launch(build)
     link_bench(build)

@@ -30,6 +30,8 @@ int cli_cmd_info(const cuplug_api *api, int argc, char **argv) {
            info.nvvm_ir_minor, info.nvvm_dbg_major, info.nvvm_dbg_minor);
     printf("%-12s %s\n", "libNVVM at", info.nvvm_path);
   }
+  printf("%-12s %s\n", "LLVM", info.llvm_version);
+  printf("%-12s %s\n", "NVPTX", info.nvptx_status);
   print_version("NVRTC", info.nvrtc_major, info.nvrtc_minor, info.nvrtc_status);
   print_version("nvJitLink", info.nvjitlink_major, info.nvjitlink_minor, info.nvjitlink_status);
   if (info.driver_version >= 0)

@@ -68,6 +68,8 @@ static const char environment[] =
     "                          in (default: cuplug-helper beside libcuplug.so)\n"
     "  CUPLUG_HOST_LIBRARY     the CPU target that run and case --run host load\n"
     "                          (default: libcuplug-host.so beside libcuplug.so)\n"
+    "  CUPLUG_NVPTX_LIBRARY    LLVM's NVPTX backend, which compiles modern IR\n"
+    "                          (default: libcuplug-nvptx.so beside libcuplug.so)\n"
     "  CUPLUG_CACHE            0, off, no or false: no result cache, for every command\n"
     "  CUPLUG_CACHE_DIR        the result cache's folder ('' : memory only)\n"
     "  XDG_CACHE_HOME          without CUPLUG_CACHE_DIR: the cache is its cuplug/\n"

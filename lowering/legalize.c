@@ -10,7 +10,9 @@
  *     triple and datalayout when a module has none (libNVVM reads a module
  *     without the version as IR 1.0 and rejects it);
  *   - rejects opaque pointers (`ptr`), with the line, rather than letting
- *     libNVVM fail on them. */
+ *     libNVVM fail on them.
+ * For cc 10.0 and up libNVVM also reads modern IR, with LLVM 20's reader:
+ * cuplug__legalize_nvvm20 makes LLVM 22's text of a module fit it. */
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -146,24 +148,39 @@ static bool has_target(const ir_module *m, const char *what) {
   return false;
 }
 
-cuplug_error *cuplug__legalize(ir_rewrite *rw, cuplug__ir_version v, bool *uses_libdevice) {
+static bool is_version(const ir_item *it) {
+  return it->kind == IR_ITEM_NAMED_META && strcmp(it->name, "nvvmir.version") == 0;
+}
+
+/* The NVPTX triple and datalayout where the module has none, and one
+ * !nvvmir.version naming what libNVVM reads (libNVVM reads a module
+ * without it as IR 1.0 and rejects it). */
+static void set_target_and_version(ir_rewrite *rw, cuplug__ir_version v) {
   if (!has_target(&rw->m, "triple"))
     cuplug__ir_edit_insert(&rw->edits, 0, "target triple = \"" CUPLUG__NVPTX_TRIPLE "\"\n");
   if (!has_target(&rw->m, "datalayout"))
     cuplug__ir_edit_insert(&rw->edits, 0, "target datalayout = \"" CUPLUG__NVPTX_DATALAYOUT "\"\n");
-
   long version_id = cuplug__ir_rewrite_meta_id(rw);
-  bool version_written = false;
+  bool written = false;
+  for (size_t i = 0; i < rw->m.num_items; i++) {
+    const ir_item *it = &rw->m.items[i];
+    if (!is_version(it)) continue;
+    char line[64];
+    snprintf(line, sizeof line, "!nvvmir.version = !{!%ld}\n", version_id);
+    cuplug__ir_edit_replace(&rw->edits, it->start, it->end, written ? "" : line);
+    written = true;
+  }
+  if (!written) cuplug__buf_printf(&rw->tail, "!nvvmir.version = !{!%ld}\n", version_id);
+  cuplug__buf_printf(&rw->tail, "!%ld = !{i32 %d, i32 %d, i32 %d, i32 %d}\n", version_id,
+                     v.ir_major, v.ir_minor, v.dbg_major, v.dbg_minor);
+}
+
+cuplug_error *cuplug__legalize(ir_rewrite *rw, cuplug__ir_version v, bool *uses_libdevice) {
+  set_target_and_version(rw, v);
   size_t k = 0; /* in the watch list */
   for (size_t i = 0; i < rw->m.num_items; i++) {
     const ir_item *it = &rw->m.items[i];
-    if (it->kind == IR_ITEM_NAMED_META && strcmp(it->name, "nvvmir.version") == 0) {
-      char line[64];
-      snprintf(line, sizeof line, "!nvvmir.version = !{!%ld}\n", version_id);
-      cuplug__ir_edit_replace(&rw->edits, it->start, it->end, version_written ? "" : line);
-      version_written = true;
-      continue;
-    }
+    if (is_version(it)) continue;
     if (it->kind == IR_ITEM_DECLARE && strncmp(it->name, "___numba_atomic_", 16) == 0) {
       cuplug__buf def;
       cuplug__buf_init(&def);
@@ -178,10 +195,58 @@ cuplug_error *cuplug__legalize(ir_rewrite *rw, cuplug__ir_version v, bool *uses_
     }
     CUPLUG__TRY(legalize_tokens(rw, it, &k, uses_libdevice));
   }
-  if (!version_written)
-    cuplug__buf_printf(&rw->tail, "!nvvmir.version = !{!%ld}\n", version_id);
-  cuplug__buf_printf(&rw->tail, "!%ld = !{i32 %d, i32 %d, i32 %d, i32 %d}\n", version_id,
-                     v.ir_major, v.ir_minor, v.dbg_major, v.dbg_minor);
+  return NULL;
+}
+
+/* ---- LLVM 20's dialect, for libNVVM at cc 10.0 and up ---- */
+
+/* What LLVM 21 and 22 write that LLVM 20's reader, libNVVM's for
+ * compute_100 and up, does not know: attributes, removed (with their
+ * argument list); `captures(...)`, LLVM 21's form of `nocapture`, is
+ * handled apart. */
+static ir_wordset newer_than_20 = CUPLUG__IR_WORDSET(
+    "dead_on_return", "nocreateundeforpoison", "sanitize_alloc_token", "denormal_fpenv");
+
+/* Does the group toks[i..j) mention `word`? */
+static bool group_has(const char *text, const ir_tok *toks, size_t i, size_t j, const char *word) {
+  for (; i < j; i++)
+    if (cuplug__ir_tok_is(text, toks[i], word)) return true;
+  return false;
+}
+
+static void legalize_tokens_20(ir_rewrite *rw, const ir_item *it) {
+  const char *text = rw->m.text;
+  const ir_tok *toks = rw->m.toks + it->first;
+  size_t n = it->last - it->first;
+  for (size_t i = 0; i < n; i++) {
+    ir_tok t = toks[i];
+    if (t.kind != IR_WORD || (i + 1 < n && cuplug__ir_tok_punct(text, toks[i + 1], ':')))
+      continue; /* a label, or a metadata field name */
+    bool group = i + 1 < n && cuplug__ir_tok_punct(text, toks[i + 1], '(');
+    size_t j = group ? after_group(text, toks, n, i + 1) : i + 1;
+    size_t end = toks[j - 1].start + toks[j - 1].len;
+    if (cuplug__ir_tok_is(text, t, "captures") && group) {
+      /* captures(none) is nocapture; any other capture may happen, which
+       * no attribute says */
+      bool none = j == i + 4 && cuplug__ir_tok_is(text, toks[i + 2], "none");
+      cuplug__ir_edit_replace(&rw->edits, t.start, end, none ? "nocapture" : "");
+    } else if (cuplug__ir_tok_is(text, t, "memory") && group &&
+               group_has(text, toks, i + 2, j, "errnomem")) {
+      /* LLVM 21's errno location: the whole claim goes, which is safe */
+      cuplug__ir_edit_delete(&rw->edits, t.start, end);
+    } else if (cuplug__ir_word_in(&newer_than_20, text, t)) {
+      cuplug__ir_edit_delete(&rw->edits, t.start, end);
+    } else {
+      continue;
+    }
+    i = j - 1;
+  }
+}
+
+cuplug_error *cuplug__legalize_nvvm20(ir_rewrite *rw, cuplug__ir_version v) {
+  set_target_and_version(rw, v);
+  for (size_t i = 0; i < rw->m.num_items; i++)
+    if (!is_version(&rw->m.items[i])) legalize_tokens_20(rw, &rw->m.items[i]);
   return NULL;
 }
 

@@ -99,6 +99,11 @@ cuplug_error *cuplug__annotate_kernel(ir_rewrite *rw, const char *kernel,
  * (__nv_*): only then does the compile add libdevice, which costs libNVVM
  * more than a small kernel does. */
 cuplug_error *cuplug__legalize(ir_rewrite *rw, cuplug__ir_version v, bool *uses_libdevice);
+/* Makes modern IR (LLVM 22's text) acceptable to libNVVM for cc 10.0 and
+ * up, whose reader is LLVM 20's: the syntax LLVM 21 and 22 added goes
+ * (`captures(none)` becomes `nocapture`), the triple, the datalayout and
+ * !nvvmir.version as cuplug__legalize sets them. */
+cuplug_error *cuplug__legalize_nvvm20(ir_rewrite *rw, cuplug__ir_version v);
 /* The watch set to parse a module with (cuplug__ir_rewrite_begin) that legalisation
  * will see: it then looks only at the tokens the lexer noted, not at every
  * token.  Any other module is legalised the same, token by token. */

@@ -9,14 +9,14 @@
 # build-fuzz/corpus.  A crash, leak or hang fails the run and leaves its
 # input in build-fuzz/crashes/<harness>/ ($CUPLUG_FUZZ_DIR for another
 # folder); copy it into the regressions folder once fixed.  The harnesses: signature irtext resolve code_kind
-# case_json values compile cache_entry host signature_ir (tests/fuzz/fuzz_*.c).
+# case_json values compile cache_entry host signature_ir launch_args modern (tests/fuzz/fuzz_*.c).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
 shift || true
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=(signature irtext resolve code_kind case_json values compile cache_entry host
-                                         signature_ir launch_args)
+                                         signature_ir launch_args modern)
 
 out=${CUPLUG_FUZZ_DIR:-build-fuzz} # a long run elsewhere leaves CI's folder alone
 bash scripts/deps.sh
@@ -68,6 +68,18 @@ seed() {
       # signatures the IR agrees with that are not its own: the passes after the check
       printf '\x01\x00int64(uint32, class(float32), int32)' >"$dir/class"
       printf '\x01\x02int32(CPointer(int64), int32, int32)' >"$dir/c-abi" ;;
+    modern) # Triton's own IR, and the corpus upgraded by LLVM 22, as text and as bitcode;
+      # the first two bytes: no signature (the IR's), a kernel
+      local f n
+      for f in tests/triton/fixtures/{add,softmax,gelu}.ll; do
+        { printf '\x00\x01'; cat "$f"; } >"$dir/triton-$(basename "$f" .ll)"
+        { printf '\x00\x01'; llvm-as-22 <"$f"; } >"$dir/triton-$(basename "$f" .ll).bc"
+      done
+      for f in tests/conformance/numba/*/input.ll; do
+        n=$(basename "$(dirname "$f")")
+        { printf '\x01\x00'; llvm-as-22 <"$f" | llvm-dis-22; } >"$dir/$n"
+        { printf '\x01\x00'; llvm-as-22 <"$f"; } >"$dir/$n.bc"
+      done ;;
     code_kind)
       cp tests/conformance/numba/add_i32/expected.ptx "$dir/ptx"
       cp samples/extern/ext_clamp.cu "$dir/cu"

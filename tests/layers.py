@@ -25,7 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RULES = [
     ("base", "cuplug/ base/"),
     ("lowering", "cuplug/ base/ lowering/"),
-    ("plugin/toolkit", "cuplug/ base/ plugin/toolkit/"),
+    ("plugin/toolkit", "cuplug/ base/ plugin/toolkit/ plugin/nvptx/nvptx.h"),
     ("plugin/helper", "cuplug/ base/ plugin/toolkit/ plugin/helper/"),
     ("plugin/compilers", "cuplug/ base/ plugin/toolkit/ plugin/helper/ plugin/compilers/"),
     ("plugin/cache", "cuplug/ base/ plugin/cache/"),
@@ -39,6 +39,7 @@ RULES = [
     ("plugin/load", "cuplug/ base/ plugin/toolkit/ plugin/session/ plugin/load/ "
                     "plugin/cpu/cpu.h"),
     ("plugin/cpu", "cuplug/ base/ plugin/cpu/"),
+    ("plugin/nvptx", "cuplug/ base/ plugin/nvptx/"),
     ("plugin/api", "cuplug/ base/ plugin/"),
     # hosts: the public header, and their own files
     ("cli", "cuplug/ ./"),

@@ -3,8 +3,8 @@
 Builds the extension cuplug._cuplug on CPython's limited API (one wheel for
 Python 3.11 and later), and puts the plugin (libcuplug.so), its helper
 process (cuplug-helper) and the library that runs device code on the CPU
-(libcuplug-host.so, opened on the first output="host" load) in the package
-beside it.  Those come from the
+(libcuplug-host.so, opened on the first output="host" load) and LLVM's NVPTX
+backend (libcuplug-nvptx.so) in the package beside it.  Those come from the
 CMake build in $CUPLUG_BUILD_DIR when set (a relative folder from where pip
 runs, or from the repository's root), else from a build this runs
 (build-python/ at the repository's root)."""
@@ -49,7 +49,7 @@ def plugin_build():
     subprocess.check_call(["cmake", "-S", ROOT, "-B", out, "-DCMAKE_BUILD_TYPE=Release",
                            "-DCUPLUG_TESTS=OFF"])
     subprocess.check_call(["cmake", "--build", out, "-j", str(os.cpu_count() or 2),
-                           "--target", "cuplug", "cuplug_helper", "cuplug_host"])
+                           "--target", "cuplug", "cuplug_helper", "cuplug_host", "cuplug_nvptx"])
     return out
 
 
@@ -59,7 +59,8 @@ class BuildWithPlugin(build_ext):
         build = plugin_build()
         target = os.path.join(self.build_lib, "cuplug")
         os.makedirs(target, exist_ok=True)
-        for name in ("libcuplug.so", "cuplug-helper", "libcuplug-host.so"):
+        for name in ("libcuplug.so", "cuplug-helper", "libcuplug-host.so",
+                     "libcuplug-nvptx.so"):
             src = os.path.join(build, "lib", name)
             if not os.path.exists(src):
                 raise SystemExit("cuplug: %s is missing: build the plugin first" % src)

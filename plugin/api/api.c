@@ -223,6 +223,7 @@ static cuplug_error *artifact_info(const cuplug_artifact *art, cuplug_artifact_i
   a.signature = art->signature;
   a.use_cooperative = art->cooperative;
   a.cache = art->cache;
+  a.backend = art->backend;
   cuplug__struct_export(info, &a, sizeof a);
   return NULL;
 }

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <llvm/Config/llvm-config.h>
+
 #include "base/error.h"
 #include "plugin/toolkit/toolkit.h"
 
@@ -38,7 +40,8 @@ static void probe(void) {
   if (cuplug__toolkit_init(&tk, NULL)) {
     probed = false;
     found.nvvm_status = found.nvrtc_status = found.nvjitlink_status = found.driver_status =
-        "out of memory";
+        found.nvptx_status = "out of memory";
+    found.llvm_version = LLVM_VERSION_STRING;
     return;
   }
 
@@ -66,6 +69,12 @@ static void probe(void) {
     found.nvjitlink_minor = (int32_t)minor;
   }
   found.nvjitlink_status = status_of(e, &tk.nvjitlink_lib);
+
+  /* The LLVM this plugin is built on; libcuplug-nvptx.so carries the same */
+  found.llvm_version = LLVM_VERSION_STRING;
+  const cuplug__nvptx_api *nvptx;
+  e = cuplug__toolkit_nvptx(&tk, &nvptx);
+  found.nvptx_status = status_of(e, &tk.nvptx_lib);
 
   const cuplug__driver_api *cu;
   e = cuplug__toolkit_driver(&tk, &cu);

@@ -339,7 +339,7 @@ cuplug_error *cuplug__helpers_finish(cuplug__helpers *h, cuplug__pending *p,
   uint32_t type = 0;
   uint64_t size = 0;
   if (st == READ_OK && (!cuplug__wire_read_header(header, &type, &size) ||
-                        type != CUPLUG__WIRE_RESULT))
+                        (type != CUPLUG__WIRE_RESULT && type != CUPLUG__WIRE_FAREWELL)))
     st = READ_GARBLED;
   char *payload = NULL;
   if (st == READ_OK) {
@@ -369,7 +369,11 @@ cuplug_error *cuplug__helpers_finish(cuplug__helpers *h, cuplug__pending *p,
                          "stopped",
                          cuplug__tool_name(p->tool));
   }
-  give_back(h, w);
+  /* a helper that said farewell is going: the next job takes another */
+  if (type == CUPLUG__WIRE_FAREWELL)
+    stop(w);
+  else
+    give_back(h, w);
   cuplug_error *e = cuplug__wire_get_result(payload, size, out);
   free(payload);
   return e;

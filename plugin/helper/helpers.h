@@ -7,8 +7,10 @@
  * A helper that crashes is reaped and its job reported as
  * CUPLUG_ERR_TOOLKIT_CRASH; one that runs past the time limit is killed and
  * its job reported as CUPLUG_ERR_TIMEOUT; either way the next job starts a
- * fresh helper.  A process that forks keeps its parent's helpers out of its
- * way and starts its own. */
+ * fresh helper.  One that meets an LLVM fatal error (LLVM's NVPTX backend
+ * cannot select an instruction, say) answers its job with that error, as a
+ * farewell, and goes.  A process that forks keeps its parent's helpers out
+ * of its way and starts its own. */
 #ifndef CUPLUG__PLUGIN_HELPER_HELPERS_H
 #define CUPLUG__PLUGIN_HELPER_HELPERS_H
 

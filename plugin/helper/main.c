@@ -4,9 +4,10 @@
  * at a time; it answers each with the result.  It loads each library from
  * the file the host names in the job, so both run the same toolkit.  Should
  * libNVVM crash on a job, this process dies instead of the host; should it
- * never return, the host kills it.  It leaves when the host closes the
- * socket, or goes: a watchdog thread sees that even while a library call
- * is stuck.  How it waits for jobs, and where it runs them: handoff.h. */
+ * never return, the host kills it; should LLVM's NVPTX backend meet a
+ * fatal error, which ends the process, the host hears why first.  It
+ * leaves when the host closes the socket, or goes: a watchdog thread sees
+ * that even while a library call is stuck.  How it waits for jobs, and where it runs them: handoff.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -81,7 +82,47 @@ static cuplug__lib *library_of(cuplug__toolkit *tk, cuplug__tool tool) {
     case CUPLUG__TOOL_NVVM: return &tk->nvvm_lib;
     case CUPLUG__TOOL_NVRTC: return &tk->nvrtc_lib;
     case CUPLUG__TOOL_NVJITLINK: return &tk->nvjitlink_lib;
+    case CUPLUG__TOOL_NVPTX: return &tk->nvptx_lib;
   }
+  return NULL;
+}
+
+/* Writes a job's result (the error e, or out); false when the host is gone. */
+static bool answer(uint32_t type, const cuplug_error *e, const cuplug__tool_output *out) {
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  cuplug__buf_append(&b, "0123456789abcdef", CUPLUG__WIRE_HEADER);
+  cuplug__wire_put_result(&b, e, out);
+  bool ok = !b.oom;
+  if (ok) {
+    cuplug__wire_header((unsigned char *)b.data, type, b.len - CUPLUG__WIRE_HEADER);
+    ok = cuplug__wire_send(HOST_FD, b.data, b.len);
+  }
+  cuplug__buf_free(&b);
+  return ok;
+}
+
+/* LLVM's fatal errors end this process (after the handler, LLVM exits or
+ * aborts), in the middle of a job: the job's answer is the error, as a
+ * farewell, so that the host stops this helper rather than keep it. */
+static void fatal(void *ctx, const char *reason) {
+  (void)ctx;
+  cuplug__tool_output none = {0};
+  cuplug_error *e = cuplug__error(CUPLUG_ERR_NVPTX,
+                                  "LLVM's NVPTX backend stopped on a fatal error: %s (its helper "
+                                  "process went with it; the next call starts a fresh one)",
+                                  reason);
+  answer(CUPLUG__WIRE_FAREWELL, e, &none);
+  _exit(0);
+}
+
+/* Gives LLVM's fatal errors to `fatal`, once the backend is loaded. */
+static cuplug_error *watch_nvptx(cuplug__toolkit *tk) {
+  static bool watching;
+  const cuplug__nvptx_api *api;
+  CUPLUG__TRY(cuplug__toolkit_nvptx(tk, &api));
+  if (!watching) api->set_fatal_handler(fatal, NULL);
+  watching = true;
   return NULL;
 }
 
@@ -96,24 +137,16 @@ static bool serve(cuplug__toolkit *tk, char *payload, uint64_t size) {
     cuplug__lib *lib = library_of(tk, job.job.tool);
     e = lib ? cuplug__toolkit_use_file(tk, lib, job.library)
             : cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "no toolkit tool %d", (int)job.job.tool);
+    if (!e && job.job.tool == CUPLUG__TOOL_NVPTX) e = watch_nvptx(tk);
     bool pinned = !e && pin(job.cpu);
     if (!e) e = cuplug__tool_run_here(tk, &job.job, &out);
     /* free again before the result wakes the host, which may come here */
     if (pinned) sched_setaffinity(0, sizeof allowed, &allowed);
     cuplug__wire_job_free(&job);
   }
-  cuplug__buf b;
-  cuplug__buf_init(&b);
-  cuplug__buf_append(&b, "0123456789abcdef", CUPLUG__WIRE_HEADER);
-  cuplug__wire_put_result(&b, e, &out);
+  bool ok = answer(CUPLUG__WIRE_RESULT, e, &out);
   cuplug__error_destroy(e);
   cuplug__tool_output_free(&out);
-  bool ok = !b.oom;
-  if (ok) {
-    cuplug__wire_header((unsigned char *)b.data, CUPLUG__WIRE_RESULT, b.len - CUPLUG__WIRE_HEADER);
-    ok = cuplug__wire_send(HOST_FD, b.data, b.len);
-  }
-  cuplug__buf_free(&b);
   return ok;
 }
 

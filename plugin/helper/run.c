@@ -34,6 +34,10 @@ static cuplug_error *library_file(cuplug__toolkit *tk, cuplug__tool tool, const 
       CUPLUG__TRY(cuplug__toolkit_nvjitlink(tk, (const cuplug__nvjitlink_api **)&api));
       lib = &tk->nvjitlink_lib;
       break;
+    case CUPLUG__TOOL_NVPTX:
+      CUPLUG__TRY(cuplug__toolkit_nvptx(tk, (const cuplug__nvptx_api **)&api));
+      lib = &tk->nvptx_lib;
+      break;
     default:
       return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "no toolkit tool %d", (int)tool);
   }

@@ -23,8 +23,15 @@
  * most CUPLUG_MAX_MODULE_SIZE each, or the code of one link). */
 #define CUPLUG__WIRE_MAX_PAYLOAD ((uint64_t)1 << 32)
 
-/* A job; its result; a wake-up: a job is coming, wait for it awake. */
-enum { CUPLUG__WIRE_JOB = 1, CUPLUG__WIRE_RESULT = 2, CUPLUG__WIRE_WAKE = 3 };
+/* A job; its result; a wake-up: a job is coming, wait for it awake; a
+ * result after which the helper goes, for an error it cannot outlive (an
+ * LLVM fatal error: LLVM ends the process once it has reported it). */
+enum {
+  CUPLUG__WIRE_JOB = 1,
+  CUPLUG__WIRE_RESULT = 2,
+  CUPLUG__WIRE_WAKE = 3,
+  CUPLUG__WIRE_FAREWELL = 4
+};
 
 /* Sends every byte on a socket; false when the other end is gone (no
  * SIGPIPE: neither end may die of the other's death). */

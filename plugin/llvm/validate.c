@@ -12,8 +12,6 @@
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/IRReader.h>
-#include <llvm-c/Support.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,20 +19,8 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "base/types.h"
-
-static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
-
-static void llvm_setup(void) {
-  /* A module that carries debug info and fails LLVM's verifier would make
-   * the parser's debug-info upgrade abort the process; cuplug reports
-   * problems itself. */
-  const char *argv[] = {"cuplug", "-disable-auto-upgrade-debug-info"};
-  LLVMParseCommandLineOptions(2, argv, NULL);
-}
-
-/* The plugin is being unloaded: LLVM frees what it keeps for the process
- * (it cannot be used again, and will not be). */
-__attribute__((destructor)) static void llvm_unload(void) { LLVMShutdown(); }
+#include "plugin/llvm/fntype.h"
+#include "plugin/llvm/setup.h"
 
 static void ignore_diagnostic(LLVMDiagnosticInfoRef info, void *ctx) {
   (void)info;
@@ -74,143 +60,6 @@ static cuplug_error *parse(LLVMContextRef ctx, const cuplug__text *m, LLVMModule
   return NULL;
 }
 
-static bool same_type(LLVMTypeRef a, LLVMTypeRef b) {
-  if (a == b) return true;
-  LLVMTypeKind k = LLVMGetTypeKind(a);
-  if (k != LLVMGetTypeKind(b)) return false;
-  switch (k) {
-    case LLVMIntegerTypeKind:
-      return LLVMGetIntTypeWidth(a) == LLVMGetIntTypeWidth(b);
-    case LLVMPointerTypeKind:
-      return LLVMGetPointerAddressSpace(a) == LLVMGetPointerAddressSpace(b);
-    case LLVMStructTypeKind: {
-      unsigned n = LLVMCountStructElementTypes(a);
-      if (n != LLVMCountStructElementTypes(b)) return false;
-      for (unsigned i = 0; i < n; i++)
-        if (!same_type(LLVMStructGetTypeAtIndex(a, i), LLVMStructGetTypeAtIndex(b, i)))
-          return false;
-      return true;
-    }
-    case LLVMArrayTypeKind:
-      return LLVMGetArrayLength2(a) == LLVMGetArrayLength2(b) &&
-             same_type(LLVMGetElementType(a), LLVMGetElementType(b));
-    case LLVMVectorTypeKind:
-      return LLVMGetVectorSize(a) == LLVMGetVectorSize(b) &&
-             same_type(LLVMGetElementType(a), LLVMGetElementType(b));
-    default:
-      return true; /* same kind of float, void, ... */
-  }
-}
-
-/* "parameter 3 (part 2 of argument 1, float32[::1])" */
-static void describe_param(cuplug__buf *b, const cuplug_type *sig, cuplug_abi abi,
-                           unsigned index) {
-  cuplug__buf_printf(b, "parameter %u", index);
-  if (abi == CUPLUG_ABI_NUMBA) {
-    if (index == 0) {
-      cuplug__buf_puts(b, " (the return slot)");
-      return;
-    }
-    index--;
-  }
-  for (size_t a = 0; a < sig->nargs; a++) {
-    const cuplug__lowered *l =
-        cuplug__type_lowered(sig->args[a], abi, CUPLUG_POSITION_ARGUMENT);
-    if (index < l->num_parts) {
-      if (l->num_parts > 1)
-        cuplug__buf_printf(b, " (part %u of argument %zu, %s)", index, a, sig->args[a]->name);
-      else
-        cuplug__buf_printf(b, " (argument %zu, %s)", a, sig->args[a]->name);
-      return;
-    }
-    index -= (unsigned)l->num_parts;
-  }
-}
-
-static void put_llvm_type(cuplug__buf *b, LLVMTypeRef t) {
-  char *s = LLVMPrintTypeToString(t);
-  cuplug__buf_puts(b, s);
-  LLVMDisposeMessage(s);
-}
-
-/* Does fn's type match sig under abi?  `what` names fn in the message
- * ("entry @f"), `code` is the error's. */
-static cuplug_error *check_type(LLVMContextRef ctx, LLVMValueRef fn, const char *what,
-                                const cuplug_type *sig, cuplug_abi abi, cuplug_status code) {
-  const cuplug__lowered *want = cuplug__type_lowered(sig, abi, CUPLUG_POSITION_ARGUMENT);
-  /* The expected type, read by LLVM from cuplug's own text. */
-  cuplug__buf decl;
-  cuplug__buf_init(&decl);
-  const char *ret_end = strchr(want->ir_type, '(');
-  cuplug__buf_append(&decl, "declare ", 8);
-  cuplug__buf_append(&decl, want->ir_type, (size_t)(ret_end - want->ir_type));
-  cuplug__buf_puts(&decl, "@expected");
-  cuplug__buf_puts(&decl, ret_end);
-  cuplug__buf_putc(&decl, '\n');
-  if (decl.oom) return cuplug__error_oom();
-  LLVMModuleRef em = NULL;
-  cuplug__text t = {"expected", decl.data, decl.len};
-  cuplug_error *e = parse(ctx, &t, &em);
-  cuplug__buf_free(&decl);
-  if (e) {
-    cuplug__error_destroy(e);
-    return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
-                         "cannot express signature '%s' as an LLVM type", sig->name);
-  }
-  LLVMTypeRef expect = LLVMGlobalGetValueType(LLVMGetNamedFunction(em, "expected"));
-  LLVMTypeRef found = LLVMGlobalGetValueType(fn);
-
-  cuplug__buf why;
-  cuplug__buf_init(&why);
-  unsigned nf = LLVMCountParamTypes(found), ne = LLVMCountParamTypes(expect);
-  if (!same_type(LLVMGetReturnType(found), LLVMGetReturnType(expect))) {
-    cuplug__buf_puts(&why, "the return type is ");
-    put_llvm_type(&why, LLVMGetReturnType(found));
-    cuplug__buf_puts(&why, ", expected ");
-    put_llvm_type(&why, LLVMGetReturnType(expect));
-  } else if (nf != ne || LLVMIsFunctionVarArg(found)) {
-    cuplug__buf_printf(&why, "it has %u parameters%s, expected %u", nf,
-                       LLVMIsFunctionVarArg(found) ? " and varargs" : "", ne);
-  } else {
-    LLVMTypeRef *pf = malloc(sizeof(LLVMTypeRef) * (nf ? nf : 1));
-    LLVMTypeRef *pe = malloc(sizeof(LLVMTypeRef) * (ne ? ne : 1));
-    if (!pf || !pe) {
-      free(pf);
-      free(pe);
-      LLVMDisposeModule(em);
-      return cuplug__error_oom();
-    }
-    LLVMGetParamTypes(found, pf);
-    LLVMGetParamTypes(expect, pe);
-    for (unsigned i = 0; i < nf; i++) {
-      if (same_type(pf[i], pe[i])) continue;
-      describe_param(&why, sig, abi, i);
-      cuplug__buf_puts(&why, " is ");
-      put_llvm_type(&why, pf[i]);
-      cuplug__buf_puts(&why, ", expected ");
-      put_llvm_type(&why, pe[i]);
-      break;
-    }
-    free(pf);
-    free(pe);
-  }
-  e = NULL;
-  if (why.len) {
-    cuplug__buf ft;
-    cuplug__buf_init(&ft);
-    put_llvm_type(&ft, found);
-    e = cuplug__error(code,
-                      "%s does not match signature '%s' under the %s ABI: %s "
-                      "(found %s, expected %s)",
-                      what, sig->name, abi == CUPLUG_ABI_C ? "C" : "Numba", why.data,
-                      ft.data ? ft.data : "?", want->ir_type);
-    cuplug__buf_free(&ft);
-  }
-  cuplug__buf_free(&why);
-  LLVMDisposeModule(em);
-  return e;
-}
-
 /* Names a few functions the modules define, for a missing-entry message. */
 static void list_defined(cuplug__buf *b, LLVMModuleRef *mods, size_t n) {
   int shown = 0;
@@ -244,7 +93,8 @@ static cuplug_error *check_declarations(LLVMContextRef ctx, LLVMModuleRef m,
       snprintf(what, sizeof what, "the IR's declaration of @%.*s", (int)len, name);
     else
       snprintf(what, sizeof what, "the IR's declaration of @%.*s (%s)", (int)len, name, d.key);
-    CUPLUG__TRY(check_type(ctx, f, what, d.sig, d.abi, CUPLUG_ERR_DECLARATION_MISMATCH));
+    CUPLUG__TRY(cuplug__llvm_check_type(ctx, f, what, d.sig, d.abi, false,
+                                        CUPLUG_ERR_DECLARATION_MISMATCH));
   }
   return NULL;
 }
@@ -253,7 +103,7 @@ cuplug_error *cuplug__validate(const cuplug__text *modules, size_t num_modules,
                                const char *entry, const cuplug_type *sig, cuplug_abi abi,
                                cuplug__declared_fn declared, void *lookup_ctx,
                                size_t *entry_module) {
-  pthread_once(&llvm_once, llvm_setup);
+  cuplug__llvm_setup();
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMContextSetDiagnosticHandler(ctx, ignore_diagnostic, NULL);
   LLVMModuleRef *mods = calloc(num_modules, sizeof *mods);
@@ -284,7 +134,7 @@ cuplug_error *cuplug__validate(const cuplug__text *modules, size_t num_modules,
   if (!e && sig) {
     char what[1024];
     snprintf(what, sizeof what, "entry @%s", entry);
-    e = check_type(ctx, fn, what, sig, abi, CUPLUG_ERR_ENTRY_MISMATCH);
+    e = cuplug__llvm_check_type(ctx, fn, what, sig, abi, false, CUPLUG_ERR_ENTRY_MISMATCH);
   }
   for (size_t i = 0; !e && declared && i < num_modules; i++)
     e = check_declarations(ctx, mods[i], declared, lookup_ctx);
@@ -298,7 +148,7 @@ cuplug_error *cuplug__validate(const cuplug__text *modules, size_t num_modules,
 cuplug_error *cuplug__validate_lowering(const cuplug__text *module, const char *key,
                                         const char *symbol, const cuplug_type *sig,
                                         cuplug_abi abi) {
-  pthread_once(&llvm_once, llvm_setup);
+  cuplug__llvm_setup();
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMContextSetDiagnosticHandler(ctx, ignore_diagnostic, NULL);
   LLVMModuleRef m = NULL;
@@ -324,7 +174,7 @@ cuplug_error *cuplug__validate_lowering(const cuplug__text *module, const char *
   if (!e) {
     char what[1024];
     snprintf(what, sizeof what, "the lowering of %s: @%s", key, symbol);
-    e = check_type(ctx, fn, what, sig, abi, CUPLUG_ERR_LOWERING);
+    e = cuplug__llvm_check_type(ctx, fn, what, sig, abi, false, CUPLUG_ERR_LOWERING);
   }
   if (m) LLVMDisposeModule(m);
   LLVMContextDispose(ctx);

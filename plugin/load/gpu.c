@@ -1,6 +1,7 @@
 /* gpu.c - libraries on the GPU, through the Driver API (see gpu.h). */
 #include "plugin/load/gpu.h"
 
+#include <pthread.h>
 #include <stdio.h>
 
 #include "base/error.h"
@@ -68,6 +69,33 @@ static cuplug_error *check_config(const cuplug_kernel *k, const cuplug__device *
   return NULL;
 }
 
+/* A launch with more than 48 KiB of dynamic shared memory (Triton's
+ * matmul takes 96 KiB) must first raise the kernel's limit.  The limit
+ * only grows, under a lock, so that a thread that raised it less cannot
+ * lower it under another's launch. */
+static cuplug_error *allow_shared(const cuplug__driver_api *cu, cuplug_kernel *k,
+                                  cuplug__cu_device dev, unsigned shared) {
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  if (shared <= CUPLUG__CU_DEFAULT_DYNAMIC_SHARED ||
+      shared <= __atomic_load_n(&k->dynamic_shared, __ATOMIC_ACQUIRE))
+    return NULL;
+  pthread_mutex_lock(&lock);
+  int rc = 0;
+  if (shared > k->dynamic_shared) {
+    rc = cu->kernel_set_attribute(CUPLUG__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                  (int)shared, k->gpu, dev);
+    if (!rc) __atomic_store_n(&k->dynamic_shared, shared, __ATOMIC_RELEASE);
+  }
+  pthread_mutex_unlock(&lock);
+  if (!rc) return NULL;
+  char why[256];
+  cuplug__driver_describe(cu, rc, why, sizeof why);
+  return cuplug__error(CUPLUG_ERR_LAUNCH_CONFIG,
+                       "kernel %s: %u bytes of dynamic shared memory, beyond what it can take "
+                       "with its static shared memory: %s",
+                       k->name, shared, why);
+}
+
 /* The address of a debug kernel's store global <kernel><suffix>. */
 static int store_global(const cuplug__driver_api *cu, const cuplug_kernel *k, const char *suffix,
                         cuplug__cu_ptr *ptr) {
@@ -99,7 +127,7 @@ static cuplug_error *read_exception(const cuplug__driver_api *cu, const cuplug_k
                        k->name, code, v[0], v[1], v[2], v[3], v[4], v[5]);
 }
 
-cuplug_error *cuplug__launch_gpu(const cuplug_kernel *k, const cuplug_launch_args *a,
+cuplug_error *cuplug__launch_gpu(cuplug_kernel *k, const cuplug_launch_args *a,
                                  void **params) {
   cuplug_session *s = k->library->session;
   const cuplug__driver_api *cu;
@@ -110,6 +138,7 @@ cuplug_error *cuplug__launch_gpu(const cuplug_kernel *k, const cuplug_launch_arg
     block[d] = a->block[d] ? a->block[d] : 1;
   }
   CUPLUG__TRY(check_config(k, &s->device, grid, block, a->shared_mem));
+  CUPLUG__TRY(allow_shared(cu, k, s->device.dev, a->shared_mem));
 
   cuplug__cu_ptr errcode = 0;
   int rc;

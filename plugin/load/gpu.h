@@ -17,7 +17,7 @@ cuplug_error *cuplug__kernel_gpu(cuplug_session *s, cuplug__cu_library lib, cons
 /* Launches with the parameters packed (args.h): launch limits are checked
  * before the driver sees them; a debug kernel's exception store is cleared
  * before the launch and read after it. */
-cuplug_error *cuplug__launch_gpu(const cuplug_kernel *k, const cuplug_launch_args *a,
+cuplug_error *cuplug__launch_gpu(cuplug_kernel *k, const cuplug_launch_args *a,
                                  void **params);
 
 #endif

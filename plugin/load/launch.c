@@ -10,7 +10,7 @@
 #include "plugin/load/objects.h"
 
 cuplug_error *cuplug__launch(const cuplug_launch_args *a) {
-  const cuplug_kernel *k = a->kernel;
+  cuplug_kernel *k = a->kernel;
   if (!k) return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "launch: kernel is NULL");
   void *params[CUPLUG__MAX_PARAMS];
   int64_t slots[CUPLUG__MAX_PARAMS];

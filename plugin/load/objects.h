@@ -37,6 +37,7 @@ struct cuplug_kernel {
   const cuplug_type *sig;
   bool debug, cooperative;
   size_t num_params; /* the signature flattened under the Numba ABI */
+  unsigned dynamic_shared; /* the dynamic shared memory it may take, once raised past 48 KiB */
   cuplug_kernel *next;
 };
 

@@ -4,28 +4,89 @@
  *   the libNVVM target (nvvm_target.c), for PTX, LTO-IR and cubins:
  *     check_options → read_signature → read_modules → look_up (a result
  *     found in the cache ends here) → copy_modules → wake_helper →
- *     parse_modules → start_validation → choose_cc → find_entry → lower →
- *     run_nvvm → link_code → keep_ir → keep
+ *     parse_modules → start_validation → choose_cc → read_ir_version →
+ *     find_entry → lower → run_nvvm → link_code → keep_ir → keep
+ *   LLVM's NVPTX backend (llvm_target.c), for modern IR, bitcode, or any
+ *   IR with backend llvm: PTX and cubins:
+ *     check_options → read_signature → read_modules → copy_modules →
+ *     read_modern → modern_entry → look_up → choose_cc → gather_modern →
+ *     choose_link → lower_modern → run_nvptx → link_code → keep_modern_ir →
+ *     keep
+ *   libNVVM for modern IR (nvvm_target.c), cc 10.0 and up: ... →
+ *     copy_modules → read_modern → modern_entry → look_up → choose_cc →
+ *     require_cc100 → read_ir_version → wake_helper → gather_modern →
+ *     lower_modern → write_nvvm20 → run_nvvm → link_code → keep_ir → keep
  *   the CPU target (cpu_target.c), for CUPLUG_OUTPUT_HOST:
  *     check_options → read_signature → read_modules → copy_modules →
  *     parse_modules → start_validation → find_entry → lower → keep_cpu_ir
+ *   and for modern IR: ... → copy_modules → read_modern → modern_entry →
+ *     gather_modern → lower_modern → keep_cpu_modern
  *
- * A new target is a new list: the shared stages are job.c's. */
+ * A new target is a new list: the shared stages are job.c's and
+ * modern_stages.c's. */
 #include "plugin/pipeline/compile.h"
 
 #include "base/error.h"
+#include "lowering/dialect.h"
 #include "plugin/pipeline/cpu_target.h"
 #include "plugin/pipeline/job.h"
+#include "plugin/pipeline/llvm_target.h"
 #include "plugin/pipeline/nvvm_target.h"
 
-static const cuplug__target *target_of(const cuplug_compile_args *a) {
-  return a->output == CUPLUG_OUTPUT_HOST ? &cuplug__cpu_target : &cuplug__nvvm_target;
+/* Modern text or bitcode among the modules?  (A NULL module is the
+ * options stage's to report.) */
+static bool modern_input(const cuplug_compile_args *a) {
+  for (size_t i = 0; a->modules && i < a->num_modules; i++) {
+    const cuplug_module *m = a->modules[i];
+    if (m && m->text && cuplug__ir_dialect(m->text, m->size) != CUPLUG__DIALECT_TYPED)
+      return true;
+  }
+  return false;
+}
+
+/* The target a compile runs through: the output, the IR's dialect and the
+ * backend asked for decide (cuplug_backend). */
+static cuplug_error *target_of(const cuplug_compile_args *a, bool all, const cuplug__target **t,
+                               bool *modern) {
+  static const char *const names[] = {"default", "libnvvm", "llvm"};
+  if ((unsigned)a->backend > CUPLUG_BACKEND_LLVM)
+    return cuplug__error(CUPLUG_ERR_OPTION_BACKEND,
+                         "Unsupported backend: %d (libnvvm or llvm)", (int)a->backend);
+  *modern = modern_input(a);
+  if (a->output == CUPLUG_OUTPUT_HOST) {
+    if (a->backend != CUPLUG_BACKEND_DEFAULT)
+      return cuplug__error(CUPLUG_ERR_OPTION_BACKEND,
+                           "backend %s makes GPU code: output host compiles for this CPU with "
+                           "LLVM's own backend; leave backend unset",
+                           names[a->backend]);
+    *t = *modern ? &cuplug__cpu_modern_target : &cuplug__cpu_target;
+    return NULL;
+  }
+  bool ltoir = a->output == CUPLUG_OUTPUT_LTOIR || (a->output == CUPLUG_OUTPUT_DEFAULT && all);
+  /* by default: libNVVM for numba-cuda's dialect; the NVPTX backend for
+   * modern IR, unless LTO-IR is asked for, which only libNVVM makes (and,
+   * from modern IR, only for cc 10.0 and up: nvvm_target.c says so) */
+  cuplug_backend b = a->backend;
+  if (b == CUPLUG_BACKEND_DEFAULT)
+    b = *modern && !ltoir ? CUPLUG_BACKEND_LLVM : CUPLUG_BACKEND_LIBNVVM;
+  if (b == CUPLUG_BACKEND_LLVM && ltoir)
+    return cuplug__error(CUPLUG_ERR_OPTION_BACKEND,
+                         "LLVM's NVPTX backend makes PTX and cubins, not LTO-IR: ask for output "
+                         "ptx or cubin, or the libnvvm backend for LTO-IR%s",
+                         *modern ? " (which reads this modern IR for cc 10.0 and up)" : "");
+  if (b == CUPLUG_BACKEND_LLVM)
+    *t = &cuplug__llvm_target;
+  else
+    *t = *modern ? &cuplug__nvvm_modern_target : &cuplug__nvvm_target;
+  return NULL;
 }
 
 static cuplug_error *run(cuplug_compile_args *a, bool all) {
-  const cuplug__target *t = target_of(a);
-  cuplug__job j = {.a = a, .all = all};
   a->artifact = NULL;
+  const cuplug__target *t;
+  bool modern;
+  CUPLUG__TRY(target_of(a, all, &t, &modern));
+  cuplug__job j = {.a = a, .all = all, .signature_from_ir = modern};
   cuplug_error *e = NULL;
   for (size_t i = 0; i < t->num_stages && !e && !j.from_cache; i++) e = t->stages[i](&j);
   /* The validator's verdict comes first: it names the line and column. */

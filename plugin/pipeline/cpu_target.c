@@ -1,5 +1,6 @@
 /* cpu_target.c - the CPU target (CUPLUG_OUTPUT_HOST): the artifact is the
- * IR libNVVM would have been handed, and load() compiles it for this CPU
+ * IR libNVVM would have been handed (for modern IR, the module LLVM
+ * lowered), and load() compiles it for this CPU
  * (plugin/load/cpu.c).  No toolkit, no cc; and no cache: the IR is made in
  * a few passes (the JIT's work comes at load), and it holds this process's
  * addresses of the declared functions' CPU implementations. */
@@ -43,11 +44,9 @@ static cuplug_error *keep_externs(cuplug__job *j) {
   return NULL;
 }
 
-/* the lowered modules, the caller's and the declared functions' CPU
- * implementations kept in the artifact, once the IR is valid */
-static cuplug_error *keep_cpu_ir(cuplug__job *j) {
-  CUPLUG__TRY(cuplug__job_finish_validation(j));
-  CUPLUG__TRY(cuplug__job_keep_modules(j));
+/* What load() needs beside the IR: the caller's modules, the declared
+ * functions' CPU implementations, the entry. */
+static cuplug_error *keep_cpu(cuplug__job *j) {
   CUPLUG__TRY(keep_sources(j));
   CUPLUG__TRY(keep_externs(j));
   cuplug_artifact *art = j->art;
@@ -56,6 +55,19 @@ static cuplug_error *keep_cpu_ir(cuplug__job *j) {
   art->fastmath = j->a->fastmath != 0;
   art->abi = j->abi;
   return cuplug__job_describe_entry(j);
+}
+
+/* the lowered modules kept in the artifact, once the IR is valid */
+static cuplug_error *keep_cpu_ir(cuplug__job *j) {
+  CUPLUG__TRY(cuplug__job_finish_validation(j));
+  CUPLUG__TRY(cuplug__job_keep_modules(j));
+  return keep_cpu(j);
+}
+
+/* modern IR: the module LLVM lowered, as text */
+static cuplug_error *keep_cpu_modern(cuplug__job *j) {
+  CUPLUG__TRY(cuplug__job_keep_modern(j, "lowered.ll"));
+  return keep_cpu(j);
 }
 
 static const cuplug__stage stages[] = {
@@ -71,3 +83,20 @@ static const cuplug__stage stages[] = {
 };
 
 const cuplug__target cuplug__cpu_target = {stages, sizeof stages / sizeof stages[0], NULL};
+
+/* Modern IR (opaque pointers, bitcode) is read and lowered through LLVM,
+ * as for the NVPTX backend. */
+static const cuplug__stage modern_stages[] = {
+    cuplug__stage_check_options,
+    cuplug__stage_read_signature,
+    cuplug__stage_read_modules,
+    cuplug__stage_copy_modules,
+    cuplug__stage_read_modern,
+    cuplug__stage_modern_entry,
+    cuplug__stage_gather_modern,
+    cuplug__stage_lower_modern,
+    keep_cpu_modern,
+};
+
+const cuplug__target cuplug__cpu_modern_target = {
+    modern_stages, sizeof modern_stages / sizeof modern_stages[0], NULL};

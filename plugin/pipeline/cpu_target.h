@@ -5,5 +5,7 @@
 #include "plugin/pipeline/job.h"
 
 extern const cuplug__target cuplug__cpu_target;
+/* the same, for modern IR and bitcode, read through LLVM */
+extern const cuplug__target cuplug__cpu_modern_target;
 
 #endif

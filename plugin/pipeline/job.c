@@ -19,7 +19,9 @@
 #include "base/types.h"
 #include "lowering/lowering.h"
 #include "lowering/sigcheck.h"
+#include "plugin/llvm/modern.h"
 #include "plugin/llvm/validate.h"
+#include "plugin/pipeline/link.h"
 #include "plugin/pipeline/options.h"
 #include "plugin/pipeline/results.h"
 
@@ -48,9 +50,14 @@ cuplug_error *cuplug__stage_check_options(cuplug__job *j) {
 
 cuplug_error *cuplug__stage_read_signature(cuplug__job *j) {
   cuplug_compile_args *a = j->a;
-  if (!!a->signature == !!a->signature_type)
+  if (a->signature && a->signature_type)
     return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
-                         "compile: give exactly one of signature and signature_type");
+                         "compile: give one of signature and signature_type, not both");
+  if (!a->signature && !a->signature_type) {
+    if (j->signature_from_ir) return NULL; /* the entry's stage reads it */
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
+                         "compile: give the entry's signature (signature or signature_type)");
+  }
   if (a->signature) {
     CUPLUG__TRY(cuplug__signature_parse(a->signature, &j->sig));
   } else {
@@ -128,7 +135,12 @@ cuplug_error *cuplug__stage_copy_modules(cuplug__job *j) {
 
 cuplug_error *cuplug__stage_look_up(cuplug__job *j) {
   if (!cuplug__cache_on(j->s->cache) || (j->a->flags & CUPLUG_COMPILE_NO_CACHE)) return NULL;
-  CUPLUG__TRY(cuplug__compile_key(j->s, j->a, j->all, j->sig, j->mods, &j->key_bytes));
+  /* bitcode's declarations only LLVM can list */
+  const char *const *declared = NULL;
+  size_t num_declared = 0;
+  if (j->modern) CUPLUG__TRY(cuplug__modern_declared(j->modern, &declared, &num_declared));
+  CUPLUG__TRY(cuplug__compile_key(j->s, j->a, j->all, j->sig, j->mods, declared, num_declared,
+                                  &j->key_bytes));
   cuplug__cache_key_init(&j->key, j->key_bytes.data, j->key_bytes.len);
   j->to_cache = true;
   cuplug_artifact *found = cuplug__fetch_result(j->s, &j->key, &j->cache_warning);
@@ -379,37 +391,38 @@ static cuplug_error *merge_builtin(cuplug__job *j, const char *text) {
   return j->builtins.oom ? cuplug__error_oom() : NULL;
 }
 
-/* Which registered functions does the module declare (and so call)?  Each
- * is noted once; an NVVM IR implementation joins the modules. */
+/* A registered function the IR declares (and so calls), noted once; an
+ * NVVM IR implementation joins the modules.  `where` names the module for
+ * messages. */
+cuplug_error *cuplug__job_note_symbol(cuplug__job *j, const char *name, const char *where) {
+  cuplug__impl *d = cuplug__registry_symbol(j->s->registry, name, strlen(name));
+  if (!d && strncmp(name, "__cuplug_", 9) == 0)
+    return cuplug__error(CUPLUG_ERR_NO_LOWERING,
+                         "%s: the IR calls @%s, a symbol resolve_call gives, but the "
+                         "session's registry never resolved it: resolve the call in this "
+                         "process, with this session's registry",
+                         where, name);
+  if (!d) return NULL;
+  for (size_t k = 0; k < j->num_used; k++)
+    if (j->used[k] == d) return NULL;
+  cuplug__impl **v = realloc(j->used, (j->num_used + 1) * sizeof *v);
+  if (!v) return cuplug__error_oom();
+  j->used = v;
+  j->used[j->num_used++] = d;
+  if (d->kind != CUPLUG__IMPL_IR && d->kind != CUPLUG__IMPL_CALLBACK &&
+      d->kind != CUPLUG__IMPL_BUILTIN)
+    return NULL;
+  const char *text;
+  CUPLUG__TRY(cuplug__impl_ir(d, &text));
+  if (d->kind == CUPLUG__IMPL_BUILTIN) return merge_builtin(j, text);
+  return add_module(j, d->symbol, (char *)text, false);
+}
+
+/* The module's declarations, through cuplug__job_note_symbol. */
 static cuplug_error *note_declared(cuplug__job *j, const ir_module *m) {
-  for (size_t i = 0; i < m->num_items; i++) {
-    const ir_item *it = &m->items[i];
-    if (it->kind != IR_ITEM_DECLARE) continue;
-    cuplug__impl *d = cuplug__registry_symbol(j->s->registry, it->name, strlen(it->name));
-    if (!d && strncmp(it->name, "__cuplug_", 9) == 0)
-      return cuplug__error(CUPLUG_ERR_NO_LOWERING,
-                           "%s: the IR calls @%s, a symbol resolve_call gives, but the "
-                           "session's registry never resolved it: resolve the call in this "
-                           "process, with this session's registry",
-                           m->name, it->name);
-    if (!d) continue;
-    bool seen = false;
-    for (size_t k = 0; k < j->num_used && !seen; k++) seen = j->used[k] == d;
-    if (seen) continue;
-    cuplug__impl **v = realloc(j->used, (j->num_used + 1) * sizeof *v);
-    if (!v) return cuplug__error_oom();
-    j->used = v;
-    j->used[j->num_used++] = d;
-    if (d->kind == CUPLUG__IMPL_IR || d->kind == CUPLUG__IMPL_CALLBACK ||
-        d->kind == CUPLUG__IMPL_BUILTIN) {
-      const char *text;
-      CUPLUG__TRY(cuplug__impl_ir(d, &text));
-      if (d->kind == CUPLUG__IMPL_BUILTIN)
-        CUPLUG__TRY(merge_builtin(j, text));
-      else
-        CUPLUG__TRY(add_module(j, d->symbol, (char *)text, false));
-    }
-  }
+  for (size_t i = 0; i < m->num_items; i++)
+    if (m->items[i].kind == IR_ITEM_DECLARE)
+      CUPLUG__TRY(cuplug__job_note_symbol(j, m->items[i].name, m->name));
   return NULL;
 }
 
@@ -460,6 +473,75 @@ cuplug_error *cuplug__stage_lower(cuplug__job *j) {
   return NULL;
 }
 
+
+/* ---- choose_cc: explicit, the current device's, or numba-cuda's default ---- */
+
+cuplug_error *cuplug__stage_choose_cc(cuplug__job *j) {
+  cuplug_compile_args *a = j->a;
+  if (a->flags & CUPLUG_COMPILE_CURRENT_DEVICE) {
+    int major, minor;
+    CUPLUG__TRY(cuplug__toolkit_current_cc(&j->s->toolkit, &major, &minor));
+    return cuplug__session_device_cc(j->s, (uint32_t)major, (uint32_t)minor,
+                                     (char)a->cc_suffix, &j->cc);
+  }
+  return cuplug__session_cc(j->s, a->cc_major, a->cc_minor, (char)a->cc_suffix, &j->cc);
+}
+
+/* ---- link_code: a cubin, or compile_all's list ---- */
+
+/* The own code first, then the code of the declared functions and CUDA C++
+ * lowerings the IR calls, then the caller's: linked into a cubin, or, for
+ * compile_all, listed as the artifact's parts. */
+static cuplug_error *gather_code(cuplug__job *j, cuplug__link_inputs *in, bool *cooperative) {
+  cuplug_compile_args *a = j->a;
+  CUPLUG__TRY(cuplug__link_add(in, &j->art->parts[0]));
+  for (size_t d = 0; d < j->num_used; d++) {
+    *cooperative |= j->used[d]->cooperative;
+    for (size_t c = 0; c < j->used[d]->num_code; c++)
+      CUPLUG__TRY(cuplug__link_add(in, &j->used[d]->code[c]));
+  }
+  CUPLUG__TRY(cuplug__link_add_caller(in, a->link, a->num_link));
+  return *cooperative && !j->all ? cuplug__link_add_cudadevrt(in) : NULL;
+}
+
+cuplug_error *cuplug__stage_link_code(cuplug__job *j) {
+  cuplug_compile_args *a = j->a;
+  if (a->output != CUPLUG_OUTPUT_CUBIN && !j->all) return NULL;
+  cuplug_artifact *art = j->art;
+  cuplug__link_inputs in = {.session = j->s,
+                            .cc_major = j->cc.major,
+                            .cc_minor = j->cc.minor,
+                            .cc_suffix = {j->cc.suffix[0], 0},
+                            .ltoir = j->all ? a->output == CUPLUG_OUTPUT_LTOIR : j->lto,
+                            .debug = a->debug != 0,
+                            .lineinfo = a->lineinfo != 0,
+                            .include_paths = a->include_paths,
+                            .num_include_paths = a->num_include_paths,
+                            .time_limit_ms = a->time_limit_ms};
+  bool cooperative = false;
+  cuplug_error *e = gather_code(j, &in, &cooperative);
+  art->cooperative = cooperative;
+  if (!e && j->all) {
+    /* compile_all: the own code is part 0 already; the rest follow */
+    for (size_t i = 1; !e && i < in.num_code; i++) e = cuplug__artifact_add_part(art, &in.code[i]);
+  } else if (!e) {
+    /* the cubin replaces the own code as the result */
+    e = cuplug__link_run(&in, j->lto, a->max_registers,
+                         (a->flags & CUPLUG_COMPILE_LINKED_PTX) != 0, art);
+  }
+  cuplug__link_inputs_free(&in);
+  return e;
+}
+
+/* ---- keep: the result into the cache ---- */
+
+cuplug_error *cuplug__stage_keep(cuplug__job *j) {
+  if (j->to_cache) {
+    cuplug__keep_result(j->s, &j->key, j->art, j->cache_warning);
+    j->cache_warning = NULL;
+  }
+  return NULL;
+}
 
 /* Keeps the legalised modules in the artifact (CUPLUG_COMPILE_KEEP_IR). */
 cuplug_error *cuplug__job_keep_modules(cuplug__job *j) {
@@ -512,4 +594,5 @@ void cuplug__job_release(cuplug__job *j) {
   for (size_t i = 0; i < j->num_builtin_decls; i++) free(j->builtin_decls[i]);
   free(j->builtin_decls);
   cuplug__buf_free(&j->key_bytes);
+  cuplug__modern_free(j->modern);
 }

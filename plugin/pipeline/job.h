@@ -62,6 +62,11 @@ typedef struct cuplug__job {
   size_t valid_entry_module;
   cuplug_error *validation;
 
+  /* targets that read the IR through LLVM (modern_stages.c): the modules
+   * as one LLVM module; and whether the IR may give the signature */
+  struct cuplug__modern *modern;
+  bool signature_from_ir;
+
   /* libNVVM's job: a helper reserved early, the job started by run_nvvm */
   cuplug__nvvm_job nvvm;
 
@@ -109,8 +114,33 @@ cuplug_error *cuplug__stage_find_entry(cuplug__job *j);
  * exception store), then legalise for libNVVM; and the NVVM IR of each
  * registered implementation the modules call, as one more module */
 cuplug_error *cuplug__stage_lower(cuplug__job *j);
+/* the cc: explicit, the current device's, or numba-cuda's default rule */
+cuplug_error *cuplug__stage_choose_cc(cuplug__job *j);
+/* GPU targets, cubin output: the own code linked by nvJitLink with the
+ * code of the declared functions the IR calls and the caller's; for
+ * compile_all, that code listed as the artifact's parts */
+cuplug_error *cuplug__stage_link_code(cuplug__job *j);
 /* the lowered modules into the artifact (CUPLUG_COMPILE_KEEP_IR) */
 cuplug_error *cuplug__stage_keep_ir(cuplug__job *j);
+/* the result into the cache, when it was looked up */
+cuplug_error *cuplug__stage_keep(cuplug__job *j);
+
+/* Notes a registered function the IR declares (`where`: the module, for
+ * messages): it joins `used`, and its NVVM IR, if it has some, joins the
+ * modules (a built-in's, the merged `builtins`). */
+cuplug_error *cuplug__job_note_symbol(cuplug__job *j, const char *name, const char *where);
+/* ---- the stages of targets that read the IR through LLVM (modern_stages.c) ---- */
+
+/* the caller's modules, any dialect, parsed and linked into one module */
+cuplug_error *cuplug__stage_read_modern(cuplug__job *j);
+/* the entry, checked against the signature, or the signature read from it */
+cuplug_error *cuplug__stage_modern_entry(cuplug__job *j);
+/* the registered functions the IR calls (and theirs), linked in */
+cuplug_error *cuplug__stage_gather_modern(cuplug__job *j);
+/* wrapped as the kind and ABI ask, through LLVM-C */
+cuplug_error *cuplug__stage_lower_modern(cuplug__job *j);
+/* Appends the lowered module's text, under `name`, to the artifact's IR. */
+cuplug_error *cuplug__job_keep_modern(cuplug__job *j, const char *name);
 
 /* Waits for the validator; returns its error, if it found one. */
 cuplug_error *cuplug__job_finish_validation(cuplug__job *j);

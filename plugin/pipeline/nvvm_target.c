@@ -1,5 +1,8 @@
 /* nvvm_target.c - the libNVVM target: PTX, LTO-IR, or a cubin linked by
- * nvJitLink with the code the IR calls; compile_all lists that code. */
+ * nvJitLink with the code the IR calls; compile_all lists that code.  Two
+ * lists: numba-cuda's typed IR, edited as text; and modern IR (opaque
+ * pointers, bitcode), read and lowered through LLVM, then written in the
+ * dialect libNVVM reads for cc 10.0 and up (LLVM 20's). */
 #include "plugin/pipeline/nvvm_target.h"
 
 #include <stdlib.h>
@@ -7,7 +10,8 @@
 
 #include "base/code.h"
 #include "base/error.h"
-#include "plugin/pipeline/link.h"
+#include "lowering/lowering.h"
+#include "plugin/llvm/modern.h"
 #include "plugin/pipeline/results.h"
 
 /* libNVVM runs in a helper process: reserving (and so waking) one now,
@@ -18,18 +22,9 @@ static cuplug_error *wake_helper(cuplug__job *j) {
   return NULL;
 }
 
-/* explicit, the current device's, or numba-cuda's default rule; and the
- * NVVM IR version libNVVM reads, which legalisation writes into the IR */
-static cuplug_error *choose_cc(cuplug__job *j) {
-  cuplug_compile_args *a = j->a;
-  CUPLUG__TRY(cuplug__nvvm_ir_version(&j->s->toolkit, &j->irv));
-  if (a->flags & CUPLUG_COMPILE_CURRENT_DEVICE) {
-    int major, minor;
-    CUPLUG__TRY(cuplug__toolkit_current_cc(&j->s->toolkit, &major, &minor));
-    return cuplug__session_device_cc(j->s, (uint32_t)major, (uint32_t)minor,
-                                     (char)a->cc_suffix, &j->cc);
-  }
-  return cuplug__session_cc(j->s, a->cc_major, a->cc_minor, (char)a->cc_suffix, &j->cc);
+/* the NVVM IR version libNVVM reads, which legalisation writes into the IR */
+static cuplug_error *read_ir_version(cuplug__job *j) {
+  return cuplug__nvvm_ir_version(&j->s->toolkit, &j->irv);
 }
 
 /* libNVVM passes a call to an llvm.* function it does not know through to
@@ -80,67 +75,12 @@ static cuplug_error *run_nvvm(cuplug__job *j) {
   if (!art->parts[0].name) return cuplug__error_oom();
   if (!ltoir) CUPLUG__TRY(refuse_unknown_intrinsics(art->parts[0].data));
   art->output = ltoir ? CUPLUG_OUTPUT_LTOIR : CUPLUG_OUTPUT_PTX;
+  art->backend = CUPLUG_BACKEND_LIBNVVM;
   art->cc_major = j->cc.major;
   art->cc_minor = j->cc.minor;
   memcpy(art->cc_suffix, j->cc.suffix, sizeof art->cc_suffix);
   art->max_registers = a->max_registers;
   return cuplug__job_describe_entry(j);
-}
-
-/* cubin output and compile_all: the declared functions the IR calls and
- * the extra code, .cu through NVRTC, all linked by nvJitLink (or listed,
- * for compile_all) */
-/* The own code first, then the code of the declared functions and CUDA C++
- * lowerings the IR calls, then the caller's: linked into a cubin, or, for
- * compile_all, listed as the artifact's parts. */
-static cuplug_error *gather_code(cuplug__job *j, cuplug__link_inputs *in, bool *cooperative) {
-  cuplug_compile_args *a = j->a;
-  CUPLUG__TRY(cuplug__link_add(in, &j->art->parts[0]));
-  for (size_t d = 0; d < j->num_used; d++) {
-    *cooperative |= j->used[d]->cooperative;
-    for (size_t c = 0; c < j->used[d]->num_code; c++)
-      CUPLUG__TRY(cuplug__link_add(in, &j->used[d]->code[c]));
-  }
-  CUPLUG__TRY(cuplug__link_add_caller(in, a->link, a->num_link));
-  return *cooperative && !j->all ? cuplug__link_add_cudadevrt(in) : NULL;
-}
-
-static cuplug_error *link_code(cuplug__job *j) {
-  cuplug_compile_args *a = j->a;
-  if (a->output != CUPLUG_OUTPUT_CUBIN && !j->all) return NULL;
-  cuplug_artifact *art = j->art;
-  cuplug__link_inputs in = {.session = j->s,
-                            .cc_major = j->cc.major,
-                            .cc_minor = j->cc.minor,
-                            .cc_suffix = {j->cc.suffix[0], 0},
-                            .ltoir = j->all ? a->output == CUPLUG_OUTPUT_LTOIR : j->lto,
-                            .debug = a->debug != 0,
-                            .lineinfo = a->lineinfo != 0,
-                            .include_paths = a->include_paths,
-                            .num_include_paths = a->num_include_paths,
-                            .time_limit_ms = a->time_limit_ms};
-  bool cooperative = false;
-  cuplug_error *e = gather_code(j, &in, &cooperative);
-  art->cooperative = cooperative;
-  if (!e && j->all) {
-    /* compile_all: the own code is part 0 already; the rest follow */
-    for (size_t i = 1; !e && i < in.num_code; i++) e = cuplug__artifact_add_part(art, &in.code[i]);
-  } else if (!e) {
-    /* the cubin replaces the own code as the result */
-    e = cuplug__link_run(&in, j->lto, a->max_registers,
-                         (a->flags & CUPLUG_COMPILE_LINKED_PTX) != 0, art);
-  }
-  cuplug__link_inputs_free(&in);
-  return e;
-}
-
-/* the result goes into the cache */
-static cuplug_error *keep(cuplug__job *j) {
-  if (j->to_cache) {
-    cuplug__keep_result(j->s, &j->key, j->art, j->cache_warning);
-    j->cache_warning = NULL;
-  }
-  return NULL;
 }
 
 static const cuplug__stage stages[] = {
@@ -152,13 +92,14 @@ static const cuplug__stage stages[] = {
     wake_helper,
     cuplug__stage_parse_modules,
     cuplug__stage_start_validation,
-    choose_cc,
+    cuplug__stage_choose_cc,
+    read_ir_version,
     cuplug__stage_find_entry,
     cuplug__stage_lower,
     run_nvvm,
-    link_code,
+    cuplug__stage_link_code,
     cuplug__stage_keep_ir,
-    keep,
+    cuplug__stage_keep,
 };
 
 /* A helper woken for a job that never reached libNVVM goes back. */
@@ -167,3 +108,63 @@ static void release(cuplug__job *j) {
 }
 
 const cuplug__target cuplug__nvvm_target = {stages, sizeof stages / sizeof stages[0], release};
+
+/* ---- modern IR ---- */
+
+/* libNVVM reads modern IR only for compute_100 and up. */
+static cuplug_error *require_cc100(cuplug__job *j) {
+  if (j->cc.major >= 10) return NULL;
+  return cuplug__error(CUPLUG_ERR_OPTION_BACKEND,
+                       "libNVVM reads modern IR (opaque pointers, bitcode) only for cc 10.0 and "
+                       "up, not %u.%u: compile it to ptx or cubin with the llvm backend",
+                       j->cc.major, j->cc.minor);
+}
+
+/* The lowered module, as LLVM 22 writes it, made fit for libNVVM's LLVM 20
+ * reader: the one module libNVVM gets. */
+static cuplug_error *write_nvvm20(cuplug__job *j) {
+  char *text;
+  size_t size;
+  CUPLUG__TRY(cuplug__modern_text(j->modern, &text, &size));
+  ir_rewrite rw;
+  cuplug_error *e = cuplug__ir_rewrite_begin(&rw, "lowered.ll", text, size, NULL);
+  if (!e) {
+    e = cuplug__legalize_nvvm20(&rw, j->irv);
+    char *out;
+    size_t n;
+    if (e)
+      cuplug__ir_rewrite_abort(&rw);
+    else if (!(e = cuplug__ir_rewrite_finish(&rw, &out, &n))) {
+      free(j->owned[0]);
+      j->owned[0] = out;
+      j->mods[0] = (cuplug__text){"lowered.ll", out, n};
+      j->num_mods = 1;
+    }
+  }
+  free(text);
+  return e;
+}
+
+static const cuplug__stage modern_stages[] = {
+    cuplug__stage_check_options,
+    cuplug__stage_read_signature,
+    cuplug__stage_read_modules,
+    cuplug__stage_copy_modules,
+    cuplug__stage_read_modern,
+    cuplug__stage_modern_entry,
+    cuplug__stage_look_up,
+    cuplug__stage_choose_cc,
+    require_cc100,
+    read_ir_version,
+    wake_helper,
+    cuplug__stage_gather_modern,
+    cuplug__stage_lower_modern,
+    write_nvvm20,
+    run_nvvm,
+    cuplug__stage_link_code,
+    cuplug__stage_keep_ir,
+    cuplug__stage_keep,
+};
+
+const cuplug__target cuplug__nvvm_modern_target = {
+    modern_stages, sizeof modern_stages / sizeof modern_stages[0], release};

@@ -5,5 +5,7 @@
 #include "plugin/pipeline/job.h"
 
 extern const cuplug__target cuplug__nvvm_target;
+/* modern IR, for cc 10.0 and up */
+extern const cuplug__target cuplug__nvvm_modern_target;
 
 #endif

@@ -329,6 +329,7 @@ static void end(keyer *k) {
 
 cuplug_error *cuplug__compile_key(cuplug_session *s, const cuplug_compile_args *a, bool all,
                                   const cuplug_type *sig, const cuplug__text *mods,
+                                  const char *const *declared, size_t num_declared,
                                   cuplug__buf *key) {
   keyer k = {.b = key,
              .registry = s->registry,
@@ -368,6 +369,8 @@ cuplug_error *cuplug__compile_key(cuplug_session *s, const cuplug_compile_args *
     put_bytes(&k, mods[i].text, mods[i].size);
     cuplug__ir_text_each_declared(mods[i].text, mods[i].size, note_name, &k);
   }
+  for (size_t i = 0; i < num_declared; i++) note_name(&k, declared[i], strlen(declared[i]));
+  put_u64(&k, a->backend);
   cuplug_error *e = hash_declared(&k);
   if (!e) e = hash_caller_code(&k, a->link, a->link ? a->num_link : 0);
   if (!e && key->oom) e = cuplug__error_oom();

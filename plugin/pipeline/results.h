@@ -13,10 +13,12 @@
 #include "plugin/session/session.h"
 
 /* A compile's key, appended to `key`: its arguments, the parsed signature
- * and the caller's modules.  Errors: reading linked code, or a callback
+ * and the caller's modules, with the registered functions they declare
+ * (those of text found here; `declared` adds those LLVM listed).  Errors: reading linked code, or a callback
  * lowering that fails. */
 cuplug_error *cuplug__compile_key(cuplug_session *s, const cuplug_compile_args *a, bool all,
                                   const cuplug_type *sig, const cuplug__text *mods,
+                                  const char *const *declared, size_t num_declared,
                                   cuplug__buf *key);
 /* A link's key, appended to `key`. */
 cuplug_error *cuplug__link_key(const cuplug_link_args *a, cuplug__buf *key);

@@ -34,6 +34,7 @@ struct cuplug_artifact {
   char *link_log;           /* nvJitLink's */
   uint32_t cc_major, cc_minor;
   char cc_suffix[2]; /* "", "a" or "f" */
+  cuplug_backend backend;   /* what made the PTX or LTO-IR: LIBNVVM, LLVM, or DEFAULT */
   cuplug_function_kind kind;
   uint32_t debug, lineinfo, max_registers;
   const cuplug_type *signature; /* the entry's, or NULL */

@@ -46,6 +46,7 @@ cuplug_error *cuplug__artifact_save(const cuplug_artifact *a, cuplug__buf *b) {
   put_u32(b, a->cc_major);
   put_u32(b, a->cc_minor);
   put_u32(b, (unsigned char)a->cc_suffix[0]);
+  put_u32(b, a->backend);
   put_u32(b, a->kind);
   put_u32(b, a->debug);
   put_u32(b, a->lineinfo);
@@ -163,6 +164,7 @@ cuplug_error *cuplug__artifact_restore(const void *data, size_t size, cuplug_art
   a->cc_major = get_u32(&r);
   a->cc_minor = get_u32(&r);
   a->cc_suffix[0] = (char)get_u32(&r);
+  a->backend = (cuplug_backend)get_u32(&r);
   a->kind = (cuplug_function_kind)get_u32(&r);
   a->debug = get_u32(&r);
   a->lineinfo = get_u32(&r);

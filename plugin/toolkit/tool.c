@@ -1,7 +1,8 @@
 /* tool.c - running a toolkit job in this process.
  *
- * This is the one place that calls libNVVM, NVRTC and nvJitLink to do
- * work; the helper process runs the same code on the jobs it is sent. */
+ * This is the one place that calls libNVVM, NVRTC, nvJitLink and LLVM's
+ * NVPTX backend to do work; the helper process runs the same code on the
+ * jobs it is sent. */
 #include "plugin/toolkit/tool.h"
 
 #include <stdio.h>
@@ -23,6 +24,7 @@ const char *cuplug__tool_name(cuplug__tool tool) {
     case CUPLUG__TOOL_NVVM: return "libNVVM";
     case CUPLUG__TOOL_NVRTC: return "NVRTC";
     case CUPLUG__TOOL_NVJITLINK: return "nvJitLink";
+    case CUPLUG__TOOL_NVPTX: return "LLVM's NVPTX backend";
   }
   return "the toolkit";
 }
@@ -242,6 +244,74 @@ static cuplug_error *run_nvjitlink(cuplug__toolkit *tk, const cuplug__tool_job *
   return e;
 }
 
+/* ---- LLVM's NVPTX backend ---- */
+
+/* The job's options as the backend's arguments; keep[] has room for each
+ * option.  The strings point into the job's options. */
+static cuplug_error *nvptx_options(cuplug__toolkit *tk, const cuplug__tool_job *job,
+                                   cuplug__nvptx_args *a, const char **keep) {
+  for (size_t i = 0; i < job->num_options; i++) {
+    const char *o = job->options[i];
+    if (!strncmp(o, "-cpu=", 5)) {
+      a->cpu = o + 5;
+    } else if (!strncmp(o, "-mattr=", 7)) {
+      a->features = o + 7;
+    } else if (!strncmp(o, "-opt=", 5) && o[5] >= '0' && o[5] <= '3' && !o[6]) {
+      a->opt = o[5] - '0';
+    } else if (!strcmp(o, "-fastmath")) {
+      a->fastmath = 1;
+    } else if (!strcmp(o, "-g")) {
+      a->debug = 1;
+    } else if (!strcmp(o, "-lineinfo")) {
+      a->lineinfo = 1;
+    } else if (!strncmp(o, "-keep=", 6)) {
+      keep[a->num_keep++] = o + 6;
+    } else if (!strncmp(o, "-libnvvm=", 9)) {
+      CUPLUG__TRY(cuplug__toolkit_use_file(tk, &tk->nvvm_lib, o + 9));
+    } else {
+      return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "LLVM's NVPTX backend takes no option %s",
+                           o);
+    }
+  }
+  a->keep = keep;
+  return NULL;
+}
+
+static cuplug_error *run_nvptx(cuplug__toolkit *tk, const cuplug__tool_job *job,
+                               cuplug__tool_output *out) {
+  const cuplug__nvptx_api *api;
+  CUPLUG__TRY(cuplug__toolkit_nvptx(tk, &api));
+  if (job->num_inputs != 1)
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
+                         "LLVM's NVPTX backend compiles one module at a time, not %zu",
+                         job->num_inputs);
+  const cuplug__tool_input *m = &job->inputs[0];
+  cuplug__nvptx_args a = {.module = m->data, .size = m->size, .name = m->name, .opt = 3};
+  const char **keep = calloc(job->num_options + 1, sizeof *keep);
+  if (!keep) return cuplug__error_oom();
+  cuplug_error *e = nvptx_options(tk, job, &a, keep);
+  const char *libdevice = NULL;
+  size_t libdevice_size = 0;
+  if (!e && job->libdevice) e = cuplug__toolkit_libdevice(tk, &libdevice, &libdevice_size);
+  a.libdevice = libdevice;
+  a.libdevice_size = libdevice_size;
+  char *ptx = NULL, *log = NULL, *msg = NULL;
+  size_t size = 0;
+  int rc = e ? 0 : api->compile(&a, &ptx, &size, &log, &msg);
+  free(keep);
+  if (rc) e = cuplug__error_log((cuplug_status)rc, log, "%s", msg ? msg : "out of memory");
+  free(msg);
+  if (e) {
+    free(ptx);
+    free(log);
+    return e;
+  }
+  out->data = ptx;
+  out->size = size;
+  out->log = log;
+  return NULL;
+}
+
 cuplug_error *cuplug__tool_run_here(cuplug__toolkit *tk, const cuplug__tool_job *job,
                                     cuplug__tool_output *out) {
   memset(out, 0, sizeof *out);
@@ -250,6 +320,7 @@ cuplug_error *cuplug__tool_run_here(cuplug__toolkit *tk, const cuplug__tool_job 
     case CUPLUG__TOOL_NVVM: e = run_nvvm(tk, job, out); break;
     case CUPLUG__TOOL_NVRTC: e = run_nvrtc(tk, job, out); break;
     case CUPLUG__TOOL_NVJITLINK: e = run_nvjitlink(tk, job, out); break;
+    case CUPLUG__TOOL_NVPTX: e = run_nvptx(tk, job, out); break;
     default: e = cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "no toolkit tool %d", (int)job->tool);
   }
   if (e) cuplug__tool_output_free(out);

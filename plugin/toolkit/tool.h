@@ -21,7 +21,12 @@
 typedef enum cuplug__tool {
   CUPLUG__TOOL_NVVM = 1,      /* modules to PTX or LTO-IR */
   CUPLUG__TOOL_NVRTC = 2,     /* one .cu to PTX or LTO-IR */
-  CUPLUG__TOOL_NVJITLINK = 3  /* device code to a cubin, or the linked PTX */
+  CUPLUG__TOOL_NVJITLINK = 3, /* device code to a cubin, or the linked PTX */
+  /* LLVM's NVPTX backend (libcuplug-nvptx.so): one module of modern IR to
+   * PTX.  Options: -cpu=sm_XY[a|f], -opt=N, -fastmath, -g, -lineinfo,
+   * -keep=SYMBOL (each entry), -mattr=FEATURES (nvptx.h's by default),
+   * -libnvvm=PATH (libdevice is the one beside that libNVVM). */
+  CUPLUG__TOOL_NVPTX = 4
 } cuplug__tool;
 
 typedef struct cuplug__tool_input {
@@ -37,7 +42,7 @@ typedef struct cuplug__tool_job {
   size_t num_options;
   const cuplug__tool_input *inputs;
   size_t num_inputs;
-  bool libdevice; /* libNVVM: add libdevice, lazily */
+  bool libdevice; /* libNVVM, the NVPTX backend: add libdevice, lazily */
   bool ptx;       /* NVRTC, nvJitLink: PTX, rather than LTO-IR or a cubin */
 } cuplug__tool_job;
 

@@ -53,6 +53,7 @@ void cuplug__toolkit_release(cuplug__toolkit *tk) {
   lib_release(&tk->nvrtc_lib);
   lib_release(&tk->nvjitlink_lib);
   lib_release(&tk->driver_lib);
+  lib_release(&tk->nvptx_lib);
   free(tk->libdevice);
   free(tk->libdevice_error);
   free(tk->nvrtc_archs);
@@ -305,6 +306,62 @@ cuplug_error *cuplug__toolkit_nvjitlink(cuplug__toolkit *tk,
   return e;
 }
 
+/* ---- LLVM's NVPTX backend ---- */
+
+/* The file to load: the one another process chose, $CUPLUG_NVPTX_LIBRARY,
+ * else libcuplug-nvptx.so in the folder of the plugin (the shared object
+ * this code is in). */
+static void nvptx_path(const cuplug__lib *l, char *out, size_t cap) {
+  const char *env = getenv("CUPLUG_NVPTX_LIBRARY");
+  Dl_info self;
+  if (l->file) {
+    snprintf(out, cap, "%s", l->file);
+  } else if (env && *env) {
+    snprintf(out, cap, "%s", env);
+  } else if (dladdr((void *)cuplug__toolkit_nvptx, &self) && self.dli_fname) {
+    const char *slash = strrchr(self.dli_fname, '/');
+    int dir = slash ? (int)(slash - self.dli_fname + 1) : 0;
+    snprintf(out, cap, "%.*slibcuplug-nvptx.so", dir, self.dli_fname);
+  } else {
+    snprintf(out, cap, "libcuplug-nvptx.so");
+  }
+}
+
+static void nvptx_open(cuplug__lib *l, const cuplug__nvptx_api **api) {
+  char path[PATH_MAX];
+  nvptx_path(l, path, sizeof path);
+  cuplug__buf msg;
+  cuplug__buf_init(&msg);
+  l->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  cuplug__nvptx_get_fn get =
+      l->handle ? (cuplug__nvptx_get_fn)(uintptr_t)dlsym(l->handle, "cuplug__nvptx_get") : NULL;
+  *api = get ? get(CUPLUG__NVPTX_VERSION) : NULL;
+  if (!l->handle)
+    cuplug__buf_printf(&msg, "LLVM's NVPTX backend (libcuplug-nvptx.so) cannot be loaded: %s",
+                       dlerror());
+  else if (!*api)
+    cuplug__buf_printf(&msg,
+                       "%s is not the NVPTX backend of this plugin (no cuplug__nvptx_get of "
+                       "version %d)",
+                       path, CUPLUG__NVPTX_VERSION);
+  l->state = *api ? CUPLUG__LIB_LOADED : CUPLUG__LIB_FAILED;
+  /* the helper loads this file too, from wherever it runs */
+  char real[PATH_MAX];
+  if (*api) l->path = cuplug__strdup(realpath(path, real) ? real : path);
+  l->error = cuplug__buf_take(&msg, NULL);
+}
+
+cuplug_error *cuplug__toolkit_nvptx(cuplug__toolkit *tk, const cuplug__nvptx_api **api) {
+  pthread_mutex_lock(&tk->lock);
+  if (tk->nvptx_lib.state == CUPLUG__LIB_UNTRIED) nvptx_open(&tk->nvptx_lib, &tk->nvptx);
+  cuplug_error *e = tk->nvptx_lib.state == CUPLUG__LIB_LOADED
+                        ? NULL
+                        : lib_error(&tk->nvptx_lib, CUPLUG_ERR_NVPTX_NOT_FOUND);
+  pthread_mutex_unlock(&tk->lock);
+  *api = e ? NULL : tk->nvptx;
+  return e;
+}
+
 /* The driver comes from the system, never from the toolkit: the toolkit's
  * libcuda is a stub that fails every call. */
 static const char *const driver_files[] = {"libcuda.so.1", "libcuda.so", NULL};
@@ -319,7 +376,7 @@ static const char *const driver_syms[] = {
     "cuLibraryGetGlobal",   "cuLaunchKernel",          "cuLaunchCooperativeKernel",
     "cuStreamSynchronize",  "cuMemAlloc_v2",           "cuMemFree_v2",
     "cuMemcpyHtoD_v2",      "cuMemcpyDtoH_v2",         "cuMemsetD32_v2",
-    NULL};
+    "cuKernelSetAttribute", NULL};
 
 /* ---- identity ---- */
 

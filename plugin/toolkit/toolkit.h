@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "cuplug/cuplug.h"
+#include "plugin/nvptx/nvptx.h"
 
 /* ---- libNVVM ---- */
 
@@ -131,6 +132,8 @@ typedef struct cuplug__driver_api {
   int (*memcpy_htod)(cuplug__cu_ptr dst, const void *src, size_t bytes);
   int (*memcpy_dtoh)(void *dst, cuplug__cu_ptr src, size_t bytes);
   int (*memset_d32)(cuplug__cu_ptr dst, unsigned value, size_t count);
+  int (*kernel_set_attribute)(int attribute, int value, cuplug__cu_kernel kernel,
+                              cuplug__cu_device dev);
 } cuplug__driver_api;
 
 /* CUdevice_attribute values cuplug reads */
@@ -145,6 +148,10 @@ typedef struct cuplug__driver_api {
 #define CUPLUG__CU_DEVICE_ATTRIBUTE_CC_MINOR 76
 #define CUPLUG__CU_DEVICE_ATTRIBUTE_MAX_SHARED_PER_BLOCK_OPTIN 97
 #define CUPLUG__CUDA_ERROR_NO_DEVICE 100
+/* CUfunction_attribute: the dynamic shared memory a kernel may be launched
+ * with, 48 KiB unless raised */
+#define CUPLUG__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES 8
+#define CUPLUG__CU_DEFAULT_DYNAMIC_SHARED (48u * 1024u)
 
 /* ---- the toolkit of a session ---- */
 
@@ -166,6 +173,8 @@ typedef struct cuplug__toolkit {
   char *cuda_home; /* explicit home, or NULL to search */
   pthread_mutex_t lock;
   cuplug__lib nvvm_lib, nvrtc_lib, nvjitlink_lib, driver_lib;
+  cuplug__lib nvptx_lib; /* libcuplug-nvptx.so, cuplug's own (plugin/nvptx/) */
+  const cuplug__nvptx_api *nvptx;
   cuplug__nvvm_api nvvm;
   cuplug__nvrtc_api nvrtc;
   cuplug__nvjitlink_api nvjitlink;
@@ -202,6 +211,11 @@ cuplug_error *cuplug__toolkit_nvrtc(cuplug__toolkit *tk, const cuplug__nvrtc_api
 void cuplug__toolkit_nvrtc_archs(cuplug__toolkit *tk, const int **archs, int *n);
 cuplug_error *cuplug__toolkit_nvjitlink(cuplug__toolkit *tk,
                                         const cuplug__nvjitlink_api **api);
+/* LLVM's NVPTX backend, libcuplug-nvptx.so: not CUDA's, but loaded and
+ * run like its libraries, from $CUPLUG_NVPTX_LIBRARY, else beside the
+ * plugin.  CUPLUG_ERR_NVPTX_NOT_FOUND, with the path and the loader's
+ * reason, when it cannot be loaded. */
+cuplug_error *cuplug__toolkit_nvptx(cuplug__toolkit *tk, const cuplug__nvptx_api **api);
 /* The driver, initialised (cuInit).  CUPLUG_ERR_NO_DEVICE when there is no
  * driver or no device. */
 cuplug_error *cuplug__toolkit_driver(cuplug__toolkit *tk, const cuplug__driver_api **api);

@@ -409,6 +409,7 @@ START_TEST(info_lists_versions) {
   T_ASSERT_CONTAINS(r.out, "cuplug       " CUPLUG_TEST_PLUGIN_VERSION " (ABI 1.3)\n");
   T_ASSERT_CONTAINS(r.out, "libNVVM      2.0\n");
   T_ASSERT_CONTAINS(r.out, "NVVM IR      2.0 (debug metadata 3.2)\n");
+  T_ASSERT_CONTAINS(r.out, "LLVM         22.1.8\nNVPTX        ok\n");
   T_ASSERT_CONTAINS(r.out, "GPUs         ");
   result_free(&r);
 }

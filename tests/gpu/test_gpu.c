@@ -643,6 +643,47 @@ START_TEST(cooperative_grid_sync) {
 }
 END_TEST
 
+/* 96 KiB of dynamic shared memory, as Triton's matmul takes: each thread
+ * writes its index into the last 1024 slots (beyond 48 KiB), and reads
+ * them back mirrored after a barrier.  The launch must raise the kernel's
+ * limit first (cuKernelSetAttribute), which a launch under 48 KiB never
+ * does. */
+static const char big_shared_ir[] =
+    "@dyn = external addrspace(3) global [0 x i32], align 4\n"
+    "define i32 @big_shared(i8** %ret, i32* %out) {\n"
+    "  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+    "  %slot = add i32 %t, 23552\n"
+    "  %p = getelementptr [0 x i32], [0 x i32] addrspace(3)* @dyn, i32 0, i32 %slot\n"
+    "  store i32 %t, i32 addrspace(3)* %p\n"
+    "  call void @llvm.nvvm.barrier0()\n"
+    "  %m = sub i32 24575, %t\n"
+    "  %q = getelementptr [0 x i32], [0 x i32] addrspace(3)* @dyn, i32 0, i32 %m\n"
+    "  %v = load i32, i32 addrspace(3)* %q\n"
+    "  %o = getelementptr i32, i32* %out, i32 %t\n"
+    "  store i32 %v, i32* %o\n"
+    "  ret i32 0\n"
+    "}\n"
+    "declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+    "declare void @llvm.nvvm.barrier0()\n";
+
+START_TEST(large_dynamic_shared_memory) {
+  cuplug_library *lib;
+  cuplug_kernel *k = ir_kernel(big_shared_ir, "big_shared", "void(CPointer(int32))", 0, &lib);
+  uint64_t out = t_dev_alloc(s, 1024 * 4);
+  cuplug_value v[] = {{CUPLUG_TYPE_POINTER, &out}};
+  cuplug_launch_args a = {.struct_size = sizeof a, .kernel = k, .grid = {1, 1, 1},
+                          .block = {1024, 1, 1}, .args = v, .num_args = 1,
+                          .shared_mem = 96 * 1024};
+  T_ASSERT_OK(t_api()->launch(&a));
+  T_ASSERT_OK(t_api()->launch(&a)); /* raised once, kept */
+  int32_t host[1024];
+  t_to_host(s, host, out, sizeof host);
+  for (int i = 0; i < 1024; i++) ck_assert_int_eq(host[i], 1023 - i);
+  t_dev_free(s, out);
+  t_api()->library_unload(lib);
+}
+END_TEST
+
 int main(void) {
   if (!t_have_nvvm()) {
     printf("skipped: libNVVM not found (set CUDA_HOME)\n");
@@ -672,6 +713,7 @@ int main(void) {
   tcase_add_test(tc, load_refuses_ltoir);
   tcase_add_test(tc, two_kernels_by_name);
   tcase_add_test(tc, cooperative_grid_sync);
+  tcase_add_test(tc, large_dynamic_shared_memory);
   tcase_add_test(tc, fault_then_fresh_context);
   suite_add_tcase(suite, tc);
   int rc = t_run_suite(suite);

@@ -9,12 +9,15 @@ src=$2
 prefix=$(mktemp -d /tmp/cuplug-install.XXXXXX)
 trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build" --prefix "$prefix" >/dev/null
-for f in include/cuplug/cuplug.h bin/cuplug lib/libcuplug.so lib/libcuplug-host.so lib/cuplug/cuplug-helper \
+for f in include/cuplug/cuplug.h bin/cuplug lib/libcuplug.so lib/libcuplug-host.so lib/libcuplug-nvptx.so \
+         lib/cuplug/cuplug-helper \
          lib/cmake/cuplug/cuplugConfig.cmake lib/pkgconfig/cuplug.pc; do
   [ -e "$prefix/$f" ] || { echo "install: $f is missing"; exit 1; }
 done
 # the installed CLI runs from its own lib/
 "$prefix/bin/cuplug" info | head -n 1
+# and finds LLVM's NVPTX backend beside the installed plugin
+CUPLUG_NVPTX_LIBRARY= "$prefix/bin/cuplug" info | grep -Fx "NVPTX        ok"
 
 echo "== CMake: find_package(cuplug)"
 cmake -S "$src/tests/install" -B "$prefix/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" \

@@ -19,6 +19,10 @@ Suite *suite_limits(void);
 Suite *suite_handoff(void);
 Suite *suite_cache(void);
 Suite *suite_sigcheck(void);
+Suite *suite_backends(void);
+Suite *suite_modern(void);
+Suite *suite_dialect(void);
+Suite *suite_nvptx(void);
 
 static const t_suite_def suites[] = {
     {"types", suite_types},       {"irtext", suite_irtext},   {"lowering", suite_lowering},
@@ -26,7 +30,9 @@ static const t_suite_def suites[] = {
     {"link", suite_link},         {"registry", suite_registry}, {"builtins", suite_builtins},
     {"nogpu", suite_nogpu},       {"safety", suite_safety},   {"limits", suite_limits},
     {"handoff", suite_handoff},   {"cache", suite_cache},
-    {"sigcheck", suite_sigcheck},
+    {"sigcheck", suite_sigcheck}, {"backends", suite_backends},
+    {"modern", suite_modern},     {"dialect", suite_dialect},
+    {"nvptx", suite_nvptx},
 };
 
 int main(int argc, char **argv) {

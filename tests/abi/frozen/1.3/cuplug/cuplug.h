@@ -290,11 +290,13 @@ typedef enum cuplug_output {
  * Typed text goes to libNVVM by default, as numba-cuda's does; modern text
  * and bitcode to LLVM's NVPTX backend (libcuplug-nvptx.so, run in a helper
  * process as libNVVM is), which makes PTX, and cubins through nvJitLink.
- * libNVVM reads modern IR only for cc 10.0 and up, and the NVPTX backend
- * makes no LTO-IR: a choice that cannot serve the compile is
- * CUPLUG_ERR_OPTION_BACKEND, naming what would. */
+ * The NVPTX backend makes no LTO-IR: modern IR's LTO-IR comes from libNVVM,
+ * which reads modern IR only for cc 10.0 and up (cuplug writes the module
+ * in the dialect of libNVVM's reader, LLVM 20's).  A choice that cannot
+ * serve the compile is CUPLUG_ERR_OPTION_BACKEND, naming what would. */
 typedef enum cuplug_backend {
-  CUPLUG_BACKEND_DEFAULT = 0, /* libNVVM for typed text, else the NVPTX backend */
+  CUPLUG_BACKEND_DEFAULT = 0, /* libNVVM for typed text and for LTO-IR, else the NVPTX
+                                 backend */
   CUPLUG_BACKEND_LIBNVVM = 1,
   CUPLUG_BACKEND_LLVM = 2     /* LLVM 22's NVPTX backend */
 } cuplug_backend;

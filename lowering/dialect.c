@@ -1,0 +1,64 @@
+/* dialect.c - telling typed-pointer text, opaque-pointer text and bitcode
+ * apart, from the bytes alone.
+ *
+ * Text is modern when it spells the type `ptr`: LLVM 15 and later write
+ * every pointer so, and numba-cuda's LLVM 7 text never does.  The scan
+ * follows LLVM's lexer only as far as that takes: comments and strings are
+ * skipped, names after a sigil (%ptr, @ptr_x, !ptr, $ptr, #0, ^0, and
+ * quoted ones) are not words, and a word followed by ':' is a label.  Text
+ * with no pointer at all reads the same in both dialects: it is typed, the
+ * dialect libNVVM takes. */
+#include "lowering/dialect.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+static bool is_bitcode(const unsigned char *p, size_t size) {
+  static const unsigned char raw[4] = {'B', 'C', 0xC0, 0xDE};
+  static const unsigned char wrapper[4] = {0xDE, 0xC0, 0x17, 0x0B}; /* 0x0B17C0DE, LE */
+  return size >= 4 && (memcmp(p, raw, 4) == 0 || memcmp(p, wrapper, 4) == 0);
+}
+
+static bool word_char(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         c == '_' || c == '.' || c == '$' || c == '-';
+}
+
+static bool sigil(unsigned char c) {
+  return c == '%' || c == '@' || c == '!' || c == '$' || c == '#' || c == '^';
+}
+
+/* Past the string whose opening quote is just before p (LLVM's strings
+ * escape a quote as \22, so the next quote closes it). */
+static const unsigned char *skip_string(const unsigned char *p, const unsigned char *end) {
+  const unsigned char *q = memchr(p, '"', (size_t)(end - p));
+  return q ? q + 1 : end;
+}
+
+cuplug__dialect cuplug__ir_dialect(const char *bytes, size_t size) {
+  const unsigned char *p = (const unsigned char *)bytes, *end = p + size;
+  if (is_bitcode(p, size)) return CUPLUG__DIALECT_BITCODE;
+  while (p < end) {
+    unsigned char c = *p;
+    if (c == ';') {
+      p = memchr(p, '\n', (size_t)(end - p));
+      if (!p) break;
+    } else if (c == '"') {
+      p = skip_string(p + 1, end);
+    } else if (sigil(c)) {
+      p++;
+      if (p < end && *p == '"')
+        p = skip_string(p + 1, end);
+      else
+        while (p < end && (word_char(*p) || *p == '\\')) p++;
+    } else if (word_char(c)) {
+      const unsigned char *w = p;
+      while (p < end && word_char(*p)) p++;
+      if (p - w == 3 && memcmp(w, "ptr", 3) == 0 && !(p < end && *p == ':'))
+        return CUPLUG__DIALECT_MODERN;
+    } else {
+      p++;
+    }
+  }
+  return CUPLUG__DIALECT_TYPED;
+}

@@ -1,0 +1,19 @@
+/* dialect.h - which kind of LLVM IR a module's bytes are. */
+#ifndef CUPLUG__LOWERING_DIALECT_H
+#define CUPLUG__LOWERING_DIALECT_H
+
+#include <stddef.h>
+
+typedef enum cuplug__dialect {
+  CUPLUG__DIALECT_TYPED = 0, /* numba-cuda's LLVM 7 text (typed pointers), or text
+                                that spells no pointer at all */
+  CUPLUG__DIALECT_MODERN = 1, /* text that spells the opaque `ptr` type */
+  CUPLUG__DIALECT_BITCODE = 2 /* bitcode: raw, or in its 0x0B17C0DE wrapper */
+} cuplug__dialect;
+
+/* Tells the dialect from the bytes alone (no LLVM), in one pass over the
+ * text: a `ptr` type is a bare word, never a name (%ptr, @ptr_x), a
+ * label (ptr:), a string or a comment. */
+cuplug__dialect cuplug__ir_dialect(const char *bytes, size_t size);
+
+#endif

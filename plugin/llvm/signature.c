@@ -1,0 +1,148 @@
+/* signature.c - the entry of a modern module and its signature: checked
+ * against the one the host gives, as the validator checks typed IR, or
+ * read from the IR of a kernel the host marked itself (Triton's, clang's:
+ * `ptx_kernel`, C ABI), whose parameters say all a launch needs to know:
+ * their sizes and which are pointers. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "base/types.h"
+#include "plugin/llvm/fntype.h"
+#include "plugin/llvm/internal.h"
+
+/* Names a few functions the module defines, for a missing-entry message. */
+static void list_defined(cuplug__buf *b, LLVMModuleRef mod) {
+  int shown = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
+    if (LLVMIsDeclaration(f)) continue;
+    if (shown == 4) {
+      cuplug__buf_puts(b, ", ...");
+      return;
+    }
+    size_t len;
+    const char *name = LLVMGetValueName2(f, &len);
+    cuplug__buf_printf(b, "%s@%.*s", shown ? ", " : "", (int)len, name);
+    shown++;
+  }
+  if (!shown) cuplug__buf_puts(b, "no functions");
+}
+
+LLVMValueRef cuplug__modern_defined(cuplug__modern *m, const char *name, cuplug_error **e) {
+  LLVMValueRef f = LLVMGetNamedFunction(m->mod, name);
+  if (f && !LLVMIsDeclaration(f)) return f;
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  list_defined(&b, m->mod);
+  *e = cuplug__error(CUPLUG_ERR_ENTRY_NOT_FOUND,
+                     "entry @%s is %s in the %zu module(s) given; they define %s", name,
+                     f ? "declared but not defined" : "not defined", m->num_inputs,
+                     b.data ? b.data : "");
+  cuplug__buf_free(&b);
+  return NULL;
+}
+
+/* The signature type of one parameter, NULL for a type none stands for. */
+static const cuplug_type *param_type(LLVMTypeRef t) {
+  static const cuplug_type_kind ints[] = {CUPLUG_TYPE_INT8, CUPLUG_TYPE_INT16,
+                                          CUPLUG_TYPE_INT32, CUPLUG_TYPE_INT64};
+  const cuplug_type *p = NULL;
+  switch (LLVMGetTypeKind(t)) {
+    case LLVMIntegerTypeKind: {
+      unsigned w = LLVMGetIntTypeWidth(t);
+      if (w == 1) return cuplug__type_scalar(CUPLUG_TYPE_BOOL);
+      for (unsigned i = 0, bits = 8; i < 4; i++, bits *= 2)
+        if (w == bits) return cuplug__type_scalar(ints[i]);
+      return NULL;
+    }
+    case LLVMHalfTypeKind:
+      return cuplug__type_scalar(CUPLUG_TYPE_FLOAT16);
+    case LLVMFloatTypeKind:
+      return cuplug__type_scalar(CUPLUG_TYPE_FLOAT32);
+    case LLVMDoubleTypeKind:
+      return cuplug__type_scalar(CUPLUG_TYPE_FLOAT64);
+    case LLVMPointerTypeKind: {
+      cuplug_error *e = cuplug__type_pointer(cuplug__type_scalar(CUPLUG_TYPE_UINT8), &p);
+      cuplug__error_destroy(e);
+      return p;
+    }
+    default:
+      return NULL;
+  }
+}
+
+static cuplug_error *unreadable(const char *entry, const char *what, LLVMTypeRef t) {
+  char *ts = LLVMPrintTypeToString(t);
+  cuplug_error *e = cuplug__error(CUPLUG_ERR_IR_UNSUPPORTED,
+                                  "the signature of kernel @%s cannot be read from its IR: "
+                                  "%s is %s, which no signature type stands for; give the "
+                                  "signature",
+                                  entry, what, ts);
+  LLVMDisposeMessage(ts);
+  return e;
+}
+
+/* void(...) from a native kernel's parameters. */
+static cuplug_error *read_signature(LLVMValueRef fn, const char *entry,
+                                    const cuplug_type **out) {
+  LLVMTypeRef ft = LLVMGlobalGetValueType(fn);
+  if (LLVMGetTypeKind(LLVMGetReturnType(ft)) != LLVMVoidTypeKind)
+    return unreadable(entry, "its return type", LLVMGetReturnType(ft));
+  if (LLVMIsFunctionVarArg(ft))
+    return cuplug__error(CUPLUG_ERR_IR_UNSUPPORTED,
+                         "the signature of kernel @%s cannot be read from its IR: it takes "
+                         "varargs; give the signature",
+                         entry);
+  unsigned n = LLVMCountParams(fn);
+  const cuplug_type **args = malloc((n ? n : 1) * sizeof *args);
+  if (!args) return cuplug__error_oom();
+  cuplug_error *e = NULL;
+  for (unsigned i = 0; i < n && !e; i++) {
+    LLVMValueRef p = LLVMGetParam(fn, i);
+    if ((args[i] = param_type(LLVMTypeOf(p)))) continue;
+    size_t len;
+    const char *name = LLVMGetValueName2(p, &len);
+    cuplug__buf what;
+    cuplug__buf_init(&what);
+    cuplug__buf_printf(&what, "parameter %u", i);
+    if (len) cuplug__buf_printf(&what, " (%%%.*s)", (int)len, name);
+    e = what.oom ? cuplug__error_oom() : unreadable(entry, what.data, LLVMTypeOf(p));
+    cuplug__buf_free(&what);
+  }
+  if (!e) e = cuplug__type_signature(cuplug__type_scalar(CUPLUG_TYPE_VOID), args, n, out);
+  free(args);
+  return e;
+}
+
+cuplug_error *cuplug__modern_entry(cuplug__modern *m, const char *entry, cuplug_abi entry_abi,
+                                   const cuplug_type *sig, const cuplug_type **sig_out,
+                                   bool *is_ptx_kernel) {
+  cuplug_error *e = NULL;
+  LLVMValueRef fn = cuplug__modern_defined(m, entry, &e);
+  if (!fn) return e;
+  bool marked = LLVMGetFunctionCallConv(fn) == LLVMPTXKernelCallConv;
+  /* a native kernel's pointers may be of any address space (Triton's are
+   * global, addrspace(1)): the driver passes them, not a call */
+  bool native = marked && entry_abi == CUPLUG_ABI_C;
+  if (is_ptx_kernel) *is_ptx_kernel = marked;
+  if (!sig) {
+    if (!marked || entry_abi != CUPLUG_ABI_C)
+      return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
+                           "compile: entry @%s needs its signature: only a kernel the IR "
+                           "marks (ptx_kernel) with entry ABI c has it read from the IR",
+                           entry);
+    CUPLUG__TRY(read_signature(fn, entry, &sig));
+  } else {
+    cuplug__buf what;
+    cuplug__buf_init(&what);
+    cuplug__buf_printf(&what, "entry @%s", entry);
+    e = what.oom ? cuplug__error_oom()
+                 : cuplug__llvm_check_type(m->ctx, fn, what.data, sig, entry_abi,
+                                           native, CUPLUG_ERR_ENTRY_MISMATCH);
+    cuplug__buf_free(&what);
+    if (e) return e;
+  }
+  if (sig_out) *sig_out = sig;
+  return NULL;
+}

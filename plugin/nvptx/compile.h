@@ -1,0 +1,12 @@
+/* compile.h - libcuplug-nvptx.so's compile call (nvptx.h). */
+#ifndef CUPLUG__PLUGIN_NVPTX_COMPILE_H
+#define CUPLUG__PLUGIN_NVPTX_COMPILE_H
+
+#include <stddef.h>
+
+#include "plugin/nvptx/nvptx.h"
+
+int cuplug__nvptx_compile_module(const cuplug__nvptx_args *a, char **ptx, size_t *ptx_size,
+                                 char **log, char **msg);
+
+#endif

@@ -1,0 +1,287 @@
+/* test_backends.c - one compile call for every dialect (issue 20): which
+ * backend takes which IR and output, and what each makes.
+ *
+ *   numba-cuda's typed text     libNVVM by default; the NVPTX backend asked
+ *   modern text, bitcode        the NVPTX backend for PTX and cubins;
+ *                               libNVVM for LTO-IR at cc 10.0 and up
+ *   anything, output host       the CPU target
+ *
+ * The corpus (numba-cuda's own IR and PTX) and Triton 3.6's LLIR
+ * (tests/triton/fixtures) are the inputs. */
+#include <llvm-c/BitWriter.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/IRReader.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptxsig.h"
+#include "support.h"
+
+static cuplug_session *session;
+static t_case *cases;
+static int num_cases;
+
+static void setup(void) {
+  session = t_session();
+  num_cases = t_cases(&cases);
+}
+
+static void teardown(void) {
+  t_api()->session_destroy(session);
+  t_cases_free(cases, num_cases);
+}
+
+/* A compile of one module (text or bytes), its arguments otherwise zero. */
+typedef struct one {
+  cuplug_module m;
+  const cuplug_module *mods[1];
+  cuplug_compile_args a;
+} one;
+
+static void one_init(one *o, const char *name, const void *ir, size_t size, const char *entry) {
+  o->m = (cuplug_module){sizeof o->m, name, ir, size};
+  o->mods[0] = &o->m;
+  o->a = (cuplug_compile_args){.struct_size = sizeof o->a, .session = session,
+                               .modules = o->mods, .num_modules = 1, .entry = entry};
+}
+
+static char *triton(const char *kernel, size_t *size) {
+  char path[256];
+  snprintf(path, sizeof path, "triton/fixtures/%s.ll", kernel);
+  char *ir = t_read(t_path(path), size);
+  ck_assert_msg(ir != NULL, "no %s", path);
+  return ir;
+}
+
+static cuplug_artifact_info info_of(const cuplug_artifact *art) {
+  cuplug_artifact_info i = {.struct_size = sizeof i};
+  T_ASSERT_OK(t_api()->artifact_info(art, &i));
+  return i;
+}
+
+/* LLVM bitcode of IR text, written by the test's own LLVM. */
+static char *bitcode_of(const char *ir, size_t n, size_t *size) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, n, "ir");
+  LLVMModuleRef m;
+  char *msg = NULL;
+  ck_assert_msg(!LLVMParseIRInContext(ctx, buf, &m, &msg), "%s", msg);
+  LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(m);
+  *size = LLVMGetBufferSize(bc);
+  char *out = malloc(*size);
+  memcpy(out, LLVMGetBufferStart(bc), *size);
+  LLVMDisposeMemoryBuffer(bc);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+  return out;
+}
+
+/* ---- the choice of backend: errors before any work ---- */
+
+START_TEST(backend_choice_errors) {
+  const char *typed = "define i32 @f(i32* %r, i32 %a) {\n  ret i32 0\n}\n";
+  one o;
+  one_init(&o, "f.ll", typed, strlen(typed), "f");
+  o.a.signature = "int32(int32)";
+  o.a.backend = (cuplug_backend)7;
+  T_ASSERT_ERROR(t_api()->compile(&o.a), CUPLUG_ERR_OPTION_BACKEND,
+                 "Unsupported backend: 7 (libnvvm or llvm)");
+  o.a.backend = CUPLUG_BACKEND_LLVM;
+  o.a.output = CUPLUG_OUTPUT_HOST;
+  T_ASSERT_ERROR(t_api()->compile(&o.a), CUPLUG_ERR_OPTION_BACKEND,
+                 "backend llvm makes GPU code: output host compiles for this CPU with LLVM's "
+                 "own backend; leave backend unset");
+  o.a.output = CUPLUG_OUTPUT_LTOIR;
+  T_ASSERT_ERROR(t_api()->compile(&o.a), CUPLUG_ERR_OPTION_BACKEND,
+                 "LLVM's NVPTX backend makes PTX and cubins, not LTO-IR: ask for output ptx or "
+                 "cubin, or the libnvvm backend for LTO-IR");
+  /* compile_all makes LTO-IR by default */
+  o.a.output = CUPLUG_OUTPUT_DEFAULT;
+  cuplug_error *e = t_api()->compile_all(&o.a);
+  T_ASSERT_CODE(e, CUPLUG_ERR_OPTION_BACKEND);
+  t_api()->error_destroy(e);
+}
+END_TEST
+
+/* A kernel the IR marks, with no signature: the IR's parameters say it. */
+START_TEST(signature_from_ir) {
+  size_t n;
+  char *ir = triton("add", &n);
+  one o;
+  one_init(&o, "add.ll", ir, n, "add_kernel");
+  o.a.kind = CUPLUG_KERNEL;
+  o.a.cc_major = 9;
+  o.a.cc_suffix = 'a';
+  T_ASSERT_OK(t_api()->compile(&o.a));
+  cuplug_artifact_info i = info_of(o.a.artifact);
+  ck_assert_int_eq(i.backend, CUPLUG_BACKEND_LLVM);
+  ck_assert_int_eq(i.output, CUPLUG_OUTPUT_PTX);
+  cuplug_type_info ti = {.struct_size = sizeof ti, .type = i.signature};
+  T_ASSERT_OK(t_api()->type_info(&ti));
+  ck_assert_str_eq(ti.name, "void(CPointer(uint8), CPointer(uint8), CPointer(uint8), int32, "
+                            "CPointer(uint8), CPointer(uint8))");
+  const char *ptx = i.data;
+  T_ASSERT_CONTAINS(ptx, ".visible .entry add_kernel(");
+  T_ASSERT_CONTAINS(ptx, "\n.target sm_90a\n");
+  t_api()->artifact_destroy(o.a.artifact);
+  /* a device function has no signature in the IR to read */
+  one_init(&o, "add.ll", ir, n, "add_kernel");
+  T_ASSERT_ERROR(t_api()->compile(&o.a), CUPLUG_ERR_OPTION_KIND,
+                 "@add_kernel is a kernel in the IR (ptx_kernel): compile it as a kernel");
+  free(ir);
+}
+END_TEST
+
+/* Every corpus case through the NVPTX backend keeps numba-cuda's PTX
+ * signature: the C-ABI wrapper's and the kernels' parameters. */
+START_TEST(corpus_on_nvptx) {
+  for (int c = 0; c < num_cases; c++) {
+    const cuplug_module *mods[1];
+    cuplug_compile_args a;
+    t_case_declare(&cases[c], session);
+    t_case_args(&cases[c], session, mods, &a);
+    a.backend = CUPLUG_BACKEND_LLVM;
+    a.output = CUPLUG_OUTPUT_PTX;
+    a.cc_major = 9;
+    cuplug_error *e = t_api()->compile(&a);
+    ck_assert_msg(!e, "%s: %s", cases[c].name, e ? t_api()->error_message(e) : "");
+    cuplug_artifact_info i = info_of(a.artifact);
+    char path[9000];
+    snprintf(path, sizeof path, "%s/expected.ptx", cases[c].dir);
+    char *expected = t_read(path, NULL);
+    ptxsig want, got;
+    ck_assert(ptxsig_read(expected, i.symbol, &want));
+    ck_assert_msg(ptxsig_read(i.data, i.symbol, &got), "%s: no %s in:\n%s", cases[c].name,
+                  i.symbol, (const char *)i.data);
+    char w[2048], g[2048];
+    ptxsig_format(&want, w, sizeof w);
+    ptxsig_format(&got, g, sizeof g);
+    ck_assert_msg(ptxsig_same(&want, &got), "%s: numba-cuda's %s, the NVPTX backend's %s",
+                  cases[c].name, w, g);
+    free(expected);
+    t_api()->artifact_destroy(a.artifact);
+  }
+}
+END_TEST
+
+/* The same kernel as text and as bitcode: the same PTX. */
+START_TEST(bitcode_input) {
+  size_t n, bn;
+  char *ir = triton("softmax", &n);
+  char *bc = bitcode_of(ir, n, &bn);
+  const char *out[2];
+  cuplug_artifact *arts[2];
+  for (int k = 0; k < 2; k++) {
+    one o;
+    one_init(&o, k ? "softmax.bc" : "softmax.ll", k ? bc : ir, k ? bn : n, "softmax_kernel");
+    o.a.kind = CUPLUG_KERNEL;
+    o.a.cc_major = 9;
+    T_ASSERT_OK(t_api()->compile(&o.a));
+    arts[k] = o.a.artifact;
+    out[k] = info_of(arts[k]).data;
+  }
+  ck_assert_str_eq(out[0], out[1]);
+  for (int k = 0; k < 2; k++) t_api()->artifact_destroy(arts[k]);
+  free(ir);
+  free(bc);
+}
+END_TEST
+
+/* LTO-IR from modern IR: libNVVM, for cc 10.0 and up, reads the module
+ * cuplug writes in LLVM 20's dialect. */
+START_TEST(modern_ltoir_by_libnvvm) {
+  size_t n;
+  char *ir = triton("softmax", &n);
+  one o;
+  one_init(&o, "softmax.ll", ir, n, "softmax_kernel");
+  o.a.kind = CUPLUG_KERNEL;
+  o.a.output = CUPLUG_OUTPUT_LTOIR;
+  o.a.cc_major = 10;
+  T_ASSERT_OK(t_api()->compile(&o.a));
+  cuplug_artifact_info i = info_of(o.a.artifact);
+  ck_assert_int_eq(i.backend, CUPLUG_BACKEND_LIBNVVM);
+  ck_assert_int_eq(i.output, CUPLUG_OUTPUT_LTOIR);
+  ck_assert(i.size > 4 && memcmp(i.data, "\xed\x43\x4e\x7f", 4) == 0);
+  t_api()->artifact_destroy(o.a.artifact);
+  o.a.cc_major = 9;
+  T_ASSERT_ERROR(t_api()->compile(&o.a), CUPLUG_ERR_OPTION_BACKEND,
+                 "libNVVM reads modern IR (opaque pointers, bitcode) only for cc 10.0 and up, "
+                 "not 9.0: compile it to ptx or cubin with the llvm backend");
+  free(ir);
+}
+END_TEST
+
+/* A cubin through nvJitLink, and the cache's second answer. */
+START_TEST(modern_cubin_cached) {
+  cuplug_session_options so = {.struct_size = sizeof so, .cache_dir = ""};
+  cuplug_session *s;
+  T_ASSERT_OK(t_api()->session_create(&so, &s));
+  size_t n;
+  char *ir = triton("gelu", &n);
+  for (int k = 0; k < 2; k++) {
+    one o;
+    one_init(&o, "gelu.ll", ir, n, "gelu_kernel");
+    o.a.session = s;
+    o.a.kind = CUPLUG_KERNEL;
+    o.a.output = CUPLUG_OUTPUT_CUBIN;
+    o.a.cc_major = 9;
+    T_ASSERT_OK(t_api()->compile(&o.a));
+    cuplug_artifact_info i = info_of(o.a.artifact);
+    ck_assert_int_eq(i.output, CUPLUG_OUTPUT_CUBIN);
+    ck_assert_int_eq(i.cache, k ? CUPLUG_CACHE_MEMORY : CUPLUG_CACHE_BUILT);
+    ck_assert_int_eq(i.backend, CUPLUG_BACKEND_LLVM);
+    ck_assert(t_elf_has_symbol(i.data, i.size, "gelu_kernel"));
+    t_api()->artifact_destroy(o.a.artifact);
+  }
+  free(ir);
+  t_api()->session_destroy(s);
+}
+END_TEST
+
+/* LLVM's code generator ends the process on what it cannot select: in the
+ * helper, that is an error naming LLVM's reason, and the host goes on. */
+START_TEST(codegen_fatal_error) {
+  const char *ir =
+      "target triple = \"nvptx64-nvidia-cuda\"\n"
+      "define ptx_kernel void @fence() {\n"
+      "  call void @llvm.nvvm.tcgen05.fence.before.thread.sync()\n"
+      "  ret void\n"
+      "}\n"
+      "declare void @llvm.nvvm.tcgen05.fence.before.thread.sync()\n";
+  one o;
+  one_init(&o, "fence.ll", ir, strlen(ir), "fence");
+  o.a.kind = CUPLUG_KERNEL;
+  o.a.cc_major = 9;
+  cuplug_error *e = t_api()->compile(&o.a);
+  T_ASSERT_CODE(e, CUPLUG_ERR_NVPTX);
+  T_ASSERT_CONTAINS(t_api()->error_message(e), "Cannot select");
+  t_api()->error_destroy(e);
+  size_t n;
+  char *add = triton("add", &n);
+  one_init(&o, "add.ll", add, n, "add_kernel");
+  o.a.kind = CUPLUG_KERNEL;
+  o.a.cc_major = 9;
+  T_ASSERT_OK(t_api()->compile(&o.a));
+  t_api()->artifact_destroy(o.a.artifact);
+  free(add);
+}
+END_TEST
+
+Suite *suite_backends(void) {
+  Suite *s = suite_create("backends");
+  TCase *tc = t_tcase(s, "choice_errors", 0, setup, teardown, 60);
+  tcase_add_test(tc, backend_choice_errors);
+  tc = t_tcase(s, "signature_from_ir", T_NVPTX, setup, teardown, 60);
+  tcase_add_test(tc, signature_from_ir);
+  tc = t_tcase(s, "corpus_on_nvptx", T_NVPTX | T_NVVM, setup, teardown, 120);
+  tcase_add_test(tc, corpus_on_nvptx);
+  tc = t_tcase(s, "bitcode", T_NVPTX, setup, teardown, 60);
+  tcase_add_test(tc, bitcode_input);
+  tc = t_tcase(s, "modern_ltoir", T_NVVM | T_NVRTC, setup, teardown, 60);
+  tcase_add_test(tc, modern_ltoir_by_libnvvm);
+  tc = t_tcase(s, "modern_cubin", T_NVPTX | T_NVJITLINK, setup, teardown, 60);
+  tcase_add_test(tc, modern_cubin_cached);
+  tc = t_tcase(s, "codegen_fatal_error", T_NVPTX, setup, teardown, 60);
+  tcase_add_test(tc, codegen_fatal_error);
+  return s;
+}

@@ -1,0 +1,149 @@
+/* test_dialect.c - cuplug__ir_dialect: bitcode by its magic numbers (raw
+ * and wrapped), modern text by a `ptr` type, and typed text otherwise,
+ * across the places `ptr` may appear without being the type (names,
+ * labels, strings, comments, longer words) and the edges of the bytes
+ * (cut short, no NUL, at the very end, binary junk). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lowering/dialect.h"
+#include "support.h"
+
+static cuplug__dialect of(const char *s) { return cuplug__ir_dialect(s, strlen(s)); }
+
+START_TEST(dialect_bitcode_magic) {
+  static const char raw[] = {'B', 'C', (char)0xC0, (char)0xDE, 0x35, 0x14};
+  static const char wrapped[] = {(char)0xDE, (char)0xC0, 0x17, 0x0B, 0, 0, 0, 0};
+  ck_assert_int_eq(cuplug__ir_dialect(raw, sizeof raw), CUPLUG__DIALECT_BITCODE);
+  ck_assert_int_eq(cuplug__ir_dialect(raw, 4), CUPLUG__DIALECT_BITCODE);
+  ck_assert_int_eq(cuplug__ir_dialect(wrapped, sizeof wrapped), CUPLUG__DIALECT_BITCODE);
+  /* three bytes of the magic are not bitcode; nor is the magic later on */
+  ck_assert_int_eq(cuplug__ir_dialect(raw, 3), CUPLUG__DIALECT_TYPED);
+  ck_assert_int_eq(of("; BC\xC0\xDE\n"), CUPLUG__DIALECT_TYPED);
+  ck_assert_int_eq(cuplug__ir_dialect("", 0), CUPLUG__DIALECT_TYPED);
+}
+END_TEST
+
+START_TEST(dialect_modern_ptr_spellings) {
+  static const char *const modern[] = {
+      "define void @f(ptr %p) {\n  ret void\n}\n",
+      "define void @f(ptr addrspace(1) %p) {\n  ret void\n}\n",
+      "@g = global [4 x ptr] zeroinitializer\n",
+      "declare ptr @f()\n",
+      "  %v = load ptr, ptr %p\n",
+      "{ptr}",          /* next to punctuation */
+      "ptr",            /* the whole text, at its very end */
+      "x\tptr\n",       /* tabs */
+      "%\"a\" = load i8, ptr %\"b\"\n", /* after quoted names */
+      "; a comment\nptr",
+  };
+  for (size_t i = 0; i < sizeof modern / sizeof modern[0]; i++)
+    ck_assert_msg(of(modern[i]) == CUPLUG__DIALECT_MODERN, "case %zu: %s", i, modern[i]);
+}
+END_TEST
+
+START_TEST(dialect_typed_lookalikes) {
+  static const char *const typed[] = {
+      "define void @f(float* %p) {\n  ret void\n}\n",
+      "%ptr = alloca i8*\n",                 /* a local named ptr */
+      "@ptr_x = global i32 0\n",             /* globals */
+      "@ptr = global i32 0\n",
+      "@\"ptr\" = global i32 0\n",           /* quoted */
+      "%\"a ptr b\" = add i32 1, 2\n",
+      "!ptr = !{}\n",                        /* named metadata */
+      "$ptr = comdat any\n",                 /* a comdat */
+      "#ptr\n^ptr\n",
+      "ptr:\n  ret void\n",                  /* a label */
+      "; ptr in a comment\n",
+      "!0 = !{!\"ptr\"}\n",                  /* strings */
+      "@s = constant [4 x i8] c\"ptr\\00\"\n",
+      "%x = ptrtoint i8* %p to i64\n",       /* longer words */
+      "%y = inttoptr i64 %x to i8*\n",
+      "ptr2 ptr.x ptr_ xptr ptr-1 $ptr\n",
+      "!DIBasicType(name: \"ptr\", encoding: DW_ATE_address)\n",
+      "%v = load i32, i32 addrspace(1)* %p\n",
+      "\"unterminated ptr",                  /* a string cut short */
+      "; no newline at the end ptr",         /* a comment cut short */
+      "%",                                   /* a sigil at the end */
+      "%\"",
+      "define i32 @f() {\n  ret i32 0\n}\n", /* no pointer at all */
+  };
+  for (size_t i = 0; i < sizeof typed / sizeof typed[0]; i++)
+    ck_assert_msg(of(typed[i]) == CUPLUG__DIALECT_TYPED, "case %zu: %s", i, typed[i]);
+}
+END_TEST
+
+/* The scan reads `size` bytes and no more: no NUL is needed, and what lies
+ * beyond is not read. */
+START_TEST(dialect_reads_only_size_bytes) {
+  const char text[] = "i8* %p, ptr %q";
+  ck_assert_int_eq(cuplug__ir_dialect(text, 8), CUPLUG__DIALECT_TYPED);
+  ck_assert_int_eq(cuplug__ir_dialect(text, 11), CUPLUG__DIALECT_MODERN);
+  /* "pt" cut from "ptr" is no ptr; an exact cut after "ptr" is */
+  ck_assert_int_eq(cuplug__ir_dialect(text, 10), CUPLUG__DIALECT_TYPED);
+  char *heap = malloc(3);
+  memcpy(heap, "ptr", 3);
+  ck_assert_int_eq(cuplug__ir_dialect(heap, 3), CUPLUG__DIALECT_MODERN);
+  ck_assert_int_eq(cuplug__ir_dialect(heap, 2), CUPLUG__DIALECT_TYPED);
+  free(heap);
+  /* NUL bytes inside the text are bytes like others */
+  const char nul[] = "i8\0ptr";
+  ck_assert_int_eq(cuplug__ir_dialect(nul, sizeof nul - 1), CUPLUG__DIALECT_MODERN);
+}
+END_TEST
+
+/* Every byte string of a small alphabet that spells the hard parts, up to
+ * five bytes: the scan ends, and calls modern exactly what a plain reading
+ * of the rules calls modern. */
+START_TEST(dialect_exhaustive_small_inputs) {
+  static const char alphabet[] = "ptr%\";:\n ";
+  const size_t k = sizeof alphabet - 1;
+  char s[6];
+  size_t total = 0, modern = 0;
+  for (size_t len = 0; len <= 5; len++) {
+    size_t count = 1;
+    for (size_t i = 0; i < len; i++) count *= k;
+    for (size_t n = 0; n < count; n++, total++) {
+      size_t x = n;
+      for (size_t i = 0; i < len; i++, x /= k) s[i] = alphabet[x % k];
+      bool expect = false;
+      /* "ptr" as a whole word, not after % or inside "...", not before ':' or
+       * after ';' on its line: with these few bytes, checked directly */
+      for (size_t i = 0; i + 3 <= len && !expect; i++) {
+        if (memcmp(s + i, "ptr", 3) != 0) continue;
+        if (i > 0 && strchr("ptr%", s[i - 1])) continue;
+        if (i + 3 < len && strchr("ptr:", s[i + 3])) continue;
+        bool quoted = false, commented = false;
+        for (size_t j = 0; j < i; j++) {
+          if (commented) {
+            if (s[j] == '\n') commented = false;
+          } else if (quoted) {
+            if (s[j] == '"') quoted = false;
+          } else if (s[j] == '"') {
+            quoted = true;
+          } else if (s[j] == ';') {
+            commented = true;
+          }
+        }
+        expect = !quoted && !commented;
+      }
+      bool got = cuplug__ir_dialect(s, len) == CUPLUG__DIALECT_MODERN;
+      ck_assert_msg(got == expect, "'%.*s': %d, expected %d", (int)len, s, got, expect);
+      modern += got;
+    }
+  }
+  ck_assert_uint_eq(total, 66430);
+  ck_assert_uint_gt(modern, 0);
+}
+END_TEST
+
+Suite *suite_dialect(void) {
+  Suite *s = suite_create("dialect");
+  TCase *tc = t_tcase(s, "dialect", 0, NULL, NULL, 0);
+  tcase_add_test(tc, dialect_bitcode_magic);
+  tcase_add_test(tc, dialect_modern_ptr_spellings);
+  tcase_add_test(tc, dialect_typed_lookalikes);
+  tcase_add_test(tc, dialect_reads_only_size_bytes);
+  tcase_add_test(tc, dialect_exhaustive_small_inputs);
+  return s;
+}
