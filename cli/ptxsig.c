@@ -2,6 +2,7 @@
 #include "ptxsig.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,11 +12,27 @@ static void param_type(const char *s, size_t n, char *out, size_t cap) {
   snprintf(buf, sizeof buf, "%.*s", (int)n, s);
   char *p = strstr(buf, ".param");
   p = p ? p + 6 : buf;
-  /* words: types and .align N; the last word is the name (with [N]) */
+  /* words: types and .align N; the last word is the name (with [N]).  A
+   * kernel's pointer parameter may say where it points (".ptr .global
+   * .align 1", as LLVM's NVPTX backend writes): the layout is the .u64's,
+   * so that goes. */
   char words[8][64];
   int nw = 0;
-  for (char *tok = strtok(p, " \t\r\n"); tok && nw < 8; tok = strtok(NULL, " \t\r\n"))
+  bool ptr = false;
+  for (char *tok = strtok(p, " \t\r\n"); tok && nw < 8; tok = strtok(NULL, " \t\r\n")) {
+    if (!strcmp(tok, ".ptr")) {
+      ptr = true;
+      continue;
+    }
+    if (ptr && (!strcmp(tok, ".global") || !strcmp(tok, ".const") || !strcmp(tok, ".shared") ||
+                !strcmp(tok, ".local")))
+      continue;
+    if (ptr && !strcmp(tok, ".align")) {
+      strtok(NULL, " \t\r\n"); /* its N */
+      continue;
+    }
     snprintf(words[nw++], sizeof words[0], "%s", tok);
+  }
   out[0] = '\0';
   size_t len = 0;
   for (int i = 0; i < nw - 1; i++)

@@ -27,7 +27,9 @@ typedef struct cuplug__cpu_lib cuplug__cpu_lib; /* one per load() */
 
 /* A library to make. */
 typedef struct cuplug__cpu_lib_args {
-  const cuplug__text *mods; /* NVVM IR as the compile would hand libNVVM, NUL-terminated */
+  /* NVVM IR as the compile would hand libNVVM, or modern IR (opaque
+   * pointers, as llvm-dis-22 prints it): text, NUL-terminated */
+  const cuplug__text *mods;
   size_t num_mods;
   const cuplug__text *sources; /* the caller's, for the lines in messages */
   size_t num_sources;

@@ -2,9 +2,10 @@
  *
  * One LLJIT per session, made on first use (LLVM's OrcV2CBindings
  * examples).  A library is one JITDylib: its modules are parsed by LLVM 22
- * (which reads libNVVM's typed-pointer dialect), linked into one, retargeted
- * (retarget.c), optimised at O2 for this CPU, and added; the runtime's
- * symbols (runtime.c) and the process's (libc, libm) resolve what it calls.
+ * (which reads libNVVM's typed-pointer dialect and modern IR alike),
+ * linked into one, retargeted (retarget.c), optimised at O2 for this CPU,
+ * and added; the runtime's symbols (runtime.c) and the process's (libc,
+ * libm) resolve what it calls.
  * Unloading removes the JITDylib's code (its resource tracker); the empty
  * JITDylib itself stays, for LLVM-C cannot remove one. */
 #include <pthread.h>
@@ -170,7 +171,9 @@ static int parse_and_link(LLVMContextRef ctx, const cuplug__text *mods, size_t n
         LLVMCreateMemoryBufferWithMemoryRangeCopy(mods[i].text, mods[i].size, mods[i].name);
     LLVMModuleRef m;
     char *why = NULL;
-    if (LLVMParseIRInContext(ctx, buf, &m, &why)) { /* takes the buffer */
+    LLVMBool bad = LLVMParseIRInContext2(ctx, buf, &m, &why);
+    LLVMDisposeMemoryBuffer(buf);
+    if (bad) {
       int rc = cuplug__cpu_fail(msg, CUPLUG_ERR_IR_PARSE, "%s: LLVM cannot read it: %s",
                                  mods[i].name, why);
       LLVMDisposeMessage(why);
@@ -179,7 +182,14 @@ static int parse_and_link(LLVMContextRef ctx, const cuplug__text *mods, size_t n
     }
     if (!whole) {
       whole = m;
-    } else if (LLVMLinkModules2(whole, m)) { /* takes m */
+      continue;
+    }
+    /* numba's text, the registry's and a modern producer's name different
+     * layouts; retarget sets the host's on the whole, and LLVM would warn
+     * on stderr of each difference */
+    LLVMSetTarget(m, LLVMGetTarget(whole));
+    LLVMSetDataLayout(m, LLVMGetDataLayoutStr(whole));
+    if (LLVMLinkModules2(whole, m)) { /* takes m */
       LLVMDisposeModule(whole);
       return cuplug__cpu_fail(msg, CUPLUG_ERR_LINK,
                                "%s: cannot be linked with the modules before it (a symbol "

@@ -2,9 +2,11 @@
  *
  * libdevice.10.bc is LLVM bitcode that LLVM 22 reads: linked into the
  * host module (libdevice.c), its __nv_* functions run on the CPU once the
- * intrinsics they call exist here.  What PTX rounds exactly, this rounds
- * exactly, so that integer and correctly rounded operations give the GPU's
- * bits:
+ * intrinsics they call exist here, by the names LLVM 22's reader gives
+ * them (fabs.f becomes fabs.f32, ex2.approx.f ex2.approx.f32, and
+ * tanh.approx.f32 the generic llvm.tanh, which libm's tanhf computes).
+ * What PTX rounds exactly, this rounds exactly, so that integer and
+ * correctly rounded operations give the GPU's bits:
  *
  *   add, mul, div, fma, sqrt, rcp in the four rounding modes (.rn .rz .rm
  *   .rp): the host's own operation under fesetround (this file is built
@@ -14,8 +16,8 @@
  *   makes NaN 0;
  *   min, max: PTX's min.f32 (a NaN loses to a number; -0 is below +0).
  *
- * The .approx operations (ex2, lg2, sin, cos, rsqrt, rcp, div, sqrt, tanh)
- * are the exact ones here: within the GPU's documented error of the true
+ * The .approx operations (ex2, lg2, sin, cos, rsqrt, rcp, div, sqrt) and
+ * div.full are the exact ones here: within the GPU's documented error of the true
  * value, but not its bits. */
 #include <fenv.h>
 #include <math.h>
@@ -175,6 +177,7 @@ static float saturate_ftz_f(float a) { return saturate_f(ftz(a)); }
 /* the approximations, exact here */
 static float ex2_f(float a) { return exp2f(a); }
 static float ex2_ftz_f(float a) { return ftz(exp2f(ftz(a))); }
+static double ex2_d(double a) { return exp2(a); }
 static float lg2_f(float a) { return log2f(a); }
 static float lg2_ftz_f(float a) { return ftz(log2f(ftz(a))); }
 static float sin_f(float a) { return sinf(a); }
@@ -191,7 +194,6 @@ static float div_approx_f(float a, float b) { return a / b; }
 static float div_approx_ftz_f(float a, float b) { return ftz(ftz(a) / ftz(b)); }
 static float sqrt_approx_f(float a) { return sqrtf(a); }
 static float sqrt_approx_ftz_f(float a) { return ftz(sqrtf(ftz(a))); }
-static float tanh_f(float a) { return tanhf(a); }
 
 /* bits */
 static int32_t d2i_hi(double a) {
@@ -346,7 +348,7 @@ static const cuplug__cpu_symbol intrinsics[] = {
     MODES4("ll2d", ll2d, ""), MODES4("ull2d", ull2d, ""), MODES4("d2f", d2f, ""),
     MODES4("d2f", d2f_ftz, ".ftz"),
     {"f2h.rn", FN(f2h_rn)}, {"f2h.rn.ftz", FN(f2h_rn_ftz)},
-    {"fabs.f", FN(fabs_f)}, {"fabs.ftz.f", FN(fabs_ftz_f)}, {"fabs.d", FN(fabs_d)},
+    {"fabs.f32", FN(fabs_f)}, {"fabs.ftz.f32", FN(fabs_ftz_f)}, {"fabs.f64", FN(fabs_d)},
     {"floor.f", FN(floor_f)}, {"floor.ftz.f", FN(floor_ftz_f)}, {"floor.d", FN(floor_d)},
     {"ceil.f", FN(ceil_f)}, {"ceil.ftz.f", FN(ceil_ftz_f)}, {"ceil.d", FN(ceil_d)},
     {"trunc.f", FN(trunc_f)}, {"trunc.d", FN(trunc_d)},
@@ -354,15 +356,16 @@ static const cuplug__cpu_symbol intrinsics[] = {
     {"fmin.f", FN(fmin_f)}, {"fmin.ftz.f", FN(fmin_ftz_f)}, {"fmin.d", FN(fmin_d)},
     {"fmax.f", FN(fmax_f)}, {"fmax.ftz.f", FN(fmax_ftz_f)}, {"fmax.d", FN(fmax_d)},
     {"saturate.f", FN(saturate_f)}, {"saturate.ftz.f", FN(saturate_ftz_f)},
-    {"ex2.approx.f", FN(ex2_f)}, {"ex2.approx.ftz.f", FN(ex2_ftz_f)},
+    {"ex2.approx.f32", FN(ex2_f)}, {"ex2.approx.ftz.f32", FN(ex2_ftz_f)},
+    {"ex2.approx.f64", FN(ex2_d)},
     {"lg2.approx.f", FN(lg2_f)}, {"lg2.approx.ftz.f", FN(lg2_ftz_f)},
     {"sin.approx.f", FN(sin_f)}, {"sin.approx.ftz.f", FN(sin_ftz_f)},
     {"cos.approx.f", FN(cos_f)}, {"cos.approx.ftz.f", FN(cos_ftz_f)},
     {"rsqrt.approx.f", FN(rsqrt_f)}, {"rsqrt.approx.ftz.f", FN(rsqrt_ftz_f)},
     {"rsqrt.approx.d", FN(rsqrt_d)}, {"rcp.approx.ftz.d", FN(rcp_approx_ftz_d)},
     {"div.approx.f", FN(div_approx_f)}, {"div.approx.ftz.f", FN(div_approx_ftz_f)},
+    {"div.full", FN(div_approx_f)}, {"div.full.ftz", FN(div_approx_ftz_f)},
     {"sqrt.approx.f", FN(sqrt_approx_f)}, {"sqrt.approx.ftz.f", FN(sqrt_approx_ftz_f)},
-    {"tanh.approx.f32", FN(tanh_f)},
     {"d2i.hi", FN(d2i_hi)}, {"d2i.lo", FN(d2i_lo)}, {"lohi.i2d", FN(lohi_i2d)},
     {"mulhi.i", FN(mulhi_i)}, {"mulhi.ui", FN(mulhi_ui)}, {"mulhi.ll", FN(mulhi_ll)},
     {"mulhi.ull", FN(mulhi_ull)}, {"sad.i", FN(sad_i)}, {"sad.ui", FN(sad_ui)},

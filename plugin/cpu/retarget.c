@@ -1,9 +1,18 @@
 /* retarget.c - NVVM IR made into IR for this CPU.
  *
- * LLVM 22 reads the text the compile hands libNVVM as it is; what makes it
- * NVPTX code is edited here, on the parsed module:
+ * LLVM 22 reads the text the compile hands libNVVM as it is, and modern
+ * (opaque-pointer) IR alike; what makes it NVPTX code is edited here, on
+ * the parsed module.  First what the CPU cannot run is refused, naming it
+ * and its line (CUPLUG_ERR_HOST_UNSUPPORTED): an NVVM intrinsic without a
+ * host meaning (wgmma, cp.async, ...), an address space other than those
+ * below, inline PTX the runtime does not know.  Then:
  *
- *   triple, layout   the host's
+ *   triple, layout   the host's; each function's NVPTX "target-cpu" and
+ *                    "target-features" go, for the host's
+ *   conventions      ptx_kernel and ptx_device (LLVM 22 reads numba's
+ *                    "kernel" annotation as ptx_kernel) become the C
+ *                    convention, at definitions and calls alike: x86 has
+ *                    no code for them
  *   address spaces   kept: x86 treats every address space below 256 as the
  *                    flat one, so global (1), constant (4) and local (5)
  *                    pointers need no edit;
@@ -12,14 +21,14 @@
  *                    __emutls_get_address hands each block its own copy
  *                    (an extern one, [0 x T], is the dynamic shared memory)
  *   NVVM intrinsics  @llvm.nvvm.X becomes @__cuplug_nvvm.X, the runtime's
- *                    function; known inline PTX (clock64, nanosleep, ...)
- *                    a call of one; anything else is refused, naming it and
- *                    its line (CUPLUG_ERR_HOST_UNSUPPORTED)
+ *                    function (by the name LLVM 22's reader gives X);
+ *                    known inline PTX (clock64, nanosleep, ...) a call of
+ *                    one
  *   externals        a function the IR declares must be the runtime's or
  *                    the process's (libm): CUDA C++ cannot run here
  *   the C ABI        the entry, and the host functions it calls, take and
  *                    return the platform's C types (cabi.c)
- *   kernels          a launcher each (internal.h)
+ *   kernels          a launcher each (launcher.h)
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -55,6 +64,117 @@ static void where(const cuplug__cpu_retarget_args *a, const char *needle, const 
       return;
     }
   }
+}
+
+/* ---- conventions and target attributes ---- */
+
+static bool ptx_convention(unsigned cc) {
+  return cc == LLVMPTXKernelCallConv || cc == LLVMPTXDeviceCallConv;
+}
+
+/* A call whose convention is not its callee's is undefined (the optimiser
+ * makes it unreachable), so calls change with the functions. */
+static void c_conventions(LLVMModuleRef m) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    if (ptx_convention(LLVMGetFunctionCallConv(f))) LLVMSetFunctionCallConv(f, LLVMCCallConv);
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+        if ((LLVMIsACallInst(i) || LLVMIsAInvokeInst(i)) &&
+            ptx_convention(LLVMGetInstructionCallConv(i)))
+          LLVMSetInstructionCallConv(i, LLVMCCallConv);
+  }
+}
+
+/* clang and Triton name the GPU on every function ("target-cpu"="sm_90",
+ * "+ptx88"): the host's code generator would take them for its own. */
+static void host_target_attributes(LLVMModuleRef m) {
+  static const char *const names[] = {"target-cpu", "target-features", "tune-cpu"};
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+      LLVMRemoveStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, names[i],
+                                       (unsigned)strlen(names[i]));
+}
+
+/* ---- address spaces ---- */
+
+/* Generic, global, shared, constant and local: the CPU's (see above). */
+static bool host_space(unsigned as) { return as <= 5 && as != 2; }
+
+/* An address space the CPU lacks in type t, pointers inside aggregates
+ * too; 0 when there is none. */
+static unsigned foreign_space(LLVMTypeRef t) {
+  switch (LLVMGetTypeKind(t)) {
+    case LLVMPointerTypeKind: {
+      unsigned as = LLVMGetPointerAddressSpace(t);
+      return host_space(as) ? 0 : as;
+    }
+    case LLVMArrayTypeKind:
+    case LLVMVectorTypeKind:
+    case LLVMScalableVectorTypeKind: return foreign_space(LLVMGetElementType(t));
+    case LLVMStructTypeKind: {
+      unsigned n = LLVMCountStructElementTypes(t);
+      for (unsigned i = 0; i < n; i++) {
+        unsigned as = foreign_space(LLVMStructGetTypeAtIndex(t, i));
+        if (as) return as;
+      }
+      return 0;
+    }
+    default: return 0;
+  }
+}
+
+/* ... in a value's type, or a constant expression's operands (an
+ * addrspacecast of a global hides the global's space). */
+static unsigned value_space(LLVMValueRef v, int depth) {
+  unsigned as = foreign_space(LLVMTypeOf(v));
+  if (as || depth == 0 || !LLVMIsAConstantExpr(v)) return as;
+  int n = LLVMGetNumOperands(v);
+  for (int i = 0; i < n && !as; i++) as = value_space(LLVMGetOperand(v, i), depth - 1);
+  return as;
+}
+
+static unsigned instruction_space(LLVMValueRef i) {
+  unsigned as = value_space(i, 0);
+  if (!as && LLVMIsAAllocaInst(i)) as = foreign_space(LLVMGetAllocatedType(i));
+  int n = LLVMGetNumOperands(i);
+  for (int k = 0; k < n && !as; k++) as = value_space(LLVMGetOperand(i, k), 4);
+  return as;
+}
+
+static unsigned function_space(LLVMValueRef f) {
+  unsigned as = foreign_space(LLVMGetReturnType(LLVMGlobalGetValueType(f)));
+  for (unsigned i = 0; i < LLVMCountParams(f) && !as; i++) as = value_space(LLVMGetParam(f, i), 0);
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb && !as; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && !as; i = LLVMGetNextInstruction(i))
+      as = instruction_space(i);
+  return as;
+}
+
+static int space_fail(cuplug__cpu_retarget_args *a, unsigned as, LLVMValueRef where_in,
+                      char **msg) {
+  char needle[32], at[256];
+  snprintf(needle, sizeof needle, "addrspace(%u)", as);
+  where(a, needle, NULL, at, sizeof at);
+  size_t len;
+  return cuplug__cpu_fail(msg, CUPLUG_ERR_HOST_UNSUPPORTED,
+                           "@%s uses address space %u, which the host lacks (it has the "
+                           "generic 0, global 1, shared 3, constant 4 and local 5)%s",
+                           LLVMGetValueName2(where_in, &len), as, at);
+}
+
+static int spaces(cuplug__cpu_retarget_args *a, char **msg) {
+  for (LLVMValueRef g = LLVMGetFirstGlobal(a->module); g; g = LLVMGetNextGlobal(g)) {
+    unsigned as = value_space(g, 0);
+    if (!as) as = foreign_space(LLVMGlobalGetValueType(g));
+    LLVMValueRef init = LLVMGetInitializer(g);
+    if (!as && init) as = value_space(init, 4);
+    if (as) return space_fail(a, as, g, msg);
+  }
+  for (LLVMValueRef f = LLVMGetFirstFunction(a->module); f; f = LLVMGetNextFunction(f)) {
+    unsigned as = function_space(f);
+    if (as) return space_fail(a, as, f, msg);
+  }
+  return 0;
 }
 
 /* ---- shared memory ---- */
@@ -276,11 +396,62 @@ static int launchers(cuplug__cpu_retarget_args *a, char **msg) {
   return rc;
 }
 
+/* The kernel's arguments, read from the packed parameters (the launcher's
+ * one argument: an array of pointers, one per parameter, as
+ * cuLaunchKernel takes them). */
+static void load_args(LLVMBuilderRef b, LLVMValueRef kernel, LLVMValueRef params,
+                      const LLVMTypeRef *types, unsigned n, LLVMValueRef *args) {
+  LLVMContextRef c = LLVMGetModuleContext(LLVMGetGlobalParent(kernel));
+  LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
+  /* The packed parameters do not change while the grid runs: saying so
+   * lets the optimiser load them once per row, not once per thread (the
+   * kernel's stores might otherwise alias them). */
+  /* ... and that they can be read anywhere (each slot points at a value of
+   * its type, aligned as C aligns it), so that the loads leave the branch
+   * of a bounds check and the loop. */
+  unsigned invariant = LLVMGetMDKindIDInContext(c, "invariant.load", 14);
+  unsigned deref = LLVMGetMDKindIDInContext(c, "dereferenceable", 15);
+  unsigned align = LLVMGetMDKindIDInContext(c, "align", 5);
+  unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5);
+  LLVMValueRef empty = LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, NULL, 0));
+  for (unsigned i = 0; i < n; i++) {
+    LLVMValueRef idx = LLVMConstInt(i64, i, 0);
+    LLVMValueRef slot = LLVMBuildGEP2(b, ptr, params, &idx, 1, "");
+    LLVMValueRef p = LLVMBuildLoad2(b, ptr, slot, "");
+    LLVMSetMetadata(p, invariant, empty);
+    /* a struct by value (clang's byval) is passed as its address: the
+     * call copies it */
+    if (LLVMGetEnumAttributeAtIndex(kernel, i + 1, byval)) {
+      args[i] = p;
+      continue;
+    }
+    args[i] = LLVMBuildLoad2(b, types[i], p, "");
+    LLVMSetMetadata(args[i], invariant, empty);
+    uint64_t size = scalar_size(types[i]);
+    if (size) {
+      LLVMMetadataRef n_md = LLVMValueAsMetadata(LLVMConstInt(i64, size, 0));
+      LLVMValueRef node = LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, &n_md, 1));
+      LLVMSetMetadata(p, deref, node);
+      LLVMSetMetadata(p, align, node);
+    }
+  }
+}
+
+/* The launcher's call of the kernel, its byval parameters marked so. */
+static void call_kernel(LLVMBuilderRef b, LLVMValueRef kernel, LLVMValueRef *args, unsigned n) {
+  LLVMValueRef call = LLVMBuildCall2(b, LLVMGlobalGetValueType(kernel), kernel, args, n, "");
+  unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5);
+  for (unsigned i = 0; i < n; i++) {
+    LLVMAttributeRef by = LLVMGetEnumAttributeAtIndex(kernel, i + 1, byval);
+    if (by) LLVMAddCallSiteAttribute(call, i + 1, by);
+  }
+}
+
 static int launcher(cuplug__cpu_retarget_args *a, const char *prefix, size_t k, char **msg) {
   LLVMModuleRef m = a->module;
   LLVMContextRef c = LLVMGetModuleContext(m);
   LLVMTypeRef ptr = LLVMPointerTypeInContext(c, 0);
-  LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
   LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(c), &ptr, 1, 0);
   LLVMValueRef kernel = LLVMGetNamedFunction(m, a->kernels[k]);
   if (!kernel || LLVMIsDeclaration(kernel))
@@ -298,19 +469,6 @@ static int launcher(cuplug__cpu_retarget_args *a, const char *prefix, size_t k, 
   }
   LLVMGetParamTypes(kty, types);
   LLVMValueRef f = LLVMAddFunction(m, name, fty);
-  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
-  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(c, f, "entry"));
-  LLVMValueRef params = LLVMGetParam(f, 0);
-  /* The packed parameters do not change while the grid runs: saying so
-   * lets the optimiser load them once per row, not once per thread (the
-   * kernel's stores might otherwise alias them). */
-  /* ... and that they can be read anywhere (each slot points at a value of
-   * its type, aligned as C aligns it), so that the loads leave the branch
-   * of a bounds check and the loop. */
-  unsigned invariant = LLVMGetMDKindIDInContext(c, "invariant.load", 14);
-  unsigned deref = LLVMGetMDKindIDInContext(c, "dereferenceable", 15);
-  unsigned align = LLVMGetMDKindIDInContext(c, "align", 5);
-  LLVMValueRef empty = LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, NULL, 0));
   LLVMAddAttributeAtIndex(
       f, 1, LLVMCreateEnumAttribute(c, LLVMGetEnumAttributeKindForName("dereferenceable", 15),
                                     8ull * (n ? n : 1)));
@@ -318,22 +476,10 @@ static int launcher(cuplug__cpu_retarget_args *a, const char *prefix, size_t k, 
       f, 1, LLVMCreateEnumAttribute(c, LLVMGetEnumAttributeKindForName("noalias", 7), 0));
   LLVMAddAttributeAtIndex(
       f, 1, LLVMCreateEnumAttribute(c, LLVMGetEnumAttributeKindForName("align", 5), 8));
-  for (unsigned i = 0; i < n; i++) {
-    LLVMValueRef idx = LLVMConstInt(i64, i, 0);
-    LLVMValueRef slot = LLVMBuildGEP2(b, ptr, params, &idx, 1, "");
-    LLVMValueRef p = LLVMBuildLoad2(b, ptr, slot, "");
-    args[i] = LLVMBuildLoad2(b, types[i], p, "");
-    LLVMSetMetadata(p, invariant, empty);
-    LLVMSetMetadata(args[i], invariant, empty);
-    uint64_t size = scalar_size(types[i]);
-    if (size) {
-      LLVMMetadataRef n_md = LLVMValueAsMetadata(LLVMConstInt(i64, size, 0));
-      LLVMValueRef node = LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, &n_md, 1));
-      LLVMSetMetadata(p, deref, node);
-      LLVMSetMetadata(p, align, node);
-    }
-  }
-  LLVMBuildCall2(b, kty, kernel, args, n, "");
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(c);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(c, f, "entry"));
+  load_args(b, kernel, LLVMGetParam(f, 0), types, n, args);
+  call_kernel(b, kernel, args, n);
   LLVMBuildRetVoid(b);
   LLVMDisposeBuilder(b);
   free(name);
@@ -345,9 +491,13 @@ static int launcher(cuplug__cpu_retarget_args *a, const char *prefix, size_t k, 
 int cuplug__cpu_retarget(cuplug__cpu_retarget_args *a, char **msg) {
   LLVMSetTarget(a->module, a->triple);
   LLVMSetDataLayout(a->module, a->layout);
-  shared_to_tls(a->module);
-  int rc = inline_asm(a, msg);
-  if (!rc) rc = declarations(a, msg);
+  host_target_attributes(a->module);
+  c_conventions(a->module);
+  /* what the host cannot run is refused before anything else */
+  int rc = declarations(a, msg);
+  if (!rc) rc = spaces(a, msg);
+  if (!rc) rc = inline_asm(a, msg);
+  if (!rc) shared_to_tls(a->module);
   for (size_t i = 0; !rc && i < a->num_imports; i++)
     rc = cuplug__cpu_cabi_import(a->module, &a->imports[i], msg);
   for (size_t i = 0; !rc && i < a->num_exports; i++)

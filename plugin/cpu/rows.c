@@ -38,7 +38,8 @@ static bool row_safe_callee(LLVMValueRef f) {
       SREG "ctaid.x", SREG "ctaid.y",  SREG "ctaid.z",  SREG "nctaid.x", SREG "nctaid.y",
       SREG "nctaid.z", SREG "warpsize", "__cuplug_nvvm.membar.cta", "__cuplug_nvvm.membar.gl",
       "__cuplug_nvvm.membar.sys", "__cuplug_nvvm.clock64", "__cuplug_nvvm.globaltimer",
-      "__cuplug_nvvm.nanosleep", "__cuplug_nvvm.dynamic_smem_size"};
+      "__cuplug_nvvm.nanosleep", "__cuplug_nvvm.dynamic_smem_size", SREG "clock",
+      SREG "clock64", SREG "globaltimer", SREG "dynamic_smem_size"};
   for (size_t i = 0; i < sizeof same_for_a_row / sizeof same_for_a_row[0]; i++)
     if (strcmp(name, same_for_a_row[i]) == 0) return true;
   return false;

@@ -89,22 +89,36 @@ static void *emutls_get_address(struct emutls_object *o) {
 
 /* ---- barriers and fences ---- */
 
-static void barrier0(void) {
+/* LLVM 22 reads numba's barrier0 as barrier.cta.sync.aligned.all(0), and
+ * its .popc, .and and .or as barrier.cta.red.*.aligned.all(0, p).  Every
+ * thread of the block arrives (".all"), so the barrier's number changes
+ * nothing here.  An i1 argument is defined in its lowest bit only. */
+static void barrier_all(uint32_t id) {
+  (void)id;
   cuplug__fiber *f = self();
   f->pred = 0;
   f->mode = 0;
   cuplug__cpu_yield(f, CUPLUG__BARRIER);
 }
-static int32_t barrier_reduce(int32_t pred, uint32_t mode) {
+static uint32_t barrier_reduce(uint8_t pred, uint32_t mode) {
   cuplug__fiber *f = self();
-  f->pred = pred != 0;
+  f->pred = pred & 1;
   f->mode = mode;
   cuplug__cpu_yield(f, CUPLUG__BARRIER);
-  return (int32_t)f->result;
+  return f->result;
 }
-static int32_t barrier0_popc(int32_t p) { return barrier_reduce(p, 0); }
-static int32_t barrier0_and(int32_t p) { return barrier_reduce(p, 1); }
-static int32_t barrier0_or(int32_t p) { return barrier_reduce(p, 2); }
+static uint32_t barrier_popc(uint32_t id, uint8_t p) {
+  (void)id;
+  return barrier_reduce(p, 0);
+}
+static bool barrier_and(uint32_t id, uint8_t p) {
+  (void)id;
+  return barrier_reduce(p, 1) != 0;
+}
+static bool barrier_or(uint32_t id, uint8_t p) {
+  (void)id;
+  return barrier_reduce(p, 2) != 0;
+}
 
 static void fence(void) { atomic_thread_fence(memory_order_seq_cst); }
 
@@ -137,12 +151,54 @@ static pair shfl_sync_i32(uint32_t mask, uint32_t mode, uint32_t value, uint32_t
   return (pair){f->result, f->result_pred};
 }
 
+/* LLVM's own shfl.sync.<mode>.{i32,f32}[p] (clang's __shfl_sync), a mode
+ * each: the value alone, or with the predicate (the "p" forms).  {float,
+ * i1} comes back in xmm0 and al: a struct whose first eightbyte is two
+ * floats and whose second an integer. */
+typedef struct fpair {
+  float value, unused;
+  uint64_t pred;
+} fpair;
+static uint32_t bits_of_f(float x) {
+  uint32_t u;
+  memcpy(&u, &x, 4);
+  return u;
+}
+static float f_of_bits(uint32_t u) {
+  float x;
+  memcpy(&x, &u, 4);
+  return x;
+}
+#define SHFL(mode_name, mode)                                                                \
+  static uint32_t shfl_##mode_name##_i32(uint32_t mask, uint32_t a, uint32_t b, uint32_t c) { \
+    return (uint32_t)shfl_sync_i32(mask, mode, a, b, c).value;                                \
+  }                                                                                          \
+  static pair shfl_##mode_name##_i32p(uint32_t mask, uint32_t a, uint32_t b, uint32_t c) {    \
+    return shfl_sync_i32(mask, mode, a, b, c);                                                \
+  }                                                                                          \
+  static float shfl_##mode_name##_f32(uint32_t mask, float a, uint32_t b, uint32_t c) {       \
+    return f_of_bits((uint32_t)shfl_sync_i32(mask, mode, bits_of_f(a), b, c).value);          \
+  }                                                                                          \
+  static fpair shfl_##mode_name##_f32p(uint32_t mask, float a, uint32_t b, uint32_t c) {      \
+    pair p = shfl_sync_i32(mask, mode, bits_of_f(a), b, c);                                   \
+    return (fpair){f_of_bits((uint32_t)p.value), 0, p.pred};                                  \
+  }
+SHFL(idx, 0)
+SHFL(up, 1)
+SHFL(down, 2)
+SHFL(bfly, 3)
+
 static pair vote_sync(uint32_t mask, uint32_t mode, uint8_t pred) {
   cuplug__fiber *f = warp_wait(CUPLUG__VOTE, mask, mode);
   f->pred = pred & 1;
   cuplug__cpu_yield(f, CUPLUG__WARP);
   return (pair){f->result, f->result_pred};
 }
+/* LLVM's vote.{all,any,uni}.sync (an i1) and vote.ballot.sync (the mask) */
+static bool vote_all(uint32_t mask, uint8_t p) { return vote_sync(mask, 0, p).pred != 0; }
+static bool vote_any(uint32_t mask, uint8_t p) { return vote_sync(mask, 1, p).pred != 0; }
+static bool vote_uni(uint32_t mask, uint8_t p) { return vote_sync(mask, 2, p).pred != 0; }
+static uint32_t vote_ballot(uint32_t mask, uint8_t p) { return (uint32_t)vote_sync(mask, 3, p).value; }
 
 /* Lanes of the warp that have not returned.  Without fibers (code that
  * never waits on another thread) the warp's lanes run one after another,
@@ -155,19 +211,6 @@ static uint32_t activemask(void) {
   return mask;
 }
 
-/* atom.inc and atom.dec (CUDA's atomicInc, atomicDec) */
-static uint32_t atomic_inc(_Atomic uint32_t *p, uint32_t limit) {
-  uint32_t old = atomic_load(p);
-  while (!atomic_compare_exchange_weak(p, &old, old >= limit ? 0 : old + 1)) {
-  }
-  return old;
-}
-static uint32_t atomic_dec(_Atomic uint32_t *p, uint32_t limit) {
-  uint32_t old = atomic_load(p);
-  while (!atomic_compare_exchange_weak(p, &old, old == 0 || old > limit ? limit : old - 1)) {
-  }
-  return old;
-}
 static uint32_t lanemask_lt(void) { return (1u << (me()->linear % 32)) - 1; }
 
 /* ---- time ---- */
@@ -180,6 +223,7 @@ static uint64_t now_ns(clockid_t clock) {
 /* clock64 counts cycles on the GPU; here nanoseconds of this thread's
  * clock, which like it only grows. */
 static uint64_t clock64(void) { return now_ns(CLOCK_MONOTONIC); }
+static uint32_t clock32(void) { return (uint32_t)clock64(); }
 static uint64_t globaltimer(void) { return now_ns(CLOCK_REALTIME); }
 static void nanosleep_u32(uint32_t ns) {
   struct timespec ts = {0, ns > 1000000u ? 1000000 : (long)ns}; /* PTX caps it at 1 ms */
@@ -210,24 +254,49 @@ static const struct {
     {"read.ptx.sreg.nctaid.z", FN(nctaid_z), false},
     {"read.ptx.sreg.laneid", FN(laneid), false},
     {"read.ptx.sreg.warpsize", FN(warpsize), false},
-    {"barrier0", FN(barrier0), true},
-    {"barrier0.popc", FN(barrier0_popc), true},
-    {"barrier0.and", FN(barrier0_and), true},
-    {"barrier0.or", FN(barrier0_or), true},
+    {"read.ptx.sreg.lanemask.lt", FN(lanemask_lt), false},
+    {"read.ptx.sreg.clock", FN(clock32), false},
+    {"read.ptx.sreg.clock64", FN(clock64), false},
+    {"read.ptx.sreg.globaltimer", FN(globaltimer), false},
+    {"read.ptx.sreg.dynamic_smem_size", FN(dynamic_smem_size), false},
+    {"barrier.cta.sync.aligned.all", FN(barrier_all), true},
+    {"barrier.cta.sync.all", FN(barrier_all), true},
+    {"barrier.cta.red.popc.aligned.all", FN(barrier_popc), true},
+    {"barrier.cta.red.popc.all", FN(barrier_popc), true},
+    {"barrier.cta.red.and.aligned.all", FN(barrier_and), true},
+    {"barrier.cta.red.and.all", FN(barrier_and), true},
+    {"barrier.cta.red.or.aligned.all", FN(barrier_or), true},
+    {"barrier.cta.red.or.all", FN(barrier_or), true},
     {"bar.warp.sync", FN(bar_warp_sync), true},
+    /* libNVVM's shfl and vote, a mode argument each (numba's) */
     {"shfl.sync.i32", FN(shfl_sync_i32), true},
     {"vote.sync", FN(vote_sync), true},
+    /* LLVM's, a mode each in the name (clang's) */
+    {"shfl.sync.idx.i32", FN(shfl_idx_i32), true},
+    {"shfl.sync.idx.i32p", FN(shfl_idx_i32p), true},
+    {"shfl.sync.idx.f32", FN(shfl_idx_f32), true},
+    {"shfl.sync.idx.f32p", FN(shfl_idx_f32p), true},
+    {"shfl.sync.up.i32", FN(shfl_up_i32), true},
+    {"shfl.sync.up.i32p", FN(shfl_up_i32p), true},
+    {"shfl.sync.up.f32", FN(shfl_up_f32), true},
+    {"shfl.sync.up.f32p", FN(shfl_up_f32p), true},
+    {"shfl.sync.down.i32", FN(shfl_down_i32), true},
+    {"shfl.sync.down.i32p", FN(shfl_down_i32p), true},
+    {"shfl.sync.down.f32", FN(shfl_down_f32), true},
+    {"shfl.sync.down.f32p", FN(shfl_down_f32p), true},
+    {"shfl.sync.bfly.i32", FN(shfl_bfly_i32), true},
+    {"shfl.sync.bfly.i32p", FN(shfl_bfly_i32p), true},
+    {"shfl.sync.bfly.f32", FN(shfl_bfly_f32), true},
+    {"shfl.sync.bfly.f32p", FN(shfl_bfly_f32p), true},
+    {"vote.all.sync", FN(vote_all), true},
+    {"vote.any.sync", FN(vote_any), true},
+    {"vote.uni.sync", FN(vote_uni), true},
+    {"vote.ballot.sync", FN(vote_ballot), true},
     {"membar.cta", FN(fence), false},
     {"membar.gl", FN(fence), false},
     {"membar.sys", FN(fence), false},
-    {"atomic.load.inc.32.p0", FN(atomic_inc), false},
-    {"atomic.load.inc.32.p1", FN(atomic_inc), false},
-    {"atomic.load.inc.32.p3", FN(atomic_inc), false},
-    {"atomic.load.dec.32.p0", FN(atomic_dec), false},
-    {"atomic.load.dec.32.p1", FN(atomic_dec), false},
-    {"atomic.load.dec.32.p3", FN(atomic_dec), false},
+    {"activemask", FN(activemask), false}, /* LLVM's intrinsic, and the inline PTX's */
     /* inline PTX (asm_table) */
-    {"activemask", FN(activemask), false},
     {"lanemask_lt", FN(lanemask_lt), false},
     {"clock64", FN(clock64), false},
     {"globaltimer", FN(globaltimer), false},

@@ -49,12 +49,13 @@ cuplug_error *cuplug__modern_declared(cuplug__modern *m, const char *const **nam
  * lowering/numba_atomics.c writes `internal`). */
 cuplug_error *cuplug__modern_link(cuplug__modern *m, const cuplug__text *mod);
 
-/* The entry: CUPLUG_ERR_ENTRY_NOT_FOUND when no module defines it.  With
- * sig NULL, a ptx_kernel entry of entry ABI c gives its signature:
+/* The entry: CUPLUG_ERR_ENTRY_NOT_FOUND when no module defines it.  A
+ * ptx_kernel entry is a native kernel (entry ABI c, whatever entry_abi
+ * says: it returns void).  With sig NULL, such an entry gives its signature:
  * iN -> intN (i1 -> bool), half/float/double -> float16/32/64, any ptr ->
  * CPointer(uint8), another type CUPLUG_ERR_IR_UNSUPPORTED naming the
- * parameter; an entry that is no ptx_kernel, or of the Numba ABI, is
- * CUPLUG_ERR_INVALID_ARGUMENT (its signature must be given).  *sig_out
+ * parameter; an entry that is no ptx_kernel is CUPLUG_ERR_INVALID_ARGUMENT
+ * (its signature must be given).  *sig_out
  * (interned: it lives as long as the plugin) is then that signature.  With
  * sig given, the entry's type is checked against it under entry_abi as the
  * validator checks typed IR (pointers are opaque): CUPLUG_ERR_ENTRY_MISMATCH,

@@ -121,16 +121,19 @@ cuplug_error *cuplug__modern_entry(cuplug__modern *m, const char *entry, cuplug_
   cuplug_error *e = NULL;
   LLVMValueRef fn = cuplug__modern_defined(m, entry, &e);
   if (!fn) return e;
+  /* A kernel the IR marks is a native one, whatever ABI the caller named:
+   * it returns void, so the Numba ABI's status and return slot cannot be
+   * there.  Its pointers may be of any address space (Triton's are global,
+   * addrspace(1)): the driver passes them, not a call. */
   bool marked = LLVMGetFunctionCallConv(fn) == LLVMPTXKernelCallConv;
-  /* a native kernel's pointers may be of any address space (Triton's are
-   * global, addrspace(1)): the driver passes them, not a call */
-  bool native = marked && entry_abi == CUPLUG_ABI_C;
+  bool native = marked;
+  if (marked) entry_abi = CUPLUG_ABI_C;
   if (is_ptx_kernel) *is_ptx_kernel = marked;
   if (!sig) {
-    if (!marked || entry_abi != CUPLUG_ABI_C)
+    if (!marked)
       return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
                            "compile: entry @%s needs its signature: only a kernel the IR "
-                           "marks (ptx_kernel) with entry ABI c has it read from the IR",
+                           "marks (ptx_kernel) has it read from the IR",
                            entry);
     CUPLUG__TRY(read_signature(fn, entry, &sig));
   } else {

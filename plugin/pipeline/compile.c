@@ -45,9 +45,12 @@ static bool modern_input(const cuplug_compile_args *a) {
 }
 
 /* The target a compile runs through: the output, the IR's dialect and the
- * backend asked for decide (cuplug_backend). */
+ * backend asked for decide (cuplug_backend).  *through_llvm: the target
+ * reads the IR through LLVM (modern IR, or the NVPTX backend), whose entry
+ * stage can read a kernel's signature from it. */
 static cuplug_error *target_of(const cuplug_compile_args *a, bool all, const cuplug__target **t,
-                               bool *modern) {
+                               bool *through_llvm) {
+  bool *modern = through_llvm;
   static const char *const names[] = {"default", "libnvvm", "llvm"};
   if ((unsigned)a->backend > CUPLUG_BACKEND_LLVM)
     return cuplug__error(CUPLUG_ERR_OPTION_BACKEND,
@@ -78,15 +81,16 @@ static cuplug_error *target_of(const cuplug_compile_args *a, bool all, const cup
     *t = &cuplug__llvm_target;
   else
     *t = *modern ? &cuplug__nvvm_modern_target : &cuplug__nvvm_target;
+  *modern |= b == CUPLUG_BACKEND_LLVM; /* read through LLVM, whatever the dialect */
   return NULL;
 }
 
 static cuplug_error *run(cuplug_compile_args *a, bool all) {
   a->artifact = NULL;
-  const cuplug__target *t;
-  bool modern;
-  CUPLUG__TRY(target_of(a, all, &t, &modern));
-  cuplug__job j = {.a = a, .all = all, .signature_from_ir = modern};
+  const cuplug__target *t = NULL;
+  bool through_llvm = false;
+  CUPLUG__TRY(target_of(a, all, &t, &through_llvm));
+  cuplug__job j = {.a = a, .all = all, .signature_from_ir = through_llvm};
   cuplug_error *e = NULL;
   for (size_t i = 0; i < t->num_stages && !e && !j.from_cache; i++) e = t->stages[i](&j);
   /* The validator's verdict comes first: it names the line and column. */

@@ -13,6 +13,7 @@
 #include "base/code.h"
 #include "base/error.h"
 #include "plugin/compilers/nvptx.h"
+#include "plugin/llvm/modern.h"
 
 /* A cubin links the PTX as it is, unless the caller or a declared
  * function links LTO-IR, which only an LTO link (-lto) takes: the PTX then

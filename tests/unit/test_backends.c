@@ -7,10 +7,13 @@
  *   anything, output host       the CPU target
  *
  * The corpus (numba-cuda's own IR and PTX) and Triton 3.6's LLIR
- * (tests/triton/fixtures) are the inputs. */
+ * (tests/triton/fixtures) are the inputs.  LLVM's NVPTX backend,
+ * libcuplug-nvptx.so, is part of every build: its cases need no toolkit
+ * (libdevice aside). */
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/IRReader.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,7 +139,8 @@ END_TEST
  * signature: the C-ABI wrapper's and the kernels' parameters. */
 START_TEST(corpus_on_nvptx) {
   for (int c = 0; c < num_cases; c++) {
-    const cuplug_module *mods[1];
+    cuplug_module m = {sizeof m, "input.ll", cases[c].ir, cases[c].ir_size};
+    const cuplug_module *mods[1] = {&m};
     cuplug_compile_args a;
     t_case_declare(&cases[c], session);
     t_case_args(&cases[c], session, mods, &a);
@@ -150,7 +154,10 @@ START_TEST(corpus_on_nvptx) {
     snprintf(path, sizeof path, "%s/expected.ptx", cases[c].dir);
     char *expected = t_read(path, NULL);
     ptxsig want, got;
-    ck_assert(ptxsig_read(expected, i.symbol, &want));
+    /* numba-cuda's kernel names carry a counter of its own run: its one .entry */
+    const char *name = cases[c].kernel ? NULL : i.symbol;
+    ck_assert_msg(ptxsig_read(expected, name, &want), "%s: no %s in expected.ptx", cases[c].name,
+                  i.symbol);
     ck_assert_msg(ptxsig_read(i.data, i.symbol, &got), "%s: no %s in:\n%s", cases[c].name,
                   i.symbol, (const char *)i.data);
     char w[2048], g[2048];
@@ -228,7 +235,7 @@ START_TEST(modern_cubin_cached) {
     T_ASSERT_OK(t_api()->compile(&o.a));
     cuplug_artifact_info i = info_of(o.a.artifact);
     ck_assert_int_eq(i.output, CUPLUG_OUTPUT_CUBIN);
-    ck_assert_int_eq(i.cache, k ? CUPLUG_CACHE_MEMORY : CUPLUG_CACHE_BUILT);
+    ck_assert_int_eq(i.cache, k ? CUPLUG_CACHE_MEMORY : CUPLUG_CACHE_MISS);
     ck_assert_int_eq(i.backend, CUPLUG_BACKEND_LLVM);
     ck_assert(t_elf_has_symbol(i.data, i.size, "gelu_kernel"));
     t_api()->artifact_destroy(o.a.artifact);
@@ -252,6 +259,7 @@ START_TEST(codegen_fatal_error) {
   one_init(&o, "fence.ll", ir, strlen(ir), "fence");
   o.a.kind = CUPLUG_KERNEL;
   o.a.cc_major = 9;
+  o.a.backend = CUPLUG_BACKEND_LLVM; /* text without pointers reads as either dialect */
   cuplug_error *e = t_api()->compile(&o.a);
   T_ASSERT_CODE(e, CUPLUG_ERR_NVPTX);
   T_ASSERT_CONTAINS(t_api()->error_message(e), "Cannot select");
@@ -271,17 +279,17 @@ Suite *suite_backends(void) {
   Suite *s = suite_create("backends");
   TCase *tc = t_tcase(s, "choice_errors", 0, setup, teardown, 60);
   tcase_add_test(tc, backend_choice_errors);
-  tc = t_tcase(s, "signature_from_ir", T_NVPTX, setup, teardown, 60);
+  tc = t_tcase(s, "signature_from_ir", 0, setup, teardown, 60);
   tcase_add_test(tc, signature_from_ir);
-  tc = t_tcase(s, "corpus_on_nvptx", T_NVPTX | T_NVVM, setup, teardown, 120);
+  tc = t_tcase(s, "corpus_on_nvptx", T_NVVM, setup, teardown, 120);
   tcase_add_test(tc, corpus_on_nvptx);
-  tc = t_tcase(s, "bitcode", T_NVPTX, setup, teardown, 60);
+  tc = t_tcase(s, "bitcode", 0, setup, teardown, 60);
   tcase_add_test(tc, bitcode_input);
   tc = t_tcase(s, "modern_ltoir", T_NVVM | T_NVRTC, setup, teardown, 60);
   tcase_add_test(tc, modern_ltoir_by_libnvvm);
-  tc = t_tcase(s, "modern_cubin", T_NVPTX | T_NVJITLINK, setup, teardown, 60);
+  tc = t_tcase(s, "modern_cubin", T_NVJITLINK, setup, teardown, 60);
   tcase_add_test(tc, modern_cubin_cached);
-  tc = t_tcase(s, "codegen_fatal_error", T_NVPTX, setup, teardown, 60);
+  tc = t_tcase(s, "codegen_fatal_error", 0, setup, teardown, 60);
   tcase_add_test(tc, codegen_fatal_error);
   return s;
 }

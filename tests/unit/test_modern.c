@@ -990,7 +990,7 @@ START_TEST(modern_entry_signature_checked) {
   T_ASSERT_ERROR(cuplug__modern_entry(m, "k", CUPLUG_ABI_C, NULL, &out, NULL),
                  CUPLUG_ERR_INVALID_ARGUMENT,
                  "compile: entry @k needs its signature: only a kernel the IR marks "
-                 "(ptx_kernel) with entry ABI c has it read from the IR");
+                 "(ptx_kernel) has it read from the IR");
   cuplug__modern_free(m);
 }
 END_TEST

@@ -1,0 +1,449 @@
+/* test_modern.c - modern (opaque-pointer) IR on the CPU: CUDA C++ that
+ * clang-22 compiles at test time, and IR as llvm-dis-22 prints it, run by
+ * libcuplug-host.so from the text the compile hands it
+ * (cuplug__cpu_lib_args.mods), with exact values; what the host cannot
+ * run (inline PTX, NVVM intrinsics without a CPU meaning, address spaces
+ * it lacks) refused by name and line before anything runs.
+ *
+ * The pipeline does not hand the CPU library modern IR yet, so these tests
+ * call the library's own table, as plugin/load/cpu.c does. */
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "support.h"
+
+#include "plugin/cpu/cpu.h"
+
+static const cuplug__cpu_api *cpu;
+static cuplug__cpu_jit *jit;
+
+static void setup(void) {
+  void *so = dlopen(CUPLUG_TEST_HOST_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+  ck_assert_msg(so != NULL, "%s", dlerror());
+  cuplug__cpu_get_fn get = (cuplug__cpu_get_fn)(uintptr_t)dlsym(so, "cuplug__cpu_get");
+  ck_assert_ptr_nonnull(get);
+  cpu = get(CUPLUG__CPU_VERSION);
+  ck_assert_ptr_nonnull(cpu);
+  char *msg = NULL;
+  ck_assert_msg(cpu->jit_create(&jit, &msg) == 0, "%s", msg);
+}
+
+static void teardown(void) { cpu->jit_destroy(jit); }
+
+/* The modern IR clang-22 makes of a CUDA C++ source, for sm_90 at -O2,
+ * without CUDA's headers (the built-in variables and attributes come from
+ * clang's own).  Free the result. */
+static char *cuda_ir(const char *source) {
+  char dir[] = "/tmp/cuplug-modern-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char cu[64], ll[64], cmd[512];
+  snprintf(cu, sizeof cu, "%s/k.cu", dir);
+  snprintf(ll, sizeof ll, "%s/k.ll", dir);
+  FILE *f = fopen(cu, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "#define __device__ __attribute__((device))\n"
+             "#define __global__ __attribute__((global))\n"
+             "#define __shared__ __attribute__((shared))\n"
+             "#include <__clang_cuda_builtin_vars.h>\n%s",
+          source);
+  fclose(f);
+  snprintf(cmd, sizeof cmd,
+           "%s -x cuda --cuda-device-only --cuda-gpu-arch=sm_90 -nocudainc -nocudalib "
+           "-Wno-unknown-cuda-version -emit-llvm -S -O2 -o %s %s",
+           CUPLUG_TEST_CLANG, ll, cu);
+  ck_assert_msg(system(cmd) == 0, "%s failed", cmd);
+  char *ir = t_read(ll, NULL);
+  unlink(cu);
+  unlink(ll);
+  rmdir(dir);
+  return ir;
+}
+
+/* libdevice.10.bc beside the libNVVM that cuplug found, where the toolkit
+ * looks for it. */
+static char *libdevice(size_t *size) {
+  cuplug_info info = {.struct_size = sizeof info};
+  T_ASSERT_OK(t_api()->get_info(&info));
+  static const char *const dirs[] = {"../libdevice", "../nvvm/libdevice", "../../nvvm/libdevice"};
+  const char *slash = strrchr(info.nvvm_path, '/');
+  ck_assert_ptr_nonnull(slash);
+  char path[4096];
+  for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+    snprintf(path, sizeof path, "%.*s/%s/libdevice.10.bc", (int)(slash - info.nvvm_path),
+             info.nvvm_path, dirs[i]);
+    if (access(path, R_OK) == 0) return t_read(path, size);
+  }
+  ck_abort_msg("no libdevice.10.bc beside %s", info.nvvm_path);
+  return NULL;
+}
+
+/* A library of the modules `mods` with a launcher for `kernel`; libdevice
+ * linked when given.  Returns the library's status, its message in *msg. */
+static int library_of(const cuplug__text *mods, size_t n, const char *kernel, const char *ld,
+                      size_t ld_size, cuplug__cpu_lib **lib, char **msg) {
+  const char *kernels[] = {kernel};
+  cuplug__cpu_lib_args a = {.mods = mods,
+                            .num_mods = n,
+                            .sources = mods,
+                            .num_sources = n,
+                            .kernels = kernels,
+                            .num_kernels = 1,
+                            .libdevice = ld,
+                            .libdevice_size = ld_size};
+  *lib = NULL;
+  *msg = NULL;
+  return cpu->lib_create(jit, &a, lib, msg);
+}
+
+/* ... of one module, `text` named `name` */
+static int library(const char *name, const char *text, const char *kernel, const char *ld,
+                   size_t ld_size, cuplug__cpu_lib **lib, char **msg) {
+  cuplug__text mod = {name, text, strlen(text)};
+  return library_of(&mod, 1, kernel, ld, ld_size, lib, msg);
+}
+
+static cuplug__cpu_lib *library_ok(const char *name, const char *text, const char *kernel,
+                                   const char *ld, size_t ld_size) {
+  cuplug__cpu_lib *lib;
+  char *msg;
+  int rc = library(name, text, kernel, ld, ld_size, &lib, &msg);
+  ck_assert_msg(rc == 0, "%s: %s", name, msg);
+  return lib;
+}
+
+static void run(cuplug__cpu_lib *lib, const char *kernel, uint32_t grid, uint32_t block,
+                uint32_t shared, void **params, size_t n) {
+  cuplug__cpu_grid g = {.kernel = kernel, .grid = {grid, 1, 1}, .block = {block, 1, 1},
+                        .shared_mem = shared, .params = params, .num_params = n};
+  char *msg = NULL;
+  int rc = cpu->launch(lib, &g, &msg);
+  ck_assert_msg(rc == 0, "%s: %s", kernel, msg);
+}
+
+static void assert_refused(const char *name, const char *text, const char *kernel,
+                           const char *message) {
+  cuplug__cpu_lib *lib;
+  char *msg;
+  ck_assert_int_eq(library(name, text, kernel, NULL, 0, &lib, &msg), CUPLUG_ERR_HOST_UNSUPPORTED);
+  ck_assert_ptr_null(lib);
+  ck_assert_str_eq(msg, message);
+  free(msg);
+}
+
+/* ---- CUDA C++ through clang-22 ---- */
+
+/* Special registers, static and dynamic shared memory, syncthreads and its
+ * reductions, LLVM's shfl.sync and vote intrinsics, an atomic, and a
+ * struct passed by value (byval): 2 blocks of 64. */
+static const char collectives_cu[] =
+    "struct scale { int add; double mul; };\n"
+    "extern \"C\" __global__ void collectives(int *out, float *fout, int *count, scale s) {\n"
+    "  __shared__ int tile[64];\n"
+    "  extern __shared__ int dyn[];\n"
+    "  int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;\n"
+    "  tile[t] = i;\n"
+    "  dyn[t] = i * s.add;\n"
+    "  __syncthreads();\n"
+    "  int *o = out + i * 12;\n"
+    "  o[0] = tile[blockDim.x - 1 - t];\n"
+    "  o[1] = dyn[(t + 1) % blockDim.x];\n"
+    "  o[2] = __nvvm_shfl_sync_idx_i32(0xffffffff, i, 3, 31);\n"
+    "  o[3] = __nvvm_shfl_sync_down_i32(0xffffffff, i, 1, 31);\n"
+    "  o[4] = __nvvm_shfl_sync_up_i32(0xffffffff, i, 2, 0);\n"
+    "  o[5] = __nvvm_vote_ballot_sync(0xffffffff, t & 1);\n"
+    "  o[6] = __nvvm_vote_all_sync(0xffffffff, t < 100);\n"
+    "  o[7] = __nvvm_vote_any_sync(0xffffffff, t == 5);\n"
+    "  o[8] = __nvvm_bar0_popc(t & 1);\n"
+    "  o[9] = __nvvm_bar0_and(t < 63);\n"
+    "  o[10] = __nvvm_bar0_or(t == 63);\n"
+    "  o[11] = gridDim.x * 1000 + blockDim.x;\n"
+    "  fout[i] = __nvvm_shfl_sync_bfly_f32(0xffffffff, (float)(i * s.mul), 1, 31);\n"
+    "  __nvvm_atom_add_gen_i(count, i);\n"
+    "}\n";
+
+START_TEST(clang_kernel_values) {
+  char *ir = cuda_ir(collectives_cu);
+  T_ASSERT_CONTAINS(ir, "define dso_local ptx_kernel void @collectives(ptr");
+  T_ASSERT_CONTAINS(ir, "byval(%struct.scale)");
+  cuplug__cpu_lib *lib = library_ok("collectives.ll", ir, "collectives", NULL, 0);
+  enum { N = 128 };
+  static int32_t out[N * 12];
+  static float fout[N];
+  int32_t count = 0;
+  struct { int32_t add; double mul; } scale = {3, 0.5};
+  int32_t *pout = out, *pcount = &count;
+  float *pfout = fout;
+  void *params[] = {&pout, &pfout, &pcount, &scale};
+  run(lib, "collectives", 2, 64, 64 * sizeof(int32_t), params, 4);
+  for (int i = 0; i < N; i++) {
+    int t = i % 64, block = i / 64 * 64, lane = i % 32, warp = i & ~31;
+    const int32_t *o = out + i * 12;
+    ck_assert_int_eq(o[0], block + 63 - t);
+    ck_assert_int_eq(o[1], (block + (t + 1) % 64) * 3);
+    ck_assert_int_eq(o[2], warp + 3);
+    ck_assert_int_eq(o[3], lane < 31 ? i + 1 : i);
+    ck_assert_int_eq(o[4], lane >= 2 ? i - 2 : i);
+    ck_assert_int_eq(o[5], (int32_t)0xaaaaaaaau);
+    ck_assert_int_eq(o[6], 1);
+    ck_assert_int_eq(o[7], t < 32);
+    ck_assert_int_eq(o[8], 32);
+    ck_assert_int_eq(o[9], 0);
+    ck_assert_int_eq(o[10], 1);
+    ck_assert_int_eq(o[11], 2064);
+    ck_assert(fout[i] == (float)((i ^ 1) * 0.5));
+  }
+  ck_assert_int_eq(count, N * (N - 1) / 2);
+  cpu->lib_destroy(lib);
+  free(ir);
+}
+END_TEST
+
+static const char sines_cu[] =
+    "extern \"C\" __device__ float __nv_sinf(float);\n"
+    "extern \"C\" __global__ void sines(float *out, const float *in) {\n"
+    "  out[threadIdx.x] = __nv_sinf(in[threadIdx.x]);\n"
+    "}\n";
+
+/* The same kernel in numba's dialect (typed pointers, libNVVM's text). */
+static const char sines_typed[] =
+    "define void @sines(float* %out, float* %in) {\n"
+    "  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+    "  %i = zext i32 %t to i64\n"
+    "  %p = getelementptr float, float* %in, i64 %i\n"
+    "  %x = load float, float* %p\n"
+    "  %y = call float @__nv_sinf(float %x)\n"
+    "  %q = getelementptr float, float* %out, i64 %i\n"
+    "  store float %y, float* %q\n"
+    "  ret void\n"
+    "}\n"
+    "declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+    "declare float @__nv_sinf(float)\n";
+
+static uint32_t bits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+
+/* __nv_sinf from libdevice: the bits numba's dialect gets, within
+ * libdevice's 2 ulp of libm */
+START_TEST(clang_kernel_calls_libdevice) {
+  size_t ld_size;
+  char *ld = libdevice(&ld_size);
+  char *ir = cuda_ir(sines_cu);
+  cuplug__cpu_lib *modern = library_ok("sines.ll", ir, "sines", ld, ld_size);
+  cuplug__cpu_lib *typed = library_ok("sines_typed.ll", sines_typed, "sines", ld, ld_size);
+  static const float in[] = {0.0f, -0.0f, 0.5f, 1.0f, -3.0f, 100.0f, 1e6f, 1e30f};
+  enum { N = sizeof in / sizeof in[0] };
+  float got[N], want[N];
+  const float *pin = in;
+  float *pout = got;
+  void *params[] = {&pout, &pin};
+  run(modern, "sines", 1, N, 0, params, 2);
+  pout = want;
+  run(typed, "sines", 1, N, 0, params, 2);
+  for (int i = 0; i < N; i++) {
+    ck_assert_uint_eq(bits(got[i]), bits(want[i]));
+    float libm = sinf(in[i]);
+    ck_assert_msg(fabsf(got[i] - libm) <= 2 * (nextafterf(fabsf(libm), INFINITY) - fabsf(libm)),
+                  "sinf(%g): %.9g, libm %.9g", in[i], got[i], libm);
+  }
+  ck_assert_uint_eq(bits(got[1]), 0x80000000u); /* sin(-0) is -0 */
+  cpu->lib_destroy(modern);
+  cpu->lib_destroy(typed);
+  free(ir);
+  free(ld);
+}
+END_TEST
+
+/* ---- IR as llvm-dis-22 prints it ---- */
+
+/* LLVM's forms clang does not write here: ptx_device functions and their
+ * calls, the shfl.sync forms with their predicate ({i32, i1} and {float,
+ * i1}), vote.uni.sync, and the lanemask and clock registers. */
+static const char forms_ll[] =
+    "define internal ptx_device i32 @twice(i32 %x) {\n"
+    "  %y = shl i32 %x, 1\n"
+    "  ret i32 %y\n"
+    "}\n"
+    "define ptx_kernel void @forms(ptr %out, ptr %fout) {\n"
+    "  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+    "  %tw = call ptx_device i32 @twice(i32 %t)\n"
+    "  %s = call { i32, i1 } @llvm.nvvm.shfl.sync.down.i32p(i32 -1, i32 %tw, i32 16, i32 31)\n"
+    "  %sv = extractvalue { i32, i1 } %s, 0\n"
+    "  %sp = extractvalue { i32, i1 } %s, 1\n"
+    "  %f = uitofp i32 %t to float\n"
+    "  %g = call { float, i1 } @llvm.nvvm.shfl.sync.idx.f32p(i32 -1, float %f, i32 7, i32 31)\n"
+    "  %gv = extractvalue { float, i1 } %g, 0\n"
+    "  %gp = extractvalue { float, i1 } %g, 1\n"
+    "  %odd = trunc i32 %t to i1\n"
+    "  %uni = call i1 @llvm.nvvm.vote.uni.sync(i32 -1, i1 %odd)\n"
+    "  %lt = call i32 @llvm.nvvm.read.ptx.sreg.lanemask.lt()\n"
+    "  %c0 = call i64 @llvm.nvvm.read.ptx.sreg.clock64()\n"
+    "  %c1 = call i64 @llvm.nvvm.read.ptx.sreg.clock64()\n"
+    "  %ticks = icmp uge i64 %c1, %c0\n"
+    "  %i = zext i32 %t to i64\n"
+    "  %row = mul i64 %i, 6\n"
+    "  %o0 = getelementptr i32, ptr %out, i64 %row\n"
+    "  store i32 %sv, ptr %o0\n"
+    "  %o1 = getelementptr i32, ptr %o0, i64 1\n"
+    "  %spi = zext i1 %sp to i32\n"
+    "  store i32 %spi, ptr %o1\n"
+    "  %o2 = getelementptr i32, ptr %o0, i64 2\n"
+    "  %gpi = zext i1 %gp to i32\n"
+    "  store i32 %gpi, ptr %o2\n"
+    "  %o3 = getelementptr i32, ptr %o0, i64 3\n"
+    "  %unii = zext i1 %uni to i32\n"
+    "  store i32 %unii, ptr %o3\n"
+    "  %o4 = getelementptr i32, ptr %o0, i64 4\n"
+    "  store i32 %lt, ptr %o4\n"
+    "  %o5 = getelementptr i32, ptr %o0, i64 5\n"
+    "  %ticksi = zext i1 %ticks to i32\n"
+    "  store i32 %ticksi, ptr %o5\n"
+    "  %fo = getelementptr float, ptr %fout, i64 %i\n"
+    "  store float %gv, ptr %fo\n"
+    "  ret void\n"
+    "}\n"
+    "declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+    "declare { i32, i1 } @llvm.nvvm.shfl.sync.down.i32p(i32, i32, i32, i32)\n"
+    "declare { float, i1 } @llvm.nvvm.shfl.sync.idx.f32p(i32, float, i32, i32)\n"
+    "declare i1 @llvm.nvvm.vote.uni.sync(i32, i1)\n"
+    "declare i32 @llvm.nvvm.read.ptx.sreg.lanemask.lt()\n"
+    "declare i64 @llvm.nvvm.read.ptx.sreg.clock64()\n";
+
+START_TEST(llvm_forms_values) {
+  cuplug__cpu_lib *lib = library_ok("forms.ll", forms_ll, "forms", NULL, 0);
+  int32_t out[32 * 6];
+  float fout[32];
+  int32_t *pout = out;
+  float *pfout = fout;
+  void *params[] = {&pout, &pfout};
+  run(lib, "forms", 1, 32, 0, params, 2);
+  for (int t = 0; t < 32; t++) {
+    const int32_t *o = out + t * 6;
+    ck_assert_int_eq(o[0], t < 16 ? 2 * (t + 16) : 2 * t); /* past lane 31: its own */
+    ck_assert_int_eq(o[1], t < 16);
+    ck_assert_int_eq(o[2], 1);
+    ck_assert_int_eq(o[3], 0); /* odd and even lanes: not uniform */
+    ck_assert_int_eq(o[4], (int32_t)((1u << t) - 1));
+    ck_assert_int_eq(o[5], 1);
+    ck_assert(fout[t] == 7.0f);
+  }
+  cpu->lib_destroy(lib);
+}
+END_TEST
+
+/* A modern kernel calling a function that numba's dialect defines (as the
+ * registry's implementations are NVVM text): one library of both. */
+static const char caller_ll[] =
+    "target datalayout = \"e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64\"\n"
+    "target triple = \"nvptx64-nvidia-cuda\"\n"
+    "define ptx_kernel void @caller(ptr %out) {\n"
+    "  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+    "  %v = call i32 @cube(i32 %t)\n"
+    "  %i = zext i32 %t to i64\n"
+    "  %p = getelementptr i32, ptr %out, i64 %i\n"
+    "  store i32 %v, ptr %p\n"
+    "  ret void\n"
+    "}\n"
+    "declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+    "declare i32 @cube(i32)\n";
+static const char cube_typed[] =
+    "target datalayout = \"e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-f32:32:32-"
+    "f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64\"\n"
+    "target triple = \"nvptx64-nvidia-cuda\"\n"
+    "define i32 @cube(i32 %x) {\n"
+    "  %a = alloca i32\n"
+    "  store i32 %x, i32* %a\n"
+    "  %y = load i32, i32* %a\n"
+    "  %s = mul i32 %y, %y\n"
+    "  %c = mul i32 %s, %y\n"
+    "  ret i32 %c\n"
+    "}\n";
+
+START_TEST(dialects_linked) {
+  cuplug__text mods[] = {{"caller.ll", caller_ll, sizeof caller_ll - 1},
+                         {"cube.ll", cube_typed, sizeof cube_typed - 1}};
+  cuplug__cpu_lib *lib;
+  char *msg;
+  ck_assert_msg(library_of(mods, 2, "caller", NULL, 0, &lib, &msg) == 0, "%s", msg);
+  int32_t out[8];
+  int32_t *pout = out;
+  void *params[] = {&pout};
+  run(lib, "caller", 1, 8, 0, params, 1);
+  for (int t = 0; t < 8; t++) ck_assert_int_eq(out[t], t * t * t);
+  cpu->lib_destroy(lib);
+}
+END_TEST
+
+/* ---- what the host cannot run ---- */
+
+START_TEST(triton_inline_ptx_refused) {
+  char *add = t_read(t_path("triton/fixtures/add.ll"), NULL);
+  assert_refused("add.ll", add, "add_kernel",
+                 "inline PTX assembly \"mov.u32 $0, 0x0;\\0A\\09mov.u32 $1, 0x0;\\0A\\09mov.u32 "
+                 "$2, 0x0;\\0A\\09mov.u32 $3, 0x0;\\0A\\09@$5 ld.global.v4.b32 { $0, $1, $2, $3 "
+                 "}, [ $4 + 0 ];\" has no host equivalent (add.ll:20)");
+  free(add);
+}
+END_TEST
+
+START_TEST(triton_intrinsics_refused) {
+  char *matmul = t_read(t_path("triton/fixtures/matmul.ll"), NULL);
+  assert_refused("matmul.ll", matmul, "matmul_kernel",
+                 "the NVVM intrinsic @llvm.nvvm.cp.async.commit.group has no host equivalent "
+                 "(matmul.ll:135)");
+  free(matmul);
+}
+END_TEST
+
+START_TEST(address_spaces_refused) {
+  static const char global_ll[] =
+      "@cluster = external addrspace(7) global [4 x i32]\n"
+      "define ptx_kernel void @k(ptr %out) {\n"
+      "  %p = addrspacecast ptr addrspace(7) @cluster to ptr\n"
+      "  %v = load i32, ptr %p\n"
+      "  store i32 %v, ptr %out\n"
+      "  ret void\n"
+      "}\n";
+  assert_refused("cluster.ll", global_ll, "k",
+                 "@cluster uses address space 7, which the host lacks (it has the generic 0, "
+                 "global 1, shared 3, constant 4 and local 5) (cluster.ll:1)");
+  static const char param_ll[] =
+      "define ptx_kernel void @k(ptr %out, ptr addrspace(101) %in) {\n"
+      "  %v = load i32, ptr addrspace(101) %in\n"
+      "  store i32 %v, ptr %out\n"
+      "  ret void\n"
+      "}\n";
+  assert_refused("param.ll", param_ll, "k",
+                 "@k uses address space 101, which the host lacks (it has the generic 0, "
+                 "global 1, shared 3, constant 4 and local 5) (param.ll:1)");
+}
+END_TEST
+
+static Suite *suite_modern(void) {
+  Suite *suite = suite_create("modern");
+  TCase *tc = t_tcase(suite, "clang", T_HOST, setup, teardown, 120);
+  tcase_add_test(tc, clang_kernel_values);
+  /* libdevice is libNVVM's */
+  tc = t_tcase(suite, "libdevice", T_HOST | T_NVVM, setup, teardown, 120);
+  tcase_add_test(tc, clang_kernel_calls_libdevice);
+  tc = t_tcase(suite, "llvm_forms", T_HOST, setup, teardown, 120);
+  tcase_add_test(tc, llvm_forms_values);
+  tc = t_tcase(suite, "dialects", T_HOST, setup, teardown, 120);
+  tcase_add_test(tc, dialects_linked);
+  tc = t_tcase(suite, "refused", T_HOST, setup, teardown, 120);
+  tcase_add_test(tc, triton_inline_ptx_refused);
+  tcase_add_test(tc, triton_intrinsics_refused);
+  tcase_add_test(tc, address_spaces_refused);
+  return suite;
+}
+
+int main(int argc, char **argv) {
+  static const t_suite_def suites[] = {{"modern", suite_modern}};
+  return t_main(argc, argv, suites, 1);
+}
