@@ -51,6 +51,10 @@ int cli_cmd_case(const cuplug_api *api, int argc, char **argv) {
     return 1;
   }
   r.output = f.run_host ? CUPLUG_OUTPUT_HOST : f.output;
+  if (f.cc_major || f.current_device) { /* --cc over case.json's */
+    r.cc_major = f.cc_major, r.cc_minor = f.cc_minor, r.cc_suffix = f.cc_suffix;
+    r.current_device = f.current_device;
+  }
   /* a kernel's cubin for this GPU; a device function's code, for a caller:
    * LTO-IR, or PTX from LLVM's NVPTX backend, which makes no LTO-IR */
   if (f.run_gpu) {

@@ -26,7 +26,8 @@ static const cli_command_entry commands[] = {
      "DIR/values.json and compares with numba-cuda's outputs there; --run gpu\n"
      "does the same with cuplug's build for this GPU (a device function through\n"
      "a kernel that calls it, a thread a call).  --backend llvm builds it with\n"
-     "LLVM's NVPTX backend (a device function then as PTX, not LTO-IR).\n"},
+     "LLVM's NVPTX backend (a device function then as PTX, not LTO-IR); --cc\n"
+     "overrides case.json's cc.\n"},
     {"run", cli_cmd_run, CLI_RUN,
      "run FILE.ll... --entry SYMBOL [--sig SIG] [compile options] -- ARG...",
      "Compile a device function for this CPU (LLVM's ORC JIT, no GPU or CUDA\n"

@@ -211,7 +211,7 @@ static const struct option {
      "what makes the PTX: libNVVM, or LLVM's NVPTX\n"
      "backend (default: libNVVM for numba-cuda's typed\n"
      "IR, LLVM for modern IR and bitcode)"},
-    {CALL("--cc", set_cc), CLI_COMPILE | CLI_LINK, "MAJOR.MINOR[a|f]|current",
+    {CALL("--cc", set_cc), CLI_COMPILE | CLI_LINK | CLI_CASE, "MAJOR.MINOR[a|f]|current",
      "target compute capability (default: max(5.0,\n"
      "lowest NVRTC cc)); 9.0a arch-specific, 10.0f family;\n"
      "'current' asks the GPU"},

@@ -175,7 +175,7 @@ static PyObject *session_registry(PyObject *self, void *unused) {
   X(PyObject *, time_limit_ms, "O", NULL)    \
   X(int, all, "p", 0)                        \
   X(int, cache, "p", 1)                      \
-  X(const char *, backend, "z", NULL)
+  X(PyObject *, backend, "O", Py_None)
 
 #define COMPILE_FIELD(type, name, code, default) type name;
 #define COMPILE_NAME(type, name, code, default) #name,
@@ -200,10 +200,14 @@ static int compile_options_of(PyObject *args, PyObject *kw, compile_options *o) 
 }
 
 /* A backend by its name; None: the default, by the IR's dialect. */
-static int backend_of(shim_state *st, const char *name, cuplug_backend *out) {
-  if (!name)
-    *out = CUPLUG_BACKEND_DEFAULT;
-  else if (!strcmp(name, "libnvvm"))
+static int backend_of(shim_state *st, PyObject *obj, cuplug_backend *out) {
+  *out = CUPLUG_BACKEND_DEFAULT;
+  if (obj == Py_None) return 0;
+  if (!PyUnicode_Check(obj))
+    return shim_type_error("backend", "'libnvvm', 'llvm' or None", obj), -1;
+  const char *name = PyUnicode_AsUTF8AndSize(obj, NULL);
+  if (!name) return -1;
+  if (!strcmp(name, "libnvvm"))
     *out = CUPLUG_BACKEND_LIBNVVM;
   else if (!strcmp(name, "llvm"))
     *out = CUPLUG_BACKEND_LLVM;
