@@ -1,6 +1,9 @@
 /* lto_bench.c - what link-time optimisation buys: a kernel that calls a
  * small external CUDA C++ function in a loop, linked with LTO (the
- * function inlined) and without (a real call through the return slot).
+ * function inlined) and without (a real call through the return slot);
+ * and the same kernel through LLVM's NVPTX backend, whose PTX nvJitLink
+ * links as it is (issue 20: what the NVPTX path loses without
+ * cross-inlining).
  *
  *   build/bin/lto_bench
  *
@@ -48,14 +51,14 @@ static const char loop_ir[] =
 enum { BLOCKS = 1024, THREADS = 256, ROUNDS = 21 };
 
 static double time_kernel(const cuplug_api *api, bench_cuda *cu, cuplug_session *s, bool lto,
-                          uint64_t out, uint32_t *result) {
+                          cuplug_backend backend, uint64_t out, uint32_t *result) {
   cuplug_module m = {sizeof m, "loop.ll", loop_ir, sizeof loop_ir - 1};
   const cuplug_module *mods[] = {&m};
   cuplug_compile_args a = {.struct_size = sizeof a, .session = s, .modules = mods,
                            .num_modules = 1, .entry = "loop",
                            .signature = "void(CPointer(uint32))", .kind = CUPLUG_KERNEL,
                            .output = CUPLUG_OUTPUT_CUBIN, .flags = CUPLUG_COMPILE_CURRENT_DEVICE,
-                           .no_lto = !lto};
+                           .no_lto = !lto, .backend = backend};
   bench_check(api, api->compile(&a), "compile");
   cuplug_load_args l = {.struct_size = sizeof l, .session = s, .artifact = a.artifact};
   bench_check(api, api->load(&l), "load");
@@ -90,14 +93,19 @@ int main(void) {
   uint64_t out;
   bench_check(api, api->mem_alloc(s, BLOCKS * THREADS * 4, &out), "mem_alloc");
   uint32_t with, without;
-  double lto = time_kernel(api, &cu, s, true, out, &with);
-  double plain = time_kernel(api, &cu, s, false, out, &without);
+  uint32_t nvptx_result;
+  double lto = time_kernel(api, &cu, s, true, CUPLUG_BACKEND_LIBNVVM, out, &with);
+  double plain = time_kernel(api, &cu, s, false, CUPLUG_BACKEND_LIBNVVM, out, &without);
+  double nvptx = time_kernel(api, &cu, s, true, CUPLUG_BACKEND_LLVM, out, &nvptx_result);
   printf("a kernel calling an external CUDA C++ function 4096 times per thread, %d x %d threads:\n",
          BLOCKS, THREADS);
   printf("  linked without LTO: %8.3f ms\n", plain);
   printf("  linked with LTO:    %8.3f ms\n", lto);
   printf("  speed-up from LTO: %.2fx (same result: %s)\n", plain / lto,
          with == without ? "yes" : "NO");
+  printf("  NVPTX backend (PTX linked, the call kept): %8.3f ms, %.2fx the LTO build's (same "
+         "result: %s)\n",
+         nvptx, nvptx / lto, nvptx_result == with ? "yes" : "NO");
   api->session_destroy(s);
-  return with == without ? 0 : 1;
+  return with == without && nvptx_result == with ? 0 : 1;
 }

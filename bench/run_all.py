@@ -376,6 +376,12 @@ def lto_bench(build):
     row(what, "the same, linked without LTO", x(lto / plain),
         "%.3f ms vs %.3f ms (%.1fx faster; same result: %s)"
         % (lto, plain, plain / lto, same.group(1) if same else "?"), "")
+    m = re.search(r"NVPTX backend \(PTX linked, the call kept\):\s*([\d.]+) ms.*same result: (\w+)",
+                  out)
+    if m:
+        row("the same kernel through the NVPTX backend (the CUDA C++ call not inlined)",
+            "libNVVM's build, linked with LTO", x(float(m.group(1)) / lto),
+            "%s ms vs %.3f ms (same result: %s)" % (m.group(1), lto, m.group(2)), "")
 
 
 def builtin_bench(build):

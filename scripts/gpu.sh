@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs a build folder made on another machine (the GPU machine has no LLVM
-# 19 or Check to build with): cuplug info, the demo, and ctest.
+# 22 or Check to build with): cuplug info, the demo, and ctest.
 #   scripts/gpu.sh [BUILD] [ctest arguments...]
 # ctest's files hold the absolute paths of the machine that built them; when
 # this checkout lives elsewhere, that path is made to point here.

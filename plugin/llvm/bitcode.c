@@ -121,11 +121,11 @@ static size_t abbreviated(bits *b, const abbrev *a, uint64_t *v) {
     const abbrev_op *op = &a->ops[i];
     if (!op->literal && op->enc == ENC_ARRAY) {
       if (i + 1 >= a->n) b->bad = true;
+      /* an element may take no bits (a literal, a 0-bit field): the
+       * length alone bounds the loop, and a producer is short */
       uint64_t len = vbr(b, 6);
-      for (uint64_t k = 0; k < len && !b->bad; k++) {
-        uint64_t x = scalar(b, &a->ops[i + 1]);
-        if (n < MAX_VALUES) v[n++] = x;
-      }
+      if (len > MAX_VALUES - n) b->bad = true;
+      for (uint64_t k = 0; k < len && !b->bad; k++) v[n++] = scalar(b, &a->ops[i + 1]);
       return n;
     }
     if (!op->literal && op->enc == ENC_BLOB) {
@@ -146,10 +146,8 @@ static size_t unabbreviated(bits *b, uint64_t *v) {
   size_t n = 0;
   v[n++] = vbr(b, 6);
   uint64_t count = vbr(b, 6);
-  for (uint64_t k = 0; k < count && !b->bad; k++) {
-    uint64_t x = vbr(b, 6);
-    if (n < MAX_VALUES) v[n++] = x;
-  }
+  if (count > MAX_VALUES - n) b->bad = true;
+  for (uint64_t k = 0; k < count && !b->bad; k++) v[n++] = vbr(b, 6);
   return n;
 }
 
@@ -201,32 +199,31 @@ static void identification(bits *b, unsigned width, cuplug__bitcode_info *out) {
 static void blocks(bits *b, size_t base, cuplug__bitcode_info *out) {
   bool identified = false;
   while (b->pos < b->nbits) {
-    size_t header = b->pos;
     if (fixed(b, 2) != ENTER_SUBBLOCK) return;
     uint64_t id = vbr(b, 8);
     unsigned width = (unsigned)vbr(b, 4);
     align32(b);
     uint64_t words = fixed(b, 32);
-    if (b->bad || words > (SIZE_MAX - b->pos) / 32) {
-      out->truncated = true;
-      out->needed = base + header / 8 + 8;
+    if (b->bad) {
+      /* the header ran past the end (else it is malformed: LLVM's to say) */
+      out->truncated = b->pos >= b->nbits;
       return;
     }
-    size_t end = b->pos + (size_t)words * 32;
+    uint64_t end = (uint64_t)b->pos + words * 32; /* words < 2^32: no overflow */
     if (end > b->nbits) {
       out->truncated = true;
-      out->needed = base + end / 8;
+      out->needed = base + (size_t)(end / 8);
       return;
     }
     out->num_blocks++;
     out->has_module |= id == MODULE_BLOCK;
     out->has_strtab |= id == STRTAB_BLOCK;
     if (id == IDENTIFICATION_BLOCK && !identified) {
-      bits inner = {b->p, end, b->pos, false};
+      bits inner = {b->p, (size_t)end, b->pos, false};
       identification(&inner, width, out);
       identified = true;
     }
-    b->pos = end;
+    b->pos = (size_t)end;
   }
 }
 

@@ -6,7 +6,8 @@
 #include <stddef.h>
 
 typedef struct cuplug__bitcode_info {
-  /* The bytes end inside a block: `needed` is where the block ends. */
+  /* The bytes end inside a block: `needed` is where the block ends (0:
+   * inside its header). */
   bool truncated;
   size_t needed;
   /* Top-level blocks seen whole: any, a MODULE, a STRTAB (which LLVM 5

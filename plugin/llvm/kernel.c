@@ -61,27 +61,25 @@ static cuplug_error *refuse_calls(LLVMValueRef fn, const char *entry) {
 }
 
 /* Function attributes (noinline aside, unless optnone needs it) and those
- * of parameters 1.. as parameters 0.. of `to`; the return's go. */
+ * of parameters 1.. as parameters 0.. of `to`; the return's go.  LLVM's
+ * index of parameter i is i + 1. */
 static void copy_attrs(LLVMValueRef from, LLVMValueRef to, unsigned num_params) {
+  const LLVMAttributeIndex fn_index = (LLVMAttributeIndex)LLVMAttributeFunctionIndex;
   unsigned noinline = LLVMGetEnumAttributeKindForName("noinline", 8);
-  bool keep_noinline =
-      LLVMGetEnumAttributeAtIndex(from, LLVMAttributeFunctionIndex,
-                                  LLVMGetEnumAttributeKindForName("optnone", 7)) != NULL;
-  for (unsigned p = 0; p <= num_params; p++) {
-    /* p == 0: the function's; else parameter p - 1 */
-    LLVMAttributeIndex fn_index = (LLVMAttributeIndex)LLVMAttributeFunctionIndex;
-    LLVMAttributeIndex src = p ? p : fn_index;
-    if (p == 1) continue; /* the slot's */
-    LLVMAttributeIndex dst = p ? p - 1 : fn_index;
+  bool keep_noinline = LLVMGetEnumAttributeAtIndex(
+                           from, fn_index, LLVMGetEnumAttributeKindForName("optnone", 7)) != NULL;
+  for (unsigned i = 0; i <= num_params; i++) {
+    if (i == 1) continue; /* the slot's (parameter 0) */
+    LLVMAttributeIndex src = i ? i : fn_index, dst = i ? i - 1 : fn_index;
     unsigned n = LLVMGetAttributeCountAtIndex(from, src);
     LLVMAttributeRef *attrs = malloc((n ? n : 1) * sizeof *attrs);
     if (!attrs) continue;
     LLVMGetAttributesAtIndex(from, src, attrs);
-    for (unsigned i = 0; i < n; i++) {
-      if (!p && !keep_noinline && LLVMIsEnumAttribute(attrs[i]) &&
-          LLVMGetEnumAttributeKind(attrs[i]) == noinline)
-        continue;
-      LLVMAddAttributeAtIndex(to, dst, attrs[i]);
+    for (unsigned k = 0; k < n; k++) {
+      bool is_noinline = LLVMIsEnumAttribute(attrs[k]) &&
+                         LLVMGetEnumAttributeKind(attrs[k]) == noinline;
+      if (!(src == fn_index && is_noinline && !keep_noinline))
+        LLVMAddAttributeAtIndex(to, dst, attrs[k]);
     }
     free(attrs);
   }

@@ -58,10 +58,11 @@ cuplug_error *cuplug__modern_link(cuplug__modern *m, const cuplug__text *mod);
  * (its signature must be given).  *sig_out
  * (interned: it lives as long as the plugin) is then that signature.  With
  * sig given, the entry's type is checked against it under entry_abi as the
- * validator checks typed IR (pointers are opaque): CUPLUG_ERR_ENTRY_MISMATCH,
- * and *sig_out is sig.  *is_ptx_kernel says whether the IR marks the entry
- * a kernel already (ptx_kernel calling convention).  Either out may be
- * NULL. */
+ * validator checks typed IR (pointers are opaque; a native kernel's match
+ * pointers of any address space, as Triton's global ones):
+ * CUPLUG_ERR_ENTRY_MISMATCH, and *sig_out is sig.  *is_ptx_kernel says
+ * whether the IR marks the entry a kernel already (ptx_kernel calling
+ * convention).  Either out may be NULL. */
 cuplug_error *cuplug__modern_entry(cuplug__modern *m, const char *entry, cuplug_abi entry_abi,
                                    const cuplug_type *sig, const cuplug_type **sig_out,
                                    bool *is_ptx_kernel);

@@ -47,6 +47,7 @@ static cuplug_error *llvm_error(cuplug_status code, char *msg, const char *what)
 /* Where bitcode ends short of what it must hold, as words for a message
  * ("inside a block that runs to byte 96"), or NULL. */
 static const char *cut_short(const cuplug__bitcode_info *bi, char *buf, size_t cap) {
+  if (bi->truncated && !bi->needed) return "inside the header of a block";
   if (bi->truncated) {
     snprintf(buf, cap, "inside a block that runs to byte %zu", bi->needed);
     return buf;

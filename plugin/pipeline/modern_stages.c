@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/error.h"
+#include "lowering/lowering.h"
 #include "plugin/llvm/modern.h"
 #include "plugin/pipeline/job.h"
 
@@ -45,15 +47,37 @@ cuplug_error *cuplug__stage_modern_entry(cuplug__job *j) {
   return NULL;
 }
 
+/* numba-cuda's atomic helpers (___numba_atomic_*), which its IR declares
+ * and its backend defines, defined as the text path defines them. */
+static cuplug_error *link_numba_atomics(cuplug__job *j, const char *const *names, size_t n,
+                                        bool *linked) {
+  cuplug__buf defs;
+  cuplug__buf_init(&defs);
+  for (size_t i = 0; i < n; i++) cuplug__numba_atomic_definition(names[i], &defs);
+  if (defs.oom) return cuplug__error_oom();
+  cuplug__text t = {"numba.atomics", defs.data ? defs.data : "", defs.len};
+  *linked = defs.len > 0;
+  cuplug_error *e = *linked ? cuplug__modern_link(j->modern, &t) : NULL;
+  cuplug__buf_free(&defs);
+  return e;
+}
+
 /* The registered functions the IR calls join the module, and those their
  * IR calls, until none is new. */
 cuplug_error *cuplug__stage_gather_modern(cuplug__job *j) {
-  size_t linked = j->num_mods; /* the caller's modules are in already */
+  size_t joined = j->num_mods; /* the caller's modules are in already */
   for (;;) {
     const char *const *names;
     size_t n;
     CUPLUG__TRY(cuplug__modern_declared(j->modern, &names, &n));
-    for (size_t i = 0; i < n; i++) CUPLUG__TRY(cuplug__job_note_symbol(j, names[i], "the IR"));
+    bool atomics = false;
+    for (size_t i = 0; i < n; i++) {
+      CUPLUG__TRY(cuplug__job_note_symbol(j, names[i], "the IR"));
+      atomics |= strncmp(names[i], "___numba_atomic_", 16) == 0;
+    }
+    bool defined = false;
+    if (atomics) CUPLUG__TRY(link_numba_atomics(j, names, n, &defined));
+    if (defined) continue; /* they may call what is not linked yet */
     if (j->builtins.len) {
       char *text = cuplug__buf_take(&j->builtins, NULL);
       if (!text) return cuplug__error_oom();
@@ -63,8 +87,9 @@ cuplug_error *cuplug__stage_gather_modern(cuplug__job *j) {
       CUPLUG__TRY(e);
       continue;
     }
-    if (linked == j->num_mods) return NULL;
-    for (; linked < j->num_mods; linked++) CUPLUG__TRY(cuplug__modern_link(j->modern, &j->mods[linked]));
+    if (joined == j->num_mods) return NULL;
+    for (; joined < j->num_mods; joined++)
+      CUPLUG__TRY(cuplug__modern_link(j->modern, &j->mods[joined]));
   }
 }
 

@@ -20,7 +20,8 @@ import os, sys
 import cuplug
 here = os.path.dirname(cuplug.__file__)
 assert here.startswith(sys.prefix), "imported %s, not the installed package" % here
-for f in ("libcuplug.so", "cuplug-helper", "libcuplug-host.so", "__init__.pyi", "py.typed"):
+for f in ("libcuplug.so", "cuplug-helper", "libcuplug-host.so", "libcuplug-nvptx.so",
+          "__init__.pyi", "py.typed"):
     assert os.path.isfile(os.path.join(here, f)), "the package lacks " + f
 ir = open(os.path.join(sys.argv[1], "tests/conformance/numba/add_i32/input.ll")).read()
 import json

@@ -24,7 +24,7 @@
 #define THREADS 64
 
 static uint32_t (*tid_x)(void), (*ctaid_x)(void), (*ntid_x)(void);
-static void (*barrier0)(void);
+static void (*barrier)(uint32_t); /* syncthreads: barrier 0 of the whole block */
 typedef struct pair {
   uint64_t value, pred;
 } pair;
@@ -51,12 +51,12 @@ static void collective_kernel(void **params) {
   (void)params;
   uint32_t t = tid_x(), b = ctaid_x(), n = ntid_x();
   slots[b][t] = (int32_t)(b * 1000 + t);
-  barrier0();
+  barrier(0);
   int32_t neighbour = slots[b][(t + 1) % n];
   pair p = shfl(0xffffffffu, 2, (uint32_t)neighbour, 1, 31);
   out[b * n + t] = (int32_t)p.value;
   atomic_fetch_add(&total, 1);
-  barrier0(); /* nobody rewrites a slot before all have read */
+  barrier(0); /* nobody rewrites a slot before all have read */
 }
 
 /* Threads one by one (no collectives): atomics across blocks. */
@@ -77,7 +77,7 @@ static void spin(void) {
 static void spinning_collective_kernel(void **params) {
   (void)params;
   spin();
-  barrier0();
+  barrier(0);
 }
 static void spinning_plain_kernel(void **params) {
   (void)params;
@@ -128,7 +128,8 @@ int main(void) {
   tid_x = (uint32_t(*)(void))(uintptr_t)runtime("__cuplug_nvvm.read.ptx.sreg.tid.x");
   ctaid_x = (uint32_t(*)(void))(uintptr_t)runtime("__cuplug_nvvm.read.ptx.sreg.ctaid.x");
   ntid_x = (uint32_t(*)(void))(uintptr_t)runtime("__cuplug_nvvm.read.ptx.sreg.ntid.x");
-  barrier0 = (void (*)(void))(uintptr_t)runtime("__cuplug_nvvm.barrier0");
+  barrier = (void (*)(uint32_t))(uintptr_t)runtime(
+      "__cuplug_nvvm.barrier.cta.sync.aligned.all"); /* LLVM 22's barrier0 */
   shfl = (pair(*)(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t))(uintptr_t)runtime(
       "__cuplug_nvvm.shfl.sync.i32");
   stop_count = (atomic_int *)runtime("__cuplug_nvvm.stop_count");

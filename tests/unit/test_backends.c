@@ -275,6 +275,96 @@ START_TEST(codegen_fatal_error) {
 }
 END_TEST
 
+/* numba-cuda's atomic helpers, which its IR declares and its backend
+ * defines, are defined on the NVPTX path too. */
+START_TEST(numba_atomics_defined) {
+  const char *ir =
+      "define i32 @acc(i8** %ret, double* %p, double %v) {\n"
+      "  %old = call double @___numba_atomic_double_sub(double* %p, double %v)\n"
+      "  ret i32 0\n"
+      "}\n"
+      "declare double @___numba_atomic_double_sub(double*, double)\n";
+  one o;
+  one_init(&o, "acc.ll", ir, strlen(ir), "acc");
+  o.a.kind = CUPLUG_KERNEL;
+  o.a.signature = "void(CPointer(float64), float64)";
+  o.a.backend = CUPLUG_BACKEND_LLVM;
+  o.a.cc_major = 9;
+  T_ASSERT_OK(t_api()->compile(&o.a));
+  const char *ptx = info_of(o.a.artifact).data;
+  ck_assert_msg(!strstr(ptx, "___numba_atomic"), "a helper left undefined:\n%s", ptx);
+  T_ASSERT_CONTAINS(ptx, ".cas.b64");
+  t_api()->artifact_destroy(o.a.artifact);
+}
+END_TEST
+
+/* IR text as LLVM 22 prints it: numba-cuda's typed text upgraded to
+ * opaque pointers, what a modern host would hand over. */
+static char *upgraded(const char *ir, size_t n, size_t *size) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, n, "ir");
+  LLVMModuleRef m;
+  char *msg = NULL;
+  ck_assert_msg(!LLVMParseIRInContext(ctx, buf, &m, &msg), "%s", msg);
+  char *text = LLVMPrintModuleToString(m);
+  char *out = strdup(text);
+  *size = strlen(out);
+  LLVMDisposeMessage(text);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+  return out;
+}
+
+/* Modern IR on the CPU: numba-cuda's add_i32 upgraded, compiled for the
+ * host through LLVM, called through its C ABI; and the C-ABI wrapper's
+ * PTX through the NVPTX backend. */
+START_TEST(modern_on_the_cpu) {
+  const t_case *c = t_case_named(cases, num_cases, "add_i32");
+  size_t n;
+  char *ir = upgraded(c->ir, c->ir_size, &n);
+  ck_assert(strstr(ir, " ptr ") != NULL);
+  cuplug_module m = {sizeof m, "add_i32.ll", ir, n};
+  const cuplug_module *mods[] = {&m};
+  cuplug_compile_args a;
+  t_case_args(c, session, mods, &a);
+  a.output = CUPLUG_OUTPUT_HOST;
+  T_ASSERT_OK(t_api()->compile(&a));
+  cuplug_load_args l = {.struct_size = sizeof l, .session = session, .artifact = a.artifact};
+  T_ASSERT_OK(t_api()->load(&l));
+  t_api()->artifact_destroy(a.artifact);
+  int32_t x = 2147483647, y = 1;
+  int64_t r = 0;
+  cuplug_value v[] = {{CUPLUG_TYPE_INT32, &x}, {CUPLUG_TYPE_INT32, &y}};
+  cuplug_host_call_args call = {.struct_size = sizeof call, .library = l.library, .args = v,
+                                .num_args = 2, .result = &r, .result_size = sizeof r};
+  T_ASSERT_OK(t_api()->host_call(&call));
+  ck_assert_int_eq(r, 2147483648LL); /* numba widens int32 + int32 to int64 */
+  t_api()->library_unload(l.library);
+  free(ir);
+}
+END_TEST
+
+/* Triton's IR is PTX assembly inside: the CPU refuses it at load, naming
+ * the assembly and its line. */
+START_TEST(inline_ptx_on_the_cpu) {
+  size_t n;
+  char *ir = triton("add", &n);
+  one o;
+  one_init(&o, "add.ll", ir, n, "add_kernel");
+  o.a.kind = CUPLUG_KERNEL;
+  o.a.output = CUPLUG_OUTPUT_HOST;
+  T_ASSERT_OK(t_api()->compile(&o.a));
+  cuplug_load_args l = {.struct_size = sizeof l, .session = session, .artifact = o.a.artifact};
+  cuplug_error *e = t_api()->load(&l);
+  T_ASSERT_CODE(e, CUPLUG_ERR_HOST_UNSUPPORTED);
+  T_ASSERT_CONTAINS(t_api()->error_message(e), "inline PTX");
+  T_ASSERT_CONTAINS(t_api()->error_message(e), "(add.ll:20)");
+  t_api()->error_destroy(e);
+  t_api()->artifact_destroy(o.a.artifact);
+  free(ir);
+}
+END_TEST
+
 Suite *suite_backends(void) {
   Suite *s = suite_create("backends");
   TCase *tc = t_tcase(s, "choice_errors", 0, setup, teardown, 60);
@@ -289,6 +379,11 @@ Suite *suite_backends(void) {
   tcase_add_test(tc, modern_ltoir_by_libnvvm);
   tc = t_tcase(s, "modern_cubin", T_NVJITLINK, setup, teardown, 60);
   tcase_add_test(tc, modern_cubin_cached);
+  tc = t_tcase(s, "modern_on_the_cpu", T_HOST, setup, teardown, 60);
+  tcase_add_test(tc, modern_on_the_cpu);
+  tcase_add_test(tc, inline_ptx_on_the_cpu);
+  tc = t_tcase(s, "numba_atomics", 0, setup, teardown, 60);
+  tcase_add_test(tc, numba_atomics_defined);
   tc = t_tcase(s, "codegen_fatal_error", 0, setup, teardown, 60);
   tcase_add_test(tc, codegen_fatal_error);
   return s;

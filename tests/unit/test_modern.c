@@ -20,6 +20,7 @@
 #include "base/types.h"
 #include "lowering/dialect.h"
 #include "lowering/lowering.h"
+#include "plugin/llvm/bitcode.h"
 #include "plugin/llvm/internal.h"
 #include "ptxsig.h"
 #include "support.h"
@@ -621,7 +622,7 @@ END_TEST
 
 static const char NUMBA_KERNEL[] =
     HEAD
-    "define i32 @k(ptr %.ret, ptr %a, i64 %n) noinline {\n"
+    "define i32 @k(ptr noalias %.ret, ptr nocapture %a, i64 signext %n) noinline nounwind {\n"
     "entry:\n"
     "  %c = icmp slt i64 %n, 1\n"
     "  br i1 %c, label %exit, label %body\n"
@@ -643,7 +644,8 @@ START_TEST(modern_kernel_fixup_golden) {
   assert_valid(m);
   char *k = fn_text(m, "k");
   ck_assert_str_eq(k,
-                   "define ptx_kernel void @k(ptr %a, i64 %n) {\n"
+                   "; Function Attrs: nounwind\n"
+                   "define ptx_kernel void @k(ptr captures(none) %a, i64 signext %n) #0 {\n"
                    "entry:\n"
                    "  %c = icmp slt i64 %n, 1\n"
                    "  br i1 %c, label %exit, label %body\n"
@@ -659,6 +661,7 @@ START_TEST(modern_kernel_fixup_golden) {
   char *text = module_text(m);
   T_ASSERT_CONTAINS(text, "@llvm.used = appending global [1 x ptr] [ptr @k], "
                           "section \"llvm.metadata\"\n");
+  T_ASSERT_CONTAINS(text, "attributes #0 = { nounwind }\n");
   free(text);
   free(k);
   cuplug__modern_free(m);
@@ -1086,11 +1089,13 @@ START_TEST(modern_read_truncated_bitcode) {
   size_t n;
   char *bc = add_bitcode(&n);
   cuplug__modern_free(read_bytes("add.bc", bc, n));
-  /* cut at every byte: inside a block, or between blocks (before the
-   * module, before the string table LLVM writes after it) */
-  static const char *const wheres[] = {"inside a block that runs to byte ", "before its module",
+  /* cut at every byte: inside a block, inside a block's header, or
+   * between blocks (before the module, before the string table LLVM
+   * writes after it) */
+  static const char *const wheres[] = {"inside a block that runs to byte ",
+                                       "inside the header of a block", "before its module",
                                        "before the string table that follows its module"};
-  size_t seen[3] = {0, 0, 0};
+  size_t seen[4] = {0, 0, 0, 0};
   for (size_t cut = 4; cut < n; cut++) {
     cuplug_error *e = read_error("add.bc", bc, cut);
     char prefix[128];
@@ -1100,15 +1105,55 @@ START_TEST(modern_read_truncated_bitcode) {
     const char *msg = t_api()->error_message(e);
     T_ASSERT_STARTS(msg, prefix);
     size_t k = 0;
-    while (k < 3 && strncmp(msg + strlen(prefix), wheres[k], strlen(wheres[k])) != 0) k++;
-    ck_assert_msg(k < 3, "%s", msg);
-    if (k > 0) ck_assert_str_eq(msg + strlen(prefix), wheres[k]);
+    while (k < 4 && strncmp(msg + strlen(prefix), wheres[k], strlen(wheres[k])) != 0) k++;
+    ck_assert_msg(k < 4, "%s", msg);
+    if (k == 0)
+      ck_assert_uint_gt(strtoul(msg + strlen(prefix) + strlen(wheres[0]), NULL, 10), cut);
+    else
+      ck_assert_str_eq(msg + strlen(prefix), wheres[k]);
     seen[k]++;
     t_api()->error_destroy(e);
   }
-  ck_assert_uint_eq(seen[0], n - 4 - 4); /* all but the four cuts between blocks: */
-  ck_assert_uint_eq(seen[1], 2);         /* after the magic, after IDENTIFICATION */
-  ck_assert_uint_eq(seen[2], 2);         /* after the module, after its symbol table */
+  /* four top-level blocks (IDENTIFICATION, MODULE, SYMTAB, STRTAB), each
+   * with an 8-byte header */
+  ck_assert_uint_eq(seen[1], 4 * 7);
+  ck_assert_uint_eq(seen[2], 2); /* after the magic, after IDENTIFICATION */
+  ck_assert_uint_eq(seen[3], 2); /* after the module, after its symbol table */
+  ck_assert_uint_eq(seen[0], n - 4 - 4 - 4 * 7);
+  free(bc);
+}
+END_TEST
+
+/* The scan of bitcode's own description (plugin/llvm/bitcode.c) on bytes
+ * changed at random: it ends, reads nothing outside them, and says only
+ * what holds. */
+START_TEST(modern_bitcode_scan_mutations) {
+  size_t n;
+  char *bc = add_bitcode(&n);
+  unsigned char *copy = malloc(n);
+  uint64_t state = 0x9E3779B97F4A7C15ull;
+  size_t truncated = 0, producers = 0;
+  for (int round = 0; round < 4000; round++) {
+    memcpy(copy, bc, n);
+    for (int flips = 1 + round % 4; flips > 0; flips--) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      copy[4 + (state >> 33) % (n - 4)] ^= (unsigned char)(1u << ((state >> 20) & 7));
+    }
+    size_t len = round % 3 ? n : 4 + (size_t)(state >> 40) % (n - 4);
+    /* a heap block of exactly len bytes: ASan sees any read past it */
+    unsigned char *exact = malloc(len);
+    memcpy(exact, copy, len);
+    cuplug__bitcode_info bi;
+    cuplug__bitcode_scan(exact, len, &bi);
+    ck_assert(strlen(bi.producer) < sizeof bi.producer);
+    if (bi.truncated && bi.needed) ck_assert_uint_gt(bi.needed, len);
+    truncated += bi.truncated;
+    producers += strncmp(bi.producer, "LLVM", 4) == 0;
+    free(exact);
+  }
+  ck_assert_uint_gt(truncated, 0);
+  ck_assert_uint_gt(producers, 0);
+  free(copy);
   free(bc);
 }
 END_TEST
@@ -1282,6 +1327,7 @@ Suite *suite_modern(void) {
   tc = t_tcase(s, "read", 0, NULL, NULL, 0);
   tcase_add_test(tc, modern_read_newer_bitcode);
   tcase_add_test(tc, modern_read_truncated_bitcode);
+  tcase_add_test(tc, modern_bitcode_scan_mutations);
   tcase_add_test(tc, modern_read_foreign_triple);
   tcase_add_test(tc, modern_read_parse_and_verifier_errors);
   tcase_add_test(tc, modern_read_links_modules);

@@ -410,11 +410,13 @@ START_TEST(signature_both_or_neither) {
   cuplug_compile_args a = add_args();
   a.signature_type = sig;
   EXPECT(a, CUPLUG_ERR_INVALID_ARGUMENT,
-         "compile: give exactly one of signature and signature_type");
+         "compile: give one of signature and signature_type, not both");
+  /* neither: typed IR never says its signature (a kernel marked in modern
+   * IR does: unit.backends) */
   a = add_args();
   a.signature = NULL;
   EXPECT(a, CUPLUG_ERR_INVALID_ARGUMENT,
-         "compile: give exactly one of signature and signature_type");
+         "compile: give the entry's signature (signature or signature_type)");
 }
 END_TEST
 
@@ -637,20 +639,24 @@ START_TEST(entry_return_mismatch) {
 END_TEST
 
 START_TEST(opaque_pointers_unsupported) {
-  /* LLVM parses `ptr`; libNVVM (LLVM 7) would not: legalisation refuses it */
+  /* LLVM parses `ptr`; libNVVM (LLVM 7) would not, below cc 10.0: asked
+   * for libNVVM, modern IR is refused before any work, naming the backend
+   * that takes it (which the default picks: unit.backends) */
   cuplug_compile_args a = add_args();
   a.entry = "f";
   a.abi = CUPLUG_ABI_NUMBA;
   a.signature = "int64(int32)";
+  a.backend = CUPLUG_BACKEND_LIBNVVM;
+  a.cc_major = 9;
   EXPECT_IR(a, "p.ll",
             "define i32 @f(ptr %ret, i32 %x) {\n"
             "  %v = sext i32 %x to i64\n"
             "  store i64 %v, ptr %ret\n"
             "  ret i32 0\n"
             "}\n",
-            CUPLUG_ERR_IR_UNSUPPORTED,
-            "p.ll:1: opaque pointer type 'ptr': libNVVM reads typed pointers (LLVM 7 IR), "
-            "such as 'i8*'");
+            CUPLUG_ERR_OPTION_BACKEND,
+            "libNVVM reads modern IR (opaque pointers, bitcode) only for cc 10.0 and up, not "
+            "9.0: compile it to ptx or cubin with the llvm backend");
 }
 END_TEST
 
