@@ -20,6 +20,23 @@ typedef struct build {
   cuplug_artifact_info info;
 } build;
 
+/* compile(), but for case --run gpu: a device function's code, which the
+ * kernel written for its calls links, is LTO-IR where the backend makes it
+ * and PTX where it does not (LLVM's NVPTX backend, which the default
+ * chooses for modern IR). */
+static cuplug_error *compile_for_run(const cuplug_api *api, const cli_request *r,
+                                     cuplug_compile_args *a) {
+  cuplug_error *e = api->compile(a);
+  if (e && r->run_gpu && a->output == CUPLUG_OUTPUT_LTOIR &&
+      r->backend == CUPLUG_BACKEND_DEFAULT &&
+      api->error_code(e) == CUPLUG_ERR_OPTION_BACKEND) {
+    api->error_destroy(e);
+    a->output = CUPLUG_OUTPUT_PTX;
+    e = api->compile(a);
+  }
+  return e;
+}
+
 /* The compile itself; its warnings and logs printed. */
 static int compile(const cuplug_api *api, const cli_request *r, build *b) {
   cuplug_error *e;
@@ -36,7 +53,7 @@ static int compile(const cuplug_api *api, const cli_request *r, build *b) {
   cuplug_compile_args a = cli_compile_args(r, b->session, b->mod_ptrs);
   a.link = code_ptrs;
   a.num_link = r->num_links;
-  if ((e = api->compile(&a))) return cli_report(api, e);
+  if ((e = compile_for_run(api, r, &a))) return cli_report(api, e);
   b->art = a.artifact;
   b->info = (cuplug_artifact_info){.struct_size = sizeof b->info};
   if ((e = api->artifact_info(b->art, &b->info))) return cli_report(api, e);
@@ -74,7 +91,6 @@ static int deliver(const cuplug_api *api, const cli_request *r, const build *b, 
 int cli_build(const cuplug_api *api, const cli_request *r, bool check) {
   if (!r->num_files) return cli_usage("%s", "compile needs an IR file");
   if (!r->entry) return cli_usage("%s", "compile needs --entry SYMBOL");
-  if (!r->signature) return cli_usage("%s", "compile needs --sig SIGNATURE");
   if (check && r->output != CUPLUG_OUTPUT_PTX)
     return cli_usage("%s", "--check compares PTX: leave --output at ptx");
   build b = {0};

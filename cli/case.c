@@ -4,10 +4,13 @@
  * entry_abi, signature, abi, abi_name and options (fastmath, launch_bounds,
  * debug, opt, lineinfo, max_registers, forceinline, cc); then the files
  * beside it: declare_device's functions (each with the files it links and
- * its host version), link, and expected_ptx (input.ll is the IR). */
+ * its host version), link, and expected_ptx (input.ll is the IR, or
+ * input.bc, bitcode).  A kernel that modern IR marks ptx_kernel needs no
+ * signature. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "io.h"
@@ -78,8 +81,8 @@ static bool read_function(const json *c, const char *dir, cli_request *r, char *
   const char *kind = json_string(c, "kind");
   const char *entry = json_string(c, "entry");
   const char *sig = json_string(c, "signature");
-  if (!kind || !entry || !sig) {
-    snprintf(err, cap, "%s/case.json: needs kind, entry and signature", dir);
+  if (!kind || !entry) {
+    snprintf(err, cap, "%s/case.json: needs kind and entry", dir);
     return false;
   }
   if (!strcmp(kind, "kernel")) {
@@ -91,7 +94,7 @@ static bool read_function(const json *c, const char *dir, cli_request *r, char *
     return false;
   }
   r->entry = cli_own(r, strdup(entry));
-  r->signature = cli_own(r, strdup(sig));
+  if (sig) r->signature = cli_own(r, strdup(sig)); /* none: the IR's (a ptx_kernel) */
   const char *abi = json_string(c, "abi");
   if (abi) r->abi = abi_named(abi);
   const char *eabi = json_string(c, "entry_abi");
@@ -147,6 +150,20 @@ static void read_links(const json *links, const char *dir, cli_request *r) {
   }
 }
 
+/* The case's IR: input.ll, or input.bc (LLVM bitcode) where there is no
+ * input.ll. */
+static char *input_path(const char *dir) {
+  char *ll = path_in(dir, "input.ll");
+  if (access(ll, F_OK) == 0) return ll;
+  char *bc = path_in(dir, "input.bc");
+  if (access(bc, F_OK) != 0) {
+    free(bc);
+    return ll; /* the error names the file a case is expected to have */
+  }
+  free(ll);
+  return bc;
+}
+
 bool cli_case_parse(const char *text, const char *dir, cli_request *r, char *err, size_t cap) {
   char jerr[128];
   json *c = json_parse(text, jerr, sizeof jerr);
@@ -156,7 +173,7 @@ bool cli_case_parse(const char *text, const char *dir, cli_request *r, char *err
     return false;
   }
   bool ok = read_function(c, dir, r, err, cap) && read_options(json_get(c, "options"), r, err, cap);
-  if (ok) r->files[r->num_files++] = cli_own(r, path_in(dir, "input.ll"));
+  if (ok) r->files[r->num_files++] = cli_own(r, input_path(dir));
   const json *decls = json_get(c, "declare_device");
   for (size_t i = 0; ok && decls && decls->kind == JSON_ARRAY && i < decls->count; i++)
     ok = read_declaration(decls->items[i], i, dir, r, err, cap);

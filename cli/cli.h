@@ -36,6 +36,7 @@ typedef struct cli_request {
   cuplug_abi entry_abi, abi;
   cuplug_function_kind kind;
   cuplug_output output;
+  cuplug_backend backend;                 /* --backend: what makes the PTX */
   uint32_t cc_major, cc_minor, cc_suffix; /* cc_suffix: 0, 'a' or 'f' */
   bool current_device;
   int32_t opt;

@@ -51,10 +51,19 @@ int cli_cmd_case(const cuplug_api *api, int argc, char **argv) {
     return 1;
   }
   r.output = f.run_host ? CUPLUG_OUTPUT_HOST : f.output;
-  if (f.run_gpu) { /* a kernel's cubin for this GPU; a device function's LTO-IR, for a caller */
-    r.output = r.kind == CUPLUG_KERNEL ? CUPLUG_OUTPUT_CUBIN : CUPLUG_OUTPUT_LTOIR;
+  if (f.cc_major || f.current_device) { /* --cc over case.json's */
+    r.cc_major = f.cc_major, r.cc_minor = f.cc_minor, r.cc_suffix = f.cc_suffix;
+    r.current_device = f.current_device;
+  }
+  /* a kernel's cubin for this GPU; a device function's code, for a caller:
+   * LTO-IR, or PTX from LLVM's NVPTX backend, which makes no LTO-IR */
+  if (f.run_gpu) {
+    r.output = r.kind == CUPLUG_KERNEL               ? CUPLUG_OUTPUT_CUBIN
+               : f.backend == CUPLUG_BACKEND_LLVM ? CUPLUG_OUTPUT_PTX
+                                                   : CUPLUG_OUTPUT_LTOIR;
     r.current_device = true;
   }
+  r.backend = f.backend;
   r.out_path = f.out_path;
   r.cache_dir = f.cache_dir;
   r.no_cache = f.no_cache;

@@ -19,25 +19,32 @@ static int usage_message(char *m) {
   return rc;
 }
 
-/* The request's signature, checked to be one whose argument count is the
- * number of values given. */
-static int read_signature(const cuplug_api *api, const cli_request *r, int num_values,
-                          cuplug_type_info *ti) {
-  if (!r->num_files) return cli_usage("%s", "run needs an IR file");
-  if (!r->entry) return cli_usage("%s", "run needs --entry SYMBOL");
-  if (!r->signature) return cli_usage("%s", "run needs --sig SIGNATURE");
-  const cuplug_type *sig;
-  cuplug_error *e = api->type_parse(r->signature, &sig);
-  if (e) return cli_fail(api, e);
+/* A signature, checked to be one whose argument count is the number of
+ * values given; `text` names it in messages (the --sig given, else the
+ * IR's). */
+static int check_signature(const cuplug_api *api, const cuplug_type *sig, const char *text,
+                           int num_values, cuplug_type_info *ti) {
   *ti = (cuplug_type_info){.struct_size = sizeof *ti, .type = sig};
-  if ((e = api->type_info(ti))) return cli_fail(api, e);
+  cuplug_error *e = api->type_info(ti);
+  if (e) return cli_fail(api, e);
+  if (!text) text = ti->name;
   if (ti->kind != CUPLUG_TYPE_SIGNATURE)
-    return cli_usage("--sig %s is a type, not a signature", r->signature);
+    return cli_usage("--sig %s is a type, not a signature", text);
   if ((size_t)num_values != ti->num_args)
-    return usage_message(cli_format("%s takes %zu arguments, %d given after --", r->signature,
+    return usage_message(cli_format("%s takes %zu arguments, %d given after --", text,
                                     ti->num_args, num_values));
   if (ti->num_args > MAX_ARGS) return cli_usage("%s", "at most 256 arguments");
   return 0;
+}
+
+/* The request's --sig, parsed; NULL when there is none (the IR gives it). */
+static int parse_signature(const cuplug_api *api, const cli_request *r, const cuplug_type **sig) {
+  *sig = NULL;
+  if (!r->num_files) return cli_usage("%s", "run needs an IR file");
+  if (!r->entry) return cli_usage("%s", "run needs --entry SYMBOL");
+  if (!r->signature) return 0;
+  cuplug_error *e = api->type_parse(r->signature, sig);
+  return e ? cli_fail(api, e) : 0;
 }
 
 /* Every argument's value read from its text as its type, in a slot of 16
@@ -54,60 +61,83 @@ static int read_args(const cuplug_api *api, const cuplug_type_info *ti, char **v
   return 0;
 }
 
-/* The function compiled for the host, loaded and called; its result in
- * `result`. */
-static int call(const cuplug_api *api, const cli_request *r, cuplug_value *args, size_t nargs,
-                uint64_t result[2]) {
+/* A run: the function compiled for the host and loaded. */
+typedef struct run {
+  char *texts[CLI_MAX_FILES];
+  cuplug_session *session;
+  cuplug_artifact *art;
+  cuplug_library *lib;
+  const cuplug_type *signature; /* the artifact's: --sig's, or the IR's */
+} run;
+
+static int load(const cuplug_api *api, const cli_request *r, run *u) {
   cuplug_module mods[CLI_MAX_FILES];
   const cuplug_module *mod_ptrs[CLI_MAX_FILES];
-  char *texts[CLI_MAX_FILES] = {0};
-  cuplug_session *session = NULL;
-  cuplug_artifact *art = NULL;
-  cuplug_library *lib = NULL;
+  int rc = cli_read_modules(api, r, mods, mod_ptrs, u->texts);
   cuplug_error *e = NULL;
-  int rc = cli_read_modules(api, r, mods, mod_ptrs, texts);
-  if (rc || (e = api->session_create(NULL, &session))) goto done;
-  cuplug_compile_args a = cli_compile_args(r, session, mod_ptrs);
+  if (rc || (e = api->session_create(NULL, &u->session))) goto done;
+  cuplug_compile_args a = cli_compile_args(r, u->session, mod_ptrs);
   a.output = CUPLUG_OUTPUT_HOST;
   if ((e = api->compile(&a))) goto done;
-  art = a.artifact;
-  cuplug_load_args l = {.struct_size = sizeof l, .session = session, .artifact = art};
+  u->art = a.artifact;
+  cuplug_artifact_info info = {.struct_size = sizeof info};
+  if ((e = api->artifact_info(u->art, &info))) goto done;
+  u->signature = info.signature;
+  cuplug_load_args l = {.struct_size = sizeof l, .session = u->session, .artifact = u->art};
   if ((e = api->load(&l))) goto done;
-  lib = l.library;
-  cuplug_host_call_args c = {.struct_size = sizeof c, .library = lib, .args = args,
+  u->lib = l.library;
+done:
+  return e ? cli_run_fail(api, e) : rc;
+}
+
+static void run_free(const cuplug_api *api, const cli_request *r, run *u) {
+  api->library_unload(u->lib);
+  api->artifact_destroy(u->art);
+  api->session_destroy(u->session);
+  for (size_t i = 0; i < r->num_files; i++) free(u->texts[i]);
+}
+
+/* The loaded function called; its result in `result`. */
+static int call(const cuplug_api *api, const run *u, cuplug_value *args, size_t nargs,
+                uint64_t result[2]) {
+  cuplug_host_call_args c = {.struct_size = sizeof c, .library = u->lib, .args = args,
                              .num_args = nargs, .result = result,
                              .result_size = 2 * sizeof *result, .interrupt = cli_sigint_flag};
-  e = api->host_call(&c);
-done:
-  if (e) rc = cli_run_fail(api, e);
-  api->library_unload(lib);
-  api->artifact_destroy(art);
-  api->session_destroy(session);
-  for (size_t i = 0; i < r->num_files; i++) free(texts[i]);
-  return rc;
+  cuplug_error *e = api->host_call(&c);
+  return e ? cli_run_fail(api, e) : 0;
 }
 
 int cli_cmd_run(const cuplug_api *api, int argc, char **argv) {
   cli_request r = {0};
   int i = argc, rc = cli_parse_files(CLI_RUN, argc, argv, &r, &i);
   if (i < argc) i++; /* the arguments follow "--" */
+  int num_values = argc - i;
+  const cuplug_type *sig = NULL;
   cuplug_type_info ti;
   uint64_t slots[MAX_ARGS][2];
   cuplug_value args[MAX_ARGS];
   uint64_t result[2] = {0};
-  if (!rc) rc = read_signature(api, &r, argc - i, &ti);
-  if (!rc) rc = read_args(api, &ti, argv + i, slots, args);
+  run u = {0};
+  /* the values are read before the compile when --sig is given; else
+   * after it, as the IR's signature says */
+  if (!rc) rc = parse_signature(api, &r, &sig);
+  if (!rc && sig) rc = check_signature(api, sig, r.signature, num_values, &ti);
+  if (!rc && sig) rc = read_args(api, &ti, argv + i, slots, args);
   if (!rc) {
     cli_sigint_catch(); /* from the compile on: a Ctrl-C then stops the call at once */
-    rc = call(api, &r, args, ti.num_args, result);
+    rc = load(api, &r, &u);
+    if (!rc && !sig) rc = check_signature(api, u.signature, NULL, num_values, &ti);
+    if (!rc && !sig) rc = read_args(api, &ti, argv + i, slots, args);
+    if (!rc) rc = call(api, &u, args, ti.num_args, result);
     cli_sigint_release();
   }
-  if (!rc) {
+  if (!rc) { /* before the artifact goes: the IR's signature is its */
     cuplug_type_info ri = {.struct_size = sizeof ri, .type = ti.restype};
     api->type_info(&ri);
     cli_scalar_print(ri.kind, result);
     printf("\n");
   }
+  run_free(api, &r, &u);
   cli_request_free(&r);
   return rc;
 }

@@ -8,22 +8,28 @@
 
 static const cli_command_entry commands[] = {
     {"compile", cli_cmd_compile, CLI_COMPILE,
-     "compile FILE.ll... --entry SYMBOL --sig SIG [options]",
+     "compile FILE.ll... --entry SYMBOL [--sig SIG] [options]",
      "Compile NVVM IR (the text numba-cuda's front end emits) to PTX, LTO-IR,\n"
-     "or a cubin linked with the code it calls.  FILE.ll '-' is standard input.\n"},
+     "or a cubin linked with the code it calls.  FILE.ll '-' is standard input.\n"
+     "Modern LLVM IR (opaque pointers, as clang, Triton or MLIR write it) and\n"
+     "LLVM bitcode (.bc) compile too, through LLVM's NVPTX backend (--backend);\n"
+     "a kernel they mark ptx_kernel needs no --sig.\n"},
     {"link", cli_cmd_link, CLI_LINK, "link FILE... -o OUT.cubin [options]",
      "Link code with nvJitLink: .cu (compiled by NVRTC), .ptx, .ltoir, .cubin,\n"
      ".fatbin, .o, .a.\n"},
     {"case", cli_cmd_case, CLI_CASE,
      "case DIR [--output ptx|ltoir|cubin] [--check] [-o OUT] [--run host|gpu] [options]",
-     "Compile a conformance case folder (DIR/case.json, DIR/input.ll, and the\n"
-     "files its declare_device entries link).  --check compares the result's\n"
-     "PTX signature with DIR/expected.ptx.  --run host runs it on this CPU with\n"
-     "the inputs of DIR/values.json and compares with numba-cuda's outputs there;\n"
-     "--run gpu does the same with cuplug's build for this GPU (a device\n"
-     "function through a kernel that calls it, a thread a call).\n"},
+     "Compile a conformance case folder (DIR/case.json, DIR/input.ll, or\n"
+     "DIR/input.bc where there is none, and the files its declare_device\n"
+     "entries link).  --check compares the result's PTX signature with\n"
+     "DIR/expected.ptx.  --run host runs it on this CPU with the inputs of\n"
+     "DIR/values.json and compares with numba-cuda's outputs there; --run gpu\n"
+     "does the same with cuplug's build for this GPU (a device function through\n"
+     "a kernel that calls it, a thread a call).  --backend llvm builds it with\n"
+     "LLVM's NVPTX backend (a device function then as PTX, not LTO-IR); --cc\n"
+     "overrides case.json's cc.\n"},
     {"run", cli_cmd_run, CLI_RUN,
-     "run FILE.ll... --entry SYMBOL --sig SIG [compile options] -- ARG...",
+     "run FILE.ll... --entry SYMBOL [--sig SIG] [compile options] -- ARG...",
      "Compile a device function for this CPU (LLVM's ORC JIT, no GPU or CUDA\n"
      "needed), call it with the arguments and print its result on one line,\n"
      "as Python writes it: 3, 0.1, True, (1.5-2j).\n"},
@@ -38,7 +44,7 @@ static const cli_command_entry commands[] = {
      "with PREFIX, one signature (or a generic template's description) a line;\n"
      "[extension: ...] marks what cuplug takes beyond numba-cuda 0.30.\n"},
     {"info", cli_cmd_info, CLI_INFO, "info",
-     "Print the versions found (cuplug, ABI, libNVVM, NVVM IR, NVRTC,\n"
+     "Print the versions found (cuplug, ABI, LLVM, libNVVM, NVVM IR, NVRTC,\n"
      "nvJitLink, driver) and whether a GPU is present.\n"},
     {"cache", cli_cmd_cache, CLI_CACHE, "cache [info|clear] [--cache-dir DIR]",
      "The result cache compile, link and case use: its folder, state, entries\n"

@@ -1,10 +1,11 @@
 /* main.c - the cuplug command-line tool: --version, --help (help.c), and
  * the dispatch of each subcommand to its file (commands.h).
  *
- *   cuplug compile FILE.ll... --entry SYMBOL --sig SIG [options] [-o OUT]
+ *   cuplug compile FILE.ll... --entry SYMBOL [--sig SIG] [options] [-o OUT]
  *   cuplug link FILE... -o OUT.cubin [options]
  *   cuplug case DIR [--output ptx|ltoir|cubin] [--check] [-o OUT] [--run host|gpu]
- *   cuplug run FILE.ll... --entry SYMBOL --sig SIG [options] -- ARG...
+ *               [--backend libnvvm|llvm]
+ *   cuplug run FILE.ll... --entry SYMBOL [--sig SIG] [options] -- ARG...
  *   cuplug resolve [--strict] KEY 'ARGTYPES'
  *   cuplug list [PREFIX]
  *   cuplug info

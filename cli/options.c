@@ -79,6 +79,17 @@ static int set_output(cli_request *r, const char *opt, const char *val) {
   return 0;
 }
 
+static int set_backend(cli_request *r, const char *opt, const char *val) {
+  (void)opt;
+  if (!strcmp(val, "libnvvm"))
+    r->backend = CUPLUG_BACKEND_LIBNVVM;
+  else if (!strcmp(val, "llvm"))
+    r->backend = CUPLUG_BACKEND_LLVM;
+  else
+    return cli_usage("--backend is 'libnvvm' or 'llvm', not '%s'", val);
+  return 0;
+}
+
 static int add_link(cli_request *r, const char *opt, const char *val) {
   (void)opt;
   if (r->num_links == CLI_MAX_FILES) return cli_usage("%s", "too many --link files");
@@ -183,7 +194,8 @@ static const struct option {
     {STRING("--entry", entry), CLI_COMPILE | CLI_RUN, "SYMBOL",
      "the entry function in the IR (required)"},
     {STRING("--sig", signature), CLI_COMPILE | CLI_RUN, "SIG",
-     "its numba-style signature, e.g. 'int64(int32, float32[::1])'"},
+     "its numba-style signature, e.g. 'int64(int32, float32[::1])';\n"
+     "a kernel that modern IR marks ptx_kernel needs none"},
     {CALL("--entry-abi", set_abi), CLI_COMPILE | CLI_RUN, "numba|c",
      "the entry's ABI in the IR (default numba)"},
     {CALL("--kernel", set_kernel), CLI_COMPILE, NULL,
@@ -195,11 +207,15 @@ static const struct option {
     {CALL("--output", set_output), CLI_COMPILE | CLI_CASE, "ptx|ltoir|cubin",
      "what to produce (default ptx); cubin links the\n"
      "declared functions the IR calls and every --link"},
-    {CALL("--cc", set_cc), CLI_COMPILE | CLI_LINK, "MAJOR.MINOR[a|f]|current",
+    {CALL("--backend", set_backend), CLI_COMPILE | CLI_CASE, "libnvvm|llvm",
+     "what makes the PTX: libNVVM, or LLVM's NVPTX\n"
+     "backend (default: libNVVM for numba-cuda's typed\n"
+     "IR, LLVM for modern IR and bitcode)"},
+    {CALL("--cc", set_cc), CLI_COMPILE | CLI_LINK | CLI_CASE, "MAJOR.MINOR[a|f]|current",
      "target compute capability (default: max(5.0,\n"
      "lowest NVRTC cc)); 9.0a arch-specific, 10.0f family;\n"
      "'current' asks the GPU"},
-    {CALL("--opt", set_opt), CLI_COMPILE, "0|1|2|3", "libNVVM optimisation level (default 3)"},
+    {CALL("--opt", set_opt), CLI_COMPILE, "0|1|2|3", "optimisation level (default 3)"},
     {FLAG("--debug", debug), CLI_COMPILE | CLI_LINK, NULL,
      "debug info; kernels get the exception store"},
     {FLAG("--lineinfo", lineinfo), CLI_COMPILE | CLI_LINK, NULL, "line information"},
@@ -225,7 +241,8 @@ static const struct option {
     {STRING("--ptx", ptx_path), CLI_COMPILE | CLI_LINK, "OUT.ptx",
      "with a cubin, also write the linked PTX"},
     {STRING("--emit-ir", emit_ir_dir), CLI_COMPILE, "DIR",
-     "write the NVVM IR handed to libNVVM to DIR"},
+     "write the IR handed to libNVVM (or to LLVM's\n"
+     "NVPTX backend) to DIR"},
     {FLAG("--check", check), CLI_CASE, NULL,
      "compare the PTX's signature with DIR/expected.ptx"},
     {CALL("--run", set_run), CLI_CASE, "host|gpu",

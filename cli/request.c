@@ -53,5 +53,6 @@ cuplug_compile_args cli_compile_args(const cli_request *r, cuplug_session *sessi
       .include_paths = r->includes,
       .num_include_paths = r->num_includes,
       .no_lto = r->no_lto,
+      .backend = r->backend,
   };
 }

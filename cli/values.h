@@ -37,7 +37,7 @@ void *values_read_buffer(const json *a, cuplug_type_kind *dtype, size_t *count);
 int cli_case_run(const cuplug_api *api, cuplug_session *session, const cuplug_artifact *art,
                  const cli_request *r);
 /* A device function's calls on the GPU (values_gpu.c): `art` is its
- * LTO-IR, which a kernel written for the calls links. */
+ * LTO-IR (or PTX), which a kernel written for the calls links. */
 int values_gpu_calls(checker *c, cuplug_session *session, const cuplug_artifact *art,
                      const cli_request *r, const json *calls);
 

@@ -7,9 +7,10 @@
  *
  * A CPointer argument is the row values.json gives for each call: the
  * kernel takes the rows and their length, and passes row i.  The function
- * is the case's own build for the GPU (its C-ABI LTO-IR), declared to the
- * session with declare_device, so that cuplug links it into the kernel's
- * cubin with LTO, beside the code the case links (its CUDA C++). */
+ * is the case's own build for the GPU (its C-ABI LTO-IR, or the PTX of
+ * LLVM's NVPTX backend, which makes no LTO-IR), declared to the session
+ * with declare_device, so that cuplug links it into the kernel's cubin
+ * with LTO, beside the code the case links (its CUDA C++). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,10 +193,11 @@ static int fill_columns(checker *c, const json *calls, column *cols, size_t narg
 }
 
 /* The function declared to the session, with its own build (its C-ABI
- * LTO-IR) as the code to link. */
+ * LTO-IR, or PTX from LLVM's NVPTX backend) as the code to link. */
 static int declare_function(const cuplug_api *api, cuplug_session *session,
                             const cuplug_artifact_info *info) {
-  cuplug_code own = {.struct_size = sizeof own, .kind = CUPLUG_CODE_LTOIR, .name = info->symbol,
+  cuplug_code_kind kind = info->output == CUPLUG_OUTPUT_PTX ? CUPLUG_CODE_PTX : CUPLUG_CODE_LTOIR;
+  cuplug_code own = {.struct_size = sizeof own, .kind = kind, .name = info->symbol,
                      .data = info->data, .size = info->size};
   const cuplug_code *links[] = {&own};
   cuplug_declare_device_args d = {.struct_size = sizeof d,

@@ -123,8 +123,8 @@ START_TEST(help_documents_every_flag) {
       "--fastmath", "--forceinline", "--launch-bounds", "--max-registers", "--emit-ir",
       "-o OUT", "--check", "link FILE", "resolve [--strict] KEY", "list [PREFIX]", "--declare-device ",
       "--declare-device-c", "--link FILE", "--include DIR", "--no-lto", "--ptx OUT.ptx",
-      "cache [info|clear]", "--cache-dir DIR", "--no-cache",
-      "run FILE.ll... --entry SYMBOL --sig SIG [compile options] -- ARG..."};
+      "cache [info|clear]", "--cache-dir DIR", "--no-cache", "--backend libnvvm|llvm",
+      "run FILE.ll... --entry SYMBOL [--sig SIG] [compile options] -- ARG..."};
   for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) T_ASSERT_CONTAINS(r.out, flags[i]);
   result_free(&r);
 }
@@ -394,6 +394,11 @@ START_TEST(usage_errors_exit_2) {
   r = run((const char *[]){"compile", corpus_ir, "--opt", "7", NULL});
   ck_assert_int_eq(r.status, 2);
   T_ASSERT_CONTAINS(r.err, "cuplug: --opt is 0, 1, 2 or 3, not '7'\n");
+  result_free(&r);
+  r = run((const char *[]){"compile", corpus_ir, "--backend", "nvcc", NULL});
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_str_eq(r.err, "cuplug: --backend is 'libnvvm' or 'llvm', not 'nvcc'\n"
+                          "(cuplug compile --help lists its options)\n");
   result_free(&r);
 }
 END_TEST
@@ -816,7 +821,7 @@ START_TEST(version_and_command_help) {
   result_free(&r);
   /* a command's page: its own options, not the tool's */
   static const char run_page[] =
-      "usage: cuplug run FILE.ll... --entry SYMBOL --sig SIG [compile options] -- ARG...\n"
+      "usage: cuplug run FILE.ll... --entry SYMBOL [--sig SIG] [compile options] -- ARG...\n"
       "\n"
       "  Compile a device function for this CPU (LLVM's ORC JIT, no GPU or CUDA\n"
       "  needed), call it with the arguments and print its result on one line,\n"
@@ -824,7 +829,8 @@ START_TEST(version_and_command_help) {
       "\n"
       "options:\n"
       "  --entry SYMBOL          the entry function in the IR (required)\n"
-      "  --sig SIG               its numba-style signature, e.g. 'int64(int32, float32[::1])'\n"
+      "  --sig SIG               its numba-style signature, e.g. 'int64(int32, float32[::1])';\n"
+      "                          a kernel that modern IR marks ptx_kernel needs none\n"
       "  --entry-abi numba|c     the entry's ABI in the IR (default numba)\n"
       "  --abi-name NAME         the C-ABI function's name (default: the entry's)\n"
       "  --fastmath              ftz, approximate division and sqrt, fma\n"
@@ -875,10 +881,13 @@ START_TEST(options_a_command_does_not_take) {
   const char *out = scratch("out.txt", NULL);
   static const char *const cases[][2] = {
       {"-o", "run does not take -o"}, {"--output", "run does not take --output"},
-      {"--kernel", "run does not take --kernel"}, {"--abi", "run does not take --abi"}};
+      {"--kernel", "run does not take --kernel"}, {"--abi", "run does not take --abi"},
+      {"--backend", "run does not take --backend"}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    const char *value = !strcmp(cases[i][0], "-o") ? out : !strcmp(cases[i][0], "--abi") ? "c"
-                                                                                          : "ptx";
+    const char *value = !strcmp(cases[i][0], "-o")        ? out
+                        : !strcmp(cases[i][0], "--abi")     ? "c"
+                        : !strcmp(cases[i][0], "--backend") ? "llvm"
+                                                            : "ptx";
     const char *args[] = {"run", corpus_ir, "--entry", entry_of("add_i32"), "--sig",
                           "int64(int32, int32)", cases[i][0], value, "--", "2", "40", NULL};
     if (!strcmp(cases[i][0], "--kernel")) args[7] = NULL;
@@ -1198,6 +1207,266 @@ START_TEST(run_interrupted_exits_130) {
 }
 END_TEST
 
+/* ---- modern LLVM IR and the backend choice (issue 20) ---- */
+
+/* The corpus case `name` as upgrade.sh wrote it at build time: form "text"
+ * (input.ll, opaque pointers) or "bitcode" (input.bc). */
+static const char *modern_case(const char *form, const char *name) {
+  static char dir[4200];
+  const char *build = getenv("CUPLUG_BUILD_DIR");
+  snprintf(dir, sizeof dir, "%.4000s/tests/conformance-modern/%s/%s", build ? build : ".", form,
+           name);
+  return dir;
+}
+
+/* That case's IR file. */
+static const char *modern_input(const char *form, const char *name) {
+  static char path[4300];
+  snprintf(path, sizeof path, "%s/input.%s", modern_case(form, name),
+           strcmp(form, "text") ? "bc" : "ll");
+  return path;
+}
+
+/* A kernel as clang or Triton write one: modern text, marked ptx_kernel. */
+static const char scale_kernel[] =
+    "target datalayout = \"e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64\"\n"
+    "target triple = \"nvptx64-nvidia-cuda\"\n\n"
+    "define ptx_kernel void @scale(ptr %out, ptr %in, float %k, i32 %n) {\n"
+    "entry:\n"
+    "  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+    "  %inside = icmp slt i32 %tid, %n\n"
+    "  br i1 %inside, label %body, label %done\n"
+    "body:\n"
+    "  %i = sext i32 %tid to i64\n"
+    "  %src = getelementptr float, ptr %in, i64 %i\n"
+    "  %v = load float, ptr %src\n"
+    "  %r = fmul float %v, %k\n"
+    "  %dst = getelementptr float, ptr %out, i64 %i\n"
+    "  store float %r, ptr %dst\n"
+    "  br label %done\n"
+    "done:\n"
+    "  ret void\n"
+    "}\n\n"
+    "declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n";
+
+static const char add_i32_ptx[] = ".visible .func  (.param .b64 func_retval0) add_i32(\n"
+                                  "\t.param .b32 add_i32_param_0,\n"
+                                  "\t.param .b32 add_i32_param_1\n)";
+
+/* --backend llvm: numba-cuda's typed IR through LLVM's NVPTX backend, with
+ * numba-cuda's C-ABI signature, and nothing printed but the PTX; libnvvm
+ * asked for by name is the default's build; LTO-IR is libNVVM's alone. */
+START_TEST(compile_with_either_backend) {
+  const char *args[] = {"compile", corpus_ir, "--entry", entry_of("add_i32"), "--sig",
+                        "int64(int32, int32)", "--abi-name", "add_i32", "--cc", "9.0",
+                        "--backend", "llvm", NULL, NULL, NULL};
+  result r = run(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  T_ASSERT_STARTS(r.out, "//\n// Generated by LLVM NVPTX Back-End\n//\n");
+  T_ASSERT_CONTAINS(r.out, ".target sm_90\n");
+  T_ASSERT_CONTAINS(r.out, add_i32_ptx);
+  ck_assert_str_eq(r.err, "");
+  result_free(&r);
+  args[11] = "libnvvm";
+  r = run(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  ck_assert_ptr_null(strstr(r.out, "LLVM NVPTX Back-End"));
+  T_ASSERT_CONTAINS(r.out, add_i32_ptx);
+  ck_assert_str_eq(r.err, "");
+  result_free(&r);
+  args[11] = "llvm";
+  args[12] = "--output";
+  args[13] = "ltoir";
+  r = run(args);
+  ck_assert_int_eq(r.status, 1);
+  ck_assert_str_eq(r.err, "cuplug: error: CUPLUG_ERR_OPTION_BACKEND: LLVM's NVPTX backend makes "
+                          "PTX and cubins, not LTO-IR: ask for output ptx or cubin, or the "
+                          "libnvvm backend for LTO-IR\n");
+  result_free(&r);
+}
+END_TEST
+
+/* Modern IR, as text and as bitcode (NUL bytes and all), goes to LLVM's
+ * NVPTX backend by default; libNVVM takes it for cc 10.0 and up only. */
+START_TEST(compile_modern_text_and_bitcode) {
+  const char *forms[] = {"text", "bitcode"};
+  for (int i = 0; i < 2; i++) {
+    result r = run((const char *[]){"compile", modern_input(forms[i], "add_i32"), "--entry",
+                                    entry_of("add_i32"), "--sig", "int64(int32, int32)",
+                                    "--abi-name", "add_i32", "--cc", "9.0", NULL});
+    ck_assert_msg(r.status == 0, "%s: %s", forms[i], r.err);
+    T_ASSERT_STARTS(r.out, "//\n// Generated by LLVM NVPTX Back-End\n//\n");
+    T_ASSERT_CONTAINS(r.out, add_i32_ptx);
+    ck_assert_str_eq(r.err, "");
+    result_free(&r);
+  }
+  result r = run((const char *[]){"compile", modern_input("bitcode", "add_i32"), "--entry",
+                                  entry_of("add_i32"), "--sig", "int64(int32, int32)",
+                                  "--backend", "libnvvm", "--cc", "8.6", NULL});
+  ck_assert_int_eq(r.status, 1);
+  ck_assert_str_eq(r.err, "cuplug: error: CUPLUG_ERR_OPTION_BACKEND: libNVVM reads modern IR "
+                          "(opaque pointers, bitcode) only for cc 10.0 and up, not 8.6: compile "
+                          "it to ptx or cubin with the llvm backend\n");
+  result_free(&r);
+  r = run((const char *[]){"compile", modern_input("bitcode", "add_i32"), "--entry",
+                           entry_of("add_i32"), "--sig", "int64(int32, int32)", "--abi-name",
+                           "add_i32", "--backend", "libnvvm", "--cc", "10.0", NULL});
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  T_ASSERT_STARTS(r.out, "//\n// Generated by NVIDIA NVVM Compiler\n");
+  T_ASSERT_CONTAINS(r.out, "\n.target sm_100\n");
+  T_ASSERT_CONTAINS(r.out, add_i32_ptx);
+  result_free(&r);
+}
+END_TEST
+
+/* Bitcode cut short is the plugin's error, naming the file it was read
+ * from (the module's name is its path, as for text). */
+START_TEST(compile_truncated_bitcode) {
+  size_t n;
+  char *bc = t_read(modern_input("bitcode", "add_i32"), &n);
+  ck_assert_uint_gt(n, 200);
+  const char *cut = scratch("cut.bc", NULL);
+  FILE *f = fopen(cut, "wb");
+  ck_assert_uint_eq(fwrite(bc, 1, n / 2, f), n / 2);
+  fclose(f);
+  free(bc);
+  result r = run((const char *[]){"compile", cut, "--entry", entry_of("add_i32"), "--sig",
+                                  "int64(int32, int32)", NULL});
+  ck_assert_int_eq(r.status, 1);
+  T_ASSERT_STARTS(r.err, "cuplug: error: CUPLUG_ERR_IR_PARSE: ");
+  T_ASSERT_CONTAINS(r.err, cut);
+  ck_assert_str_eq(r.out, "");
+  result_free(&r);
+}
+END_TEST
+
+/* A kernel the IR marks ptx_kernel needs no --sig: its parameters are read
+ * from the IR.  Without --kernel, or for an entry the IR does not mark,
+ * the plugin says what it needs. */
+START_TEST(compile_kernel_without_signature) {
+  const char *k = scratch("scale.ll", scale_kernel);
+  result r = run((const char *[]){"compile", k, "--entry", "scale", "--kernel", "--cc", "9.0",
+                                  NULL});
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  T_ASSERT_CONTAINS(r.out, ".visible .entry scale(\n"
+                           "\t.param .u64 .ptr .align 1 scale_param_0,\n"
+                           "\t.param .u64 .ptr .align 1 scale_param_1,\n"
+                           "\t.param .f32 scale_param_2,\n"
+                           "\t.param .u32 scale_param_3\n)");
+  ck_assert_str_eq(r.err, "");
+  result_free(&r);
+  r = run((const char *[]){"compile", k, "--entry", "scale", "--cc", "9.0", NULL});
+  ck_assert_int_eq(r.status, 1);
+  ck_assert_str_eq(r.err, "cuplug: error: CUPLUG_ERR_OPTION_KIND: @scale is a kernel in the IR "
+                          "(ptx_kernel): compile it as a kernel\n");
+  result_free(&r);
+  r = run((const char *[]){"compile", modern_input("text", "add_i32"), "--entry",
+                           entry_of("add_i32"), NULL});
+  ck_assert_int_eq(r.status, 1);
+  char want[1024];
+  snprintf(want, sizeof want,
+           "cuplug: error: CUPLUG_ERR_INVALID_ARGUMENT: compile: entry @%s needs its signature: "
+           "only a kernel the IR marks (ptx_kernel) has it read from the IR\n",
+           entry_of("add_i32"));
+  ck_assert_str_eq(r.err, want);
+  result_free(&r);
+  r = run((const char *[]){"compile", corpus_ir, "--entry", entry_of("add_i32"), NULL});
+  ck_assert_int_eq(r.status, 1);
+  ck_assert_str_eq(r.err, "cuplug: error: CUPLUG_ERR_INVALID_ARGUMENT: compile: give the entry's "
+                          "signature (signature or signature_type)\n");
+  result_free(&r);
+}
+END_TEST
+
+/* case through either backend: numba-cuda's PTX signature from LLVM's
+ * NVPTX backend, and from a case whose IR is bitcode (input.bc); a
+ * backend for the host is the plugin's error. */
+START_TEST(case_through_either_backend) {
+  result r = run((const char *[]){"case", corpus_case, "--backend", "llvm", "--check", NULL});
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  T_ASSERT_STARTS(r.err, "cuplug: check: .func (.b64) add_i32(.b32, .b32) matches ");
+  ck_assert_str_eq(r.out, "");
+  result_free(&r);
+  char cmd[4500];
+  const char *bc = modern_case("bitcode", "add_i32");
+  snprintf(cmd, sizeof cmd, "cd %.4000s && cp case.json input.bc expected.ptx %s/", bc, tmp);
+  ck_assert_int_eq(system(cmd), 0);
+  char want[600];
+  snprintf(want, sizeof want, "cuplug: check: .func (.b64) add_i32(.b32, .b32) matches "
+                              "%s/expected.ptx\n", tmp);
+  /* through LLVM's NVPTX backend, the default here, then through libNVVM at
+   * a cc that reads modern IR (--cc over case.json's) */
+  const char *const extra[][4] = {{NULL}, {"--backend", "libnvvm", "--cc", "10.0"}};
+  for (int i = 0; i < 2; i++) {
+    r = run((const char *[]){"case", tmp, "--check", extra[i][0], extra[i][1], extra[i][2],
+                             extra[i][3], NULL});
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_str_eq(r.err, want);
+    result_free(&r);
+  }
+  r = run((const char *[]){"case", corpus_case, "--cc", "8.6", "-o", "-", NULL});
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  T_ASSERT_CONTAINS(r.out, "\n.target sm_86\n");
+  result_free(&r);
+  r = run((const char *[]){"case", corpus_case, "--run", "host", "--backend", "llvm", NULL});
+  ck_assert_int_eq(r.status, 1);
+  ck_assert_str_eq(r.err, "cuplug: error: CUPLUG_ERR_OPTION_BACKEND: backend llvm makes GPU "
+                          "code: output host compiles for this CPU with LLVM's own backend; "
+                          "leave backend unset\n");
+  result_free(&r);
+}
+END_TEST
+
+/* case --run gpu --backend llvm: a device function's PTX (the backend
+ * makes no LTO-IR) linked into the kernel that calls it, and a kernel's
+ * cubin, against numba-cuda's values; without a GPU, the error that says
+ * so. */
+START_TEST(case_run_gpu_llvm_backend) {
+  const char *names[] = {"dev_ptr_f32", "saxpy_kernel"};
+  for (int i = 0; i < 2; i++) {
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%.4000s/conformance/numba/%s", t_test_dir(), names[i]);
+    result r = run((const char *[]){"case", dir, "--run", "gpu", "--backend", "llvm", NULL});
+    if (strstr(r.err, "CUPLUG_ERR_NO_DEVICE")) {
+      ck_assert_int_eq(r.status, 1);
+      T_ASSERT_STARTS(r.err, "cuplug: error: CUPLUG_ERR_NO_DEVICE: no CUDA device");
+    } else {
+      ck_assert_msg(r.status == 0, "%s: %s", names[i], r.err);
+      T_ASSERT_CONTAINS(r.out, ", 0 differ");
+    }
+    result_free(&r);
+  }
+}
+END_TEST
+
+/* run: modern IR on the CPU, text and bitcode; without --sig the plugin
+ * says that a device function needs one. */
+START_TEST(run_modern_ir) {
+  if (no_host_library()) return;
+  const char *forms[] = {"text", "bitcode"};
+  for (int i = 0; i < 2; i++) {
+    result r = run((const char *[]){"run", modern_input(forms[i], "add_i32"), "--entry",
+                                    entry_of("add_i32"), "--sig", "int64(int32, int32)",
+                                    "--abi-name", "add_i32", "--", "2", "40", NULL});
+    ck_assert_msg(r.status == 0, "%s: %s", forms[i], r.err);
+    ck_assert_str_eq(r.out, "42\n");
+    ck_assert_str_eq(r.err, "");
+    result_free(&r);
+  }
+  result r = run((const char *[]){"run", modern_input("text", "add_i32"), "--entry",
+                                  entry_of("add_i32"), "--", "2", "40", NULL});
+  ck_assert_int_eq(r.status, 1);
+  char want[1024];
+  snprintf(want, sizeof want,
+           "cuplug: error: CUPLUG_ERR_INVALID_ARGUMENT: compile: entry @%s needs its signature: "
+           "only a kernel the IR marks (ptx_kernel) has it read from the IR\n",
+           entry_of("add_i32"));
+  ck_assert_str_eq(r.err, want);
+  ck_assert_str_eq(r.out, "");
+  result_free(&r);
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s path/to/cuplug\n", argv[0]);
@@ -1243,5 +1512,12 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, list_keys_with_a_prefix);
   tcase_add_test(tc, run_complex_values);
   tcase_add_test(tc, run_interrupted_exits_130);
+  tcase_add_test(tc, compile_with_either_backend);
+  tcase_add_test(tc, compile_modern_text_and_bitcode);
+  tcase_add_test(tc, compile_truncated_bitcode);
+  tcase_add_test(tc, compile_kernel_without_signature);
+  tcase_add_test(tc, case_through_either_backend);
+  tcase_add_test(tc, case_run_gpu_llvm_backend);
+  tcase_add_test(tc, run_modern_ir);
   return t_run_suite(s);
 }

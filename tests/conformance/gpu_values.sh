@@ -1,7 +1,8 @@
 #!/bin/sh
 # On the GPU machine: makes every conformance case's values.json with
 # numba-cuda (make_values.py), runs the cases on the host and, built by
-# cuplug, on the GPU against them (when a build was carried),
+# cuplug (with libNVVM, then with LLVM's NVPTX backend), on the GPU against
+# them (when a build was carried),
 # and copies the files to OUT/values/<case>.json to bring back.
 #   sh tests/conformance/gpu_values.sh OUT
 out=${1:?usage: gpu_values.sh OUT}
@@ -15,5 +16,6 @@ done
 if [ -x build/bin/cuplug ]; then
   sh "$here/run_values.sh" build/bin/cuplug host "$here/numba"
   sh "$here/run_values.sh" build/bin/cuplug gpu "$here/numba"
+  sh "$here/run_values.sh" build/bin/cuplug gpu "$here/numba" --backend llvm
 fi
 exit 0

@@ -25,6 +25,11 @@ assert_type(cuplug.compile(IR, "int32()", entry="f", output=output),
             Tuple[Union[str, bytes, cuplug.Artifact], Optional[cuplug.Type]])
 assert_type(cuplug.compile_for_current_device(IR, "int32()", entry="f", output="host"),
             Tuple[cuplug.Artifact, Optional[cuplug.Type]])
+# modern IR: the backend by name, bitcode as bytes, a kernel's signature from the IR
+assert_type(cuplug.compile(IR, "int32()", entry="f", backend="llvm"),
+            Tuple[str, Optional[cuplug.Type]])
+assert_type(cuplug.compile_ptx(b"BC\xc0\xde", entry="k"), Tuple[str, Optional[cuplug.Type]])
+assert_type(art.backend, Optional[str])
 assert_type(cuplug.resolve_call("math.pow", "float32, int32"), cuplug.Resolution)
 assert_type(cuplug.__version__, str)
 try:

@@ -7,7 +7,7 @@ import cuplug
 from conftest import load_case
 
 FIELDS = ("output", "data", "symbol", "log", "link_log", "cc", "kind", "signature",
-          "cooperative", "parts", "ir", "cache", "debug")
+          "cooperative", "parts", "ir", "cache", "debug", "backend")
 
 
 def compile_add(session, **options):
@@ -31,7 +31,7 @@ def test_artifact_attributes_of_a_plain_compile():
         "output": 1, "data": ptx, "symbol": "add_i32", "log": "", "link_log": "",
         "cc": (8, 6), "kind": 0, "signature": cuplug.typeof("int64(int32, int32)"),
         "cooperative": False, "parts": [(2, "add_i32", ptx)], "ir": [(name, ir)],
-        "cache": "none", "debug": False}
+        "cache": "none", "debug": False, "backend": "libnvvm"}
 
 
 def test_debug_is_the_debug_flag_not_the_cache():

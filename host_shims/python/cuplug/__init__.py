@@ -86,11 +86,13 @@ class TypeSyntaxError(CuplugError, ValueError):
 
 
 class IRError(CuplugError, ValueError):
-    """IR that is empty, does not parse, is not valid, or lacks its entry (20 to 24, 94)."""
+    """IR that is empty, does not parse, is not valid, or lacks its entry; bitcode
+    from an LLVM newer than cuplug's (20 to 25, 94)."""
 
 
 class OptionError(CuplugError, ValueError):
-    """An option numba-cuda's rules refuse (30 to 40)."""
+    """An option numba-cuda's rules refuse, or a backend that cannot serve the
+    compile (30 to 41)."""
 
 
 class ToolkitError(CuplugError):
@@ -182,9 +184,9 @@ def _error_class(code, type_error=False):
         return ArgumentError
     if 10 <= code <= 12:
         return TypeSyntaxError
-    if 20 <= code <= 24 or code == 94:
+    if 20 <= code <= 25 or code == 94:
         return IRError
-    if 30 <= code <= 40:
+    if 30 <= code <= 41:
         return OptionError
     if 60 <= code <= 62:
         return LinkError
@@ -401,7 +403,7 @@ def _output_error(output, outputs):
 
 def _compile(ir, sig, entry, entry_abi, device, abi, abi_info, output, cc, opt, debug, lineinfo,
              fastmath, forceinline, launch_bounds, link, session, max_registers, time_limit_ms,
-             current_device, all_):
+             current_device, all_, backend):
     if not isinstance(output, str) or output not in _OUTPUTS:
         raise _output_error(output, "ptx, ltoir, cubin or host")
     if not isinstance(entry, str):
@@ -414,7 +416,9 @@ def _compile(ir, sig, entry, entry_abi, device, abi, abi_info, output, cc, opt, 
         cc=cc, current_device=current_device, opt=_opt(opt), debug=bool(debug),
         lineinfo=lineinfo, fastmath=fastmath, forceinline=forceinline,
         launch_bounds=_bounds(launch_bounds), max_registers=max_registers or 0,
-        link=_codes(link), time_limit_ms=time_limit_ms, all=all_)
+        link=_codes(link), time_limit_ms=time_limit_ms, all=all_, backend=backend)
+    if sig_t is None:  # the IR's, which the artifact holds
+        sig_t = art.signature
     restype = sig_t.restype if isinstance(sig_t, Type) else None
     if output == "host":  # no code: the Artifact, for load()
         return art, restype
@@ -424,14 +428,17 @@ def _compile(ir, sig, entry, entry_abi, device, abi, abi_info, output, cc, opt, 
 
 
 @_own_errors
-def compile(ir, sig, *, entry, entry_abi="numba", device=True, abi="c", abi_info=None,
+def compile(ir, sig=None, *, entry, entry_abi="numba", device=True, abi="c", abi_info=None,
             output="ptx", cc=None, opt=None, debug=None, lineinfo=False, fastmath=False,
             forceinline=False, launch_bounds=None, link=(), session=None, max_registers=None,
-            time_limit_ms=0):
+            time_limit_ms=0, backend=None):
     """Compile a host JIT's NVVM IR: numba-cuda's compile().
 
-    ir: the IR as text or bytes, or a list of modules.  sig: the entry's
-    signature ("float32(float32, int32)" or a Type).  entry: its symbol in the
+    ir: the IR as text or bytes, or a list of modules: numba-cuda's typed
+    NVVM IR, modern (opaque-pointer) text, or LLVM bitcode (bytes).  sig: the
+    entry's signature ("float32(float32, int32)" or a Type); None for a
+    kernel that modern IR marks ptx_kernel, whose parameters the IR gives
+    (the plugin says when one is needed).  entry: its symbol in the
     IR, whose ABI is entry_abi ("numba": status return and return slot, or
     "c").  A device function is exported under abi ("c": R name(args), named
     abi_info["abi_name"] or the entry's name; or "numba"); device=False makes
@@ -439,53 +446,57 @@ def compile(ir, sig, *, entry, entry_abi="numba", device=True, abi="c", abi_info
     declared functions it calls), or "host" (for this CPU: load() the
     Artifact returned in place of code).  cc: (major, minor), or with "a" or
     "f" third (numba-cuda's arch-specific and family ccs); None: the
-    default rule.  Returns (code, restype): PTX as str, LTO-IR or a cubin as
-    bytes (the Artifact for "host"), and the signature's return type."""
+    default rule.  backend: what makes the GPU code, "libnvvm" or "llvm"
+    (LLVM's NVPTX backend: PTX and cubins, no LTO-IR); None: libNVVM for
+    numba-cuda's typed IR, LLVM for modern IR and bitcode.  Returns (code,
+    restype): PTX as str, LTO-IR or a cubin as bytes (the Artifact for
+    "host"), and the signature's return type."""
     return _compile(ir, sig, entry, entry_abi, device, abi, abi_info, output, cc, opt, debug,
                     lineinfo, fastmath, forceinline, launch_bounds, link, session,
-                    max_registers, time_limit_ms, False, False)
+                    max_registers, time_limit_ms, False, False, backend)
 
 
 @_own_errors
-def compile_ptx(ir, sig, *, entry, entry_abi="numba", device=False, abi="numba", abi_info=None,
-                cc=None, opt=None, debug=None, lineinfo=False, fastmath=False,
+def compile_ptx(ir, sig=None, *, entry, entry_abi="numba", device=False, abi="numba",
+                abi_info=None, cc=None, opt=None, debug=None, lineinfo=False, fastmath=False,
                 launch_bounds=None, link=(), session=None, max_registers=None,
-                time_limit_ms=0):
+                time_limit_ms=0, backend=None):
     """numba-cuda's compile_ptx: a kernel (device=False) to PTX by default.
     Returns (ptx, restype)."""
     return _compile(ir, sig, entry, entry_abi, device, abi, abi_info, "ptx", cc, opt, debug,
                     lineinfo, fastmath, False, launch_bounds, link, session, max_registers,
-                    time_limit_ms, False, False)
+                    time_limit_ms, False, False, backend)
 
 
 @_own_errors
-def compile_for_current_device(ir, sig, *, entry, entry_abi="numba", device=True, abi="c",
-                               abi_info=None, output="ptx", opt=None, debug=None,
+def compile_for_current_device(ir, sig=None, *, entry, entry_abi="numba", device=True,
+                               abi="c", abi_info=None, output="ptx", opt=None, debug=None,
                                lineinfo=False, fastmath=False, forceinline=False,
                                launch_bounds=None, link=(), session=None, max_registers=None,
-                               time_limit_ms=0):
+                               time_limit_ms=0, backend=None):
     """compile() for the compute capability of the current GPU."""
     return _compile(ir, sig, entry, entry_abi, device, abi, abi_info, output, None, opt, debug,
                     lineinfo, fastmath, forceinline, launch_bounds, link, session,
-                    max_registers, time_limit_ms, True, False)
+                    max_registers, time_limit_ms, True, False, backend)
 
 
 @_own_errors
-def compile_ptx_for_current_device(ir, sig, *, entry, entry_abi="numba", device=False,
+def compile_ptx_for_current_device(ir, sig=None, *, entry, entry_abi="numba", device=False,
                                    abi="numba", abi_info=None, opt=None, debug=None,
                                    lineinfo=False, fastmath=False, launch_bounds=None, link=(),
-                                   session=None, max_registers=None, time_limit_ms=0):
+                                   session=None, max_registers=None, time_limit_ms=0,
+                                   backend=None):
     """compile_ptx() for the compute capability of the current GPU."""
     return _compile(ir, sig, entry, entry_abi, device, abi, abi_info, "ptx", None, opt, debug,
                     lineinfo, fastmath, False, launch_bounds, link, session, max_registers,
-                    time_limit_ms, True, False)
+                    time_limit_ms, True, False, backend)
 
 
 @_own_errors
-def compile_all(ir, sig, *, entry, entry_abi="numba", device=True, abi="c", abi_info=None,
-                output="ltoir", cc=None, opt=None, debug=None, lineinfo=False, fastmath=False,
-                forceinline=False, launch_bounds=None, link=(), session=None,
-                max_registers=None, time_limit_ms=0):
+def compile_all(ir, sig=None, *, entry, entry_abi="numba", device=True, abi="c",
+                abi_info=None, output="ltoir", cc=None, opt=None, debug=None, lineinfo=False,
+                fastmath=False, forceinline=False, launch_bounds=None, link=(), session=None,
+                max_registers=None, time_limit_ms=0, backend=None):
     """numba-cuda's compile_all: the compile's own code (LTO-IR by default),
     then each .cu it links compiled by NVRTC, then the other code as given.
     Returns (codes, restype)."""
@@ -493,7 +504,7 @@ def compile_all(ir, sig, *, entry, entry_abi="numba", device=True, abi="c", abi_
         raise _output_error(output, "ptx or ltoir")
     return _compile(ir, sig, entry, entry_abi, device, abi, abi_info, output, cc, opt, debug,
                     lineinfo, fastmath, forceinline, launch_bounds, link, session,
-                    max_registers, time_limit_ms, False, True)
+                    max_registers, time_limit_ms, False, True, backend)
 
 
 # ---- typing and lowering ---------------------------------------------------

@@ -12,6 +12,7 @@ _CC = Union[Tuple[int, int], Tuple[int, int, str]]
 _Opt = Union[bool, int, None]
 _Bounds = Union[int, Sequence[int], None]
 _HostFunction = Union[int, Any, None]  # an int address, or a ctypes function
+_Backend = Optional[Literal["libnvvm", "llvm"]]  # None: by the IR's dialect
 
 __version__: str
 
@@ -85,6 +86,7 @@ class Artifact:
     ir: list[Tuple[str, str]]
     debug: bool
     cache: str
+    backend: Optional[str]
 
 @final
 class Kernel:
@@ -129,7 +131,7 @@ class Session:
                  cache_dir: Optional[str] = ..., cache_max_bytes: int = ...,
                  cache_memory_bytes: int = ...) -> None: ...
     def compile(self, modules: Union[_Text, Sequence[Union[_Text, Tuple[Optional[str], _Text]]]],
-                entry: str, signature: _Signature, **options: Any) -> Artifact: ...
+                entry: str, signature: Optional[_Signature], **options: Any) -> Artifact: ...
     def link(self, code: Sequence[_Code] = ..., artifacts: Sequence[Artifact] = ...,
              **options: Any) -> Artifact: ...
     def load(self, artifact_or_cubin: Union[Artifact, bytes]) -> Library: ...
@@ -174,88 +176,107 @@ def default_session() -> Session: ...
 _Restype = Optional[Type]
 
 @overload
-def compile(ir: _IR, sig: _Signature, *, entry: str, entry_abi: str = ..., device: bool = ...,
-            abi: str = ..., abi_info: Optional[Mapping[str, Optional[str]]] = ...,
+def compile(ir: _IR, sig: Optional[_Signature] = ..., *, entry: str, entry_abi: str = ...,
+            device: bool = ..., abi: str = ...,
+            abi_info: Optional[Mapping[str, Optional[str]]] = ...,
             output: Literal["ptx"] = ..., cc: Optional[_CC] = ..., opt: _Opt = ...,
             debug: Optional[bool] = ..., lineinfo: bool = ..., fastmath: bool = ...,
             forceinline: bool = ..., launch_bounds: _Bounds = ..., link: Iterable[_Code] = ...,
             session: Optional[Session] = ..., max_registers: Optional[int] = ...,
-            time_limit_ms: int = ...) -> Tuple[str, _Restype]: ...
+            time_limit_ms: int = ...,
+            backend: _Backend = ...) -> Tuple[str, _Restype]: ...
 @overload
-def compile(ir: _IR, sig: _Signature, *, entry: str, entry_abi: str = ..., device: bool = ...,
-            abi: str = ..., abi_info: Optional[Mapping[str, Optional[str]]] = ...,
+def compile(ir: _IR, sig: Optional[_Signature] = ..., *, entry: str, entry_abi: str = ...,
+            device: bool = ..., abi: str = ...,
+            abi_info: Optional[Mapping[str, Optional[str]]] = ...,
             output: Literal["ltoir", "cubin"], cc: Optional[_CC] = ..., opt: _Opt = ...,
             debug: Optional[bool] = ..., lineinfo: bool = ..., fastmath: bool = ...,
             forceinline: bool = ..., launch_bounds: _Bounds = ..., link: Iterable[_Code] = ...,
             session: Optional[Session] = ..., max_registers: Optional[int] = ...,
-            time_limit_ms: int = ...) -> Tuple[bytes, _Restype]: ...
+            time_limit_ms: int = ...,
+            backend: _Backend = ...) -> Tuple[bytes, _Restype]: ...
 @overload
-def compile(ir: _IR, sig: _Signature, *, entry: str, entry_abi: str = ..., device: bool = ...,
-            abi: str = ..., abi_info: Optional[Mapping[str, Optional[str]]] = ...,
+def compile(ir: _IR, sig: Optional[_Signature] = ..., *, entry: str, entry_abi: str = ...,
+            device: bool = ..., abi: str = ...,
+            abi_info: Optional[Mapping[str, Optional[str]]] = ...,
             output: Literal["host"], cc: Optional[_CC] = ..., opt: _Opt = ...,
             debug: Optional[bool] = ..., lineinfo: bool = ..., fastmath: bool = ...,
             forceinline: bool = ..., launch_bounds: _Bounds = ..., link: Iterable[_Code] = ...,
             session: Optional[Session] = ..., max_registers: Optional[int] = ...,
-            time_limit_ms: int = ...) -> Tuple[Artifact, _Restype]: ...
+            time_limit_ms: int = ...,
+            backend: _Backend = ...) -> Tuple[Artifact, _Restype]: ...
 @overload
-def compile(ir: _IR, sig: _Signature, *, entry: str, entry_abi: str = ..., device: bool = ...,
-            abi: str = ..., abi_info: Optional[Mapping[str, Optional[str]]] = ...,
+def compile(ir: _IR, sig: Optional[_Signature] = ..., *, entry: str, entry_abi: str = ...,
+            device: bool = ..., abi: str = ...,
+            abi_info: Optional[Mapping[str, Optional[str]]] = ...,
             output: str = ..., cc: Optional[_CC] = ..., opt: _Opt = ...,
             debug: Optional[bool] = ..., lineinfo: bool = ..., fastmath: bool = ...,
             forceinline: bool = ..., launch_bounds: _Bounds = ..., link: Iterable[_Code] = ...,
             session: Optional[Session] = ..., max_registers: Optional[int] = ...,
-            time_limit_ms: int = ...) -> Tuple[Union[str, bytes, Artifact], _Restype]: ...
-def compile_ptx(ir: _IR, sig: _Signature, *, entry: str, entry_abi: str = ...,
+            time_limit_ms: int = ...,
+            backend: _Backend = ...) -> Tuple[Union[str, bytes, Artifact], _Restype]: ...
+def compile_ptx(ir: _IR, sig: Optional[_Signature] = ..., *, entry: str, entry_abi: str = ...,
                 device: bool = ..., abi: str = ...,
                 abi_info: Optional[Mapping[str, Optional[str]]] = ..., cc: Optional[_CC] = ...,
                 opt: _Opt = ..., debug: Optional[bool] = ..., lineinfo: bool = ...,
                 fastmath: bool = ..., launch_bounds: _Bounds = ..., link: Iterable[_Code] = ...,
                 session: Optional[Session] = ..., max_registers: Optional[int] = ...,
-                time_limit_ms: int = ...) -> Tuple[str, _Restype]: ...
+                time_limit_ms: int = ...,
+                backend: _Backend = ...) -> Tuple[str, _Restype]: ...
 @overload
 def compile_for_current_device(
-        ir: _IR, sig: _Signature, *, entry: str, entry_abi: str = ..., device: bool = ...,
-        abi: str = ..., abi_info: Optional[Mapping[str, Optional[str]]] = ...,
+        ir: _IR, sig: Optional[_Signature] = ..., *, entry: str, entry_abi: str = ...,
+        device: bool = ..., abi: str = ...,
+        abi_info: Optional[Mapping[str, Optional[str]]] = ...,
         output: Literal["ptx"] = ..., opt: _Opt = ..., debug: Optional[bool] = ...,
         lineinfo: bool = ..., fastmath: bool = ..., forceinline: bool = ...,
         launch_bounds: _Bounds = ..., link: Iterable[_Code] = ...,
         session: Optional[Session] = ..., max_registers: Optional[int] = ...,
-        time_limit_ms: int = ...) -> Tuple[str, _Restype]: ...
+        time_limit_ms: int = ...,
+        backend: _Backend = ...) -> Tuple[str, _Restype]: ...
 @overload
 def compile_for_current_device(
-        ir: _IR, sig: _Signature, *, entry: str, entry_abi: str = ..., device: bool = ...,
-        abi: str = ..., abi_info: Optional[Mapping[str, Optional[str]]] = ...,
+        ir: _IR, sig: Optional[_Signature] = ..., *, entry: str, entry_abi: str = ...,
+        device: bool = ..., abi: str = ...,
+        abi_info: Optional[Mapping[str, Optional[str]]] = ...,
         output: Literal["ltoir", "cubin"], opt: _Opt = ..., debug: Optional[bool] = ...,
         lineinfo: bool = ..., fastmath: bool = ..., forceinline: bool = ...,
         launch_bounds: _Bounds = ..., link: Iterable[_Code] = ...,
         session: Optional[Session] = ..., max_registers: Optional[int] = ...,
-        time_limit_ms: int = ...) -> Tuple[bytes, _Restype]: ...
+        time_limit_ms: int = ...,
+        backend: _Backend = ...) -> Tuple[bytes, _Restype]: ...
 @overload
 def compile_for_current_device(
-        ir: _IR, sig: _Signature, *, entry: str, entry_abi: str = ..., device: bool = ...,
-        abi: str = ..., abi_info: Optional[Mapping[str, Optional[str]]] = ...,
+        ir: _IR, sig: Optional[_Signature] = ..., *, entry: str, entry_abi: str = ...,
+        device: bool = ..., abi: str = ...,
+        abi_info: Optional[Mapping[str, Optional[str]]] = ...,
         output: Literal["host"], opt: _Opt = ..., debug: Optional[bool] = ...,
         lineinfo: bool = ..., fastmath: bool = ..., forceinline: bool = ...,
         launch_bounds: _Bounds = ..., link: Iterable[_Code] = ...,
         session: Optional[Session] = ..., max_registers: Optional[int] = ...,
-        time_limit_ms: int = ...) -> Tuple[Artifact, _Restype]: ...
+        time_limit_ms: int = ...,
+        backend: _Backend = ...) -> Tuple[Artifact, _Restype]: ...
 @overload
 def compile_for_current_device(
-        ir: _IR, sig: _Signature, *, entry: str, entry_abi: str = ..., device: bool = ...,
-        abi: str = ..., abi_info: Optional[Mapping[str, Optional[str]]] = ...,
+        ir: _IR, sig: Optional[_Signature] = ..., *, entry: str, entry_abi: str = ...,
+        device: bool = ..., abi: str = ...,
+        abi_info: Optional[Mapping[str, Optional[str]]] = ...,
         output: str = ..., opt: _Opt = ..., debug: Optional[bool] = ...,
         lineinfo: bool = ..., fastmath: bool = ..., forceinline: bool = ...,
         launch_bounds: _Bounds = ..., link: Iterable[_Code] = ...,
         session: Optional[Session] = ..., max_registers: Optional[int] = ...,
-        time_limit_ms: int = ...) -> Tuple[Union[str, bytes, Artifact], _Restype]: ...
+        time_limit_ms: int = ...,
+        backend: _Backend = ...) -> Tuple[Union[str, bytes, Artifact], _Restype]: ...
 def compile_ptx_for_current_device(
-        ir: _IR, sig: _Signature, *, entry: str, entry_abi: str = ..., device: bool = ...,
-        abi: str = ..., abi_info: Optional[Mapping[str, Optional[str]]] = ..., opt: _Opt = ...,
+        ir: _IR, sig: Optional[_Signature] = ..., *, entry: str, entry_abi: str = ...,
+        device: bool = ..., abi: str = ...,
+        abi_info: Optional[Mapping[str, Optional[str]]] = ..., opt: _Opt = ...,
         debug: Optional[bool] = ..., lineinfo: bool = ..., fastmath: bool = ...,
         launch_bounds: _Bounds = ..., link: Iterable[_Code] = ...,
         session: Optional[Session] = ..., max_registers: Optional[int] = ...,
-        time_limit_ms: int = ...) -> Tuple[str, _Restype]: ...
-def compile_all(ir: _IR, sig: _Signature, *, entry: str, entry_abi: str = ...,
+        time_limit_ms: int = ...,
+        backend: _Backend = ...) -> Tuple[str, _Restype]: ...
+def compile_all(ir: _IR, sig: Optional[_Signature] = ..., *, entry: str, entry_abi: str = ...,
                 device: bool = ..., abi: str = ...,
                 abi_info: Optional[Mapping[str, Optional[str]]] = ...,
                 output: Literal["ptx", "ltoir"] = ..., cc: Optional[_CC] = ..., opt: _Opt = ...,
@@ -263,7 +284,8 @@ def compile_all(ir: _IR, sig: _Signature, *, entry: str, entry_abi: str = ...,
                 forceinline: bool = ..., launch_bounds: _Bounds = ...,
                 link: Iterable[_Code] = ..., session: Optional[Session] = ...,
                 max_registers: Optional[int] = ...,
-                time_limit_ms: int = ...) -> Tuple[list[Union[str, bytes]], _Restype]: ...
+                time_limit_ms: int = ...,
+                backend: _Backend = ...) -> Tuple[list[Union[str, bytes]], _Restype]: ...
 def declare_device(name: str, sig: _Signature,
                    link: Optional[Union[_Code, Sequence[_Code]]] = ...,
                    use_cooperative: bool = ..., abi: str = ..., *,

@@ -136,6 +136,15 @@ GETTER(debug) {
   return PyBool_FromLong(info_of(self).debug);
 }
 
+GETTER(backend) {
+  (void)unused;
+  switch (info_of(self).backend) {
+    case CUPLUG_BACKEND_LIBNVVM: return PyUnicode_FromString("libnvvm");
+    case CUPLUG_BACKEND_LLVM: return PyUnicode_FromString("llvm");
+    default: Py_RETURN_NONE; /* host code, and links, come from neither */
+  }
+}
+
 #undef GETTER
 #define GETTER(name, doc) {#name, artifact_##name, NULL, doc, NULL}
 
@@ -155,6 +164,9 @@ static PyGetSetDef artifact_getset[] = {
            "Where it came from: 'miss' (built and stored), 'memory' or 'disk' (found in the\n"
            "cache), 'none' (built, no cache)."),
     GETTER(debug, "Compiled with the exception store."),
+    GETTER(backend,
+           "What made the PTX or LTO-IR: 'libnvvm' or 'llvm' (LLVM's NVPTX backend); None\n"
+           "for host code and links."),
     {NULL, NULL, NULL, NULL, NULL}};
 
 #undef GETTER

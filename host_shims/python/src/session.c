@@ -174,7 +174,8 @@ static PyObject *session_registry(PyObject *self, void *unused) {
   X(int, no_lto, "p", 0)                     \
   X(PyObject *, time_limit_ms, "O", NULL)    \
   X(int, all, "p", 0)                        \
-  X(int, cache, "p", 1)
+  X(int, cache, "p", 1)                      \
+  X(PyObject *, backend, "O", Py_None)
 
 #define COMPILE_FIELD(type, name, code, default) type name;
 #define COMPILE_NAME(type, name, code, default) #name,
@@ -198,8 +199,27 @@ static int compile_options_of(PyObject *args, PyObject *kw, compile_options *o) 
              : -1;
 }
 
+/* A backend by its name; None: the default, by the IR's dialect. */
+static int backend_of(shim_state *st, PyObject *obj, cuplug_backend *out) {
+  *out = CUPLUG_BACKEND_DEFAULT;
+  if (obj == Py_None) return 0;
+  if (!PyUnicode_Check(obj))
+    return shim_type_error("backend", "'libnvvm', 'llvm' or None", obj), -1;
+  const char *name = PyUnicode_AsUTF8AndSize(obj, NULL);
+  if (!name) return -1;
+  if (!strcmp(name, "libnvvm"))
+    *out = CUPLUG_BACKEND_LIBNVVM;
+  else if (!strcmp(name, "llvm"))
+    *out = CUPLUG_BACKEND_LLVM;
+  else
+    return shim_fail(st, CUPLUG_ERR_OPTION_BACKEND, "Unsupported backend: %s (libnvvm or llvm)",
+                     name), -1;
+  return 0;
+}
+
 /* The options as the plugin's compile args, but for the launch bounds, the
- * cc and the lists the call borrows. */
+ * cc and the lists the call borrows.  A signature of None is the IR's (a
+ * kernel that modern IR marks ptx_kernel). */
 static int compile_args_of(shim_state *st, PyObject *self, const compile_options *o,
                            cuplug_compile_args *a) {
   if (!PyUnicode_Check(o->entry))
@@ -225,7 +245,9 @@ static int compile_args_of(shim_state *st, PyObject *self, const compile_options
              (o->keep_ir ? CUPLUG_COMPILE_KEEP_IR : 0) |
              (o->linked_ptx ? CUPLUG_COMPILE_LINKED_PTX : 0) |
              (o->cache ? 0 : CUPLUG_COMPILE_NO_CACHE);
-  if (!(a->signature_type = shim_type_from(st, o->signature, "signature")) ||
+  if ((o->signature != Py_None &&
+       !(a->signature_type = shim_type_from(st, o->signature, "signature"))) ||
+      backend_of(st, o->backend, &a->backend) < 0 ||
       shim_abi_of(st, o->entry_abi, "entry ABI", &a->entry_abi) < 0 ||
       shim_abi_of(st, o->abi, "ABI", &a->abi) < 0 ||
       (o->max_registers && shim_u32(o->max_registers, "max_registers", &a->max_registers) < 0) ||
@@ -440,7 +462,9 @@ SHIM_OWN_1(shim_to_host, ARGUMENT, ARGUMENT)
 static PyMethodDef session_methods[] = {
     {"compile", (PyCFunction)(void (*)(void))session_compile_owned, METH_VARARGS | METH_KEYWORDS,
      "compile(modules, entry, signature, **options) -> Artifact (the plugin's compile);\n"
-     "modules: IR text or bytes, or a sequence of them or of (name, text)."},
+     "modules: IR text or bytes (bitcode), or a sequence of them or of (name, text);\n"
+     "signature None: the IR's (a kernel modern IR marks ptx_kernel); backend:\n"
+     "'libnvvm', 'llvm' (LLVM's NVPTX backend) or None (by the IR's dialect)."},
     {"link", (PyCFunction)(void (*)(void))session_link_owned, METH_VARARGS | METH_KEYWORDS,
      "link(code=(), artifacts=(), **options) -> Artifact: a cubin."},
     {"load", shim_library_load_owned, METH_O, "load(artifact_or_cubin) -> Library."},
