@@ -111,6 +111,12 @@ bool cuplug__modern_uses_libdevice(cuplug__modern *m);
 
 /* The module as bitcode (*data malloc'd, the caller's), or as text
  * (malloc'd, NUL-terminated; *size without the NUL). */
+/* For libNVVM's LLVM 20 reader (cc 10.0 and up): the NVVM intrinsics LLVM
+ * 21 and 22 renamed on reading go back to the names libNVVM knows
+ * (barrier.cta.* to barrier0 and barrier.sync, fabs and ex2.approx to
+ * their older spellings), calls rewritten where the arguments changed. */
+cuplug_error *cuplug__modern_nvvm20_intrinsics(cuplug__modern *m);
+
 cuplug_error *cuplug__modern_bitcode(cuplug__modern *m, char **data, size_t *size);
 cuplug_error *cuplug__modern_text(cuplug__modern *m, char **text, size_t *size);
 
