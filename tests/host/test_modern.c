@@ -427,10 +427,10 @@ END_TEST
 
 static Suite *suite_modern(void) {
   Suite *suite = suite_create("modern");
-  TCase *tc = t_tcase(suite, "clang", T_HOST, setup, teardown, 120);
+  TCase *tc = t_tcase(suite, "clang", T_HOST | T_CLANG, setup, teardown, 120);
   tcase_add_test(tc, clang_kernel_values);
   /* libdevice is libNVVM's */
-  tc = t_tcase(suite, "libdevice", T_HOST | T_NVVM, setup, teardown, 120);
+  tc = t_tcase(suite, "libdevice", T_HOST | T_NVVM | T_CLANG, setup, teardown, 120);
   tcase_add_test(tc, clang_kernel_calls_libdevice);
   tc = t_tcase(suite, "llvm_forms", T_HOST, setup, teardown, 120);
   tcase_add_test(tc, llvm_forms_values);

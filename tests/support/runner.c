@@ -27,6 +27,7 @@ static const struct need {
      "a CUDA device is present (the gpu suite covers these calls)"},
     {T_HOST, "host", t_have_host, "the CPU target's library is not in this build"},
     {T_ROOT, "root", is_root, "not root (it gives a folder to another user)"},
+    {T_CLANG, "clang", t_have_clang, "clang-22 not found (the case compiles CUDA C++ with it)"},
 };
 enum { NUM_NEEDS = sizeof needs / sizeof needs[0] };
 

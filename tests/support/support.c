@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 /* Check's asserts only work inside a test; the readers below also run in
@@ -98,6 +99,13 @@ bool t_have_host(void) {
   static int found = -1;
   if (found < 0) found = find_host();
   return found;
+}
+
+/* The GPU machine has no LLVM: the cases that compile CUDA C++ with clang
+ * at test time run where the build was made. */
+bool t_have_clang(void) {
+  const char *clang = getenv("CUPLUG_TEST_CLANG");
+  return clang && *clang && access(clang, X_OK) == 0;
 }
 
 cuplug_session *t_session(void) {

@@ -31,6 +31,7 @@ bool t_have_nvjitlink(void);
 bool t_have_gpu(void);
 /* Does the CPU target's library (libcuplug-host.so) load? */
 bool t_have_host(void);
+bool t_have_clang(void);
 
 /* A session with the default toolkit search; fails the test on error. */
 cuplug_session *t_session(void);
@@ -149,6 +150,7 @@ enum {
   T_NO_GPU = 1u << 4,    /* none: what the GPU calls say without one */
   T_HOST = 1u << 5,      /* the CPU target's library, libcuplug-host.so */
   T_ROOT = 1u << 6,      /* root: to give a file to another user (nobody) */
+  T_CLANG = 1u << 7,     /* clang-22 ($CUPLUG_TEST_CLANG), to make modern IR at test time */
 };
 #define T_TOOLKIT (T_NVVM | T_NVRTC | T_NVJITLINK)
 

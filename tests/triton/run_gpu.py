@@ -61,7 +61,9 @@ def run_case(session, case):
     k = lib.get_kernel(compiled.metadata.name)
     grid3 = tuple(grid) + (1,) * (3 - len(grid))
     block = (compiled.metadata.num_warps * 32, 1, 1)
-    values = [arg_value(a) for a in args] + [0, 0]
+    # Triton specialises an integer argument equal to 1 (the matmul's unit
+    # strides) into a constant: its kernel has no parameter for it
+    values = [arg_value(a) for a in args if not (isinstance(a, int) and a == 1)] + [0, 0]
     launch_cuplug = k[grid3, block, 0, compiled.metadata.shared]
     launch_cuplug(*values)
     torch.cuda.synchronize()
