@@ -112,3 +112,25 @@ cuplug_error *cuplug__nvptx_compile(cuplug__runner *r, const char *module, size_
   CUPLUG__TRY(cuplug__nvptx_start(r, module, size, o, &j));
   return cuplug__nvptx_finish(r, &j, ptx, ptx_size, log);
 }
+
+cuplug_error *cuplug__nvptx_to_text(cuplug__runner *r, const char *name, const char *module,
+                                    size_t size, char **text, size_t *text_size) {
+  static const char *const options[] = {"-text"};
+  cuplug__tool_input input = {0, name, module, size};
+  cuplug__tool_job job = {.tool = CUPLUG__TOOL_NVPTX, .options = options, .num_options = 1,
+                          .inputs = &input, .num_inputs = 1};
+  cuplug__tool_output out;
+  cuplug_error *e = cuplug__run(r, &job, 0, &out);
+  if (e && e->code == CUPLUG_ERR_TOOLKIT_CRASH) {
+    cuplug__error_destroy(e);
+    return cuplug__error(CUPLUG_ERR_IR_PARSE,
+                         "IR module %s is malformed bitcode: LLVM's bitcode reader crashed on it "
+                         "(in the helper process; the host goes on)",
+                         name);
+  }
+  if (e) return e;
+  free(out.log);
+  *text = out.data;
+  *text_size = out.size;
+  return NULL;
+}

@@ -50,6 +50,13 @@ cuplug_error *cuplug__nvptx_finish(cuplug__runner *r, cuplug__nvptx_job *j, char
                                    size_t *ptx_size, char **log);
 void cuplug__nvptx_cancel(cuplug__runner *r, cuplug__nvptx_job *j);
 
+/* A module (LLVM text or bitcode) read by the backend's LLVM and written
+ * as text (malloc'd, NUL-terminated): the plugin reads bitcode there, in a
+ * helper process, since LLVM's bitcode reader crashes on some malformed
+ * input.  A crash is CUPLUG_ERR_IR_PARSE naming the module. */
+cuplug_error *cuplug__nvptx_to_text(cuplug__runner *r, const char *name, const char *module,
+                                    size_t size, char **text, size_t *text_size);
+
 /* Starts and finishes. */
 cuplug_error *cuplug__nvptx_compile(cuplug__runner *r, const char *module, size_t size,
                                     const cuplug__nvptx_options *o, char **ptx,

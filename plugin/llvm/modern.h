@@ -35,6 +35,13 @@ cuplug_error *cuplug__modern_read(const cuplug__text *mods, size_t num, bool for
                                   cuplug__modern **out);
 void cuplug__modern_free(cuplug__modern *m); /* NULL: nothing */
 
+/* What bitcode says of itself, before any LLVM reader sees it: from an LLVM
+ * newer than cuplug's (CUPLUG_ERR_IR_VERSION, naming both), or cut short
+ * (CUPLUG_ERR_IR_PARSE, naming where).  cuplug__modern_read checks it too;
+ * the pipeline asks first, since it has bitcode read in a helper process
+ * (LLVM's bitcode reader crashes on some malformed input). */
+cuplug_error *cuplug__modern_check_bitcode(const cuplug__text *t);
+
 /* Names of the functions the module declares (not defines), intrinsics
  * (llvm.*) aside; owned by m, valid until the next call on m. */
 cuplug_error *cuplug__modern_declared(cuplug__modern *m, const char *const **names,

@@ -59,7 +59,7 @@ static const char *cut_short(const cuplug__bitcode_info *bi, char *buf, size_t c
 }
 
 /* Newer or truncated bitcode, named before LLVM tries it. */
-static cuplug_error *check_bitcode(const cuplug__text *t) {
+cuplug_error *cuplug__modern_check_bitcode(const cuplug__text *t) {
   cuplug__bitcode_info bi;
   cuplug__bitcode_scan(t->text, t->size, &bi);
   char buf[96];
@@ -93,7 +93,7 @@ static cuplug_error *check_target(const cuplug__text *t, LLVMModuleRef mod) {
 /* Parses one module into m's context, and checks it. */
 static cuplug_error *parse(cuplug__modern *m, const cuplug__text *t, LLVMModuleRef *out) {
   bool bitcode = cuplug__is_bitcode(t->text, t->size);
-  if (bitcode) CUPLUG__TRY(check_bitcode(t));
+  if (bitcode) CUPLUG__TRY(cuplug__modern_check_bitcode(t));
   /* LLVM's lexer needs a NUL after the text: text is copied, bitcode not */
   LLVMMemoryBufferRef mb =
       bitcode ? LLVMCreateMemoryBufferWithMemoryRange(t->text, t->size, t->name, 0)

@@ -64,6 +64,29 @@ static int (*const steps[])(cuplug__nvptx_work *) = {
     cuplug__nvptx_optimise,       /* default<On> with the target machine */
 };
 
+int cuplug__nvptx_to_text(const cuplug__nvptx_args *a, char **text, size_t *text_size,
+                          char **log, char **msg) {
+  *text = *log = *msg = NULL;
+  *text_size = 0;
+  cuplug__nvptx_args named = *a;
+  if (!named.name) named.name = "the module";
+  cuplug__nvptx_work w;
+  int status = cuplug__nvptx_work_init(&w, &named);
+  if (!status) status = parse(&w);
+  if (!status) {
+    char *printed = LLVMPrintModuleToString(w.mod);
+    *text_size = strlen(printed);
+    *text = malloc(*text_size + 1);
+    if (*text) memcpy(*text, printed, *text_size + 1);
+    else status = CUPLUG_ERR_OUT_OF_MEMORY;
+    LLVMDisposeMessage(printed);
+  }
+  cuplug__nvptx_work_end(&w);
+  *log = cuplug__buf_take(&w.log, NULL);
+  *msg = w.msg;
+  return status;
+}
+
 int cuplug__nvptx_compile_module(const cuplug__nvptx_args *a, char **ptx, size_t *ptx_size,
                                  char **log, char **msg) {
   *ptx = *log = *msg = NULL;

@@ -29,6 +29,7 @@ static const cuplug__nvptx_api api = {
     .compile = cuplug__nvptx_compile_module,
     .llvm_version = llvm_version,
     .set_fatal_handler = set_fatal_handler,
+    .to_text = cuplug__nvptx_to_text,
 };
 
 __attribute__((visibility("default"))) const cuplug__nvptx_api *cuplug__nvptx_get(uint32_t version) {

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CUPLUG__NVPTX_VERSION 1
+#define CUPLUG__NVPTX_VERSION 2
 
 /* The PTX ISA the backend writes, for every target: the newest that both
  * LLVM 22 writes and CUDA 13.0's nvJitLink and ptxas read, PTX ISA 9.0.
@@ -71,6 +71,14 @@ typedef struct cuplug__nvptx_api {
    * after it, whatever it does: it is for a helper process, to tell its
    * host why before it goes.  For the whole process. */
   void (*set_fatal_handler)(void (*report)(void *ctx, const char *reason), void *ctx);
+  /* Reads a->module (text or bitcode, of any LLVM from 7 to 22) and writes
+   * it as LLVM 22's text, *text NUL-terminated; the other arguments are not
+   * read.  LLVM's bitcode reader is not made for hostile input (fuzzing
+   * crashed it in the host): the plugin reads bitcode here, in the helper
+   * process, and parses only the text in its own.  Errors as compile's
+   * CUPLUG_ERR_IR_PARSE. */
+  int (*to_text)(const cuplug__nvptx_args *a, char **text, size_t *text_size, char **log,
+                 char **msg);
 } cuplug__nvptx_api;
 
 typedef const cuplug__nvptx_api *(*cuplug__nvptx_get_fn)(uint32_t version);

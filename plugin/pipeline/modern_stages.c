@@ -9,12 +9,34 @@
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "lowering/dialect.h"
 #include "lowering/lowering.h"
+#include "plugin/compilers/nvptx.h"
 #include "plugin/llvm/modern.h"
 #include "plugin/pipeline/job.h"
 
 /* The caller's modules, parsed and linked into one LLVM module. */
+/* Bitcode is read by LLVM in a helper process, which gives it back as
+ * text: LLVM's bitcode reader crashes on some malformed input (fuzzing
+ * found it), its text reader does not.  The copy of the caller's bytes
+ * gives way to the text. */
+static cuplug_error *bitcode_to_text(cuplug__job *j, size_t i) {
+  cuplug__text *in = &j->inputs[i];
+  CUPLUG__TRY(cuplug__modern_check_bitcode(in));
+  char *text;
+  size_t size;
+  CUPLUG__TRY(cuplug__nvptx_to_text(&j->s->runner, in->name, in->text, in->size, &text, &size));
+  free(j->copies[i]);
+  j->copies[i] = text;
+  in->text = j->mods[i].text = text;
+  in->size = j->mods[i].size = size;
+  return NULL;
+}
+
 cuplug_error *cuplug__stage_read_modern(cuplug__job *j) {
+  for (size_t i = 0; i < j->a->num_modules; i++)
+    if (cuplug__ir_dialect(j->inputs[i].text, j->inputs[i].size) == CUPLUG__DIALECT_BITCODE)
+      CUPLUG__TRY(bitcode_to_text(j, i));
   return cuplug__modern_read(j->inputs, j->a->num_modules, j->a->output == CUPLUG_OUTPUT_HOST,
                              &j->modern);
 }

@@ -249,7 +249,7 @@ static cuplug_error *run_nvjitlink(cuplug__toolkit *tk, const cuplug__tool_job *
 /* The job's options as the backend's arguments; keep[] has room for each
  * option.  The strings point into the job's options. */
 static cuplug_error *nvptx_options(cuplug__toolkit *tk, const cuplug__tool_job *job,
-                                   cuplug__nvptx_args *a, const char **keep) {
+                                   cuplug__nvptx_args *a, const char **keep, bool *text) {
   for (size_t i = 0; i < job->num_options; i++) {
     const char *o = job->options[i];
     if (!strncmp(o, "-cpu=", 5)) {
@@ -266,6 +266,8 @@ static cuplug_error *nvptx_options(cuplug__toolkit *tk, const cuplug__tool_job *
       a->lineinfo = 1;
     } else if (!strncmp(o, "-keep=", 6)) {
       keep[a->num_keep++] = o + 6;
+    } else if (!strcmp(o, "-text")) {
+      *text = true;
     } else if (!strncmp(o, "-libnvvm=", 9)) {
       CUPLUG__TRY(cuplug__toolkit_use_file(tk, &tk->nvvm_lib, o + 9));
     } else {
@@ -289,7 +291,8 @@ static cuplug_error *run_nvptx(cuplug__toolkit *tk, const cuplug__tool_job *job,
   cuplug__nvptx_args a = {.module = m->data, .size = m->size, .name = m->name, .opt = 3};
   const char **keep = calloc(job->num_options + 1, sizeof *keep);
   if (!keep) return cuplug__error_oom();
-  cuplug_error *e = nvptx_options(tk, job, &a, keep);
+  bool text = false; /* -text: the module as text, not compiled */
+  cuplug_error *e = nvptx_options(tk, job, &a, keep, &text);
   const char *libdevice = NULL;
   size_t libdevice_size = 0;
   if (!e && job->libdevice) e = cuplug__toolkit_libdevice(tk, &libdevice, &libdevice_size);
@@ -297,7 +300,7 @@ static cuplug_error *run_nvptx(cuplug__toolkit *tk, const cuplug__tool_job *job,
   a.libdevice_size = libdevice_size;
   char *ptx = NULL, *log = NULL, *msg = NULL;
   size_t size = 0;
-  int rc = e ? 0 : api->compile(&a, &ptx, &size, &log, &msg);
+  int rc = e ? 0 : (text ? api->to_text : api->compile)(&a, &ptx, &size, &log, &msg);
   free(keep);
   if (rc) e = cuplug__error_log((cuplug_status)rc, log, "%s", msg ? msg : "out of memory");
   free(msg);

@@ -365,6 +365,28 @@ START_TEST(inline_ptx_on_the_cpu) {
 }
 END_TEST
 
+/* LLVM's bitcode reader crashes on some malformed bitcode (fuzz_modern
+ * found this input): cuplug has bitcode read in a helper process, so that
+ * the crash is an error naming the module, and the host goes on. */
+START_TEST(bitcode_reader_crash) {
+  size_t n;
+  char *bytes = t_read(t_path("fuzz/regressions/modern/bitcode-reader-crash"), &n);
+  ck_assert(bytes && n > 2);
+  one o;
+  one_init(&o, "bad.bc", bytes + 2, n - 2, "f"); /* past the harness's two choice bytes */
+  o.a.kind = CUPLUG_KERNEL;
+  o.a.cc_major = 9;
+  T_ASSERT_ERROR(t_api()->compile(&o.a), CUPLUG_ERR_IR_PARSE,
+                 "IR module bad.bc is malformed bitcode: LLVM's bitcode reader crashed on it (in "
+                 "the helper process; the host goes on)");
+  o.a.output = CUPLUG_OUTPUT_HOST;
+  cuplug_error *e = t_api()->compile(&o.a);
+  T_ASSERT_CODE(e, CUPLUG_ERR_IR_PARSE);
+  t_api()->error_destroy(e);
+  free(bytes);
+}
+END_TEST
+
 Suite *suite_backends(void) {
   Suite *s = suite_create("backends");
   TCase *tc = t_tcase(s, "choice_errors", 0, setup, teardown, 60);
@@ -375,6 +397,7 @@ Suite *suite_backends(void) {
   tcase_add_test(tc, corpus_on_nvptx);
   tc = t_tcase(s, "bitcode", 0, setup, teardown, 60);
   tcase_add_test(tc, bitcode_input);
+  tcase_add_test(tc, bitcode_reader_crash);
   tc = t_tcase(s, "modern_ltoir", T_NVVM | T_NVRTC, setup, teardown, 60);
   tcase_add_test(tc, modern_ltoir_by_libnvvm);
   tc = t_tcase(s, "modern_cubin", T_NVJITLINK, setup, teardown, 60);
