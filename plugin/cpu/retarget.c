@@ -334,13 +334,22 @@ static int replace_asm(cuplug__cpu_retarget_args *a, LLVMValueRef call, LLVMBuil
     free(text);
     return rc;
   }
+  unsigned n = (unsigned)LLVMGetNumArgOperands(call);
+  LLVMValueRef args[8];
+  if (n > sizeof args / sizeof args[0]) {
+    /* the known texts take few operands: the same text with more is not it */
+    int rc = cuplug__cpu_fail(msg, CUPLUG_ERR_HOST_UNSUPPORTED,
+                              "inline PTX assembly \"%s\" with %u operands has no host "
+                              "equivalent",
+                              text, n);
+    free(text);
+    return rc;
+  }
   free(text);
   LLVMTypeRef fty = LLVMGetCalledFunctionType(call);
   LLVMValueRef target = LLVMGetNamedFunction(a->module, fn);
   if (!target) target = LLVMAddFunction(a->module, fn, fty);
-  unsigned n = (unsigned)LLVMGetNumArgOperands(call);
-  LLVMValueRef args[8];
-  for (unsigned i = 0; i < n && i < 8; i++) args[i] = LLVMGetOperand(call, i);
+  for (unsigned i = 0; i < n; i++) args[i] = LLVMGetOperand(call, i);
   LLVMPositionBuilderBefore(b, call);
   LLVMValueRef repl = LLVMBuildCall2(b, fty, target, args, n, "");
   if (LLVMGetTypeKind(LLVMGetReturnType(fty)) != LLVMVoidTypeKind)

@@ -31,7 +31,6 @@ static cuplug_error *lower_kernel(cuplug__modern *m, const cuplug__modern_lower_
   if (!fn) return e;
   if (o->entry_abi != CUPLUG_ABI_C) {
     CUPLUG__TRY(cuplug__modern_kernel_fixup(m, o, &fn));
-    CUPLUG__TRY(cuplug__modern_mark_kernel(m, fn));
   } else if (LLVMGetFunctionCallConv(fn) != LLVMPTXKernelCallConv) {
     /* a C-ABI kernel the IR does not mark: numba-cuda's marks, as the
      * text pipeline gives them */
@@ -41,8 +40,10 @@ static cuplug_error *lower_kernel(cuplug__modern *m, const cuplug__modern_lower_
                            o->entry);
     /* optnone requires noinline */
     if (!cuplug__fn_attr_has(fn, "optnone")) cuplug__fn_attr_remove(fn, "noinline");
-    CUPLUG__TRY(cuplug__modern_mark_kernel(m, fn));
   }
+  /* every kernel, a host's own too, goes in @llvm.used: an LTO link
+   * (libNVVM's LTO-IR) drops a kernel that is not there */
+  CUPLUG__TRY(cuplug__modern_mark_kernel(m, fn));
   cuplug__modern_launch_attrs(m, fn, o);
   return NULL;
 }

@@ -66,6 +66,29 @@ static cuplug_error *unreadable(const char *entry, const char *what, LLVMTypeRef
   return e;
 }
 
+/* A parameter passed by value in the kernel's parameter space (clang's
+ * struct arguments: `ptr byval(%struct.S)`): its type is a pointer, its
+ * bytes the struct's, which no signature type stands for yet.  Launched as
+ * a pointer it would be read past.  -1: none. */
+static int byval_param(LLVMValueRef fn) {
+  unsigned kind = LLVMGetEnumAttributeKindForName("byval", 5);
+  unsigned n = LLVMCountParams(fn);
+  for (unsigned i = 0; i < n; i++)
+    if (LLVMGetEnumAttributeAtIndex(fn, i + 1, kind)) return (int)i;
+  return -1;
+}
+
+static cuplug_error *refuse_byval(LLVMValueRef fn, const char *entry) {
+  int i = byval_param(fn);
+  if (i < 0) return NULL;
+  size_t len;
+  const char *name = LLVMGetValueName2(LLVMGetParam(fn, (unsigned)i), &len);
+  return cuplug__error(CUPLUG_ERR_IR_UNSUPPORTED,
+                       "kernel @%s takes parameter %d%s%.*s%s by value (byval, a struct): "
+                       "cuplug's signatures have no struct type to launch it with yet",
+                       entry, i, len ? " (%" : "", (int)len, name, len ? ")" : "");
+}
+
 /* void(...) from a native kernel's parameters. */
 static cuplug_error *read_signature(LLVMValueRef fn, const char *entry,
                                     const cuplug_type **out) {
@@ -110,6 +133,7 @@ cuplug_error *cuplug__modern_entry(cuplug__modern *m, const char *entry, cuplug_
    * addrspace(1)): the driver passes them, not a call. */
   bool marked = LLVMGetFunctionCallConv(fn) == LLVMPTXKernelCallConv;
   bool native = marked;
+  if (marked) CUPLUG__TRY(refuse_byval(fn, entry));
   if (marked) entry_abi = CUPLUG_ABI_C;
   if (is_ptx_kernel) *is_ptx_kernel = marked;
   if (!sig) {

@@ -69,21 +69,23 @@ static cuplug_error *check_config(const cuplug_kernel *k, const cuplug__device *
   return NULL;
 }
 
-/* A launch with more than 48 KiB of dynamic shared memory (Triton's
- * matmul takes 96 KiB) must first raise the kernel's limit.  The limit
- * only grows, under a lock, so that a thread that raised it less cannot
- * lower it under another's launch. */
+/* A launch whose shared memory, static and dynamic, comes to more than 48
+ * KiB (Triton's matmul takes 96 KiB) must first raise the kernel's limit.
+ * The limit only grows, under a lock, so that a thread that raised it less
+ * cannot lower it under another's launch. */
 static cuplug_error *allow_shared(const cuplug__driver_api *cu, cuplug_kernel *k,
                                   cuplug__cu_device dev, unsigned shared) {
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-  if (shared <= CUPLUG__CU_DEFAULT_DYNAMIC_SHARED ||
-      shared <= __atomic_load_n(&k->dynamic_shared, __ATOMIC_ACQUIRE))
-    return NULL;
+  if (!shared || shared <= __atomic_load_n(&k->dynamic_shared, __ATOMIC_ACQUIRE)) return NULL;
   pthread_mutex_lock(&lock);
   int rc = 0;
   if (shared > k->dynamic_shared) {
-    rc = cu->kernel_set_attribute(CUPLUG__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                  (int)shared, k->gpu, dev);
+    int fixed = 0; /* static: within the default, nothing is raised */
+    rc = cu->kernel_get_attribute(&fixed, CUPLUG__CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->gpu,
+                                  dev);
+    if (!rc && shared + (unsigned)fixed > CUPLUG__CU_DEFAULT_DYNAMIC_SHARED)
+      rc = cu->kernel_set_attribute(CUPLUG__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                    (int)shared, k->gpu, dev);
     if (!rc) __atomic_store_n(&k->dynamic_shared, shared, __ATOMIC_RELEASE);
   }
   pthread_mutex_unlock(&lock);

@@ -20,10 +20,12 @@ int cuplug__nvptx_link_libdevice(cuplug__nvptx_work *w) {
   LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(
       a->libdevice, a->libdevice_size, "libdevice.10.bc", 0);
   LLVMModuleRef lib = NULL;
-  if (!buf || LLVMGetBitcodeModuleInContext2(w->ctx, buf, &lib))
+  if (!buf || LLVMGetBitcodeModuleInContext2(w->ctx, buf, &lib)) {
+    if (buf) LLVMDisposeMemoryBuffer(buf); /* taken only on success */
     return cuplug__nvptx_fail(w, CUPLUG_ERR_NVPTX,
                               "libdevice (%zu bytes) is not bitcode LLVM 22 reads",
                               a->libdevice_size);
+  }
   for (LLVMValueRef f = LLVMGetFirstFunction(lib); f; f = LLVMGetNextFunction(f))
     if (!LLVMIsDeclaration(f)) LLVMSetLinkage(f, LLVMLinkOnceODRLinkage);
   /* the same target as the module, or the linker warns that they differ */
@@ -102,7 +104,9 @@ int cuplug__nvptx_fp_flags(cuplug__nvptx_work *w) {
       for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
         if (!LLVMCanValueUseFastMathFlags(i)) continue;
         LLVMFastMathFlags flags = LLVMGetFastMathFlags(i) | LLVMFastMathAllowContract;
-        if (fast && (LLVMGetInstructionOpcode(i) == LLVMFDiv || calls_sqrt(i)))
+        /* like libNVVM's -prec-div=0 -prec-sqrt=0: single precision only */
+        if (fast && LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMFloatTypeKind &&
+            (LLVMGetInstructionOpcode(i) == LLVMFDiv || calls_sqrt(i)))
           flags |= LLVMFastMathApproxFunc | LLVMFastMathAllowReciprocal;
         LLVMSetFastMathFlags(i, flags);
       }
@@ -122,7 +126,15 @@ static bool kept(const cuplug__nvptx_args *a, LLVMValueRef g) {
 }
 
 static void internalize_one(const cuplug__nvptx_args *a, LLVMValueRef g) {
-  if (LLVMIsDeclaration(g) || kept(a, g)) return;
+  if (LLVMIsDeclaration(g)) return;
+  if (kept(a, g)) {
+    /* an entry the host wrote linkonce_odr or internal (a template, an
+     * inline function) must still be there after the optimiser */
+    LLVMLinkage l = LLVMGetLinkage(g);
+    if (l != LLVMExternalLinkage && l != LLVMAppendingLinkage && l != LLVMExternalWeakLinkage)
+      LLVMSetLinkage(g, LLVMExternalLinkage);
+    return;
+  }
   LLVMLinkage l = LLVMGetLinkage(g);
   if (l == LLVMInternalLinkage || l == LLVMPrivateLinkage || l == LLVMAvailableExternallyLinkage)
     return;

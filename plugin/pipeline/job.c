@@ -566,10 +566,13 @@ cuplug_error *cuplug__job_describe_entry(cuplug__job *j) {
   cuplug_artifact *art = j->art;
   if (!(art->symbol = cuplug__strdup(j->symbol))) return cuplug__error_oom();
   art->kind = a->kind;
+  /* the exception store is a Numba-ABI kernel's (a host's own kernel has
+   * none to read back) */
+  bool store = a->debug && j->entry_abi == CUPLUG_ABI_NUMBA;
   art->debug = a->debug != 0;
   art->lineinfo = a->lineinfo != 0;
   art->signature = j->sig;
-  return a->kind == CUPLUG_KERNEL ? cuplug__artifact_add_kernel(art, j->symbol, j->sig, a->debug)
+  return a->kind == CUPLUG_KERNEL ? cuplug__artifact_add_kernel(art, j->symbol, j->sig, store)
                                   : NULL;
 }
 

@@ -7,6 +7,7 @@
  * serve. */
 #include "plugin/pipeline/llvm_target.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,7 +58,17 @@ static cuplug_error *run_nvptx(cuplug__job *j) {
   char *bitcode = NULL;
   size_t size = 0;
   CUPLUG__TRY(cuplug__modern_bitcode(j->modern, &bitcode, &size));
-  const char *keep[] = {j->symbol};
+  /* the entry, and a debug kernel's exception store, which the host reads
+   * back by name after a launch */
+  static const char *const store[] = {"__errcode__", "__tidx__",   "__tidy__",  "__tidz__",
+                                      "__ctaidx__",  "__ctaidy__", "__ctaidz__"};
+  char names[7][1024];
+  const char *keep[8] = {j->symbol};
+  size_t num_keep = 1;
+  for (size_t i = 0; a->debug && j->entry_abi == CUPLUG_ABI_NUMBA && i < 7; i++) {
+    snprintf(names[i], sizeof names[i], "%s%s", j->symbol, store[i]);
+    keep[num_keep++] = names[i];
+  }
   cuplug__nvptx_options o = {.cc_major = j->cc.major,
                              .cc_minor = j->cc.minor,
                              .opt = j->opt,
@@ -67,7 +78,8 @@ static cuplug_error *run_nvptx(cuplug__job *j) {
                              .libdevice = j->uses_libdevice,
                              .time_limit_ms = a->time_limit_ms,
                              .keep = keep,
-                             .num_keep = 1};
+                             .num_keep = num_keep,
+                             .name = j->inputs[0].name};
   memcpy(o.cc_suffix, j->cc.suffix, sizeof o.cc_suffix);
   cuplug_artifact *art = j->art;
   cuplug__code own = {CUPLUG_CODE_PTX, NULL, NULL, 0};

@@ -376,7 +376,7 @@ static const char *const driver_syms[] = {
     "cuLibraryGetGlobal",   "cuLaunchKernel",          "cuLaunchCooperativeKernel",
     "cuStreamSynchronize",  "cuMemAlloc_v2",           "cuMemFree_v2",
     "cuMemcpyHtoD_v2",      "cuMemcpyDtoH_v2",         "cuMemsetD32_v2",
-    "cuKernelSetAttribute", NULL};
+    "cuKernelSetAttribute", "cuKernelGetAttribute", NULL};
 
 /* ---- identity ---- */
 
@@ -433,6 +433,10 @@ static char *find_identity(cuplug__toolkit *tk) {
   describe_file(&b, "libdevice", &f, found, "libdevice.10.bc");
   describe_lib(tk, &b, "nvrtc", &tk->nvrtc_lib, nvrtc_files, &f);
   describe_lib(tk, &b, "nvjitlink", &tk->nvjitlink_lib, nvjitlink_files, &f);
+  /* LLVM's NVPTX backend makes PTX too: another build of it, another key */
+  char nvptx[PATH_MAX];
+  nvptx_path(&tk->nvptx_lib, nvptx, sizeof nvptx);
+  describe_file(&b, "nvptx", &f, take_by_stat(nvptx, &f), "libcuplug-nvptx.so");
   return cuplug__buf_take(&b, NULL);
 }
 

@@ -134,6 +134,8 @@ typedef struct cuplug__driver_api {
   int (*memset_d32)(cuplug__cu_ptr dst, unsigned value, size_t count);
   int (*kernel_set_attribute)(int attribute, int value, cuplug__cu_kernel kernel,
                               cuplug__cu_device dev);
+  int (*kernel_get_attribute)(int *value, int attribute, cuplug__cu_kernel kernel,
+                              cuplug__cu_device dev);
 } cuplug__driver_api;
 
 /* CUdevice_attribute values cuplug reads */
@@ -148,8 +150,10 @@ typedef struct cuplug__driver_api {
 #define CUPLUG__CU_DEVICE_ATTRIBUTE_CC_MINOR 76
 #define CUPLUG__CU_DEVICE_ATTRIBUTE_MAX_SHARED_PER_BLOCK_OPTIN 97
 #define CUPLUG__CUDA_ERROR_NO_DEVICE 100
-/* CUfunction_attribute: the dynamic shared memory a kernel may be launched
- * with, 48 KiB unless raised */
+/* CUfunction_attribute: a kernel's static shared memory, and the dynamic
+ * shared memory it may be launched with, 48 KiB less the static unless
+ * raised */
+#define CUPLUG__CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES 1
 #define CUPLUG__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES 8
 #define CUPLUG__CU_DEFAULT_DYNAMIC_SHARED (48u * 1024u)
 

@@ -127,6 +127,18 @@ START_TEST(signature_from_ir) {
   T_ASSERT_CONTAINS(ptx, ".visible .entry add_kernel(");
   T_ASSERT_CONTAINS(ptx, "\n.target sm_90a\n");
   t_api()->artifact_destroy(o.a.artifact);
+  /* a struct passed by value (clang's byval) has no signature type yet:
+   * launched as the pointer its IR type says, it would be read past */
+  const char *byval = "%S = type { i32, i32, i32, i32 }\n"
+                      "define ptx_kernel void @k(ptr byval(%S) align 4 %s) {\n"
+                      "  ret void\n"
+                      "}\n";
+  one_init(&o, "byval.ll", byval, strlen(byval), "k");
+  o.a.kind = CUPLUG_KERNEL;
+  o.a.cc_major = 9;
+  T_ASSERT_ERROR(t_api()->compile(&o.a), CUPLUG_ERR_IR_UNSUPPORTED,
+                 "kernel @k takes parameter 0 (%s) by value (byval, a struct): cuplug's "
+                 "signatures have no struct type to launch it with yet");
   /* a device function has no signature in the IR to read */
   one_init(&o, "add.ll", ir, n, "add_kernel");
   T_ASSERT_ERROR(t_api()->compile(&o.a), CUPLUG_ERR_OPTION_KIND,
