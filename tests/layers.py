@@ -38,7 +38,7 @@ RULES = [
                         "plugin/pipeline/"),
     ("plugin/load", "cuplug/ base/ plugin/toolkit/ plugin/session/ plugin/load/ "
                     "plugin/cpu/cpu.h"),
-    ("plugin/cpu", "cuplug/ base/ plugin/cpu/"),
+    ("plugin/cpu", "cuplug/ base/ plugin/cpu/ plugin/llvm/spaces.h"),
     ("plugin/nvptx", "cuplug/ base/ plugin/nvptx/"),
     ("plugin/api", "cuplug/ base/ plugin/"),
     # hosts: the public header, and their own files

@@ -39,6 +39,7 @@
 #include "plugin/cpu/fail.h"
 #include "plugin/cpu/launcher.h"
 #include "plugin/cpu/runtime.h"
+#include "plugin/llvm/spaces.h"
 
 #define NVVM "llvm.nvvm."
 #define RUNTIME "__cuplug_nvvm."
@@ -100,56 +101,6 @@ static void host_target_attributes(LLVMModuleRef m) {
 /* Generic, global, shared, constant and local: the CPU's (see above). */
 static bool host_space(unsigned as) { return as <= 5 && as != 2; }
 
-/* An address space the CPU lacks in type t, pointers inside aggregates
- * too; 0 when there is none. */
-static unsigned foreign_space(LLVMTypeRef t) {
-  switch (LLVMGetTypeKind(t)) {
-    case LLVMPointerTypeKind: {
-      unsigned as = LLVMGetPointerAddressSpace(t);
-      return host_space(as) ? 0 : as;
-    }
-    case LLVMArrayTypeKind:
-    case LLVMVectorTypeKind:
-    case LLVMScalableVectorTypeKind: return foreign_space(LLVMGetElementType(t));
-    case LLVMStructTypeKind: {
-      unsigned n = LLVMCountStructElementTypes(t);
-      for (unsigned i = 0; i < n; i++) {
-        unsigned as = foreign_space(LLVMStructGetTypeAtIndex(t, i));
-        if (as) return as;
-      }
-      return 0;
-    }
-    default: return 0;
-  }
-}
-
-/* ... in a value's type, or a constant expression's operands (an
- * addrspacecast of a global hides the global's space). */
-static unsigned value_space(LLVMValueRef v, int depth) {
-  unsigned as = foreign_space(LLVMTypeOf(v));
-  if (as || depth == 0 || !LLVMIsAConstantExpr(v)) return as;
-  int n = LLVMGetNumOperands(v);
-  for (int i = 0; i < n && !as; i++) as = value_space(LLVMGetOperand(v, i), depth - 1);
-  return as;
-}
-
-static unsigned instruction_space(LLVMValueRef i) {
-  unsigned as = value_space(i, 0);
-  if (!as && LLVMIsAAllocaInst(i)) as = foreign_space(LLVMGetAllocatedType(i));
-  int n = LLVMGetNumOperands(i);
-  for (int k = 0; k < n && !as; k++) as = value_space(LLVMGetOperand(i, k), 4);
-  return as;
-}
-
-static unsigned function_space(LLVMValueRef f) {
-  unsigned as = foreign_space(LLVMGetReturnType(LLVMGlobalGetValueType(f)));
-  for (unsigned i = 0; i < LLVMCountParams(f) && !as; i++) as = value_space(LLVMGetParam(f, i), 0);
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb && !as; bb = LLVMGetNextBasicBlock(bb))
-    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && !as; i = LLVMGetNextInstruction(i))
-      as = instruction_space(i);
-  return as;
-}
-
 static int space_fail(cuplug__cpu_retarget_args *a, unsigned as, LLVMValueRef where_in,
                       char **msg) {
   char needle[32], at[256];
@@ -163,18 +114,9 @@ static int space_fail(cuplug__cpu_retarget_args *a, unsigned as, LLVMValueRef wh
 }
 
 static int spaces(cuplug__cpu_retarget_args *a, char **msg) {
-  for (LLVMValueRef g = LLVMGetFirstGlobal(a->module); g; g = LLVMGetNextGlobal(g)) {
-    unsigned as = value_space(g, 0);
-    if (!as) as = foreign_space(LLVMGlobalGetValueType(g));
-    LLVMValueRef init = LLVMGetInitializer(g);
-    if (!as && init) as = value_space(init, 4);
-    if (as) return space_fail(a, as, g, msg);
-  }
-  for (LLVMValueRef f = LLVMGetFirstFunction(a->module); f; f = LLVMGetNextFunction(f)) {
-    unsigned as = function_space(f);
-    if (as) return space_fail(a, as, f, msg);
-  }
-  return 0;
+  LLVMValueRef where_in = NULL;
+  unsigned as = cuplug__llvm_foreign_space(a->module, host_space, &where_in);
+  return as ? space_fail(a, as, where_in, msg) : 0;
 }
 
 /* ---- shared memory ---- */

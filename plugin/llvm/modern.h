@@ -113,6 +113,13 @@ typedef struct cuplug__modern_lower_options {
  * that returns a value). */
 cuplug_error *cuplug__modern_lower(cuplug__modern *m, const cuplug__modern_lower_options *o);
 
+/* The module's pointers are all in address spaces the GPU backend has:
+ * LLVM's NVPTX backend (libnvvm false) takes generic 0, global 1, shared 3,
+ * constant 4, local 5, tensor memory 6, cluster shared 7 and parameter 101,
+ * and takes any other as the generic one, silently; libNVVM the first
+ * five.  Else CUPLUG_ERR_IR_UNSUPPORTED naming the space and its user. */
+cuplug_error *cuplug__modern_check_spaces(cuplug__modern *m, bool libnvvm);
+
 /* Does the module declare a libdevice function (__nv_*)? */
 bool cuplug__modern_uses_libdevice(cuplug__modern *m);
 

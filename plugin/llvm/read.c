@@ -17,6 +17,7 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "plugin/llvm/bitcode.h"
+#include "plugin/llvm/spaces.h"
 #include "plugin/llvm/internal.h"
 #include "plugin/llvm/setup.h"
 
@@ -247,4 +248,20 @@ bool cuplug__modern_uses_libdevice(cuplug__modern *m) {
     if (LLVMIsDeclaration(f) && len > 5 && memcmp(name, "__nv_", 5) == 0) return true;
   }
   return false;
+}
+
+static bool nvptx_space(unsigned as) { return as <= 7 ? as != 2 : as == 101; }
+static bool libnvvm_space(unsigned as) { return as <= 5 && as != 2; }
+
+cuplug_error *cuplug__modern_check_spaces(cuplug__modern *m, bool libnvvm) {
+  LLVMValueRef where = NULL;
+  unsigned as = cuplug__llvm_foreign_space(m->mod, libnvvm ? libnvvm_space : nvptx_space, &where);
+  if (!as) return NULL;
+  size_t len;
+  const char *name = LLVMGetValueName2(where, &len);
+  return cuplug__error(CUPLUG_ERR_IR_UNSUPPORTED,
+                       "@%.*s uses address space %u, which %s lacks (it has generic 0, global 1, "
+                       "shared 3, constant 4, local 5%s)",
+                       (int)len, name, as, libnvvm ? "libNVVM" : "LLVM's NVPTX backend",
+                       libnvvm ? "" : ", tensor memory 6, cluster shared 7 and parameter 101");
 }

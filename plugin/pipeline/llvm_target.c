@@ -57,6 +57,7 @@ static cuplug_error *run_nvptx(cuplug__job *j) {
   cuplug_compile_args *a = j->a;
   char *bitcode = NULL;
   size_t size = 0;
+  CUPLUG__TRY(cuplug__modern_check_spaces(j->modern, false));
   CUPLUG__TRY(cuplug__modern_bitcode(j->modern, &bitcode, &size));
   /* the entry, and a debug kernel's exception store, which the host reads
    * back by name after a launch */

@@ -125,6 +125,7 @@ static cuplug_error *require_cc100(cuplug__job *j) {
 static cuplug_error *write_nvvm20(cuplug__job *j) {
   char *text;
   size_t size;
+  CUPLUG__TRY(cuplug__modern_check_spaces(j->modern, true));
   CUPLUG__TRY(cuplug__modern_nvvm20_intrinsics(j->modern));
   CUPLUG__TRY(cuplug__modern_text(j->modern, &text, &size));
   ir_rewrite rw;

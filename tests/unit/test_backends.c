@@ -399,6 +399,32 @@ START_TEST(bitcode_reader_crash) {
 }
 END_TEST
 
+/* An address space the backend lacks: LLVM's NVPTX backend would take it
+ * as the generic one, silently; libNVVM lacks cluster shared memory (7). */
+START_TEST(address_spaces) {
+  char ir[256];
+  for (int k = 0; k < 2; k++) {
+    snprintf(ir, sizeof ir,
+             "define ptx_kernel void @k(ptr addrspace(%d) %%p) {\n"
+             "  store i32 1, ptr addrspace(%d) %%p\n"
+             "  ret void\n"
+             "}\n",
+             k ? 7 : 42, k ? 7 : 42);
+    one o;
+    one_init(&o, "spaces.ll", ir, strlen(ir), "k");
+    o.a.kind = CUPLUG_KERNEL;
+    o.a.cc_major = k ? 10 : 9;
+    o.a.output = k ? CUPLUG_OUTPUT_LTOIR : CUPLUG_OUTPUT_PTX;
+    T_ASSERT_ERROR(t_api()->compile(&o.a), CUPLUG_ERR_IR_UNSUPPORTED,
+                   k ? "@k uses address space 7, which libNVVM lacks (it has generic 0, global "
+                       "1, shared 3, constant 4, local 5)"
+                     : "@k uses address space 42, which LLVM's NVPTX backend lacks (it has "
+                       "generic 0, global 1, shared 3, constant 4, local 5, tensor memory 6, "
+                       "cluster shared 7 and parameter 101)");
+  }
+}
+END_TEST
+
 Suite *suite_backends(void) {
   Suite *s = suite_create("backends");
   TCase *tc = t_tcase(s, "choice_errors", 0, setup, teardown, 60);
@@ -417,6 +443,8 @@ Suite *suite_backends(void) {
   tc = t_tcase(s, "modern_on_the_cpu", T_HOST, setup, teardown, 60);
   tcase_add_test(tc, modern_on_the_cpu);
   tcase_add_test(tc, inline_ptx_on_the_cpu);
+  tc = t_tcase(s, "address_spaces", T_NVVM, setup, teardown, 60);
+  tcase_add_test(tc, address_spaces);
   tc = t_tcase(s, "numba_atomics", 0, setup, teardown, 60);
   tcase_add_test(tc, numba_atomics_defined);
   tc = t_tcase(s, "codegen_fatal_error", 0, setup, teardown, 60);
