@@ -70,6 +70,8 @@ def type_name(t):
     base = _re.sub(r"[\[(].*", "", name)
     if base == "readonly array":
         return name
+    if name.endswith("*") and hasattr(t, "dtype"):  # numba writes CPointer(T) as "T*"
+        return "CPointer(%s)" % type_name(t.dtype)
     if name in _SCALARS or base in ("array", "CPointer", "UniTuple", "Tuple", "Literal",
                                     "class"):
         return "void" if name == "none" else name
