@@ -50,19 +50,19 @@ static bool modern_input(const cuplug_compile_args *a) {
  * stage can read a kernel's signature from it. */
 static cuplug_error *target_of(const cuplug_compile_args *a, bool all, const cuplug__target **t,
                                bool *through_llvm) {
-  bool *modern = through_llvm;
   static const char *const names[] = {"default", "libnvvm", "llvm"};
   if ((unsigned)a->backend > CUPLUG_BACKEND_LLVM)
     return cuplug__error(CUPLUG_ERR_OPTION_BACKEND,
                          "Unsupported backend: %d (libnvvm or llvm)", (int)a->backend);
-  *modern = modern_input(a);
+  bool modern = modern_input(a);
+  *through_llvm = modern;
   if (a->output == CUPLUG_OUTPUT_HOST) {
     if (a->backend != CUPLUG_BACKEND_DEFAULT)
       return cuplug__error(CUPLUG_ERR_OPTION_BACKEND,
                            "backend %s makes GPU code: output host compiles for this CPU with "
                            "LLVM's own backend; leave backend unset",
                            names[a->backend]);
-    *t = *modern ? &cuplug__cpu_modern_target : &cuplug__cpu_target;
+    *t = modern ? &cuplug__cpu_modern_target : &cuplug__cpu_target;
     return NULL;
   }
   bool ltoir = a->output == CUPLUG_OUTPUT_LTOIR || (a->output == CUPLUG_OUTPUT_DEFAULT && all);
@@ -71,17 +71,17 @@ static cuplug_error *target_of(const cuplug_compile_args *a, bool all, const cup
    * from modern IR, only for cc 10.0 and up: nvvm_target.c says so) */
   cuplug_backend b = a->backend;
   if (b == CUPLUG_BACKEND_DEFAULT)
-    b = *modern && !ltoir ? CUPLUG_BACKEND_LLVM : CUPLUG_BACKEND_LIBNVVM;
+    b = modern && !ltoir ? CUPLUG_BACKEND_LLVM : CUPLUG_BACKEND_LIBNVVM;
   if (b == CUPLUG_BACKEND_LLVM && ltoir)
     return cuplug__error(CUPLUG_ERR_OPTION_BACKEND,
                          "LLVM's NVPTX backend makes PTX and cubins, not LTO-IR: ask for output "
                          "ptx or cubin, or the libnvvm backend for LTO-IR%s",
-                         *modern ? " (which reads this modern IR for cc 10.0 and up)" : "");
+                         modern ? " (which reads this modern IR for cc 10.0 and up)" : "");
   if (b == CUPLUG_BACKEND_LLVM)
     *t = &cuplug__llvm_target;
   else
-    *t = *modern ? &cuplug__nvvm_modern_target : &cuplug__nvvm_target;
-  *modern |= b == CUPLUG_BACKEND_LLVM; /* read through LLVM, whatever the dialect */
+    *t = modern ? &cuplug__nvvm_modern_target : &cuplug__nvvm_target;
+  *through_llvm = modern || b == CUPLUG_BACKEND_LLVM; /* whatever the dialect */
   return NULL;
 }
 
