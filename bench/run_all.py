@@ -7,7 +7,7 @@ the raw numbers and the target.  bench/run_all.sh is the command; see it.
 The programs, in the order of issue 10's list: compile_bench (each corpus
 case against bare libNVVM), cache_bench (when built: its output goes in
 verbatim), python_first_launch.py, link_bench, launch_bench,
-python_launch_bench.py, numba_cubins.py then kernel_bench (CUDA C++ by
+python_launch_bench.py, numba_compile_bench.py, numba_cubins.py then kernel_bench (CUDA C++ by
 NVRTC and numba-cuda's builds), stream_bench, lto_bench, builtin_bench.
 (helper_variants.sh is a tuning tool, not run.)  A program that cannot run
 here (no GPU, no numba-cuda, no CuPy) gives a row "skipped: why", never a
@@ -301,6 +301,19 @@ def python_launch_bench(build, gpu):
         row("`import cuplug` in a fresh process", "", "", "%.1f ms" % ms, "50 ms")
 
 
+def numba_compile_bench(build, gpu):
+    what = "numba-cuda end-to-end compile, cuda.jit(sig) to a loaded kernel, through cuplug.numba.install()"
+    if not gpu:
+        return skipped(what, "no CUDA device")
+    rc, out = run("numba_compile_bench.py",
+                  [PY, os.path.join(ROOT, "bench", "numba_compile_bench.py"), build])
+    if rc != 0:
+        return skipped(what, why_not(rc, out))
+    for m in re.finditer(r"^(\w+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)$", out, re.M):
+        row("%s: `%s`" % (what, m.group(1)), "stock numba-cuda, the same kernel",
+            x(float(m.group(4))), "%s ms vs %s ms" % (m.group(3), m.group(2)), "below 1")
+
+
 def kernel_bench(build, gpu):
     what = "kernel run time"
     if not gpu:
@@ -471,6 +484,7 @@ def main(argv):
     link_bench(build)
     launch_bench(build)
     python_launch_bench(build, gpu)
+    numba_compile_bench(build, gpu)
     kernel_bench(build, gpu)
     stream_bench(build)
     lto_bench(build)

@@ -101,10 +101,12 @@ def test_numba_errors_kept(nc):
 def test_what_cuplug_cannot_compile_names_its_stage(nc):
     from numba.cuda import types
     from numba.cuda.core.errors import TypingError
+    # an array of fixed-width unicode strings: its data is [12 x i32], which
+    # no cuplug dtype lays out
     with pytest.raises(NotImplementedError) as e:
-        cnumba.type_name(types.unicode_type)
+        cnumba.type_name(types.Array(types.UnicodeCharSeq(12), 1, "C"))
     assert str(e.value) == ("cuplug.numba (signature): cuplug has no model of the numba type "
-                            "unicode_type")
+                            "array([unichr x 12], 1d, C)")
 
     def untypable(x):
         return x.no_such_attribute

@@ -1,43 +1,148 @@
 """numba-cuda's types as cuplug's type language: the mapping install(),
 compile() and jit() use to hand numba-cuda's functions to cuplug.  It is
-also the worked example of a host's mapping (README: "Types of a host")."""
+also the worked example of a host's mapping (README: "Types of a host").
+
+The rule is numba-cuda's data model: a numba type maps to the cuplug type
+that travels through a call the same way (numba.cuda.datamodel).  Types of
+their own kind map by name (arrays, records, tuples, pointers, literals);
+the rest by their model: an opaque pointer (functions, dispatchers,
+modules, typerefs, dtypes: a value known only while compiling) is
+Opaque("numba's name"), an omitted argument Omitted("..."), an enum member
+its value's type, a struct model (Optional, Interval, a host's own
+StructModel) the Tuple of its members, an integer model (datetime64,
+GridGroup) the integer of its width."""
 
 import re as _re
+from collections import Counter as _Counter
 
 import cuplug as _cuplug
 
+# numba types cuplug had no model of, as "Class: text" -> how often (stats())
+unmapped = _Counter()
+
 _SCALARS = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-            "float16", "float32", "float64", "complex64", "complex128", "none", "void"}
+            "float16", "float32", "float64", "complex64", "complex128"}
 
 
-def type_name(t):
-    """A numba type as cuplug writes it ("array(float32, 1d, C)" parses as
-    float32[::1], "readonly array(...)" as itself: launch passes read-only
-    memory to it alone); NotImplementedError for types cuplug has no model of."""
-    name = str(t)
-    base = _re.sub(r"[\[(].*", "", name)
-    if base == "readonly array":
+class _Unmapped(NotImplementedError):
+    pass
+
+
+def _quote(text):
+    return '"%s"' % str(text).replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _models():
+    """numba-cuda's data model manager and the model classes we tell apart."""
+    from numba.cuda.descriptor import cuda_target
+    from numba.cuda.datamodel import cuda_models as m
+    return cuda_target.target_context.data_model_manager, m
+
+
+def _field(t):
+    """A record field's type: nested arrays as UniTuples, row-major."""
+    from numba.cuda import types
+    if isinstance(t, types.NestedArray):
+        name = _name(t.dtype, field=True)
+        for n in reversed(t.shape):
+            name = "UniTuple(%s x %d)" % (name, n)
         return name
-    if name.endswith("*") and hasattr(t, "dtype"):  # numba writes CPointer(T) as "T*"
-        return "CPointer(%s)" % type_name(t.dtype)
-    if name in _SCALARS or base in ("array", "CPointer", "UniTuple", "Tuple", "Literal",
-                                    "class"):
-        return "void" if name == "none" else name
-    raise NotImplementedError("cuplug.numba (signature): cuplug has no model of the numba type %s"
-                              % name)
+    return _name(t, field=True)
+
+
+def _record(t):
+    fields = ", ".join("%s: %s @ %d" % (k, _field(f.type), f.offset)
+                       for k, f in sorted(t.fields.items(), key=lambda kv: kv[1].offset))
+    return "Record(%s%ssize=%d%s)" % (fields, ", " if fields else "", t.size,
+                                      "" if t.aligned else ", align=1")
+
+
+def _by_model(t, position):
+    """A type cuplug knows by its data model alone."""
+    dmm, m = _models()
+    model = dmm.lookup(t)
+    if isinstance(model, m.OmittedArgDataModel):
+        return "Omitted(%s)" % _quote(t)
+    if isinstance(model, m.OpaqueModel):
+        return "Opaque(%s)" % _quote(t)
+    if isinstance(model, m.ProxyModel):
+        return _name(model._proxied_model._fe_type, position)
+    if isinstance(model, m.StructModel):
+        return "Tuple(%s)" % ", ".join(_name(e) for e in model._members)
+    if isinstance(model, m.PrimitiveModel):
+        be = model.get_value_type()
+        if getattr(be, "width", None) in (8, 16, 32, 64) and str(be).startswith("i"):
+            return "int%d" % be.width
+    raise _Unmapped(t)
+
+
+def _name(t, position="argument", field=False):
+    from numba.cuda import types
+    name = str(t)
+    if name in _SCALARS:
+        return name
+    if isinstance(t, types.NoneType) and position == "return":
+        return "void"
+    if isinstance(t, types.Bfloat16):
+        return "bfloat16"
+    if isinstance(t, types.Array):
+        text = "array(%s, %dd, %s)" % (_name(t.dtype, field=True), t.ndim, t.layout)
+        return text if t.mutable else "readonly " + text
+    if isinstance(t, types.Record):
+        return _record(t)
+    if isinstance(t, (types.NPDatetime, types.NPTimedelta)):
+        return "int64"  # numba-cuda's model: the count of units, an i64
+    if isinstance(t, types.CharSeq) and field:
+        return "UniTuple(uint8 x %d)" % t.count
+    if field:
+        raise _Unmapped(t)
+    if isinstance(t, types.BooleanLiteral):
+        return "bool"
+    if isinstance(t, types.IntegerLiteral):
+        return "Literal[int](%d)" % t.literal_value
+    if isinstance(t, types.RawPointer) or isinstance(t, types.MemInfoPointer):
+        return "CPointer(void)"
+    if isinstance(t, types.CPointer):
+        return "CPointer(%s)" % _name(t.dtype)
+    if isinstance(t, types.ExternalFunctionPointer):
+        return "CPointer(%s)" % _signature(t.sig)
+    if isinstance(t, types.NumberClass) and str(t.instance_type) in _SCALARS:
+        return "class(%s)" % t.instance_type
+    if isinstance(t, types.UniTuple):  # also NamedUniTuple, StarArgUniTuple
+        return "UniTuple(%s x %d)" % (_name(t.dtype), t.count)
+    if isinstance(t, types.BaseTuple):  # Tuple, NamedTuple, StarArgTuple
+        return "Tuple(%s)" % ", ".join(_name(e) for e in t.types)
+    return _by_model(t, position)
+
+
+def _signature(sig):
+    return "%s(%s)" % (_name(sig.return_type, "return"),
+                       ", ".join(_name(a) for a in sig.args))
+
+
+def type_name(t, position="argument"):
+    """A numba type as cuplug writes it (array(float32, 1d, C) as itself,
+    which cuplug reads as float32[::1]); NotImplementedError for a type
+    cuplug has no model of."""
+    try:
+        return _name(t, position)
+    except _Unmapped:
+        raise NotImplementedError("cuplug.numba (signature): cuplug has no model of the "
+                                  "numba type %s" % t) from None
 
 
 def signature_of(cres):
     """The cuplug signature of a compile result (NotImplementedError, naming
     the type, where cuplug has no model of one)."""
     sig = cres.signature
-    for t in (sig.return_type,) + tuple(sig.args):
+    for t, position in [(sig.return_type, "return")] + [(a, "argument") for a in sig.args]:
         try:
-            _cuplug.typeof(type_name(t))
-        except _cuplug.TypeSyntaxError:  # array(Record(...)), say
+            _cuplug.typeof(_name(t, position))
+        except (_Unmapped, _cuplug.TypeSyntaxError):
+            unmapped["%s: %s" % (type(t).__name__, t)] += 1
             raise NotImplementedError("cuplug.numba (signature): cuplug has no model of the "
                                       "numba type %s" % t) from None
-    return "%s(%s)" % (type_name(sig.return_type), ", ".join(type_name(a) for a in sig.args))
+    return _signature(sig)
 
 
 def kind_of(type_text):

@@ -54,6 +54,7 @@ def _numba_cuda():
 
 import cuplug as _cuplug  # noqa: E402
 
+from . import _numba_types  # noqa: E402
 from ._numba_types import kind_of as _kind_of, signature_of, type_name  # noqa: E402,F401
 
 
@@ -387,7 +388,7 @@ def stats():
     (its default session's) found: {"memory_hits", "disk_hits", "misses"}."""
     c = _cuplug.default_session().cache_info()
     return {"cuplug": _stats["cuplug"], "numba-cuda": _stats["numba-cuda"],
-            "reasons": dict(_stats["reasons"]),
+            "reasons": dict(_stats["reasons"]), "types": dict(_numba_types.unmapped),
             "cache": {k: c[k] for k in ("memory_hits", "disk_hits", "misses")}}
 
 
