@@ -51,7 +51,8 @@ def _field(t):
 
 
 def _record(t):
-    fields = ", ".join("%s: %s @ %d" % (k, _field(f.type), f.offset)
+    fields = ", ".join("%s: %s @ %d" % (k if k.isidentifier() else _quote(k), _field(f.type),
+                                        f.offset)
                        for k, f in sorted(t.fields.items(), key=lambda kv: kv[1].offset))
     return "Record(%s%ssize=%d%s)" % (fields, ", " if fields else "", t.size,
                                       "" if t.aligned else ", align=1")
