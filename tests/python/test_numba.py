@@ -312,9 +312,52 @@ def test_install_links_declared_cuda_cpp(nc, tmp_path):
         cnumba.uninstall()
 
 
-def test_install_leaves_what_cuplug_cannot_model_to_numba_cuda(nc):
-    """A kernel on a record array (no cuplug type) compiles and runs as
-    numba-cuda's own; stats() says so."""
+def test_numba_types_map_by_their_data_model(nc):
+    """Every kind of numba type a cudapy function took maps to the cuplug
+    type with numba-cuda's data model, and cuplug reads that back."""
+    import enum
+
+    import numpy as np
+    from numba.cuda import types
+    from numba.cuda.typing.typeof import typeof
+
+    class Shape(enum.IntEnum):
+        circle = 1
+
+    rec = typeof(np.zeros(1, np.dtype([("a", np.float64), ("b", np.int32),
+                                       ("v", np.float32, (3, 2))], align=True))[0])
+    packed = typeof(np.zeros(1, np.dtype([("a", np.int8), ("b", np.float64)]))[0])
+    cases = [
+        (types.bfloat16, "bfloat16"),
+        (rec, "Record(a: float64 @ 0, b: int32 @ 8, "
+              "v: UniTuple(UniTuple(float32 x 2) x 3) @ 12, size=40)"),
+        (packed, "Record(a: int8 @ 0, b: float64 @ 1, size=9, align=1)"),
+        (types.Array(rec, 1, "C"), "array(%s, 1d, C)" % cnumba.type_name(rec)),
+        (types.Array(types.int64, 0, "C"), "array(int64, 0d, C)"),
+        (types.Omitted(3), 'Omitted("omitted(default=3)")'),
+        (types.NumberClass(types.int32), "class(int32)"),
+        (types.TypeRef(types.float32), 'Opaque("typeref[float32]")'),
+        (types.NPDatetime("D"), "int64"),
+        (types.NPTimedelta("s"), "int64"),
+        (types.Optional(types.int64), "Tuple(int64, bool)"),
+        (types.voidptr, "CPointer(void)"),
+        (types.grid_group, "int64"),
+        (types.StarArgUniTuple(types.int64, 2), "UniTuple(int64 x 2)"),
+        (types.IntEnumMember(Shape, types.int64), "int64"),
+        (types.ExternalFunctionPointer(types.float64(types.float64), None),
+         "CPointer(float64(float64))"),
+    ]
+    for numba_type, expected in cases:
+        assert cnumba.type_name(numba_type) == expected, numba_type
+        assert cnumba._cuplug.typeof(expected) is not None
+    assert cnumba.type_name(types.none, "return") == "void"
+    assert cnumba.type_name(types.none) == 'Opaque("none")'
+    assert cnumba.type_name(types.Module(np)).startswith('Opaque("Module(<module \'numpy\'')
+
+
+def test_install_compiles_records_through_cuplug(nc):
+    """A kernel on a record array: cuplug compiles it (stats() says so) and
+    it writes what numba-cuda's own does."""
     import numpy as np
     rec = np.dtype([("a", np.float64), ("b", np.int32)])
     before = cnumba.stats()
@@ -324,15 +367,48 @@ def test_install_leaves_what_cuplug_cannot_model_to_numba_cuda(nc):
         def set_b(r):
             i = cuda.grid(1)
             if i < r.size:
-                r[i].b = i * 2
+                r[i].b = i * 2 + int(r[i].a)
 
         r = np.zeros(16, dtype=rec)
+        r["a"] = np.arange(16) * 10
         set_b[1, 16](r)
-        assert list(r["b"]) == [2 * i for i in range(16)]
+        assert list(r["b"]) == [i * 2 + i * 10 for i in range(16)]
+        after = cnumba.stats()
+        assert after["cuplug"] == before["cuplug"] + 1
+        assert after["numba-cuda"] == before["numba-cuda"]
+        lib = next(iter(set_b.overloads.values()))._codelibrary
+        assert lib._cuplug_entry[1] == ("void(array(Record(a: float64 @ 0, b: int32 @ 8, "
+                                        "size=12, align=1), 1d, C))")
+    finally:
+        cnumba.uninstall()
+
+
+def test_install_leaves_what_cuplug_cannot_model_to_numba_cuda(nc, monkeypatch):
+    """A function whose signature cuplug cannot model compiles and runs as
+    numba-cuda's own; stats() counts it under the type's kind."""
+    import numpy as np
+
+    def no_model(cres):
+        raise NotImplementedError("cuplug.numba (signature): cuplug has no model of the numba "
+                                  "type Fake(1)")
+
+    monkeypatch.setattr(cnumba, "signature_of", no_model)
+    before = cnumba.stats()
+    cnumba.install()
+    try:
+        @cuda.jit
+        def double(r):
+            i = cuda.grid(1)
+            if i < r.size:
+                r[i] = i * 2
+
+        r = np.zeros(16, dtype=np.int32)
+        double[1, 16](r)
+        assert list(r) == [2 * i for i in range(16)]
         after = cnumba.stats()
         assert after["numba-cuda"] == before["numba-cuda"] + 1
-        assert after["reasons"].get("Record", 0) == before["reasons"].get("Record", 0) + 1
-        lib = next(iter(set_b.overloads.values()))._codelibrary
+        assert after["reasons"].get("Fake", 0) == before["reasons"].get("Fake", 0) + 1
+        lib = next(iter(double.overloads.values()))._codelibrary
         assert getattr(lib, "_cuplug_entry", None) is None
     finally:
         cnumba.uninstall()
