@@ -114,7 +114,8 @@ static LLVMTypeRef mem_type(LLVMContextRef c, const cuplug_type *t) {
       for (size_t i = 0; i < t->nargs; i++) members[i] = mem_type(c, t->args[i]);
       return LLVMStructTypeInContext(c, members, (unsigned)t->nargs, 0);
     }
-    case CUPLUG_TYPE_NUMBER_CLASS: return LLVMStructTypeInContext(c, NULL, 0, 0);
+    case CUPLUG_TYPE_NUMBER_CLASS: case CUPLUG_TYPE_OMITTED:
+      return LLVMStructTypeInContext(c, NULL, 0, 0);
     default: return LLVMVoidTypeInContext(c);
   }
 }
