@@ -5,7 +5,12 @@
  *   base      := NAME | 'CPointer' '(' type ')' | ['readonly'] 'array' '(' type ',' Nd ',' L ')'
  *              | 'UniTuple' '(' type ('x' | ',') N ')' | 'Tuple' '(' [type {',' type}] ')'
  *              | 'Literal' '[' 'int' ']' '(' ['-'] N ')' | 'class' '(' type ')'
+ *              | 'CPointer' '(' type '(' [type {',' type}] ')' ')'
+ *              | 'Record' '(' {field ','} 'size' '=' N [',' 'align' '=' N] ')'
+ *              | 'Opaque' '(' STRING ')' | 'Omitted' '(' STRING ')'
+ *   field     := (NAME | STRING) ':' type '@' N
  *   dims      := dim {',' dim}          dim := ':' | '::1'
+ *   STRING    := '"' {char | '\"' | '\\'} '"'
  *
  * Errors name the offending text and its position (0-based byte offset). */
 #include <ctype.h>
@@ -36,6 +41,7 @@ static const struct {
     {"uintp", CUPLUG_TYPE_UINT64},    {"float16", CUPLUG_TYPE_FLOAT16},
     {"float32", CUPLUG_TYPE_FLOAT32}, {"float64", CUPLUG_TYPE_FLOAT64},
     {"complex64", CUPLUG_TYPE_COMPLEX64}, {"complex128", CUPLUG_TYPE_COMPLEX128},
+    {"bfloat16", CUPLUG_TYPE_BFLOAT16}, {"__nv_bfloat16", CUPLUG_TYPE_BFLOAT16},
     /* numba's C-flavoured aliases */
     {"double", CUPLUG_TYPE_FLOAT64},  {"float_", CUPLUG_TYPE_FLOAT32},
     {"int_", CUPLUG_TYPE_INT64},      {"uint", CUPLUG_TYPE_UINT64},
@@ -264,6 +270,148 @@ static cuplug_error *parse_tuple(parser *p, bool uniform, const cuplug_type **ou
   return cuplug__type_tuple(elems, n, out);
 }
 
+static cuplug_error *parse_signature_rest(parser *p, const cuplug_type *restype,
+                                          const cuplug_type **out);
+
+/* CPointer(T), or CPointer(R(A, B)): a pointer to a function */
+static cuplug_error *parse_pointer(parser *p, size_t start, const cuplug_type **out) {
+  const cuplug_type *pointee;
+  CUPLUG__TRY(expect(p, '(', "'(' after 'CPointer'"));
+  CUPLUG__TRY(parse_type(p, &pointee));
+  if (peek(p) == '(') CUPLUG__TRY(parse_signature_rest(p, pointee, &pointee));
+  CUPLUG__TRY(expect(p, ')', "')' closing CPointer(...)"));
+  cuplug_error *e = cuplug__type_pointer(pointee, out);
+  if (e && e->code == CUPLUG_ERR_INVALID_TYPE) {
+    cuplug__error_destroy(e);
+    return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                         "invalid type at position %zu of '%s': a pointer must "
+                         "point at a scalar, a pointer, a record, void or a signature, not %s",
+                         start, p->text, pointee->name);
+  }
+  return e;
+}
+
+/* "text" with \" and \\ as its only escapes, into a new string. */
+static cuplug_error *parse_string(parser *p, const char *what, char **out) {
+  if (peek(p) != '"') return syntax_error(p, what);
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  const char *s = p->text + p->pos + 1;
+  size_t n = 0;
+  for (; s[n] && s[n] != '"'; n++) {
+    if (s[n] == '\\') {
+      n++;
+      if (s[n] != '"' && s[n] != '\\') {
+        cuplug__buf_free(&b);
+        p->pos += n + 1;
+        return syntax_error(p, "'\\\"' or '\\\\' (the only escapes in a quoted name)");
+      }
+    }
+    cuplug__buf_putc(&b, s[n]);
+  }
+  if (!s[n]) {
+    cuplug__buf_free(&b);
+    p->pos += n + 1;
+    return syntax_error(p, "'\"' closing the quoted name");
+  }
+  p->pos += n + 2;
+  *out = cuplug__buf_take(&b, NULL);
+  return *out ? NULL : cuplug__error_oom();
+}
+
+/* A non-negative integer that fits in 32 bits. */
+static cuplug_error *parse_u32(parser *p, const char *what, uint32_t *out) {
+  size_t at = (skip_space(p), p->pos);
+  int64_t v;
+  CUPLUG__TRY(parse_integer(p, what, &v));
+  if (v < 0 || v > UINT32_MAX)
+    return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                         "%s %lld at position %zu of '%s': 0 to %u", what, (long long)v, at,
+                         p->text, UINT32_MAX);
+  *out = (uint32_t)v;
+  return NULL;
+}
+
+typedef struct fields {
+  char *names[CUPLUG_MAX_ARGS];
+  const cuplug_type *types[CUPLUG_MAX_ARGS];
+  uint32_t offsets[CUPLUG_MAX_ARGS];
+  size_t n;
+  uint32_t size, align;
+} fields;
+
+/* name: type @ offset */
+static cuplug_error *parse_field(parser *p, fields *f) {
+  if (f->n == CUPLUG_MAX_ARGS)
+    return cuplug__error(CUPLUG_ERR_LIMIT, "a record in '%.64s...' has more than %d fields",
+                         p->text, CUPLUG_MAX_ARGS);
+  char *name;
+  if (peek(p) == '"') {
+    CUPLUG__TRY(parse_string(p, "a field's name", &name));
+  } else {
+    size_t n = ident_length(p->text + p->pos);
+    if (!n) return syntax_error(p, "a field's name, or 'size='");
+    name = malloc(n + 1);
+    if (!name) return cuplug__error_oom();
+    memcpy(name, p->text + p->pos, n);
+    name[n] = '\0';
+    p->pos += n;
+  }
+  f->names[f->n] = name;
+  f->types[f->n] = NULL;
+  f->offsets[f->n++] = 0;
+  CUPLUG__TRY(expect(p, ':', "':' and the field's type"));
+  CUPLUG__TRY(parse_type(p, &f->types[f->n - 1]));
+  CUPLUG__TRY(expect(p, '@', "'@' and the field's byte offset"));
+  return parse_u32(p, "a field's offset", &f->offsets[f->n - 1]);
+}
+
+/* The fields, then size=N and align=N. */
+static cuplug_error *parse_record_body(parser *p, fields *f) {
+  CUPLUG__TRY(expect(p, '(', "'(' after 'Record'"));
+  for (;;) {
+    skip_space(p);
+    const char *s = p->text + p->pos;
+    size_t n = ident_length(s);
+    size_t after = n;
+    while (isspace((unsigned char)s[after])) after++;
+    if (word_is(s, n, "size") && s[after] == '=') {
+      p->pos += after + 1;
+      CUPLUG__TRY(parse_u32(p, "a record's size", &f->size));
+      break;
+    }
+    CUPLUG__TRY(parse_field(p, f));
+    CUPLUG__TRY(expect(p, ',', "',' after a field"));
+  }
+  if (peek(p) == ',') {
+    p->pos++;
+    skip_space(p);
+    const char *s = p->text + p->pos;
+    size_t n = ident_length(s);
+    if (!word_is(s, n, "align")) return syntax_error(p, "'align='");
+    p->pos += n;
+    CUPLUG__TRY(expect(p, '=', "'=' after 'align'"));
+    CUPLUG__TRY(parse_u32(p, "a record's alignment", &f->align));
+    if (!f->align)
+      return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                           "a record aligned to 0 bytes in '%s': an alignment is a power of two",
+                           p->text);
+  }
+  return expect(p, ')', "')' closing Record(...)");
+}
+
+static cuplug_error *parse_record(parser *p, const cuplug_type **out) {
+  fields *f = calloc(1, sizeof *f);
+  if (!f) return cuplug__error_oom();
+  cuplug_error *e = parse_record_body(p, f);
+  if (!e)
+    e = cuplug__type_record((const char *const *)f->names, f->types, f->offsets, f->n, f->size,
+                            f->align, out);
+  for (size_t i = 0; i < f->n; i++) free(f->names[i]);
+  free(f);
+  return e;
+}
+
 static cuplug_error *parse_base(parser *p, const cuplug_type **out) {
   skip_space(p);
   size_t start = p->pos;
@@ -271,19 +419,17 @@ static cuplug_error *parse_base(parser *p, const cuplug_type **out) {
   size_t n = ident_length(s);
   if (!n) return syntax_error(p, "a type");
   p->pos += n;
-  if (word_is(s, n, "CPointer")) {
-    const cuplug_type *pointee;
-    CUPLUG__TRY(expect(p, '(', "'(' after 'CPointer'"));
-    CUPLUG__TRY(parse_type(p, &pointee));
-    CUPLUG__TRY(expect(p, ')', "')' closing CPointer(...)"));
-    cuplug_error *e = cuplug__type_pointer(pointee, out);
-    if (e && e->code == CUPLUG_ERR_INVALID_TYPE) {
-      cuplug__error_destroy(e);
-      return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
-                           "invalid type at position %zu of '%s': a pointer must "
-                           "point at a scalar or a pointer, not %s",
-                           start, p->text, pointee->name);
-    }
+  if (word_is(s, n, "CPointer")) return parse_pointer(p, start, out);
+  if (word_is(s, n, "Record")) return parse_record(p, out);
+  if (word_is(s, n, "Opaque") || word_is(s, n, "Omitted")) {
+    bool opaque = word_is(s, n, "Opaque");
+    char *text;
+    CUPLUG__TRY(expect(p, '(', opaque ? "'(' after 'Opaque'" : "'(' after 'Omitted'"));
+    CUPLUG__TRY(parse_string(p, "a double-quoted name", &text));
+    cuplug_error *e = expect(p, ')', opaque ? "')' closing Opaque(...)" : "')' closing Omitted(...)");
+    if (!e)
+      e = cuplug__type_named(opaque ? CUPLUG_TYPE_OPAQUE : CUPLUG_TYPE_OMITTED, text, out);
+    free(text);
     return e;
   }
   if (word_is(s, n, "array") && peek(p) == '(') return parse_array_call(p, out);
@@ -347,15 +493,15 @@ static cuplug_error *parse_type(parser *p, const cuplug_type **out) {
         cuplug__error_destroy(e);
         return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
                              "invalid type at position %zu of '%s': a pointer must "
-                             "point at a scalar or a pointer",
+                             "point at a scalar, a pointer, a record or void",
                              start, p->text);
       }
       CUPLUG__TRY(e);
     } else if (c == '[') {
-      if (!cuplug__type_is_scalar_value(t))
+      if (!cuplug__type_is_scalar_value(t) && t->kind != CUPLUG_TYPE_RECORD)
         return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
                              "invalid type at position %zu of '%s': an array's dtype "
-                             "must be bool, an integer, a float or a complex, not %s",
+                             "must be bool, an integer, a float, a complex or a record, not %s",
                              start, p->text, t->name);
       CUPLUG__TRY(parse_dims(p, t, &t));
     } else {

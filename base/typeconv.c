@@ -25,7 +25,13 @@
 
 #define FIRST CUPLUG_TYPE_BOOL
 #define LAST CUPLUG_TYPE_COMPLEX128
-#define N (LAST - FIRST + 1)
+#define N (LAST - FIRST + 2) /* bool..complex128, then bfloat16 */
+
+/* A kind's row of the table, -1 for a kind with no numeric conversions. */
+static int row(cuplug_type_kind kind) {
+  if (kind >= FIRST && kind <= LAST) return (int)(kind - FIRST);
+  return kind == CUPLUG_TYPE_BFLOAT16 ? N - 1 : -1;
+}
 
 /* numba-cuda's casting rules: BOTH(a, b, how) is a -> b `how` and back
  * unsafe (its safe_unsafe, promote_unsafe, unsafe_unsafe); ONE_WAY has no
@@ -57,6 +63,11 @@ static const struct {
     BOTH(UINT64, FLOAT64, SAFE),
     BOTH(FLOAT16, FLOAT32, PROMOTE),
     BOTH(FLOAT32, FLOAT64, PROMOTE),
+    /* bfloat16: a float narrower than float32, with float32's range; its 8
+     * significant bits hold every int8 */
+    BOTH(INT8, BFLOAT16, SAFE),
+    BOTH(INT16, BFLOAT16, UNSAFE),
+    BOTH(BFLOAT16, FLOAT32, PROMOTE),
     ONE_WAY(FLOAT32, COMPLEX64, SAFE),
     ONE_WAY(FLOAT64, COMPLEX128, SAFE),
     BOTH(COMPLEX64, COMPLEX128, PROMOTE),
@@ -67,9 +78,10 @@ static const struct {
 static cuplug__conversion table[N][N];
 static unsigned distance[N][N];
 
-/* bool, integer, float or complex */
-static int category(int kind) {
-  kind += FIRST;
+/* bool, integer, float or complex, of a row */
+static int category(int r) {
+  if (r == N - 1) return 2; /* bfloat16 */
+  int kind = r + FIRST;
   if (kind == CUPLUG_TYPE_BOOL) return 0;
   if (kind <= CUPLUG_TYPE_UINT64) return 1;
   if (kind <= CUPLUG_TYPE_FLOAT64) return 2;
@@ -89,7 +101,7 @@ static void table_init(void) {
       distance[i][j] = 0;
     }
   for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
-    int i = rules[r].from - FIRST, j = rules[r].to - FIRST;
+    int i = row(rules[r].from), j = row(rules[r].to);
     unsigned d = category(i) == category(j) ? 1 : 8;
     table[i][j] = rules[r].how;
     distance[i][j] = d;
@@ -121,7 +133,10 @@ static bool exact_in_float(int64_t v, cuplug_type_kind kind) {
   uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
   if (kind == CUPLUG_TYPE_FLOAT16 && u > 65504) return false;
   while (u && !(u & 1)) u >>= 1;
-  int bits = kind == CUPLUG_TYPE_FLOAT16 ? 11 : kind == CUPLUG_TYPE_FLOAT32 ? 24 : 53;
+  int bits = kind == CUPLUG_TYPE_FLOAT16    ? 11
+             : kind == CUPLUG_TYPE_BFLOAT16 ? 8
+             : kind == CUPLUG_TYPE_FLOAT32  ? 24
+                                            : 53;
   return u < (UINT64_C(1) << bits);
 }
 
@@ -156,10 +171,10 @@ cuplug__conversion cuplug__convert(const cuplug_type *from, const cuplug_type *t
     *dist += 32;
     return c;
   }
-  if (from->kind >= FIRST && from->kind <= LAST && to->kind >= FIRST && to->kind <= LAST) {
+  if (row(from->kind) >= 0 && row(to->kind) >= 0) {
     pthread_once(&table_once, table_init);
-    *dist = distance[from->kind - FIRST][to->kind - FIRST];
-    return table[from->kind - FIRST][to->kind - FIRST];
+    *dist = distance[row(from->kind)][row(to->kind)];
+    return table[row(from->kind)][row(to->kind)];
   }
   if (from->kind == CUPLUG_TYPE_ARRAY && to->kind == CUPLUG_TYPE_ARRAY) {
     /* numba's Array.can_convert_to: a contiguous array is also an array of

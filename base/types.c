@@ -13,7 +13,14 @@
  * elements.  An integer literal is an i64; a number class (a dtype given as
  * an argument) has no value and takes no parameter.  A read-only array
  * (numba's readonly array) is an array like any other: the mark is the
- * type's, which launch reads, not the data model's. */
+ * type's, which launch reads, not the data model's.
+ *
+ * Since 1.3, numba-cuda's other models: a bfloat16 is an i16, as a float16;
+ * a record is passed by reference, a [size x i8]* (its bytes, [size x i8],
+ * where it is stored: an array's data, a pointer's pointee); a pointer to a
+ * signature is numba's ExternalFunctionPointer, R (A, B)* of the value
+ * types, unflattened; CPointer(void) is an i8*; an Opaque value is one i8*
+ * nothing reads; an Omitted argument takes no parameter at all. */
 #include "base/types.h"
 
 #include <pthread.h>
@@ -48,16 +55,36 @@ static const struct {
     {CUPLUG_TYPE_FLOAT64, "float64", "double", 8},
     {CUPLUG_TYPE_COMPLEX64, "complex64", "{float, float}", 8},
     {CUPLUG_TYPE_COMPLEX128, "complex128", "{double, double}", 16},
+    {CUPLUG_TYPE_BFLOAT16, "bfloat16", "i16", 2}, /* numba-cuda: an i16 */
 };
 #define NUM_SCALARS (sizeof scalar_info / sizeof scalar_info[0])
 
 static cuplug_type scalars[NUM_SCALARS];
+
+/* The scalar table's row of a kind, -1 for none: kinds 1 to 15, then
+ * bfloat16, which came later. */
+static int scalar_row(cuplug_type_kind kind) {
+  if (kind >= CUPLUG_TYPE_VOID && kind <= CUPLUG_TYPE_COMPLEX128) return (int)kind - 1;
+  if (kind == CUPLUG_TYPE_BFLOAT16) return (int)NUM_SCALARS - 1;
+  return -1;
+}
 static pthread_once_t scalars_once = PTHREAD_ONCE_INIT;
 
 /* ---- the data model ---- */
 
-/* The type a value has in memory (what a pointer to it points at). */
+/* The type a value has in memory (what a pointer to it points at); a
+ * record's value is a pointer to its bytes, which data_bytes holds. */
 static const char *data_ir(const cuplug_type *t) {
+  if (t->kind == CUPLUG_TYPE_RECORD) return t->bytes_ir;
+  return t->lowered[0][0].ir_type;
+}
+
+/* The type of a value in registers: numba's get_value_type, which a
+ * function pointer's signature is made of (a bool is an i1 there, and
+ * none an i8*). */
+static const char *value_ir(const cuplug_type *t) {
+  if (t->kind == CUPLUG_TYPE_BOOL) return "i1";
+  if (t->kind == CUPLUG_TYPE_VOID) return "i8*";
   return t->lowered[0][0].ir_type;
 }
 
@@ -100,13 +127,27 @@ static bool is_uniform(const cuplug_type *t) {
 
 /* A tuple in memory: [N x T] when uniform, else {T1, T2, ...}. */
 static char *tuple_ir(const cuplug_type *t) {
-  if (is_uniform(t)) return fmt("[%zu x %s]", t->nargs, data_ir(t->args[0]));
+  if (is_uniform(t)) return fmt("[%zu x %s]", t->nargs, t->args[0]->lowered[0][0].ir_type);
   cuplug__buf b;
   cuplug__buf_init(&b);
   cuplug__buf_putc(&b, '{');
   for (size_t i = 0; i < t->nargs; i++)
-    cuplug__buf_printf(&b, "%s%s", i ? ", " : "", data_ir(t->args[i]));
+    cuplug__buf_printf(&b, "%s%s", i ? ", " : "", t->args[i]->lowered[0][0].ir_type);
   cuplug__buf_putc(&b, '}');
+  return cuplug__buf_take(&b, NULL);
+}
+
+/* A pointer to t: void* is numba's voidptr, an i8*; a pointer to a
+ * signature is numba's ExternalFunctionPointer, R (A, B)* of value types. */
+static char *pointer_ir(const cuplug_type *t) {
+  if (t->kind == CUPLUG_TYPE_VOID) return cuplug__strdup("i8*");
+  if (t->kind != CUPLUG_TYPE_SIGNATURE) return fmt("%s*", data_ir(t));
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  cuplug__buf_printf(&b, "%s (", value_ir(t->restype));
+  for (size_t i = 0; i < t->nargs; i++)
+    cuplug__buf_printf(&b, "%s%s", i ? ", " : "", value_ir(t->args[i]));
+  cuplug__buf_puts(&b, ")*");
   return cuplug__buf_take(&b, NULL);
 }
 
@@ -127,8 +168,20 @@ static bool lower_argument(const cuplug_type *t, cuplug__lowered *l) {
     case CUPLUG_TYPE_POINTER: {
       char **p = parts_alloc(1);
       if (!p) return false;
-      p[0] = fmt("%s*", data_ir(t->element));
-      return lowered_set(l, fmt("%s*", data_ir(t->element)), 1, p);
+      p[0] = pointer_ir(t->element);
+      return lowered_set(l, pointer_ir(t->element), 1, p);
+    }
+    case CUPLUG_TYPE_RECORD: {
+      char **p = parts_alloc(1);
+      if (!p) return false;
+      p[0] = fmt("[%u x i8]*", t->size);
+      return lowered_set(l, fmt("[%u x i8]*", t->size), 1, p);
+    }
+    case CUPLUG_TYPE_OPAQUE: {
+      char **p = parts_alloc(1);
+      if (!p) return false;
+      p[0] = cuplug__strdup("i8*");
+      return lowered_set(l, cuplug__strdup("i8*"), 1, p);
     }
     case CUPLUG_TYPE_ARRAY: {
       size_t n = 5 + 2 * (size_t)t->ndim;
@@ -163,6 +216,7 @@ static bool lower_argument(const cuplug_type *t, cuplug__lowered *l) {
       return lowered_set(l, cuplug__strdup("i64"), 1, p);
     }
     case CUPLUG_TYPE_NUMBER_CLASS:
+    case CUPLUG_TYPE_OMITTED:
       return lowered_set(l, cuplug__strdup("{}"), 0, NULL);
     case CUPLUG_TYPE_SIGNATURE:
     case CUPLUG_TYPE_INVALID:
@@ -170,25 +224,26 @@ static bool lower_argument(const cuplug_type *t, cuplug__lowered *l) {
     default: {
       char **p = parts_alloc(1);
       if (!p) return false;
-      p[0] = cuplug__strdup(scalar_info[t->kind - 1].ir);
-      return lowered_set(l, cuplug__strdup(scalar_info[t->kind - 1].ir), 1, p);
+      p[0] = cuplug__strdup(scalar_info[scalar_row(t->kind)].ir);
+      return lowered_set(l, cuplug__strdup(scalar_info[scalar_row(t->kind)].ir), 1, p);
     }
   }
 }
 
 /* Numba ABI return: the pointee of the return slot.  numba gives "none" a
- * pointer model, so a void function still gets an i8** slot. */
+ * pointer model, so a void function still gets an i8** slot.  A record is
+ * returned as its pointer (numba's get_return_type): an [N x i8]** slot. */
 static bool lower_numba_return(const cuplug_type *t, cuplug__lowered *l) {
-  const char *slot = t->kind == CUPLUG_TYPE_VOID ? "i8*" : data_ir(t);
+  const char *slot = t->kind == CUPLUG_TYPE_VOID ? "i8*" : t->lowered[0][0].ir_type;
   char **p = parts_alloc(1);
   if (!p) return false;
   p[0] = cuplug__strdup(slot);
   return lowered_set(l, cuplug__strdup(slot), 1, p);
 }
 
-/* C ABI return: the value itself, "void" for none. */
+/* C ABI return: the value itself, "void" for none, a record's pointer. */
 static bool lower_c_return(const cuplug_type *t, cuplug__lowered *l) {
-  return lowered_set(l, cuplug__strdup(data_ir(t)), 0, NULL);
+  return lowered_set(l, cuplug__strdup(t->lowered[0][0].ir_type), 0, NULL);
 }
 
 static void join_parts(cuplug__buf *b, const cuplug__lowered *l, bool *first) {
@@ -246,6 +301,11 @@ static void type_free(cuplug_type *t) {
     for (int p = 0; p < 2; p++) lowered_free(&t->lowered[a][p]);
   free(t->name);
   free(t->args);
+  free(t->text);
+  for (size_t i = 0; t->field_names && i < t->nargs; i++) free(t->field_names[i]);
+  free(t->field_names);
+  free(t->offsets);
+  free(t->bytes_ir);
   free(t);
 }
 
@@ -266,9 +326,10 @@ static void scalars_init(void) {
 }
 
 const cuplug_type *cuplug__type_scalar(cuplug_type_kind kind) {
-  if (kind < CUPLUG_TYPE_VOID || kind > CUPLUG_TYPE_COMPLEX128) return NULL;
+  int row = scalar_row(kind);
+  if (row < 0) return NULL;
   pthread_once(&scalars_once, scalars_init);
-  const cuplug_type *t = &scalars[kind - 1];
+  const cuplug_type *t = &scalars[row];
   return t->lowered[0][0].ir_type ? t : NULL;
 }
 
@@ -282,11 +343,13 @@ bool cuplug__type_is_signed(const cuplug_type *t) {
 }
 
 bool cuplug__type_is_float(const cuplug_type *t) {
-  return t->kind >= CUPLUG_TYPE_FLOAT16 && t->kind <= CUPLUG_TYPE_FLOAT64;
+  return (t->kind >= CUPLUG_TYPE_FLOAT16 && t->kind <= CUPLUG_TYPE_FLOAT64) ||
+         t->kind == CUPLUG_TYPE_BFLOAT16;
 }
 
 bool cuplug__type_is_scalar_value(const cuplug_type *t) {
-  return t->kind >= CUPLUG_TYPE_BOOL && t->kind <= CUPLUG_TYPE_COMPLEX128;
+  return (t->kind >= CUPLUG_TYPE_BOOL && t->kind <= CUPLUG_TYPE_COMPLEX128) ||
+         t->kind == CUPLUG_TYPE_BFLOAT16;
 }
 
 bool cuplug__type_is_number(const cuplug_type *t) {
@@ -295,9 +358,9 @@ bool cuplug__type_is_number(const cuplug_type *t) {
 
 uint32_t cuplug__type_size(const cuplug_type *t) {
   if (t->kind == CUPLUG_TYPE_POINTER || t->kind == CUPLUG_TYPE_INT_LITERAL) return 8;
-  if (t->kind >= CUPLUG_TYPE_VOID && t->kind <= CUPLUG_TYPE_COMPLEX128)
-    return scalar_info[t->kind - 1].size;
-  return 0;
+  if (t->kind == CUPLUG_TYPE_RECORD) return t->size;
+  int row = scalar_row(t->kind);
+  return row < 0 ? 0 : scalar_info[row].size;
 }
 
 /* ---- interning ---- */
@@ -305,15 +368,23 @@ uint32_t cuplug__type_size(const cuplug_type *t) {
 static bool same(const cuplug_type *a, const cuplug_type *b) {
   if (a->kind != b->kind || a->element != b->element || a->ndim != b->ndim ||
       a->layout != b->layout || a->readonly != b->readonly || a->restype != b->restype ||
-      a->nargs != b->nargs || a->value != b->value)
+      a->nargs != b->nargs || a->value != b->value || a->size != b->size ||
+      a->align != b->align || !a->text != !b->text || (a->text && strcmp(a->text, b->text)))
     return false;
   for (size_t i = 0; i < a->nargs; i++)
     if (a->args[i] != b->args[i]) return false;
+  for (size_t i = 0; a->field_names && i < a->nargs; i++)
+    if (a->offsets[i] != b->offsets[i] || strcmp(a->field_names[i], b->field_names[i]))
+      return false;
   return true;
 }
 
-/* Returns the interned twin of *proto, creating it from proto (whose args
- * array is copied) when it is new. */
+/* FNV-1a over a string, into h */
+static uint64_t hash_string(uint64_t h, const char *s) {
+  for (; s && *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
 static size_t bucket_of(const cuplug_type *t) {
   uint64_t h = 1469598103934665603ull;
   uint64_t words[6] = {(uint64_t)t->kind, (uint64_t)(uintptr_t)t->element,
@@ -325,6 +396,9 @@ static size_t bucket_of(const cuplug_type *t) {
     h = (h ^ w) * 1099511628211ull;
     h ^= h >> 29;
   }
+  h = hash_string(h, t->text);
+  for (size_t i = 0; t->field_names && i < t->nargs; i++)
+    h = hash_string(h ^ t->offsets[i], t->field_names[i]);
   return (size_t)(h % INTERN_BUCKETS);
 }
 
@@ -336,6 +410,21 @@ static uint32_t depth_of(const cuplug_type *proto) {
   for (size_t i = 0; i < proto->nargs; i++)
     if (proto->args[i]->depth > d) d = proto->args[i]->depth;
   return d + 1;
+}
+
+/* The record's fields and the text of an Opaque or Omitted, owned by t. */
+static bool copy_extras(cuplug_type *t, const cuplug_type *proto) {
+  if (proto->text && !(t->text = cuplug__strdup(proto->text))) return false;
+  if (proto->kind != CUPLUG_TYPE_RECORD) return true;
+  if (!(t->bytes_ir = fmt("[%u x i8]", proto->size))) return false;
+  if (!proto->nargs) return true;
+  t->field_names = calloc(proto->nargs, sizeof *t->field_names);
+  t->offsets = malloc(proto->nargs * sizeof *t->offsets);
+  if (!t->field_names || !t->offsets) return false;
+  memcpy(t->offsets, proto->offsets, proto->nargs * sizeof *t->offsets);
+  for (size_t i = 0; i < proto->nargs; i++)
+    if (!(t->field_names[i] = cuplug__strdup(proto->field_names[i]))) return false;
+  return true;
 }
 
 static cuplug_error *intern(const cuplug_type *proto, char *(*name)(const cuplug_type *),
@@ -359,11 +448,15 @@ static cuplug_error *intern(const cuplug_type *proto, char *(*name)(const cuplug
   t->depth = depth;
   t->args = NULL;
   t->next = NULL;
+  t->text = NULL;
+  t->field_names = NULL;
+  t->offsets = NULL;
   if (proto->nargs) {
     t->args = malloc(proto->nargs * sizeof *t->args);
     if (!t->args) goto oom_free;
     memcpy(t->args, proto->args, proto->nargs * sizeof *t->args);
   }
+  if (!copy_extras(t, proto)) goto oom_free;
   t->name = name(t);
   if (!t->name || !lower_all(t)) goto oom_free;
   t->next = interned[bucket];
@@ -429,6 +522,59 @@ static char *literal_name(const cuplug_type *t) {
 
 static char *class_name(const cuplug_type *t) { return fmt("class(%s)", t->element->name); }
 
+/* text between double quotes, with \" and \\ escaped, as the parser reads it */
+static void put_quoted(cuplug__buf *b, const char *text) {
+  cuplug__buf_putc(b, '"');
+  for (const char *c = text; *c; c++) {
+    if (*c == '"' || *c == '\\') cuplug__buf_putc(b, '\\');
+    cuplug__buf_putc(b, *c);
+  }
+  cuplug__buf_putc(b, '"');
+}
+
+static bool is_identifier(const char *s) {
+  if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return false;
+  for (; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+          *s == '_'))
+      return false;
+  return true;
+}
+
+static uint32_t default_align(const cuplug_type *t) {
+  uint32_t align = 1, size, a;
+  for (size_t i = 0; i < t->nargs; i++)
+    if (cuplug__type_field_layout(t->args[i], &size, &a) && a > align) align = a;
+  return align;
+}
+
+/* Record(a: int32 @ 0, "b c": float64 @ 8, size=16[, align=N]) */
+static char *record_name(const cuplug_type *t) {
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  cuplug__buf_puts(&b, "Record(");
+  for (size_t i = 0; i < t->nargs; i++) {
+    if (is_identifier(t->field_names[i]))
+      cuplug__buf_puts(&b, t->field_names[i]);
+    else
+      put_quoted(&b, t->field_names[i]);
+    cuplug__buf_printf(&b, ": %s @ %u, ", t->args[i]->name, t->offsets[i]);
+  }
+  cuplug__buf_printf(&b, "size=%u", t->size);
+  if (t->align != default_align(t)) cuplug__buf_printf(&b, ", align=%u", t->align);
+  cuplug__buf_putc(&b, ')');
+  return cuplug__buf_take(&b, NULL);
+}
+
+static char *named_name(const cuplug_type *t) {
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  cuplug__buf_puts(&b, t->kind == CUPLUG_TYPE_OPAQUE ? "Opaque(" : "Omitted(");
+  put_quoted(&b, t->text);
+  cuplug__buf_putc(&b, ')');
+  return cuplug__buf_take(&b, NULL);
+}
+
 static bool is_value_type(const cuplug_type *t) {
   return t && t->kind != CUPLUG_TYPE_INVALID && t->kind != CUPLUG_TYPE_SIGNATURE;
 }
@@ -437,9 +583,12 @@ cuplug_error *cuplug__type_pointer(const cuplug_type *pointee,
                                    const cuplug_type **out) {
   if (!pointee || !out)
     return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_pointer: NULL argument");
-  if (!cuplug__type_is_scalar_value(pointee) && pointee->kind != CUPLUG_TYPE_POINTER)
+  if (!cuplug__type_is_scalar_value(pointee) && pointee->kind != CUPLUG_TYPE_POINTER &&
+      pointee->kind != CUPLUG_TYPE_VOID && pointee->kind != CUPLUG_TYPE_SIGNATURE &&
+      pointee->kind != CUPLUG_TYPE_RECORD)
     return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
-                         "CPointer(%s): a pointer must point at a scalar or a pointer",
+                         "CPointer(%s): a pointer must point at a scalar, a pointer, a record, "
+                         "void or a signature",
                          pointee->name);
   cuplug_type proto = {.kind = CUPLUG_TYPE_POINTER, .element = pointee};
   return intern(&proto, pointer_name, out);
@@ -449,10 +598,10 @@ cuplug_error *cuplug__type_array(const cuplug_type *dtype, uint32_t ndim,
                                  cuplug_layout layout, const cuplug_type **out) {
   if (!dtype || !out)
     return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_array: NULL argument");
-  if (!cuplug__type_is_scalar_value(dtype))
+  if (!cuplug__type_is_scalar_value(dtype) && dtype->kind != CUPLUG_TYPE_RECORD)
     return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
                          "array of %s: an array's dtype must be bool, an integer, "
-                         "a float or a complex",
+                         "a float, a complex or a record",
                          dtype->name);
   if (ndim < 1 || ndim > CUPLUG__MAX_NDIM)
     return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
@@ -489,6 +638,10 @@ cuplug_error *cuplug__type_signature(const cuplug_type *restype,
   if (nargs > CUPLUG_MAX_ARGS)
     return cuplug__error(CUPLUG_ERR_LIMIT, "a signature of %zu arguments: at most %d", nargs,
                          CUPLUG_MAX_ARGS);
+  if (restype && restype->kind == CUPLUG_TYPE_OMITTED)
+    return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                         "a signature cannot return %s: an omitted argument has no value",
+                         restype->name);
   if (!is_value_type(restype) || restype->kind == CUPLUG_TYPE_NUMBER_CLASS)
     return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
                          "a signature cannot return %s", restype->name);
@@ -517,7 +670,8 @@ cuplug_error *cuplug__type_tuple(const cuplug_type *const *elements, size_t n,
     if (!elements[i])
       return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_tuple: element %zu is NULL", i);
     if (!is_value_type(elements[i]) || elements[i]->kind == CUPLUG_TYPE_VOID ||
-        elements[i]->kind == CUPLUG_TYPE_NUMBER_CLASS)
+        elements[i]->kind == CUPLUG_TYPE_NUMBER_CLASS ||
+        elements[i]->kind == CUPLUG_TYPE_OMITTED)
       return cuplug__error(CUPLUG_ERR_INVALID_TYPE, "element %zu of a tuple cannot be %s", i,
                            elements[i]->name);
   }
@@ -542,6 +696,83 @@ cuplug_error *cuplug__type_number_class(const cuplug_type *dtype, const cuplug_t
                          dtype->name);
   cuplug_type proto = {.kind = CUPLUG_TYPE_NUMBER_CLASS, .element = dtype};
   return intern(&proto, class_name, out);
+}
+
+bool cuplug__type_field_layout(const cuplug_type *t, uint32_t *size, uint32_t *align) {
+  if (t->kind == CUPLUG_TYPE_RECORD) {
+    *size = t->size;
+    *align = t->align;
+    return true;
+  }
+  if (t->kind == CUPLUG_TYPE_TUPLE && is_uniform(t) &&
+      cuplug__type_field_layout(t->args[0], size, align)) {
+    *size *= (uint32_t)t->nargs;
+    return true;
+  }
+  if (!cuplug__type_is_scalar_value(t)) return false;
+  *size = cuplug__type_size(t);
+  bool complex = t->kind == CUPLUG_TYPE_COMPLEX64 || t->kind == CUPLUG_TYPE_COMPLEX128;
+  *align = complex ? *size / 2 : *size;
+  return true;
+}
+
+/* Is each field a field type, named once, and inside the record? */
+static cuplug_error *check_fields(const char *const *names, const cuplug_type *const *types,
+                                  const uint32_t *offsets, size_t n, uint32_t size) {
+  for (size_t i = 0; i < n; i++) {
+    if (!names[i] || !types[i])
+      return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_record: field %zu is NULL", i);
+    if (!*names[i])
+      return cuplug__error(CUPLUG_ERR_INVALID_TYPE, "field %zu of a record has no name", i);
+    for (size_t j = 0; j < i; j++)
+      if (strcmp(names[i], names[j]) == 0)
+        return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                             "field '%s' of a record is named twice (fields %zu and %zu)",
+                             names[i], j, i);
+    uint32_t fsize, falign;
+    if (!cuplug__type_field_layout(types[i], &fsize, &falign))
+      return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                           "field '%s' of a record cannot be %s: a field is a scalar, a "
+                           "record or a UniTuple of them",
+                           names[i], types[i]->name);
+    if ((uint64_t)offsets[i] + fsize > size)
+      return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                           "field '%s' of a record (%s at byte %u) ends at byte %llu, past "
+                           "the record's size of %u bytes",
+                           names[i], types[i]->name, offsets[i],
+                           (unsigned long long)offsets[i] + fsize, size);
+  }
+  return NULL;
+}
+
+cuplug_error *cuplug__type_record(const char *const *names, const cuplug_type *const *types,
+                                  const uint32_t *offsets, size_t n, uint32_t size,
+                                  uint32_t align, const cuplug_type **out) {
+  if (!out || (n && (!names || !types || !offsets)))
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_record: NULL argument");
+  if (n > CUPLUG_MAX_ARGS)
+    return cuplug__error(CUPLUG_ERR_LIMIT, "a record of %zu fields: at most %d", n,
+                         CUPLUG_MAX_ARGS);
+  CUPLUG__TRY(check_fields(names, types, offsets, n, size));
+  if (align & (align - 1))
+    return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                         "a record aligned to %u bytes: an alignment is a power of two", align);
+  cuplug_type proto = {.kind = CUPLUG_TYPE_RECORD, .nargs = n,
+                       .args = (const cuplug_type **)types, .size = size,
+                       .field_names = (char **)names, .offsets = (uint32_t *)offsets};
+  proto.align = align ? align : default_align(&proto);
+  return intern(&proto, record_name, out);
+}
+
+cuplug_error *cuplug__type_named(cuplug_type_kind kind, const char *text,
+                                 const cuplug_type **out) {
+  if (!text || !out)
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_named: NULL argument");
+  if (kind != CUPLUG_TYPE_OPAQUE && kind != CUPLUG_TYPE_OMITTED)
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_named: kind %d is not OPAQUE or "
+                         "OMITTED", (int)kind);
+  cuplug_type proto = {.kind = kind, .text = (char *)text};
+  return intern(&proto, named_name, out);
 }
 
 __attribute__((destructor)) void cuplug__types_shutdown(void) {

@@ -28,6 +28,11 @@ struct cuplug_type {
   size_t nargs;
   const cuplug_type **args; /* a signature's arguments, a tuple's elements */
   int64_t value;             /* an INT_LITERAL's */
+  char *text;                /* an OPAQUE's or OMITTED's host name of it */
+  char **field_names;        /* a RECORD's, one per args[i] */
+  uint32_t *offsets;         /* a RECORD's, bytes from its start */
+  uint32_t size, align;      /* a RECORD's bytes and alignment */
+  char *bytes_ir;            /* a RECORD's data type, [size x i8] */
   uint32_t depth;            /* 0 for a scalar; 1 + the deepest part's otherwise */
   char *name;
   /* [abi - 1][position]: numba/c x argument/return, computed at creation. */
@@ -51,6 +56,17 @@ cuplug_error *cuplug__type_tuple(const cuplug_type *const *elements, size_t n,
                                  const cuplug_type **out);
 cuplug_error *cuplug__type_int_literal(int64_t value, const cuplug_type **out);
 cuplug_error *cuplug__type_number_class(const cuplug_type *dtype, const cuplug_type **out);
+/* A record of n fields (names, types, byte offsets) in `size` bytes; align
+ * 0 takes the largest field's alignment. */
+cuplug_error *cuplug__type_record(const char *const *names, const cuplug_type *const *types,
+                                  const uint32_t *offsets, size_t n, uint32_t size,
+                                  uint32_t align, const cuplug_type **out);
+/* Opaque(text) or Omitted(text), as kind says */
+cuplug_error *cuplug__type_named(cuplug_type_kind kind, const char *text,
+                                 const cuplug_type **out);
+/* Bytes and alignment of a record field's type: a scalar, a record, or a
+ * UniTuple of them; false for anything else. */
+bool cuplug__type_field_layout(const cuplug_type *t, uint32_t *size, uint32_t *align);
 cuplug_error *cuplug__type_parse(const char *text, const cuplug_type **out);
 /* Parses a signature and insists that it is one. */
 cuplug_error *cuplug__signature_parse(const char *text, const cuplug_type **out);
@@ -68,10 +84,10 @@ static inline bool cuplug__abi_valid(cuplug_abi abi) {
 
 bool cuplug__type_is_integer(const cuplug_type *t);
 bool cuplug__type_is_signed(const cuplug_type *t); /* int8..int64, and literals */
-bool cuplug__type_is_float(const cuplug_type *t);  /* float16..float64 */
+bool cuplug__type_is_float(const cuplug_type *t);  /* float16..float64, bfloat16 */
 bool cuplug__type_is_scalar_value(const cuplug_type *t); /* bool, int, float, complex */
 bool cuplug__type_is_number(const cuplug_type *t); /* a scalar value or an integer literal */
-/* Bytes of a scalar or pointer value, 0 otherwise. */
+/* Bytes of a scalar or pointer value (a record's: its size), 0 otherwise. */
 uint32_t cuplug__type_size(const cuplug_type *t);
 
 /* Frees every interned type; called when the plugin is unloaded. */

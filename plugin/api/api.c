@@ -135,6 +135,10 @@ static cuplug_error *type_info(cuplug_type_info *args) {
   a.size = cuplug__type_size(t);
   a.literal_value = t->value;
   a.readonly = t->readonly;
+  a.align = t->align;
+  a.field_names = (const char *const *)t->field_names;
+  a.field_offsets = t->offsets;
+  a.text = t->text;
   cuplug__struct_export(args, &a, sizeof a);
   return NULL;
 }

@@ -10,10 +10,12 @@
  *
  *   bool, intN, uintN   _Bool, intN_t, uintN_t (narrow ones extended, as
  *                       clang extends them)
- *   float16             uint16_t, its bits (as CUDA's __half on the host)
+ *   float16, bfloat16   uint16_t, its bits (as CUDA's __half on the host)
  *   float32, float64    float, double
  *   complex64/128       float _Complex, double _Complex ({re, im})
- *   CPointer(T)         T *
+ *   CPointer(T)         T * (of a signature: a function pointer)
+ *   Record(...)         a pointer to its bytes;  Opaque(...): void *
+ *   Omitted(...)        no parameter
  *   Tuple(...)          a struct of its members (UniTuple: T[N])
  *   T[:, ...]           numba's array struct: {meminfo, parent, nitems,
  *                       itemsize, data, shape[N], strides[N]}
@@ -87,6 +89,7 @@ static LLVMTypeRef mem_type(LLVMContextRef c, const cuplug_type *t) {
     case CUPLUG_TYPE_BOOL: case CUPLUG_TYPE_INT8: case CUPLUG_TYPE_UINT8:
       return LLVMInt8TypeInContext(c);
     case CUPLUG_TYPE_INT16: case CUPLUG_TYPE_UINT16: case CUPLUG_TYPE_FLOAT16:
+    case CUPLUG_TYPE_BFLOAT16:
       return LLVMInt16TypeInContext(c);
     case CUPLUG_TYPE_INT32: case CUPLUG_TYPE_UINT32: return LLVMInt32TypeInContext(c);
     case CUPLUG_TYPE_INT64: case CUPLUG_TYPE_UINT64: case CUPLUG_TYPE_INT_LITERAL: return i64;
@@ -99,7 +102,7 @@ static LLVMTypeRef mem_type(LLVMContextRef c, const cuplug_type *t) {
       LLVMTypeRef parts[2] = {part, part};
       return LLVMStructTypeInContext(c, parts, 2, 0);
     }
-    case CUPLUG_TYPE_POINTER: return ptr;
+    case CUPLUG_TYPE_POINTER: case CUPLUG_TYPE_RECORD: case CUPLUG_TYPE_OPAQUE: return ptr;
     case CUPLUG_TYPE_ARRAY: {
       LLVMTypeRef dims = LLVMArrayType2(i64, t->ndim);
       LLVMTypeRef fields[7] = {ptr, ptr, i64, i64, ptr, dims, dims};
@@ -111,7 +114,8 @@ static LLVMTypeRef mem_type(LLVMContextRef c, const cuplug_type *t) {
       for (size_t i = 0; i < t->nargs; i++) members[i] = mem_type(c, t->args[i]);
       return LLVMStructTypeInContext(c, members, (unsigned)t->nargs, 0);
     }
-    case CUPLUG_TYPE_NUMBER_CLASS: return LLVMStructTypeInContext(c, NULL, 0, 0);
+    case CUPLUG_TYPE_NUMBER_CLASS: case CUPLUG_TYPE_OMITTED:
+      return LLVMStructTypeInContext(c, NULL, 0, 0);
     default: return LLVMVoidTypeInContext(c);
   }
 }
@@ -172,7 +176,7 @@ static const char *extension(const cuplug_type *t) {
   switch (t->kind) {
     case CUPLUG_TYPE_INT8: case CUPLUG_TYPE_INT16: return "signext";
     case CUPLUG_TYPE_BOOL: case CUPLUG_TYPE_UINT8: case CUPLUG_TYPE_UINT16:
-    case CUPLUG_TYPE_FLOAT16: return "zeroext";
+    case CUPLUG_TYPE_FLOAT16: case CUPLUG_TYPE_BFLOAT16: return "zeroext";
     default: return NULL;
   }
 }

@@ -89,25 +89,30 @@ static ffi_type *ffi_of(structs *s, const cuplug_type *t) {
     case CUPLUG_TYPE_UINT32: return &ffi_type_uint32;
     case CUPLUG_TYPE_UINT64: return &ffi_type_uint64;
     case CUPLUG_TYPE_FLOAT16: return &ffi_type_uint16; /* its bits, as CUDA's __half */
+    case CUPLUG_TYPE_BFLOAT16: return &ffi_type_uint16; /* its bits, as __nv_bfloat16 */
     case CUPLUG_TYPE_FLOAT32: return &ffi_type_float;
     case CUPLUG_TYPE_FLOAT64: return &ffi_type_double;
     case CUPLUG_TYPE_COMPLEX64:
     case CUPLUG_TYPE_COMPLEX128: return struct_of(s, 2, complex_part, t);
-    case CUPLUG_TYPE_POINTER: return &ffi_type_pointer;
+    case CUPLUG_TYPE_POINTER:
+    case CUPLUG_TYPE_RECORD: /* by reference */
+    case CUPLUG_TYPE_OPAQUE: return &ffi_type_pointer;
     case CUPLUG_TYPE_ARRAY: return struct_of(s, 5 + 2 * (size_t)t->ndim, array_field, t);
     case CUPLUG_TYPE_TUPLE: return t->nargs ? struct_of(s, t->nargs, tuple_member, t) : NULL;
     default: return NULL;
   }
 }
 
-/* The argument types; an empty tuple and a number class take no
- * parameter (cabi.c), so they and their values are left out. */
+/* The argument types; an empty tuple, a number class and an omitted
+ * argument take no parameter (cabi.c), so they and their values are left
+ * out. */
 static int arg_types(structs *s, const cuplug__cpu_ffi *c, ffi_type **types, void **values,
                      unsigned *n, char **msg) {
   *n = 0;
   for (size_t i = 0; i < c->sig->nargs; i++) {
     const cuplug_type *t = c->sig->args[i];
-    if (t->kind == CUPLUG_TYPE_NUMBER_CLASS || (t->kind == CUPLUG_TYPE_TUPLE && !t->nargs))
+    if (t->kind == CUPLUG_TYPE_NUMBER_CLASS || t->kind == CUPLUG_TYPE_OMITTED ||
+        (t->kind == CUPLUG_TYPE_TUPLE && !t->nargs))
       continue;
     if (!(types[*n] = ffi_of(s, t)))
       return s->oom ? cuplug__cpu_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory")

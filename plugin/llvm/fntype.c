@@ -11,13 +11,25 @@
 #include "base/error.h"
 #include "base/types.h"
 
+static const char *matching_open(const char *ir) {
+  const char *close = strrchr(ir, ')');
+  int level = 0;
+  for (const char *c = close; c && c >= ir; c--) {
+    level += *c == ')' ? 1 : *c == '(' ? -1 : 0;
+    if (!level) return c;
+  }
+  return NULL;
+}
+
 cuplug_error *cuplug__llvm_sig_type(LLVMContextRef ctx, const cuplug_type *sig, cuplug_abi abi,
                                     LLVMTypeRef *fn_type, LLVMTypeRef *slot_type) {
   const cuplug__lowered *want = cuplug__type_lowered(sig, abi, CUPLUG_POSITION_ARGUMENT);
   const char *slot =
       cuplug__type_lowered(sig->restype, CUPLUG_ABI_NUMBA, CUPLUG_POSITION_RETURN)->ir_type;
-  /* "i32 (i64*, i32)" -> "declare i32 @expected(i64*, i32)" */
-  const char *ret_end = strchr(want->ir_type, '(');
+  /* "i32 (i64*, i32)" -> "declare i32 @expected(i64*, i32)"; the return type
+   * may be a function pointer, "double (double)* (i32)": its parameters'
+   * '(' is the one matching the last ')' */
+  const char *ret_end = matching_open(want->ir_type);
   cuplug__buf decl;
   cuplug__buf_init(&decl);
   cuplug__buf_puts(&decl, "declare ");

@@ -13,6 +13,8 @@
 static const char *kind_name(cuplug_type_kind k) {
   if (k == CUPLUG_TYPE_ARRAY) return "an array";
   if (k == CUPLUG_TYPE_POINTER) return "a pointer";
+  if (k == CUPLUG_TYPE_RECORD) return "a record";
+  if (k == CUPLUG_TYPE_OPAQUE) return "an opaque value";
   const cuplug_type *t = cuplug__type_scalar(k);
   return t ? t->name : "an unknown kind";
 }
@@ -31,11 +33,20 @@ cuplug_error *cuplug__arg_error(const cuplug__arg_site *site, size_t i, const ch
   return e;
 }
 
+/* The caller's value of signature argument i: an omitted argument has
+ * none, so the values skip it. */
+static size_t value_index(const cuplug_type *sig, size_t i) {
+  size_t j = 0;
+  for (size_t k = 0; k < i; k++) j += sig->args[k]->kind != CUPLUG_TYPE_OMITTED;
+  return j;
+}
+
 cuplug_error *cuplug__args_check(const cuplug__arg_site *site, const cuplug__args *args) {
   const cuplug_type *sig = site->sig;
-  if (args->num != sig->nargs)
+  size_t want = value_index(sig, sig->nargs);
+  if (args->num != want)
     return cuplug__error(CUPLUG_ERR_LAUNCH_ARGS, "%s %s takes %zu arguments (%s), got %zu",
-                         site->what, site->name, sig->nargs, sig->name, args->num);
+                         site->what, site->name, want, sig->name, args->num);
   if (args->num && !args->values && !args->arguments)
     return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "%s %s: args is NULL", site->what,
                          site->name);
@@ -93,13 +104,22 @@ static cuplug_error *read_only(const cuplug__arg_site *site, size_t i) {
                            site->what, declared->name);
 }
 
+/* An opaque value's slot: nothing reads it, so a NULL i8* */
+static const uint64_t null_address = 0;
+
 cuplug_error *cuplug__arg_read(const cuplug__arg_site *site, const cuplug__args *args, size_t i,
                                cuplug__arg *out) {
   memset(out, 0, sizeof *out);
+  const cuplug_type *t = site->sig->args[i];
+  if (t->kind == CUPLUG_TYPE_OMITTED) {
+    out->kind = CUPLUG_TYPE_OMITTED;
+    return NULL;
+  }
+  size_t j = value_index(site->sig, i);
   if (args->arguments) {
-    CUPLUG__TRY(read_growable(site, args->arguments[i], i, out));
+    CUPLUG__TRY(read_growable(site, args->arguments[j], i, out));
   } else {
-    const cuplug_value *v = &args->values[i];
+    const cuplug_value *v = &args->values[j];
     out->kind = v->kind;
     out->data = v->data;
     if (v->kind == CUPLUG_TYPE_ARRAY && v->data) {
@@ -107,8 +127,8 @@ cuplug_error *cuplug__arg_read(const cuplug__arg_site *site, const cuplug__args 
       *out = (cuplug__arg){v->kind, v->data, a->data, a->dtype, a->ndim, a->shape, a->strides, 0};
     }
   }
-  const cuplug_type *t = site->sig->args[i];
   if (out->kind != t->kind) return cuplug__arg_error(site, i, "got %s", kind_name(out->kind));
+  if (t->kind == CUPLUG_TYPE_OPAQUE) out->data = &null_address;
   if (!out->data) return cuplug__arg_error(site, i, "its value's data is NULL");
   if (t->kind == CUPLUG_TYPE_ARRAY && (out->dtype != t->element->kind || out->ndim != t->ndim))
     return cuplug__arg_error(site, i, "got an array of %s with %u dimensions",
@@ -164,7 +184,9 @@ cuplug_error *cuplug__args_pack(const cuplug__arg_site *site, const cuplug__args
   for (size_t i = 0; i < site->sig->nargs; i++) {
     cuplug__arg v;
     CUPLUG__TRY(cuplug__arg_read(site, args, i, &v));
-    if (v.kind == CUPLUG_TYPE_ARRAY) {
+    if (v.kind == CUPLUG_TYPE_OMITTED) {
+      continue;
+    } else if (v.kind == CUPLUG_TYPE_ARRAY) {
       CUPLUG__TRY(pack_array(site, i, &v, params, &p, slots, &q));
     } else if (v.kind == CUPLUG_TYPE_COMPLEX64 || v.kind == CUPLUG_TYPE_COMPLEX128) {
       size_t half = v.kind == CUPLUG_TYPE_COMPLEX64 ? 4 : 8;

@@ -42,11 +42,15 @@ typedef struct cuplug__arg {
 cuplug_error *cuplug__arg_error(const cuplug__arg_site *site, size_t i, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Checks the count against the signature and that exactly one form is
+/* Checks the count against the signature (its arguments but the omitted
+ * ones) and that exactly one form is
  * given when there are arguments. */
 cuplug_error *cuplug__args_check(const cuplug__arg_site *site, const cuplug__args *args);
 /* Reads argument i, which must be of the kind the signature says; a
- * read-only array only for a parameter declared readonly. */
+ * read-only array only for a parameter declared readonly.  An omitted
+ * argument has no value among the caller's (its kind is read as OMITTED,
+ * its data NULL); an opaque one's value is ignored, and read as a NULL
+ * address. */
 cuplug_error *cuplug__arg_read(const cuplug__arg_site *site, const cuplug__args *args, size_t i,
                                cuplug__arg *out);
 

@@ -202,8 +202,9 @@ cuplug_error *cuplug__function_cpu(cuplug_host_function_args *a) {
   return NULL;
 }
 
-/* A type a CPU call passes or returns: a scalar, a pointer, an array, or
- * a tuple of them. */
+/* A type a CPU call passes or returns: a scalar, a pointer, an array, a
+ * record (its address), an opaque value (NULL), or a tuple of them; an
+ * omitted argument passes nothing. */
 static bool callable(const cuplug_type *t) {
   if (t->kind == CUPLUG_TYPE_TUPLE) {
     for (size_t i = 0; i < t->nargs; i++)
@@ -211,7 +212,9 @@ static bool callable(const cuplug_type *t) {
     return true;
   }
   return t->kind <= CUPLUG_TYPE_COMPLEX128 || t->kind == CUPLUG_TYPE_POINTER ||
-         t->kind == CUPLUG_TYPE_ARRAY;
+         t->kind == CUPLUG_TYPE_ARRAY || t->kind == CUPLUG_TYPE_BFLOAT16 ||
+         t->kind == CUPLUG_TYPE_RECORD || t->kind == CUPLUG_TYPE_OPAQUE ||
+         t->kind == CUPLUG_TYPE_OMITTED;
 }
 
 /* Bytes of a callable type's value in memory (numba's data model, laid
@@ -219,7 +222,9 @@ static bool callable(const cuplug_type *t) {
 static size_t value_size(const cuplug_type *t, size_t *align) {
   switch (t->kind) {
     case CUPLUG_TYPE_VOID: *align = 1; return 0;
-    case CUPLUG_TYPE_POINTER: *align = 8; return 8;
+    case CUPLUG_TYPE_POINTER: case CUPLUG_TYPE_RECORD: case CUPLUG_TYPE_OPAQUE:
+      *align = 8;
+      return 8;
     case CUPLUG_TYPE_ARRAY: *align = 8; return 8 * (5 + 2 * (size_t)t->ndim);
     case CUPLUG_TYPE_COMPLEX64:
     case CUPLUG_TYPE_COMPLEX128: *align = cuplug__type_size(t) / 2; return cuplug__type_size(t);
@@ -266,7 +271,8 @@ static cuplug_error *call_values(const cuplug__arg_site *site, const cuplug__arg
   for (size_t i = 0; i < site->sig->nargs; i++) {
     if (!callable(site->sig->args[i]))
       return cuplug__arg_error(site, i,
-                               "a host call takes scalars, pointers, arrays and tuples of them");
+                               "a host call takes scalars, pointers, arrays, records and tuples "
+                               "of them");
     cuplug__arg v;
     CUPLUG__TRY(cuplug__arg_read(site, args, i, &v));
     values[i] = (void *)v.data;
@@ -299,7 +305,11 @@ static cuplug_error *numba_status(const char *name, int32_t status) {
 static cuplug_error *call_numba(const cuplug__cpu_ffi *c, size_t need) {
   const cuplug_type *r = c->sig->restype, *slot_type, *numba_sig;
   /* a None-returning function's slot is a byte nobody reads */
-  const cuplug_type *slot = r->kind == CUPLUG_TYPE_VOID ? cuplug__type_scalar(CUPLUG_TYPE_INT8) : r;
+  const cuplug_type *slot = r;
+  if (r->kind == CUPLUG_TYPE_VOID) slot = cuplug__type_scalar(CUPLUG_TYPE_INT8);
+  /* a record's or an opaque value's slot holds an address */
+  if (r->kind == CUPLUG_TYPE_RECORD || r->kind == CUPLUG_TYPE_OPAQUE)
+    slot = cuplug__type_scalar(CUPLUG_TYPE_UINT64);
   CUPLUG__TRY(cuplug__type_pointer(slot, &slot_type));
   const cuplug_type *argtypes[CUPLUG__MAX_PARAMS + 1] = {slot_type};
   void *values[CUPLUG__MAX_PARAMS + 1];

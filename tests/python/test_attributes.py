@@ -49,20 +49,24 @@ def test_cache_is_where_it_came_from(tmp_path):
 
 
 TYPES = [
-    # name, kind, element, ndim, layout, restype, args, size, literal_value
-    ("float32[:, ::1]", 17, "float32", 2, "C", None, (), 0, 0),
-    ("float64[::1, :]", 17, "float64", 2, "F", None, (), 0, 0),
+    # name, kind, element, ndim, layout, restype, args, size, literal_value,
+    # align, fields, text
+    ("float32[:, ::1]", 17, "float32", 2, "C", None, (), 0, 0, 0, None, None),
+    ("float64[::1, :]", 17, "float64", 2, "F", None, (), 0, 0, 0, None, None),
     ("int64(int32, CPointer(float64))", 18, None, 0, "A", "int64",
-     ("int32", "CPointer(float64)"), 0, 0),
-    ("CPointer(int16)", 16, "int16", 0, "A", None, (), 8, 0),
-    ("UniTuple(int64 x 2)", 19, None, 0, "A", None, ("int64", "int64"), 0, 0),
-    ("Literal[int](-7)", 20, None, 0, "A", None, (), 8, -7),
-    ("class(float32)", 21, "float32", 0, "A", None, (), 0, 0),
-    ("complex64", 14, None, 0, "A", None, (), 8, 0),
-    ("bool", 2, None, 0, "A", None, (), 1, 0),
+     ("int32", "CPointer(float64)"), 0, 0, 0, None, None),
+    ("CPointer(int16)", 16, "int16", 0, "A", None, (), 8, 0, 0, None, None),
+    ("UniTuple(int64 x 2)", 19, None, 0, "A", None, ("int64", "int64"), 0, 0, 0, None, None),
+    ("Literal[int](-7)", 20, None, 0, "A", None, (), 8, -7, 0, None, None),
+    ("class(float32)", 21, "float32", 0, "A", None, (), 0, 0, 0, None, None),
+    ("complex64", 14, None, 0, "A", None, (), 8, 0, 0, None, None),
+    ("bool", 2, None, 0, "A", None, (), 1, 0, 0, None, None),
+    ("Record(a: int32 @ 0, b: float64 @ 8, size=16)", 23, None, 0, "A", None,
+     ("int32", "float64"), 16, 0, 8, (("a", "int32", 0), ("b", "float64", 8)), None),
+    ('Opaque("Module(math)")', 24, None, 0, "A", None, (), 0, 0, 0, None, "Module(math)"),
 ]
 TYPE_FIELDS = ("name", "kind", "element", "ndim", "layout", "restype", "args", "size",
-               "literal_value")
+               "literal_value", "align", "fields", "text")
 
 
 def test_every_type_attribute_is_listed():

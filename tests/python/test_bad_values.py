@@ -32,7 +32,7 @@ def test_literal_parameters_are_int64():
     with pytest.raises(cuplug.LaunchArgumentError) as e:  # the plugin's rule, not the module's
         add_i32().call(3, 1, signature="int32(Literal[int](3), int32)")
     assert e.value.message == ("call add_i32, argument 0 (Literal[int](3)): a host call takes "
-                               "scalars, pointers, arrays and tuples of them")
+                               "scalars, pointers, arrays, records and tuples of them")
 
 
 def test_negative_size():

@@ -549,6 +549,40 @@ START_TEST(modern_cabi_wrapper_per_return_kind) {
 }
 END_TEST
 
+/* 1.3's types: a record in and out by reference, an omitted argument
+ * with no parameter, an opaque one an i8*, a function pointer a ptr */
+START_TEST(modern_cabi_wrapper_new_types) {
+  char *out = wrapper_for("Record(a: int32 @ 0, b: float64 @ 8, size=16)(Record(a: int32 @ 0, "
+                          "b: float64 @ 8, size=16), int32, Omitted(\"3\"), Opaque(\"m\"))",
+                          "ptr %r, ptr %rec, i32 %x, ptr %m");
+  ck_assert_str_eq(out,
+                   "define ptr @f(ptr %arg.0, i32 %arg.1, ptr %arg.2) {\n"
+                   "entry:\n"
+                   "  %ret = alloca ptr, align 8\n"
+                   "  store ptr null, ptr %ret, align 8\n"
+                   "  %status = call i32 @e(ptr %ret, ptr %arg.0, i32 %arg.1, ptr %arg.2)\n"
+                   "  %value = load ptr, ptr %ret, align 8\n"
+                   "  ret ptr %value\n"
+                   "}\n");
+  free(out);
+  out = wrapper_for("bfloat16(CPointer(float64(float64)), bfloat16)", "ptr %r, ptr %f, i16 %h");
+  ck_assert_str_eq(out,
+                   "define i16 @f(ptr %arg.0, i16 %arg.1) {\n"
+                   "entry:\n"
+                   "  %ret = alloca i16, align 2\n"
+                   "  store i16 0, ptr %ret, align 2\n"
+                   "  %status = call i32 @e(ptr %ret, ptr %arg.0, i16 %arg.1)\n"
+                   "  %value = load i16, ptr %ret, align 2\n"
+                   "  ret i16 %value\n"
+                   "}\n");
+  free(out);
+  /* a function pointer returned: its parameters' '(' is not the first */
+  out = wrapper_for("CPointer(float64(float64))(int32)", "ptr %r, i32 %x");
+  T_ASSERT_STARTS(out, "define ptr @f(i32 %arg.0) {\n");
+  free(out);
+}
+END_TEST
+
 static const char NUMBA_DEVICE[] =
     HEAD
     "@_ZN08NumbaEnv1fE = common global ptr null\n"
@@ -1330,6 +1364,7 @@ Suite *suite_modern(void) {
   tcase_add_test(tc, modern_triton_launch_bounds_only);
   tc = t_tcase(s, "cabi", 0, NULL, NULL, 0);
   tcase_add_test(tc, modern_cabi_wrapper_per_return_kind);
+  tcase_add_test(tc, modern_cabi_wrapper_new_types);
   tcase_add_test(tc, modern_cabi_linkage_env_forceinline);
   tcase_add_test(tc, modern_cabi_name_of_entry_moves_entry_aside);
   tcase_add_test(tc, modern_force_inline_device);

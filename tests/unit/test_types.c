@@ -184,22 +184,25 @@ START_TEST(nested_pointers) {
 END_TEST
 
 START_TEST(pointer_errors) {
-  ASSERT_PARSE_ERROR("CPointer(void)", CUPLUG_ERR_INVALID_TYPE,
-                     "invalid type at position 0 of 'CPointer(void)': a pointer must point "
-                     "at a scalar or a pointer, not void");
-  ASSERT_PARSE_ERROR("void(CPointer(none))", CUPLUG_ERR_INVALID_TYPE,
-                     "invalid type at position 5 of 'void(CPointer(none))': a pointer must "
-                     "point at a scalar or a pointer, not void");
-  ASSERT_PARSE_ERROR("int32(void*)", CUPLUG_ERR_INVALID_TYPE,
-                     "invalid type at position 6 of 'int32(void*)': a pointer must point "
-                     "at a scalar or a pointer");
+  ASSERT_PARSE_ERROR("CPointer(Omitted(\"3\"))", CUPLUG_ERR_INVALID_TYPE,
+                     "invalid type at position 0 of 'CPointer(Omitted(\"3\"))': a pointer must "
+                     "point at a scalar, a pointer, a record, void or a signature, not "
+                     "Omitted(\"3\")");
+  ASSERT_PARSE_ERROR("void(CPointer(class(int8)))", CUPLUG_ERR_INVALID_TYPE,
+                     "invalid type at position 5 of 'void(CPointer(class(int8)))': a pointer "
+                     "must point at a scalar, a pointer, a record, void or a signature, not "
+                     "class(int8)");
+  ASSERT_PARSE_ERROR("int32(Opaque(\"m\")*)", CUPLUG_ERR_INVALID_TYPE,
+                     "invalid type at position 6 of 'int32(Opaque(\"m\")*)': a pointer must "
+                     "point at a scalar, a pointer, a record or void");
   /* a pointer to an array */
   ASSERT_PARSE_ERROR("CPointer(float32[:])", CUPLUG_ERR_INVALID_TYPE,
                      "invalid type at position 0 of 'CPointer(float32[:])': a pointer must "
-                     "point at a scalar or a pointer, not float32[:]");
+                     "point at a scalar, a pointer, a record, void or a signature, not "
+                     "float32[:]");
   ASSERT_PARSE_ERROR("float32[::1]*", CUPLUG_ERR_INVALID_TYPE,
                      "invalid type at position 0 of 'float32[::1]*': a pointer must point "
-                     "at a scalar or a pointer");
+                     "at a scalar, a pointer, a record or void");
   ASSERT_PARSE_ERROR("CPointer float32", CUPLUG_ERR_SIGNATURE_SYNTAX,
                      "signature syntax error at position 9 of 'CPointer float32': "
                      "expected '(' after 'CPointer', found 'float32'");
@@ -306,13 +309,13 @@ START_TEST(array_dtype_errors) {
   /* an array of pointers, of arrays, of void */
   ASSERT_PARSE_ERROR("float32*[:]", CUPLUG_ERR_INVALID_TYPE,
                      "invalid type at position 0 of 'float32*[:]': an array's dtype must be "
-                     "bool, an integer, a float or a complex, not CPointer(float32)");
+                     "bool, an integer, a float, a complex or a record, not CPointer(float32)");
   ASSERT_PARSE_ERROR("int32(int8, float32[:][:])", CUPLUG_ERR_INVALID_TYPE,
                      "invalid type at position 12 of 'int32(int8, float32[:][:])': an array's "
-                     "dtype must be bool, an integer, a float or a complex, not float32[:]");
+                     "dtype must be bool, an integer, a float, a complex or a record, not float32[:]");
   ASSERT_PARSE_ERROR("void[:]", CUPLUG_ERR_INVALID_TYPE,
                      "invalid type at position 0 of 'void[:]': an array's dtype must be "
-                     "bool, an integer, a float or a complex, not void");
+                     "bool, an integer, a float, a complex or a record, not void");
 }
 END_TEST
 
@@ -378,7 +381,7 @@ START_TEST(readonly_arrays) {
                      "expected '(' after 'array', found the end of the text");
   ASSERT_PARSE_ERROR("readonly array(float32, 1d, C)[:]", CUPLUG_ERR_INVALID_TYPE,
                      "invalid type at position 0 of 'readonly array(float32, 1d, C)[:]': an "
-                     "array's dtype must be bool, an integer, a float or a complex, not "
+                     "array's dtype must be bool, an integer, a float, a complex or a record, not "
                      "readonly array(float32, 1d, C)");
 }
 END_TEST
@@ -541,19 +544,22 @@ END_TEST
 START_TEST(builders_refuse_impossible_types) {
   const cuplug_type *sig = parse("int32(int32)"), *t = NULL;
   const cuplug_type *f32 = scalar(CUPLUG_TYPE_FLOAT32);
-  T_ASSERT_ERROR(t_api()->type_pointer(scalar(CUPLUG_TYPE_VOID), &t), CUPLUG_ERR_INVALID_TYPE,
-                 "CPointer(void): a pointer must point at a scalar or a pointer");
-  T_ASSERT_ERROR(t_api()->type_pointer(sig, &t), CUPLUG_ERR_INVALID_TYPE,
-                 "CPointer(int32(int32)): a pointer must point at a scalar or a pointer");
+  T_ASSERT_ERROR(t_api()->type_pointer(parse("Omitted(\"x\")"), &t), CUPLUG_ERR_INVALID_TYPE,
+                 "CPointer(Omitted(\"x\")): a pointer must point at a scalar, a pointer, a "
+                 "record, void or a signature");
+  T_ASSERT_ERROR(t_api()->type_pointer(parse("class(int8)"), &t), CUPLUG_ERR_INVALID_TYPE,
+                 "CPointer(class(int8)): a pointer must point at a scalar, a pointer, a "
+                 "record, void or a signature");
   T_ASSERT_ERROR(t_api()->type_pointer(parse("f4[:]"), &t), CUPLUG_ERR_INVALID_TYPE,
-                 "CPointer(float32[:]): a pointer must point at a scalar or a pointer");
+                 "CPointer(float32[:]): a pointer must point at a scalar, a pointer, a "
+                 "record, void or a signature");
   T_ASSERT_ERROR(t_api()->type_array(sig, 1, CUPLUG_LAYOUT_C, &t), CUPLUG_ERR_INVALID_TYPE,
-                 "array of int32(int32): an array's dtype must be bool, an integer, a float "
-                 "or a complex");
+                 "array of int32(int32): an array's dtype must be bool, an integer, a float, "
+                 "a complex or a record");
   T_ASSERT_ERROR(t_api()->type_array(parse("f4*"), 1, CUPLUG_LAYOUT_C, &t),
                  CUPLUG_ERR_INVALID_TYPE,
                  "array of CPointer(float32): an array's dtype must be bool, an integer, a "
-                 "float or a complex");
+                 "float, a complex or a record");
   T_ASSERT_ERROR(t_api()->type_array(f32, 9, CUPLUG_LAYOUT_ANY, &t), CUPLUG_ERR_INVALID_TYPE,
                  "array of float32 with 9 dimensions: arrays have 1 to 8");
   T_ASSERT_ERROR(t_api()->type_array(f32, 0, CUPLUG_LAYOUT_ANY, &t), CUPLUG_ERR_INVALID_TYPE,
@@ -948,7 +954,8 @@ START_TEST(tuples) {
                      "element 1 of a tuple cannot be void");
   ASSERT_PARSE_ERROR("CPointer(UniTuple(int8 x 2))", CUPLUG_ERR_INVALID_TYPE,
                      "invalid type at position 0 of 'CPointer(UniTuple(int8 x 2))': a pointer "
-                     "must point at a scalar or a pointer, not UniTuple(int8 x 2)");
+                     "must point at a scalar, a pointer, a record, void or a signature, not "
+                     "UniTuple(int8 x 2)");
 }
 END_TEST
 
@@ -994,6 +1001,209 @@ START_TEST(number_classes) {
   T_ASSERT_ERROR(t_api()->type_number_class(parse("CPointer(int8)"), &b), CUPLUG_ERR_INVALID_TYPE,
                  "class(CPointer(int8)): a number class is of bool, an integer, a float or a "
                  "complex");
+}
+END_TEST
+
+/* ---- since 1.3: bfloat16, records, function pointers, void*, opaque and
+ * omitted values ---- */
+
+START_TEST(bfloat16_is_a_narrow_float) {
+  const cuplug_type *t = parse("bfloat16");
+  ck_assert_ptr_eq(t, scalar(CUPLUG_TYPE_BFLOAT16));
+  ck_assert_ptr_eq(parse("__nv_bfloat16"), t);
+  cuplug_type_info i = info(t);
+  ck_assert_int_eq(i.kind, CUPLUG_TYPE_BFLOAT16);
+  ck_assert_str_eq(i.name, "bfloat16");
+  ck_assert_uint_eq(i.size, 2);
+  ASSERT_LOWERED("bfloat16", CUPLUG_ABI_NUMBA, CUPLUG_POSITION_ARGUMENT, "i16", 1, "i16");
+  ASSERT_LOWERED("bfloat16", CUPLUG_ABI_NUMBA, CUPLUG_POSITION_RETURN, "i16", 1, "i16");
+  ASSERT_LOWERED("bfloat16", CUPLUG_ABI_C, CUPLUG_POSITION_RETURN, "i16", 0, "");
+  ASSERT_LOWERED("bfloat16[::1]", CUPLUG_ABI_C, CUPLUG_POSITION_ARGUMENT,
+                 "{i8*, i8*, i64, i64, i16*, [1 x i64], [1 x i64]}", 7,
+                 "i8* | i8* | i64 | i64 | i16* | i64 | i64");
+  ck_assert_str_eq(parse("bfloat16(bfloat16, CPointer(bfloat16))")->name,
+                   "bfloat16(bfloat16, CPointer(bfloat16))");
+  const cuplug_type *f32 = scalar(CUPLUG_TYPE_FLOAT32);
+  ck_assert_int_eq(cuplug__convert(t, f32, NULL), CUPLUG__CONV_PROMOTE);
+  ck_assert_int_eq(cuplug__convert(t, scalar(CUPLUG_TYPE_FLOAT64), NULL), CUPLUG__CONV_PROMOTE);
+  ck_assert_int_eq(cuplug__convert(f32, t, NULL), CUPLUG__CONV_UNSAFE);
+  ck_assert_int_eq(cuplug__convert(scalar(CUPLUG_TYPE_INT8), t, NULL), CUPLUG__CONV_SAFE);
+  ck_assert_int_eq(cuplug__convert(scalar(CUPLUG_TYPE_FLOAT16), t, NULL), CUPLUG__CONV_UNSAFE);
+  ck_assert_int_eq(cuplug__convert(parse("Literal[int](256)"), t, NULL), CUPLUG__CONV_SAFE);
+  ck_assert_int_eq(cuplug__convert(parse("Literal[int](257)"), t, NULL), CUPLUG__CONV_UNSAFE);
+}
+END_TEST
+
+#define REC "Record(a: int32 @ 0, b: float64 @ 8, size=16)"
+
+START_TEST(records_round_trip_and_intern) {
+  const cuplug_type *t = parse(REC);
+  ck_assert_str_eq(t->name, REC);
+  ck_assert_ptr_eq(parse("Record( a :int32@0 ,b: f8 @ 8, size = 16 )"), t);
+  ck_assert_ptr_eq(parse("Record(a: int32 @ 0, b: float64 @ 8, size=16, align=8)"), t);
+  const cuplug_type *wide = parse("Record(a: int32 @ 0, b: float64 @ 8, size=16, align=16)");
+  ck_assert_ptr_ne(wide, t);
+  ck_assert_str_eq(wide->name, "Record(a: int32 @ 0, b: float64 @ 8, size=16, align=16)");
+  ck_assert_ptr_ne(parse("Record(a: int32 @ 4, b: float64 @ 8, size=16)"), t);
+  ck_assert_ptr_ne(parse("Record(c: int32 @ 0, b: float64 @ 8, size=16)"), t);
+  ck_assert_ptr_ne(parse("Record(a: int32 @ 0, b: float64 @ 8, size=24)"), t);
+  cuplug_type_info i = info(t);
+  ck_assert_int_eq(i.kind, CUPLUG_TYPE_RECORD);
+  ck_assert_uint_eq(i.size, 16);
+  ck_assert_uint_eq(i.align, 8);
+  ck_assert_uint_eq(i.num_args, 2);
+  ck_assert_ptr_eq(i.args[0], scalar(CUPLUG_TYPE_INT32));
+  ck_assert_ptr_eq(i.args[1], scalar(CUPLUG_TYPE_FLOAT64));
+  ck_assert_str_eq(i.field_names[0], "a");
+  ck_assert_str_eq(i.field_names[1], "b");
+  ck_assert_uint_eq(i.field_offsets[0], 0);
+  ck_assert_uint_eq(i.field_offsets[1], 8);
+  ck_assert_ptr_null(i.text);
+  /* any field name, nested records, fixed arrays as UniTuples, bfloat16 */
+  const char *nested = "Record(\"x y\": int8 @ 0, \"q\\\"\\\\\": Record(u: bfloat16 @ 0, "
+                       "size=2) @ 2, v: UniTuple(UniTuple(float32 x 2) x 3) @ 4, size=28)";
+  const cuplug_type *n = parse(nested);
+  ck_assert_str_eq(n->name, nested);
+  ck_assert_str_eq(info(n).field_names[1], "q\"\\");
+  ck_assert_uint_eq(info(n).align, 4);
+  ck_assert_ptr_eq(parse("Record(size=0)"), parse("Record( size=0 )"));
+  ck_assert_uint_eq(info(parse("Record(size=0)")).align, 1);
+  /* a field may be named size or align */
+  ck_assert_str_eq(parse("Record(size: int8 @ 0, align: int8 @ 1, size=2)")->name,
+                   "Record(size: int8 @ 0, align: int8 @ 1, size=2)");
+  /* overlapping and unaligned fields are the host's business */
+  ck_assert_str_eq(parse("Record(a: int32 @ 1, b: int16 @ 2, size=5)")->name,
+                   "Record(a: int32 @ 1, b: int16 @ 2, size=5)");
+}
+END_TEST
+
+START_TEST(records_lower_by_reference) {
+  ASSERT_LOWERED(REC, CUPLUG_ABI_NUMBA, CUPLUG_POSITION_ARGUMENT, "[16 x i8]*", 1, "[16 x i8]*");
+  ASSERT_LOWERED(REC, CUPLUG_ABI_C, CUPLUG_POSITION_ARGUMENT, "[16 x i8]*", 1, "[16 x i8]*");
+  ASSERT_LOWERED(REC, CUPLUG_ABI_NUMBA, CUPLUG_POSITION_RETURN, "[16 x i8]*", 1, "[16 x i8]*");
+  ASSERT_LOWERED(REC, CUPLUG_ABI_C, CUPLUG_POSITION_RETURN, "[16 x i8]*", 0, "");
+  ASSERT_LOWERED(REC "(" REC ", int32)", CUPLUG_ABI_NUMBA, CUPLUG_POSITION_ARGUMENT,
+                 "i32 ([16 x i8]**, [16 x i8]*, i32)", 3, "[16 x i8]** | [16 x i8]* | i32");
+  ASSERT_LOWERED(REC "(" REC ", int32)", CUPLUG_ABI_C, CUPLUG_POSITION_ARGUMENT,
+                 "[16 x i8]* ([16 x i8]*, i32)", 2, "[16 x i8]* | i32");
+  /* an array of records holds their bytes; a pointer points at them */
+  const cuplug_type *arr = parse(REC "[::1]");
+  ck_assert_str_eq(arr->name, REC "[::1]");
+  ck_assert_ptr_eq(parse("array(" REC ", 1d, C)"), arr);
+  ck_assert_ptr_eq(info(arr).element, parse(REC));
+  ASSERT_LOWERED(REC "[:, :]", CUPLUG_ABI_NUMBA, CUPLUG_POSITION_ARGUMENT,
+                 "{i8*, i8*, i64, i64, [16 x i8]*, [2 x i64], [2 x i64]}", 9,
+                 "i8* | i8* | i64 | i64 | [16 x i8]* | i64 | i64 | i64 | i64");
+  ASSERT_LOWERED("CPointer(" REC ")", CUPLUG_ABI_C, CUPLUG_POSITION_ARGUMENT, "[16 x i8]*", 1,
+                 "[16 x i8]*");
+  ASSERT_LOWERED("UniTuple(" REC " x 2)", CUPLUG_ABI_NUMBA, CUPLUG_POSITION_ARGUMENT,
+                 "[2 x [16 x i8]*]", 2, "[16 x i8]* | [16 x i8]*");
+}
+END_TEST
+
+START_TEST(record_errors_name_the_field) {
+  ASSERT_PARSE_ERROR("Record(a: int32 @ 0, b: float64 @ 12, size=16)", CUPLUG_ERR_INVALID_TYPE,
+                     "field 'b' of a record (float64 at byte 12) ends at byte 20, past the "
+                     "record's size of 16 bytes");
+  ASSERT_PARSE_ERROR("Record(a: int32 @ 0, a: float64 @ 8, size=16)", CUPLUG_ERR_INVALID_TYPE,
+                     "field 'a' of a record is named twice (fields 0 and 1)");
+  ASSERT_PARSE_ERROR("Record(p: CPointer(int8) @ 0, size=8)", CUPLUG_ERR_INVALID_TYPE,
+                     "field 'p' of a record cannot be CPointer(int8): a field is a scalar, a "
+                     "record or a UniTuple of them");
+  ASSERT_PARSE_ERROR("Record(\"\": int8 @ 0, size=1)", CUPLUG_ERR_INVALID_TYPE,
+                     "field 0 of a record has no name");
+  ASSERT_PARSE_ERROR("Record(a: int8 @ 0, size=1, align=3)", CUPLUG_ERR_INVALID_TYPE,
+                     "a record aligned to 3 bytes: an alignment is a power of two");
+  ASSERT_PARSE_ERROR("Record(a: int8 @ 0)", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 18 of 'Record(a: int8 @ 0)': "
+                     "expected ',' after a field, found ')'");
+  ASSERT_PARSE_ERROR("Record(a: int8 @ -1, size=1)", CUPLUG_ERR_INVALID_TYPE,
+                     "a field's offset -1 at position 17 of 'Record(a: int8 @ -1, size=1)': 0 "
+                     "to 4294967295");
+  ASSERT_PARSE_ERROR("Record(a: int8, size=1)", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 14 of 'Record(a: int8, size=1)': "
+                     "expected '@' and the field's byte offset, found ','");
+  ASSERT_PARSE_ERROR("Record(\"a: int8 @ 0, size=1)", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 28 of 'Record(\"a: int8 @ 0, "
+                     "size=1)': expected '\"' closing the quoted name, found the end of the "
+                     "text");
+  ASSERT_PARSE_ERROR("Opaque(\"a\\n\")", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 10 of 'Opaque(\"a\\n\")': expected "
+                     "'\\\"' or '\\\\' (the only escapes in a quoted name), found 'n'");
+}
+END_TEST
+
+START_TEST(function_pointers_and_void_pointers) {
+  const cuplug_type *fp = parse("CPointer(float64(float64, int32))");
+  ck_assert_str_eq(fp->name, "CPointer(float64(float64, int32))");
+  ck_assert_int_eq(info(fp).kind, CUPLUG_TYPE_POINTER);
+  ck_assert_ptr_eq(info(fp).element, parse("float64(float64, int32)"));
+  ck_assert_uint_eq(info(fp).size, 8);
+  ASSERT_LOWERED("CPointer(float64(float64, int32))", CUPLUG_ABI_NUMBA, CUPLUG_POSITION_ARGUMENT,
+                 "double (double, i32)*", 1, "double (double, i32)*");
+  /* value types, unflattened: numba's ExternalFunctionPointer */
+  ASSERT_LOWERED("CPointer(void(bool, complex64, Record(a: int8 @ 0, size=1)))", CUPLUG_ABI_C,
+                 CUPLUG_POSITION_ARGUMENT, "i8* (i1, {float, float}, [1 x i8]*)*", 1,
+                 "i8* (i1, {float, float}, [1 x i8]*)*");
+  ASSERT_LOWERED("CPointer(int32())", CUPLUG_ABI_C, CUPLUG_POSITION_RETURN, "i32 ()*", 0, "");
+  ASSERT_LOWERED("int32(CPointer(int32()))", CUPLUG_ABI_C, CUPLUG_POSITION_ARGUMENT,
+                 "i32 (i32 ()*)", 1, "i32 ()*");
+  const cuplug_type *vp = parse("CPointer(void)");
+  ck_assert_ptr_eq(parse("void*"), vp);
+  ck_assert_ptr_eq(parse("none*"), vp);
+  ck_assert_str_eq(vp->name, "CPointer(void)");
+  ASSERT_LOWERED("CPointer(void)", CUPLUG_ABI_NUMBA, CUPLUG_POSITION_ARGUMENT, "i8*", 1, "i8*");
+  ASSERT_LOWERED("CPointer(void)", CUPLUG_ABI_NUMBA, CUPLUG_POSITION_RETURN, "i8*", 1, "i8*");
+  ASSERT_LOWERED("CPointer(CPointer(void))", CUPLUG_ABI_C, CUPLUG_POSITION_ARGUMENT, "i8**", 1,
+                 "i8**");
+}
+END_TEST
+
+START_TEST(opaque_values) {
+  const cuplug_type *t = parse("Opaque(\"Module(<module 'math'>)\")");
+  ck_assert_str_eq(t->name, "Opaque(\"Module(<module 'math'>)\")");
+  ck_assert_int_eq(info(t).kind, CUPLUG_TYPE_OPAQUE);
+  ck_assert_str_eq(info(t).text, "Module(<module 'math'>)");
+  ck_assert_uint_eq(info(t).size, 0);
+  ck_assert_ptr_eq(parse("Opaque( \"Module(<module 'math'>)\" )"), t);
+  ck_assert_ptr_ne(parse("Opaque(\"Module(<module 'cmath'>)\")"), t);
+  ck_assert_ptr_ne(parse("Omitted(\"Module(<module 'math'>)\")"), t);
+  const cuplug_type *esc = parse("Opaque(\"a\\\"b\\\\c\")");
+  ck_assert_str_eq(info(esc).text, "a\"b\\c");
+  ck_assert_str_eq(esc->name, "Opaque(\"a\\\"b\\\\c\")");
+  ASSERT_LOWERED("Opaque(\"f\")", CUPLUG_ABI_NUMBA, CUPLUG_POSITION_ARGUMENT, "i8*", 1, "i8*");
+  ASSERT_LOWERED("Opaque(\"f\")", CUPLUG_ABI_C, CUPLUG_POSITION_ARGUMENT, "i8*", 1, "i8*");
+  ASSERT_LOWERED("Opaque(\"f\")", CUPLUG_ABI_NUMBA, CUPLUG_POSITION_RETURN, "i8*", 1, "i8*");
+  ASSERT_LOWERED("Opaque(\"f\")", CUPLUG_ABI_C, CUPLUG_POSITION_RETURN, "i8*", 0, "");
+  ASSERT_LOWERED("int32(Opaque(\"f\"), int32)", CUPLUG_ABI_NUMBA, CUPLUG_POSITION_ARGUMENT,
+                 "i32 (i32*, i8*, i32)", 3, "i32* | i8* | i32");
+  ASSERT_LOWERED("Tuple(Opaque(\"f\"), int32)", CUPLUG_ABI_C, CUPLUG_POSITION_ARGUMENT,
+                 "{i8*, i32}", 2, "i8* | i32");
+}
+END_TEST
+
+START_TEST(omitted_arguments) {
+  const cuplug_type *t = parse("Omitted(\"3\")");
+  ck_assert_int_eq(info(t).kind, CUPLUG_TYPE_OMITTED);
+  ck_assert_str_eq(info(t).text, "3");
+  ck_assert_str_eq(t->name, "Omitted(\"3\")");
+  ASSERT_LOWERED("Omitted(\"3\")", CUPLUG_ABI_NUMBA, CUPLUG_POSITION_ARGUMENT, "{}", 0, "");
+  ASSERT_LOWERED("Omitted(\"3\")", CUPLUG_ABI_C, CUPLUG_POSITION_ARGUMENT, "{}", 0, "");
+  ASSERT_LOWERED("void(int32, Omitted(\"3\"))", CUPLUG_ABI_NUMBA, CUPLUG_POSITION_ARGUMENT,
+                 "i32 (i8**, i32)", 2, "i8** | i32");
+  ASSERT_LOWERED("void(Omitted(\"None\"), int32)", CUPLUG_ABI_C, CUPLUG_POSITION_ARGUMENT,
+                 "void (i32)", 1, "i32");
+  ASSERT_PARSE_ERROR("Omitted(\"3\")(int32)", CUPLUG_ERR_INVALID_TYPE,
+                     "a signature cannot return Omitted(\"3\"): an omitted argument has no "
+                     "value");
+  const cuplug_type *sig = NULL, *args[] = {scalar(CUPLUG_TYPE_INT32)};
+  T_ASSERT_ERROR(t_api()->type_signature(t, args, 1, &sig), CUPLUG_ERR_INVALID_TYPE,
+                 "a signature cannot return Omitted(\"3\"): an omitted argument has no value");
+  ASSERT_PARSE_ERROR("Tuple(int32, Omitted(\"3\"))", CUPLUG_ERR_INVALID_TYPE,
+                     "element 1 of a tuple cannot be Omitted(\"3\")");
+  ASSERT_PARSE_ERROR("Omitted(3)", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 8 of 'Omitted(3)': expected a "
+                     "double-quoted name, found '3'");
 }
 END_TEST
 
@@ -1056,5 +1266,14 @@ Suite *suite_types(void) {
 
   TCase *th = t_tcase(s, "threads", 0, NULL, NULL, 0);
   tcase_add_test(th, concurrent_interning);
+
+  TCase *more = t_tcase(s, "since_1_3", 0, NULL, NULL, 0);
+  tcase_add_test(more, bfloat16_is_a_narrow_float);
+  tcase_add_test(more, records_round_trip_and_intern);
+  tcase_add_test(more, records_lower_by_reference);
+  tcase_add_test(more, record_errors_name_the_field);
+  tcase_add_test(more, function_pointers_and_void_pointers);
+  tcase_add_test(more, opaque_values);
+  tcase_add_test(more, omitted_arguments);
   return s;
 }

@@ -70,6 +70,9 @@ class Type:
     args: Tuple[Type, ...]
     size: int
     literal_value: int
+    align: int
+    fields: Optional[Tuple[Tuple[str, Type, int], ...]]
+    text: Optional[str]
 
 @final
 class Artifact:

@@ -405,6 +405,10 @@ int shim_pointer_arg(const shim_callee *c, size_t i, PyObject *obj, shim_pack *p
   } else if (c->host) { /* a host buffer's address */
     Py_buffer *v;
     if (get_view(c, i, obj, p, &v) < 0) return -1;
+    /* a record in place: a NumPy record, or a structured array of one */
+    if (c->params[i].kind == CUPLUG_TYPE_RECORD && v->len < (Py_ssize_t)c->params[i].itemsize)
+      return shim_arg_error(c, i, "a buffer of %zd bytes holds no record of %u", v->len,
+                            c->params[i].itemsize), -1;
     s->u = (uint64_t)(uintptr_t)v->buf;
   } else {
     shim_array a;
@@ -419,6 +423,6 @@ int shim_pointer_arg(const shim_callee *c, size_t i, PyObject *obj, shim_pack *p
     if (rc < 0) return -1;
     s->u = a.nd.data;
   }
-  shim_pack_put(p, i, CUPLUG_TYPE_POINTER, s);
+  shim_pack_put(p, i, c->params[i].kind, s);
   return 0;
 }

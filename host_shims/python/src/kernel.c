@@ -167,7 +167,8 @@ static int pack_args(const shim_kernel *k, PyObject *args, shim_pack *p) {
     int rc;
     switch (c->params[i].kind) {
       case CUPLUG_TYPE_ARRAY: rc = shim_array_arg(c, i, obj, p); break;
-      case CUPLUG_TYPE_POINTER: rc = shim_pointer_arg(c, i, obj, p); break;
+      case CUPLUG_TYPE_POINTER:
+      case CUPLUG_TYPE_RECORD: rc = shim_pointer_arg(c, i, obj, p); break;
       default: rc = shim_scalar_arg(c, i, obj, p); break;
     }
     if (rc < 0) return -1;

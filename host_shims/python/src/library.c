@@ -155,7 +155,8 @@ static int call_args(const shim_callee *c, PyObject *args, shim_pack *p) {
   }
   for (size_t i = 0; i < c->nparams; i++) {
     PyObject *obj = PyTuple_GetItem(args, (Py_ssize_t)i);
-    int rc = c->params[i].kind == CUPLUG_TYPE_POINTER ? shim_pointer_arg(c, i, obj, p)
+    cuplug_type_kind k = c->params[i].kind;
+    int rc = k == CUPLUG_TYPE_POINTER || k == CUPLUG_TYPE_RECORD ? shim_pointer_arg(c, i, obj, p)
              : c->params[i].kind == CUPLUG_TYPE_ARRAY
                  ? (shim_arg_error(c, i, "a host call takes scalars and pointers"), -1)
                  : shim_scalar_arg(c, i, obj, p);

@@ -152,6 +152,36 @@ GETTER(literal_value) {
   return PyLong_FromLongLong(info_of(self).literal_value);
 }
 
+GETTER(align) {
+  (void)unused;
+  return PyLong_FromUnsignedLong(info_of(self).align);
+}
+
+GETTER(text) {
+  (void)unused;
+  cuplug_type_info i = info_of(self);
+  if (!i.text) Py_RETURN_NONE;
+  return PyUnicode_FromString(i.text);
+}
+
+/* A record's fields: ((name, type, offset), ...); None for other types. */
+GETTER(fields) {
+  (void)unused;
+  cuplug_type_info i = info_of(self);
+  if (i.kind != CUPLUG_TYPE_RECORD) Py_RETURN_NONE;
+  PyObject *fields = PyTuple_New((Py_ssize_t)i.num_args);
+  for (size_t f = 0; fields && f < i.num_args; f++) {
+    PyObject *t = shim_type(shim_state_of(self), i.args[f]);
+    PyObject *field = t ? Py_BuildValue("(sNI)", i.field_names[f], t, i.field_offsets[f]) : NULL;
+    if (!field) {
+      Py_CLEAR(fields);
+      break;
+    }
+    PyTuple_SetItem(fields, (Py_ssize_t)f, field);
+  }
+  return fields;
+}
+
 #undef GETTER
 #define GETTER(name, doc) {#name, type_##name, NULL, doc, NULL}
 
@@ -163,8 +193,11 @@ static PyGetSetDef type_getset[] = {
     GETTER(layout, "An array's layout: 'C', 'F' or 'A'."),
     GETTER(restype, "A signature's return type, else None."),
     GETTER(args, "A signature's argument types, a tuple's elements."),
-    GETTER(size, "Bytes of a scalar or pointer value, else 0."),
+    GETTER(size, "Bytes of a scalar or pointer value, or of a record, else 0."),
     GETTER(literal_value, "An integer literal's value."),
+    GETTER(align, "A record's alignment in bytes, else 0."),
+    GETTER(fields, "A record's fields, ((name, type, offset), ...); else None."),
+    GETTER(text, "An Opaque's or Omitted's text, else None."),
     {NULL, NULL, NULL, NULL, NULL}};
 
 #undef GETTER

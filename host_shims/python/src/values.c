@@ -10,13 +10,14 @@ int shim_callee_describe(shim_state *st, const cuplug_type *sig, shim_callee *c)
   const cuplug_api *api = st->api;
   cuplug_type_info si = {.struct_size = sizeof si, .type = sig};
   api->error_destroy(api->type_info(&si));
-  c->nparams = si.num_args;
+  c->nparams = 0;
   c->params = PyMem_Calloc(si.num_args + 1, sizeof *c->params);
   if (!c->params) return -1;
   for (size_t i = 0; i < si.num_args; i++) {
     cuplug_type_info ai = {.struct_size = sizeof ai, .type = si.args[i]};
     api->error_destroy(api->type_info(&ai));
-    shim_param *p = &c->params[i];
+    if (ai.kind == CUPLUG_TYPE_OMITTED) continue; /* the caller left it out: no value */
+    shim_param *p = &c->params[c->nparams++];
     p->kind = ai.kind;
     p->name = ai.name;
     p->ndim = ai.ndim;
@@ -30,6 +31,21 @@ int shim_callee_describe(shim_state *st, const cuplug_type *sig, shim_callee *c)
     }
   }
   return 0;
+}
+
+/* float to bfloat16's bits, rounded to nearest even (a NaN stays one) */
+static uint16_t bfloat16_of(float f) {
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  if (isnan(f)) return (uint16_t)((u >> 16) | 0x40);
+  return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+static double bfloat16_value(uint16_t h) {
+  uint32_t u = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
 }
 
 PyObject *shim_arg_error(const shim_callee *c, size_t i, const char *fmt, ...) {
@@ -110,7 +126,12 @@ int shim_scalar_arg(const shim_callee *c, size_t i, PyObject *obj, shim_pack *p)
       s->b = (uint8_t)b;
       break;
     }
+    case CUPLUG_TYPE_OPAQUE: /* known only while compiling: nothing to pass */
+      if (obj != Py_None) return shim_arg_got(c, i, "expected None (an opaque value), got %U", obj);
+      shim_pack_put(p, i, pr->kind, NULL);
+      return 0;
     case CUPLUG_TYPE_FLOAT16:
+    case CUPLUG_TYPE_BFLOAT16:
     case CUPLUG_TYPE_FLOAT32:
     case CUPLUG_TYPE_FLOAT64: {
       double d = PyFloat_AsDouble(obj);
@@ -120,6 +141,7 @@ int shim_scalar_arg(const shim_callee *c, size_t i, PyObject *obj, shim_pack *p)
       }
       if (pr->kind == CUPLUG_TYPE_FLOAT64) s->d = d;
       else if (pr->kind == CUPLUG_TYPE_FLOAT32) s->f = (float)d;
+      else if (pr->kind == CUPLUG_TYPE_BFLOAT16) s->h = bfloat16_of((float)d);
       else s->h = half_of((float)d);
       break;
     }
@@ -181,6 +203,9 @@ PyObject *shim_result_value(cuplug_type_kind k, const shim_slot *r) {
     case CUPLUG_TYPE_UINT32: return PyLong_FromUnsignedLong((uint32_t)r->u);
     case CUPLUG_TYPE_UINT64: case CUPLUG_TYPE_POINTER: return PyLong_FromUnsignedLongLong(r->u);
     case CUPLUG_TYPE_FLOAT16: return PyFloat_FromDouble(half_value(r->h));
+    case CUPLUG_TYPE_BFLOAT16: return PyFloat_FromDouble(bfloat16_value(r->h));
+    case CUPLUG_TYPE_RECORD: return PyLong_FromUnsignedLongLong(r->u); /* its address */
+    case CUPLUG_TYPE_OPAQUE: Py_RETURN_NONE;
     case CUPLUG_TYPE_FLOAT32: return PyFloat_FromDouble(r->f);
     case CUPLUG_TYPE_FLOAT64: return PyFloat_FromDouble(r->d);
     case CUPLUG_TYPE_COMPLEX64: return PyComplex_FromDoubles(r->cf[0], r->cf[1]);

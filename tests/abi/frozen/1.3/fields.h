@@ -29,6 +29,6 @@
 #define CUPLUG_FIELDS_cuplug_resolve_args(X) X(struct_size) X(registry) X(key) X(argtypes) X(nargs) X(signature) X(symbol) X(abi) X(declaration) X(flags) X(conversion) X(arg_conversions)
 #define CUPLUG_FIELDS_cuplug_session_options(X) X(struct_size) X(cuda_home) X(default_cc_major) X(default_cc_minor) X(registry) X(flags) X(time_limit_ms) X(cache_dir) X(cache_max_bytes) X(cache_memory_bytes)
 #define CUPLUG_FIELDS_cuplug_template_args(X) X(struct_size) X(registry) X(key) X(signature) X(signature_type) X(typer) X(user_data) X(description)
-#define CUPLUG_FIELDS_cuplug_type_info(X) X(struct_size) X(type) X(kind) X(name) X(element) X(ndim) X(layout) X(restype) X(num_args) X(args) X(size) X(literal_value) X(readonly)
+#define CUPLUG_FIELDS_cuplug_type_info(X) X(struct_size) X(type) X(kind) X(name) X(element) X(ndim) X(layout) X(restype) X(num_args) X(args) X(size) X(literal_value) X(readonly) X(align) X(field_names) X(field_offsets) X(text)
 #define CUPLUG_FIELDS_cuplug_type_lower_args(X) X(struct_size) X(type) X(abi) X(position) X(ir_type) X(num_parts) X(parts)
 #define CUPLUG_FIELDS_cuplug_value(X) X(kind) X(data)

@@ -246,7 +246,16 @@ typedef enum cuplug_type_kind {
   CUPLUG_TYPE_TUPLE = 19,       /* "UniTuple(int64 x 2)", "Tuple(int64, float32)" */
   CUPLUG_TYPE_INT_LITERAL = 20, /* "Literal[int](2)": an int64 whose value typing sees;
                                    passed as an i64, or as the type a signature converts it to */
-  CUPLUG_TYPE_NUMBER_CLASS = 21 /* "class(float32)": a dtype passed as an argument */
+  CUPLUG_TYPE_NUMBER_CLASS = 21, /* "class(float32)": a dtype passed as an argument */
+  /* since 1.3: made by type_parse (and type_scalar for BFLOAT16); the
+   * README's type language gives each one's data model */
+  CUPLUG_TYPE_BFLOAT16 = 22, /* "bfloat16": an i16, as float16 */
+  CUPLUG_TYPE_RECORD = 23,   /* "Record(a: int32 @ 0, b: float64 @ 8, size=16)": named
+                                fields at byte offsets, passed by reference ([16 x i8]*) */
+  CUPLUG_TYPE_OPAQUE = 24,   /* "Opaque(\"Module\")": a value known only while compiling;
+                                one i8* nothing reads */
+  CUPLUG_TYPE_OMITTED = 25   /* "Omitted(\"3\")": an argument the caller left out; no
+                                parameter, never a return type */
 } cuplug_type_kind;
 
 typedef enum cuplug_layout {
@@ -406,8 +415,13 @@ typedef struct cuplug_type_info {
   uint32_t readonly;            /* out: 1 for a read-only array, numba's "readonly
                                    array(T, Nd, L)" (type_parse makes one); it lowers
                                    as T[...] does */
+  /* A record's fields are its args (num_args of them), and `size` its bytes. */
+  uint32_t align;               /* out: a record's alignment in bytes */
+  const char *const *field_names; /* out: a record's, one per args[i] */
+  const uint32_t *field_offsets;  /* out: a record's, bytes from its start */
+  const char *text;             /* out: an OPAQUE's or OMITTED's text, unescaped */
 } cuplug_type_info;
-#define CUPLUG_TYPE_INFO_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_type_info, readonly)
+#define CUPLUG_TYPE_INFO_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_type_info, text)
 
 typedef struct cuplug_session_options {
   size_t struct_size;
