@@ -17,10 +17,10 @@ Two hooks, and three that keep the first one honest:
   call, which is most of its cost.  The overload it picks depends on the
   arguments' numba types alone, so a cache from cheap fingerprints of the
   arguments to the overload's launch skips both from the second call on.
-  A fingerprint is a value's Python type (a float is float64, ...), an
-  int's range (int64, else numba's type), a CuPy array's dtype, ndim and
-  contiguity, and for any other object numba-cuda's own type of it, each
-  of which gives one numba type.  The first call with a fingerprint goes
+  A fingerprint is a scalar's Python type (numba-cuda's dispatcher types
+  every int as int64, a float as float64, a NumPy scalar by its dtype), a
+  CuPy array's dtype, ndim and contiguity, and for any other object
+  numba-cuda's own type of it, each of which gives one numba type.  The first call with a fingerprint goes
   through numba-cuda's call (typing, compiling, the launch above), and the
   overload it launched is remembered.
 * add_overload, _reset_overloads and disable_compile change what numba-cuda
@@ -43,6 +43,7 @@ through numba-cuda's module are not the ones cuplug's launches use."""
 
 import sys as _sys
 import threading as _threading
+import types as _pytypes
 
 import cuplug as _cuplug
 
@@ -57,39 +58,30 @@ _RECORD = 3   # the same, passed as the record's device address
 # parameter kinds
 _SCALAR, _ARRAY, _RECORD_PARAM = range(3)
 
-_I64 = 1 << 63
 _MAX_LAUNCHERS = 64  # configured launchers kept per overload and argument kinds
 
 _nb = None      # numba-cuda's pieces, bound by install()
 _token = None   # this install()'s: caches made under an earlier one are not used
 _tls = _threading.local()
-_keyers = {}    # Python type -> its fingerprint function
+_keyers: dict = {}  # Python type -> its fingerprint function
 _stats = {"cuplug": 0, "numba-cuda": 0, "reasons": {}, "fallbacks": 0}
 _MISSING = object()
 
 
-class _Numba:
+def _bind(dispatcher):
     """The numba-cuda names the launch path uses."""
+    import numpy as np
+    from numba.cuda import types
+    from numba.cuda.args import wrap_arg
+    from numba.cuda.core import config
+    from numba.cuda.cudadrv import devicearray, driver
+    from numba.cuda.np.numpy_support import strides_from_shape
+    from numba.cuda.typing.typeof import Purpose, typeof
 
-    def __init__(self, dispatcher):
-        import numpy as np
-        from numba.cuda import types
-        from numba.cuda.args import wrap_arg
-        from numba.cuda.core import config
-        from numba.cuda.cudadrv import devicearray, driver
-        from numba.cuda.np.numpy_support import strides_from_shape
-        from numba.cuda.typing.typeof import Purpose, typeof
-
-        self.np = np
-        self.types = types
-        self.wrap_arg = wrap_arg
-        self.config = config
-        self.devicearray = devicearray
-        self.to_core_stream = driver._to_core_stream
-        self.strides_from_shape = strides_from_shape
-        self.typeof = typeof
-        self.argument = Purpose.argument
-        self.dispatcher = dispatcher
+    return _pytypes.SimpleNamespace(
+        np=np, types=types, wrap_arg=wrap_arg, config=config, devicearray=devicearray,
+        to_core_stream=driver._to_core_stream, strides_from_shape=strides_from_shape,
+        typeof=typeof, argument=Purpose.argument, dispatcher=dispatcher)
 
 
 # ---- numba-cuda's exception, from cuplug's KernelException ---------------
@@ -312,23 +304,22 @@ def _launch(self, args, griddim, blockdim, stream=0, sharedmem=0):
 # ---- the dispatcher's cache ------------------------------------------------
 
 
-def _int_key(a):
-    return int if -_I64 <= a < _I64 else (int, _nb.typeof(a, _nb.argument))
-
-
 def _typeof_key(a):
-    return (type(a), _nb.typeof(a, _nb.argument))
+    """numba-cuda's dispatcher types a value by its _numba_type_ where it has
+    one (a device array, cuda.In(...)), else by typeof."""
+    t = getattr(a, "_numba_type_", None)
+    return (type(a), t if t is not None else _nb.typeof(a, _nb.argument))
 
 
 def _keyer_for(t):
     """The fingerprint function of values of type t: each of its results
     stands for one numba type (and one action) only."""
     np = _nb.np
-    if t in (float, complex, bool) or (
+    # numba-cuda's dispatcher types every int as intp (int64), whatever its
+    # value; a NumPy scalar by its dtype, which its type gives
+    if t in (int, float, complex, bool) or (
             issubclass(t, (np.number, np.bool_)) and not issubclass(t, np.timedelta64)):
         return type
-    if t is int:
-        return _int_key
     if t is _cupy_ndarray():
         # numba-cuda types it through DLPack: dtype, ndim, C if C-contiguous,
         # else F if F-contiguous, else A; never read-only
@@ -433,7 +424,7 @@ def _forgetting(name):
 
 # ---- install -----------------------------------------------------------------
 
-_originals = {}
+_originals: dict = {}  # the hooked methods as numba-cuda has them
 
 
 def _installed_original(name):
@@ -444,7 +435,7 @@ def install(dispatcher):
     """Hooks numba-cuda's dispatcher module; returns [(owner, name, value)]
     to restore (value _MISSING: the attribute was inherited, delete it)."""
     global _nb, _token
-    _nb = _Numba(dispatcher)
+    _nb = _bind(dispatcher)
     _token = object()
     cls, kernel_cls = dispatcher.CUDADispatcher, dispatcher._Kernel
     _originals.update(call=cls.call, launch=kernel_cls.launch, add_overload=cls.add_overload,
