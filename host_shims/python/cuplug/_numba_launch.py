@@ -305,9 +305,10 @@ def _launch(self, args, griddim, blockdim, stream=0, sharedmem=0):
 
 
 def _typeof_key(a):
-    """numba-cuda's dispatcher types a value by its _numba_type_ where it has
-    one (a device array, cuda.In(...)), else by typeof."""
-    t = getattr(a, "_numba_type_", None)
+    """numba-cuda's dispatcher types a NumPy array (a mapped device array
+    too) as an ndarray, another value by its _numba_type_ where it has one
+    (a device array, cuda.In(...)), else by typeof."""
+    t = None if isinstance(a, _nb.np.ndarray) else getattr(a, "_numba_type_", None)
     return (type(a), t if t is not None else _nb.typeof(a, _nb.argument))
 
 
