@@ -74,14 +74,15 @@ def _bind(dispatcher):
     from numba.cuda import types
     from numba.cuda.args import wrap_arg
     from numba.cuda.core import config
-    from numba.cuda.cudadrv import devicearray, driver
+    from numba.cuda.cudadrv import devicearray, devices, driver
     from numba.cuda.np.numpy_support import strides_from_shape
     from numba.cuda.typing.typeof import Purpose, typeof
 
     return _pytypes.SimpleNamespace(
         np=np, types=types, wrap_arg=wrap_arg, config=config, devicearray=devicearray,
         to_core_stream=driver._to_core_stream, strides_from_shape=strides_from_shape,
-        typeof=typeof, argument=Purpose.argument, dispatcher=dispatcher)
+        typeof=typeof, argument=Purpose.argument, get_context=devices.get_context,
+        dispatcher=dispatcher)
 
 
 # ---- numba-cuda's exception, from cuplug's KernelException ---------------
@@ -223,6 +224,11 @@ class _Plan:
         """Launches with numba-cuda's preparation and write-back; False
         where cuplug launched nothing and numba-cuda must launch instead."""
         retr = None
+        if self.debug:
+            # numba-cuda's context current on this thread: an error of a
+            # debug launch cannot be handed back (it may come after the
+            # kernel ran), so none may come from a thread without one
+            _nb.get_context()
         if actions is not None:
             retr = []
             args = [a if act == _PASS else _convert(act, a, stream, retr)
