@@ -41,6 +41,7 @@ and the cubin is loaded twice, once by numba-cuda (its dispatcher binds
 each overload) and once by cuplug, so a kernel's __device__ globals seen
 through numba-cuda's module are not the ones cuplug's launches use."""
 
+import operator as _operator
 import sys as _sys
 import threading as _threading
 import types as _pytypes
@@ -63,7 +64,7 @@ _MAX_LAUNCHERS = 64  # configured launchers kept per overload and argument kinds
 _nb = None      # numba-cuda's pieces, bound by install()
 _token = None   # this install()'s: caches made under an earlier one are not used
 _tls = _threading.local()
-_keyers: dict = {}  # Python type -> its fingerprint function
+_keyers: dict = {}  # arguments' Python types -> ((index, fingerprint function), ...)
 _stats = {"cuplug": 0, "numba-cuda": 0, "reasons": {}, "fallbacks": 0}
 _MISSING = object()
 
@@ -315,12 +316,13 @@ def _typeof_key(a):
     too) as an ndarray, another value by its _numba_type_ where it has one
     (a device array, cuda.In(...)), else by typeof."""
     t = None if isinstance(a, _nb.np.ndarray) else getattr(a, "_numba_type_", None)
-    return (type(a), t if t is not None else _nb.typeof(a, _nb.argument))
+    return t if t is not None else _nb.typeof(a, _nb.argument)
 
 
 def _keyer_for(t):
-    """The fingerprint function of values of type t: each of its results
-    stands for one numba type (and one action) only."""
+    """The fingerprint function of values of type t (`type`: the type says
+    all): with t, each of its results stands for one numba type (and one
+    action) only."""
     np = _nb.np
     # numba-cuda's dispatcher types every int as intp (int64), whatever its
     # value; a NumPy scalar by its dtype, which its type gives
@@ -331,22 +333,25 @@ def _keyer_for(t):
         # numba-cuda types it through DLPack: dtype, ndim, C if C-contiguous,
         # else F if F-contiguous, else A; never read-only
         if hasattr(t, "_c_contiguous") and hasattr(t, "_f_contiguous"):
-            return lambda a: (a.dtype.num, a.ndim, a._c_contiguous, a._f_contiguous)
-        return lambda a: (a.dtype.num, a.ndim, a.flags.c_contiguous, a.flags.f_contiguous)
+            return _operator.attrgetter("dtype.num", "ndim", "_c_contiguous", "_f_contiguous")
+        return _operator.attrgetter("dtype.num", "ndim", "flags.c_contiguous",
+                                    "flags.f_contiguous")
     if t is _nb.devicearray.DeviceNDArray:
-        return lambda a: (t, a._numba_type_)  # what typeof reads, cached by the array
+        return _operator.attrgetter("_numba_type_")  # what typeof reads, cached by the array
     return _typeof_key
 
 
 def _fingerprint(args):
-    key = []
-    for a in args:
-        t = type(a)
-        keyer = _keyers.get(t)
-        if keyer is None:
-            keyer = _keyers[t] = _keyer_for(t)
-        key.append(keyer(a))
-    return tuple(key)
+    """The arguments' Python types, and where a type does not say all, what
+    the keyers of those arguments say."""
+    kinds = tuple(map(type, args))
+    keyers = _keyers.get(kinds)
+    if keyers is None:
+        keyers = [(i, _keyer_for(t)) for i, t in enumerate(kinds)]
+        keyers = _keyers[kinds] = tuple((i, k) for i, k in keyers if k is not type)
+    if not keyers:
+        return kinds
+    return (kinds, tuple([k(args[i]) for i, k in keyers]))
 
 
 class _Entry:
