@@ -4,7 +4,9 @@ other Python launchers on the same work:
 
   * arrays: r[i] = a * x[i] + y[i] on three CuPy arrays and two scalars,
     through cuplug's kernel[grid, block](...), CuPy's RawKernel and
-    numba-cuda's dispatcher; cuplug reads CuPy's ndarray by its attributes,
+    numba-cuda's dispatcher, stock and with cuplug.numba.install() (which
+    launches numba-cuda's kernels through cuplug's launcher); cuplug reads
+    CuPy's ndarray by its attributes,
     and also gets the same arrays through __cuda_array_interface__ alone
     (with the time CuPy takes to build those interface dicts);
   * pointers: the same kernel on CPointer(float32) parameters given as
@@ -19,7 +21,8 @@ a fresh process.
     python3 bench/python_launch_bench.py [BUILD_DIR]
 
 Targets (issue 9): arrays at most 2.0x raw cuLaunchKernel and below CuPy
-and numba-cuda; pointers below cuda.core; import at most 50 ms."""
+and numba-cuda; pointers below cuda.core; import at most 50 ms.  Issue 21:
+numba-cuda's dispatcher with install() at most 2.5x raw cuLaunchKernel."""
 import os
 import re
 import statistics
@@ -60,6 +63,23 @@ def per_launch(work):
             sync()
             times[name].append((t1 - t0) / N * 1e6)
     return {name: statistics.median(t) for name, t in times.items()}
+
+
+def installed_launch(pyfunc, grid, block, args):
+    """numba-cuda's dispatcher under cuplug.numba.install(), on the stock
+    row's kernel and arguments, launched as the stock row launches it.
+    install() stays on (the caller measures it after the stock rows, then
+    calls uninstall()).  Checks that cuplug compiled the kernel and
+    launches it."""
+    import cuplug.numba as cnumba
+    from numba import cuda
+    cnumba.install()
+    kernel = cuda.jit("void(float32[::1], float32[::1], float32[::1], float32, int32)")(pyfunc)
+    launch = kernel[grid, block]
+    launch(*args)
+    if cnumba.stats()["launches"]["cuplug"] != 1:
+        raise RuntimeError("cuplug did not launch it: %s" % cnumba.stats()["launches"])
+    return lambda: launch(*args)
 
 
 def raw_c_us():
@@ -159,6 +179,20 @@ def main():
 
     before = raw_c_us()
     us = per_launch(work)
+    # install() changes numba-cuda's dispatcher for every kernel: its row is
+    # measured after the others, which stay stock
+    installed = "numba-cuda dispatcher with cuplug.numba.install()"
+    if "numba-cuda dispatcher (3 CuPy arrays, 2 scalars)" in us:
+        import cuplug.numba as cnumba
+        try:
+            installed_call = installed_launch(axpy.py_func, grid, block, (r, x, y, 2.0, n))
+            us.update(per_launch([(installed, installed_call, sync)]))
+            work.insert([w[0] for w in work].index("numba-cuda dispatcher (3 CuPy arrays, "
+                                                   "2 scalars)") + 1, (installed, None, None))
+        except Exception as e:
+            missing.append(installed + ": " + type(e).__name__ + " " + str(e)[:60])
+        finally:
+            cnumba.uninstall()
     raw = statistics.median([before, raw_c_us()])  # the anchor, before and after
     print("%-58s %9s %9s" % ("launch, host cost", "us", "x raw C"))
     print("%-58s %9.3f %9.3f" % ("raw cuLaunchKernel from C (5 args)", raw, 1.0))

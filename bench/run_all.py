@@ -292,6 +292,8 @@ def python_launch_bench(build, gpu):
             target = "2.0x, below CuPy and numba-cuda"
         elif name.startswith("cuplug, CPointer"):
             target = "below cuda.core"
+        elif name.startswith("numba-cuda dispatcher with cuplug.numba.install()"):
+            target = "2.5x"
         row("%s: %s" % (what, name.strip()), "raw cuLaunchKernel from C, 5 arguments",
             x(ratio), "%.3f us vs %.3f us" % (us, raw), target)
     for m in re.finditer(r"^(\S.*?)\s+n/a$", out, re.M):

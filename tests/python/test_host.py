@@ -256,3 +256,14 @@ def test_numba_jit_target_is_checked():
         cnumba.jit(target="gpu")(lambda r: None)
     assert str(e.value) == ("cuplug.numba.jit: target must be one of cuda, host, or None (the "
                             "GPU where there is one, else the host); got 'gpu'")
+
+
+def test_cooperative_kernel_launches_as_any_other_on_the_host():
+    """get_kernel(cooperative=True) says that the kernel synchronises its
+    grid, which a cubin given as bytes does not say (the GPU launches it
+    with cuLaunchCooperativeKernel); on the host it launches as any other."""
+    k = host_module("saxpy_kernel", device=False).get_kernel(cooperative=True)
+    x = np.arange(64, dtype=np.float32)
+    r = np.zeros(64, dtype=np.float32)
+    k[1, 64](r, x, x, np.float32(3.0))
+    assert r.tolist() == (4 * x).tolist()

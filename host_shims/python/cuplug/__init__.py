@@ -671,13 +671,16 @@ class Module:
         self._library = library
 
     @_own_errors
-    def get_kernel(self, name=None, sig=None, *, debug=False):
+    def get_kernel(self, name=None, sig=None, *, debug=False, cooperative=False):
         """The kernel `name` (None: the only kernel of a cuplug cubin), whose
         arguments are packed by sig (None: the signature cuplug compiled it
-        with).  kernel[grid, block, stream, shared_mem](*args) launches it."""
+        with).  kernel[grid, block, stream, shared_mem](*args) launches it.
+        debug: it has the exception store (a debug compile's kernel, given as
+        bytes); cooperative: launch it cooperatively, for it synchronises its
+        grid (a cubin cuplug linked with cooperative code knows so itself)."""
         if self._library is None:
             raise _argument_error("the module is closed")
-        return self._library.get_kernel(name, sig, debug)
+        return self._library.get_kernel(name, sig, debug, cooperative)
 
     @_own_errors
     def call(self, *args, name=None, signature=None):

@@ -17,10 +17,11 @@ the files of cuda.declare_device.
   that is the default where cuplug sees no GPU: numba-cuda's kernels run
   without one.
 * install() makes numba-cuda's own @cuda.jit kernels and cuda.compile*
-  compile through cuplug; uninstall() restores numba-cuda.  A function whose
-  signature holds a type cuplug has no model of (records, functions or
-  omitted arguments, extension types) is left to numba-cuda, and counted
-  by stats().
+  compile through cuplug, and its kernels launch through cuplug's launcher
+  with numba-cuda's semantics (cuplug/_numba_launch.py); uninstall()
+  restores numba-cuda.  A function whose signature holds a type cuplug has
+  no model of (records, functions or omitted arguments, extension types) is
+  left to numba-cuda, and counted by stats().
 
 Supported: numba-cuda 0.30 (SUPPORTED); another version gets a clear
 error rather than a silent mismatch.
@@ -56,6 +57,7 @@ import cuplug as _cuplug  # noqa: E402
 
 from . import _numba_types  # noqa: E402
 from ._numba_types import kind_of as _kind_of, signature_of, type_name  # noqa: E402,F401
+from . import _numba_launch  # noqa: E402
 
 
 _LINKABLE_KINDS = {"CUSource": 1, "PTXSource": 2, "LTOIR": 3, "Cubin": 4, "Fatbin": 5,
@@ -330,18 +332,7 @@ class _Bound:
     def exception(self, e):
         """The exception numba-cuda raises for cuplug's KernelException e:
         the kernel's own class and arguments, the thread's position first."""
-        if e.exception_code is None:
-            return e
-        exccls, exc_args, loc = self.call_helper.get_exception(e.exception_code)
-        prefix = "tid=%s ctaid=%s" % (list(e.tid), list(e.ctaid))
-        if loc is not None:
-            import os
-            sym, path, line = loc
-            prefix = "In function %r, file %s, line %s, %s" % (sym, os.path.abspath(path), line,
-                                                                prefix)
-        args = (("%s: %s" % (prefix, exc_args[0]),) + tuple(exc_args[1:])) if exc_args \
-            else (prefix,)
-        return exccls(*args)
+        return _numba_launch.numba_exception(self.call_helper, e)
 
 
 def jit(func_or_sig=None, *sigs, **options):
@@ -384,12 +375,16 @@ def _original(owner, name):
 
 def stats():
     """Since install(): how many functions cuplug compiled, how many it left
-    to numba-cuda, and why ({reason: count}); and what cuplug's result cache
-    (its default session's) found: {"memory_hits", "disk_hits", "misses"}."""
+    to numba-cuda, and why ({reason: count}); what cuplug's result cache
+    (its default session's) found: {"memory_hits", "disk_hits", "misses"};
+    and "launches": how many overloads launch through cuplug, how many
+    numba-cuda launches itself and why, and how many launches cuplug's
+    launcher refused and handed back to numba-cuda ("fallbacks")."""
     c = _cuplug.default_session().cache_info()
     return {"cuplug": _stats["cuplug"], "numba-cuda": _stats["numba-cuda"],
             "reasons": dict(_stats["reasons"]), "types": dict(_numba_types.unmapped),
-            "cache": {k: c[k] for k in ("memory_hits", "disk_hits", "misses")}}
+            "cache": {k: c[k] for k in ("memory_hits", "disk_hits", "misses")},
+            "launches": _numba_launch.stats()}
 
 
 def _left_to_numba(reason):
@@ -475,7 +470,9 @@ def _make_library_class(base):
 def install():
     """Make numba-cuda's own @cuda.jit kernels and cuda.compile* compile
     through cuplug: numba-cuda types and lowers, cuplug fixes kernels up,
-    wraps C-ABI functions, runs libNVVM and links.  uninstall() undoes it."""
+    wraps C-ABI functions, runs libNVVM and links; and make its kernels
+    launch through cuplug's launcher, with numba-cuda's semantics
+    (_numba_launch).  uninstall() undoes it."""
     global _installed
     if _installed:
         return
@@ -523,15 +520,15 @@ def install():
     compiler.kernel_fixup = dispatcher.kernel_fixup = kernel_fixup
     nvvm.set_launch_bounds = set_launch_bounds
     codegen.JITCUDACodegen._library_class = _make_library_class(codegen.CUDACodeLibrary)
+    _installed.extend(_numba_launch.install(dispatcher))
 
 
 def uninstall():
-    """Restore numba-cuda's own compilation."""
+    """Restore numba-cuda's own compilation and launches."""
     global _installed
     if not _installed:
         return
-    for owner, name, value in _installed:
-        setattr(owner, name, value)
+    _numba_launch.restore(_installed)
     _installed = None
 
 

@@ -17,6 +17,7 @@ PyObject *shim_kernel_new(shim_state *st, PyObject *library, cuplug_kernel *kern
   k->kernel = kernel;
   k->library = Py_NewRef(library);
   k->signature = signature;
+  k->cooperative = false;
   size_t n = strlen(name);
   k->name = PyMem_Malloc(n + 1);
   k->callee = (shim_callee){.noun = "kernel", .name = k->name,
@@ -207,7 +208,8 @@ static PyObject *launch(shim_state *st, const shim_launcher *l, PyObject *args) 
                           .grid = {l->grid[0], l->grid[1], l->grid[2]},
                           .block = {l->block[0], l->block[1], l->block[2]},
                           .arguments = p.argv, .num_args = n,
-                          .shared_mem = l->shared_mem, .stream = l->stream};
+                          .shared_mem = l->shared_mem, .stream = l->stream,
+                          .cooperative = k->cooperative};
   cuplug_error *e = NULL;
   cuplug_session *session = ((shim_session *)((shim_library *)k->library)->session)->session;
   if (((shim_library *)k->library)->host) a.interrupt = shim_interrupt_begin();

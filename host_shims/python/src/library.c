@@ -73,9 +73,11 @@ static PyObject *library_close(PyObject *self, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
-/* get_kernel's work, with l entered. */
+/* get_kernel's work, with l entered.  cooperative: the host knows that the
+ * kernel synchronises its grid (numba-cuda's use_cooperative), which a
+ * cubin given as bytes does not say. */
 static PyObject *kernel_of(shim_state *st, PyObject *self, const char *name, PyObject *sig,
-                           int debug) {
+                           int debug, int cooperative) {
   cuplug_kernel_args a = {.struct_size = sizeof a, .library = ((shim_library *)self)->library,
                           .name = name, .debug = (uint32_t)debug};
   if (sig != Py_None && !(a.signature_type = shim_type_from(st, sig, "signature"))) return NULL;
@@ -85,19 +87,22 @@ static PyObject *kernel_of(shim_state *st, PyObject *self, const char *name, PyO
    * the artifact recorded) */
   cuplug_kernel_info info = {.struct_size = sizeof info, .kernel = a.kernel};
   if ((e = st->api->kernel_info(&info))) return shim_raise(st, e);
-  return shim_kernel_new(st, self, a.kernel, info.name, info.signature);
+  PyObject *k = shim_kernel_new(st, self, a.kernel, info.name, info.signature);
+  if (k) ((shim_kernel *)k)->cooperative = cooperative != 0;
+  return k;
 }
 
 static PyObject *get_kernel(PyObject *self, PyObject *args, PyObject *kw) {
-  static char *names[] = {"name", "signature", "debug", NULL};
+  static char *names[] = {"name", "signature", "debug", "cooperative", NULL};
   const char *name = NULL;
   PyObject *sig = Py_None;
-  int debug = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|zOp:get_kernel", names, &name, &sig, &debug))
+  int debug = 0, cooperative = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|zOpp:get_kernel", names, &name, &sig, &debug,
+                                   &cooperative))
     return NULL;
   shim_library *l = (shim_library *)self;
   if (!shim_library_enter(l)) return closed_error();
-  PyObject *k = kernel_of(shim_state_of(self), self, name, sig, debug);
+  PyObject *k = kernel_of(shim_state_of(self), self, name, sig, debug, cooperative);
   shim_library_leave(l);
   return k;
 }
@@ -233,7 +238,7 @@ SHIM_OWN_1(library_address, CUPLUG_ERR_INVALID_ARGUMENT, CUPLUG_ERR_INVALID_ARGU
 
 static PyMethodDef library_methods[] = {
     {"get_kernel", (PyCFunction)(void (*)(void))get_kernel_owned, METH_VARARGS | METH_KEYWORDS,
-     "get_kernel(name=None, signature=None, debug=False) -> Kernel"},
+     "get_kernel(name=None, signature=None, debug=False, cooperative=False) -> Kernel"},
     {"call", (PyCFunction)(void (*)(void))library_call_owned, METH_VARARGS | METH_KEYWORDS,
      "call(*args, name=None, signature=None): a host library's C-ABI function (the "
      "artifact's when name is None), called with Python values; its result."},

@@ -95,6 +95,7 @@ typedef struct shim_kernel {
   const cuplug_type *signature;
   char *name;
   shim_callee callee; /* its parameters; its name is name */
+  bool cooperative;   /* launched with cuLaunchCooperativeKernel (get_kernel's word) */
 } shim_kernel;
 
 /* kernel[grid, block, stream, shared_mem] (kernel.c) */
