@@ -163,7 +163,7 @@ static cuplug_error *parse_dims(parser *p, const cuplug_type *dtype,
   if (ndim > CUPLUG__MAX_NDIM)
     return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
                          "array at position %zu of '%s' has %u dimensions: "
-                         "arrays have 1 to %d",
+                         "arrays have 0 to %d",
                          open, p->text, ndim, CUPLUG__MAX_NDIM);
   return cuplug__type_array(dtype, ndim, layout, out);
 }

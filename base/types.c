@@ -476,6 +476,9 @@ static char *pointer_name(const cuplug_type *t) {
 }
 
 static char *array_name(const cuplug_type *t) {
+  static const char layouts[] = {'A', 'C', 'F'};
+  if (t->ndim == 0) /* a 0-d array has no T[...] spelling */
+    return fmt("array(%s, 0d, %c)", t->element->name, layouts[t->layout]);
   cuplug__buf b;
   cuplug__buf_init(&b);
   cuplug__buf_printf(&b, "%s[", t->element->name);
@@ -603,9 +606,9 @@ cuplug_error *cuplug__type_array(const cuplug_type *dtype, uint32_t ndim,
                          "array of %s: an array's dtype must be bool, an integer, "
                          "a float, a complex or a record",
                          dtype->name);
-  if (ndim < 1 || ndim > CUPLUG__MAX_NDIM)
+  if (ndim > CUPLUG__MAX_NDIM)
     return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
-                         "array of %s with %u dimensions: arrays have 1 to %d",
+                         "array of %s with %u dimensions: arrays have 0 to %d",
                          dtype->name, ndim, CUPLUG__MAX_NDIM);
   if (layout != CUPLUG_LAYOUT_ANY && layout != CUPLUG_LAYOUT_C &&
       layout != CUPLUG_LAYOUT_F)

@@ -264,9 +264,13 @@ START_TEST(numba_printed_array_form) {
                      "signature syntax error at position 15 of 'array(float32, two, C)': "
                      "expected a rank such as '2d', found 'two'");
   ASSERT_PARSE_ERROR("array(float32, 9d, C)", CUPLUG_ERR_INVALID_TYPE,
-                     "array of float32 with 9 dimensions: arrays have 1 to 8");
-  ASSERT_PARSE_ERROR("array(float32, 0d, C)", CUPLUG_ERR_INVALID_TYPE,
-                     "array of float32 with 0 dimensions: arrays have 1 to 8");
+                     "array of float32 with 9 dimensions: arrays have 0 to 8");
+  /* numba's 0-d array (a NumPy scalar array): no shape, no strides */
+  const cuplug_type *zero = parse("array(float32, 0d, C)");
+  ck_assert_str_eq(zero->name, "array(float32, 0d, C)");
+  ck_assert_ptr_eq(parse(zero->name), zero);
+  ck_assert_uint_eq(zero->ndim, 0);
+  ck_assert_str_eq(parse("readonly array(int64, 0d, C)")->name, "readonly array(int64, 0d, C)");
   /* an array of signatures cannot be written: the dtype ends at '(' */
   ASSERT_PARSE_ERROR("array(int32(int32), 1d, C)", CUPLUG_ERR_SIGNATURE_SYNTAX,
                      "signature syntax error at position 11 of 'array(int32(int32), 1d, C)': "
@@ -279,10 +283,10 @@ START_TEST(array_rank_limit) {
                CUPLUG_LAYOUT_ANY);
   ASSERT_PARSE_ERROR("int8[:, :, :, :, :, :, :, :, :]", CUPLUG_ERR_INVALID_TYPE,
                      "array at position 4 of 'int8[:, :, :, :, :, :, :, :, :]' has 9 "
-                     "dimensions: arrays have 1 to 8");
+                     "dimensions: arrays have 0 to 8");
   ASSERT_PARSE_ERROR("void(int32, int8[:, :, :, :, :, :, :, :, ::1])", CUPLUG_ERR_INVALID_TYPE,
                      "array at position 16 of 'void(int32, int8[:, :, :, :, :, :, :, :, ::1])' "
-                     "has 9 dimensions: arrays have 1 to 8");
+                     "has 9 dimensions: arrays have 0 to 8");
 }
 END_TEST
 
@@ -561,9 +565,7 @@ START_TEST(builders_refuse_impossible_types) {
                  "array of CPointer(float32): an array's dtype must be bool, an integer, a "
                  "float, a complex or a record");
   T_ASSERT_ERROR(t_api()->type_array(f32, 9, CUPLUG_LAYOUT_ANY, &t), CUPLUG_ERR_INVALID_TYPE,
-                 "array of float32 with 9 dimensions: arrays have 1 to 8");
-  T_ASSERT_ERROR(t_api()->type_array(f32, 0, CUPLUG_LAYOUT_ANY, &t), CUPLUG_ERR_INVALID_TYPE,
-                 "array of float32 with 0 dimensions: arrays have 1 to 8");
+                 "array of float32 with 9 dimensions: arrays have 0 to 8");
   T_ASSERT_ERROR(t_api()->type_array(f32, 2, (cuplug_layout)3, &t),
                  CUPLUG_ERR_INVALID_ARGUMENT, "type_array: layout 3 is not ANY, C or F");
   T_ASSERT_ERROR(t_api()->type_signature(sig, NULL, 0, &t), CUPLUG_ERR_INVALID_TYPE,

@@ -107,8 +107,6 @@ def _name(t, position="argument", field=False):
         return "CPointer(%s)" % _name(t.dtype)
     if isinstance(t, types.ExternalFunctionPointer):
         return "CPointer(%s)" % _signature(t.sig)
-    if isinstance(t, types.NumberClass) and str(t.instance_type) in _SCALARS:
-        return "class(%s)" % t.instance_type
     if isinstance(t, types.UniTuple):  # also NamedUniTuple, StarArgUniTuple
         return "UniTuple(%s x %d)" % (_name(t.dtype), t.count)
     if isinstance(t, types.BaseTuple):  # Tuple, NamedTuple, StarArgTuple

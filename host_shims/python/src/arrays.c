@@ -344,7 +344,7 @@ static int from_buffer(const shim_callee *c, size_t i, PyObject *obj, shim_array
                        shim_pack *p) {
   Py_buffer *v;
   if (get_view(c, i, obj, p, &v) < 0) return -1;
-  if (v->ndim < 1 || v->ndim > 8)
+  if (v->ndim < 0 || v->ndim > 8)
     return shim_arg_error(c, i, "a buffer of %d dimensions", v->ndim), -1;
   a->nd.data = (uint64_t)(uintptr_t)v->buf;
   a->nd.dtype = kind_of_format(v->format, v->itemsize);
