@@ -483,8 +483,8 @@ def _make_library_class(base):
             fix-up (numba-cuda shows its kernels after its own fix-up);
             a device function's, and a library cuplug does not compile,
             as numba-cuda has it."""
-            args = self._cuplug_args(None)
-            if args is None or args[0]["device"]:
+            entry = getattr(self, "_cuplug_entry", None)
+            if entry is None or self._entry_name != entry[0]:
                 return super().get_llvm_str()
             key = self._ensure_cc(None)
             if key not in getattr(self, "_cuplug_ir", {}):
@@ -492,7 +492,7 @@ def _make_library_class(base):
             return self._cuplug_ir[key]
 
         def get_asm_strs(self, cc=None):
-            if self._cuplug_args(cc) is None:
+            if getattr(self, "_cuplug_entry", None) is None:
                 return super().get_asm_strs(cc=cc)
             key = self._ensure_cc(cc)
             if key not in self._ptx_cache:
@@ -506,7 +506,7 @@ def _make_library_class(base):
             return self._ptx_cache[key]
 
         def get_ltoir(self, cc=None):
-            if self._cuplug_args(cc) is None:
+            if getattr(self, "_cuplug_entry", None) is None:
                 return super().get_ltoir(cc=cc)
             key = self._ensure_cc(cc)
             if key not in self._ltoir_cache:
@@ -514,7 +514,7 @@ def _make_library_class(base):
             return self._ltoir_cache[key]
 
         def get_cubin(self, cc=None):
-            if self._cuplug_args(cc) is None:
+            if getattr(self, "_cuplug_entry", None) is None:
                 return super().get_cubin(cc=cc)
             key = self._ensure_cc(cc)
             if key not in self._cubin_cache:
