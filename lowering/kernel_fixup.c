@@ -3,8 +3,8 @@
  * As numba-cuda's kernel_fixup: every `ret i32 <status>` becomes `ret void`
  * (in debug mode after a call to the exception helper with the status),
  * stores to the return slot go, the return slot parameter goes, `noinline`
- * goes, the debug-info subroutine type loses its first element (the return
- * slot), and the function is marked as a kernel, with its launch bounds, in
+ * goes, the debug-info subroutine type's first element (the return slot)
+ * becomes null (void), and the function is marked as a kernel, with its launch bounds, in
  * !nvvm.annotations and kept alive by @llvm.used.
  *
  * When the return slot is an unnamed parameter (%0), every numbered value
@@ -207,50 +207,41 @@ static ir_tok field_ref(const char *text, const ir_tok *toks, size_t n, const ch
   return (ir_tok){.kind = IR_EOF};
 }
 
-/* The debug-info subroutine type loses its first element, the return slot,
- * so that debuggers see the kernel's own parameters.  The subprogram gets
- * new nodes rather than editing shared ones. */
-static cuplug_error *fix_debug_type(fixup *f) {
+/* How often a metadata node is named in the module, its definition left out. */
+static size_t meta_uses(const ir_module *m, const ir_item *node) {
+  const ir_tok *def = &m->toks[node->first];
+  size_t uses = 0;
+  for (size_t i = 0; i < m->num_toks; i++) {
+    const ir_tok *t = &m->toks[i];
+    uses += i != node->first && t->kind == IR_META && t->len == def->len &&
+            memcmp(m->text + t->start, m->text + def->start, def->len) == 0;
+  }
+  return uses;
+}
+
+/* A new types list for the subprogram's type ref, !M: !K = !{a, b, c}
+ * gives !K2 = !{ null, b, c } and !M2, !M with types: !K2.  (The tail
+ * spaces the list as numba-cuda's llvmlite does: numba-cuda's tests read
+ * it with patterns.) */
+static void new_debug_type(fixup *f, ir_tok type_ref, const ir_item *st, ir_tok types_ref,
+                           const ir_tok *list, size_t second, size_t close) {
   ir_rewrite *rw = f->rw;
-  const ir_module *m = &rw->m;
   const ir_tok *toks;
-  size_t n = cuplug__ir_slice(m, f->fn->fn_attrs.start, f->fn->fn_attrs.end, &toks);
-  const ir_item *sp = NULL;
-  for (size_t i = 0; i + 1 < n; i++)
-    if (cuplug__ir_tok_is(f->text, toks[i], "!dbg") && toks[i + 1].kind == IR_META)
-      sp = find_meta(m, toks[i + 1]);
-  if (!sp) return NULL;
-
-  /* type: !M in the DISubprogram */
-  n = cuplug__ir_slice(m, sp->start, sp->end, &toks);
-  ir_tok type_ref = field_ref(f->text, toks, n, "type");
-  const ir_item *st = type_ref.kind == IR_META ? find_meta(m, type_ref) : NULL;
-  if (!st) return NULL;
-
-  /* types: !K in the DISubroutineType */
-  n = cuplug__ir_slice(m, st->start, st->end, &toks);
-  ir_tok types_ref = field_ref(f->text, toks, n, "types");
+  size_t n = cuplug__ir_slice(&rw->m, st->start, st->end, &toks);
   size_t st_eq = 0;
   while (st_eq < n && !cuplug__ir_tok_punct(f->text, toks[st_eq], '=')) st_eq++;
   size_t st_body = st_eq + 1 < n ? toks[st_eq + 1].start : st->end;
   size_t st_end = n ? toks[n - 1].start + toks[n - 1].len : st->end;
-  const ir_item *tl = types_ref.kind == IR_META ? find_meta(m, types_ref) : NULL;
-  if (!tl) return NULL;
-
-  /* !K = !{a, b, c}  ->  !K2 = !{b, c} */
-  n = cuplug__ir_slice(m, tl->start, tl->end, &toks);
-  size_t open = 0;
-  while (open < n && !cuplug__ir_tok_punct(f->text, toks[open], '{')) open++;
-  size_t second = cuplug__ir_operand_start(f->text, toks, n, open + 1, 1);
-  size_t close = n ? n - 1 : 0;
   long new_list = cuplug__ir_rewrite_meta_id(rw), new_type = cuplug__ir_rewrite_meta_id(rw);
-  cuplug__buf_printf(&rw->tail, "!%ld = !{", new_list);
-  if (second < close)
-    cuplug__buf_append(&rw->tail, f->text + toks[second].start,
-                       toks[close].start - toks[second].start);
-  cuplug__buf_puts(&rw->tail, "}\n");
+  cuplug__buf_printf(&rw->tail, "!%ld = !{ null", new_list);
+  if (second < close) {
+    size_t from = list[second].start, to = list[close].start;
+    while (to > from && (f->text[to - 1] == ' ' || f->text[to - 1] == '\t')) to--;
+    cuplug__buf_puts(&rw->tail, ", ");
+    cuplug__buf_append(&rw->tail, f->text + from, to - from);
+  }
+  cuplug__buf_puts(&rw->tail, " }\n");
 
-  /* !M2 = <the DISubroutineType with types: !K2> */
   cuplug__buf_printf(&rw->tail, "!%ld = ", new_type);
   cuplug__buf_append(&rw->tail, f->text + st_body, types_ref.start - st_body);
   cuplug__buf_printf(&rw->tail, "!%ld", new_list);
@@ -261,6 +252,47 @@ static cuplug_error *fix_debug_type(fixup *f) {
   char ref[32];
   snprintf(ref, sizeof ref, "!%ld", new_type);
   cuplug__ir_edit_replace(&rw->edits, type_ref.start, type_ref.start + type_ref.len, ref);
+}
+
+/* The debug-info subroutine type's first element, the return slot's type,
+ * becomes null, the void a kernel returns, so that debuggers see the
+ * kernel's own parameters (numba-cuda's kernel_fixup writes null there
+ * too).  Nodes only the kernel uses are edited where they stand, as
+ * numba-cuda edits them (its tests read the first subroutine type of the
+ * module); shared ones stay as they are, and the subprogram gets new ones. */
+static cuplug_error *fix_debug_type(fixup *f) {
+  const ir_module *m = &f->rw->m;
+  const ir_tok *toks;
+  size_t n = cuplug__ir_slice(m, f->fn->fn_attrs.start, f->fn->fn_attrs.end, &toks);
+  const ir_item *sp = NULL;
+  for (size_t i = 0; i + 1 < n; i++)
+    if (cuplug__ir_tok_is(f->text, toks[i], "!dbg") && toks[i + 1].kind == IR_META)
+      sp = find_meta(m, toks[i + 1]);
+  if (!sp) return NULL;
+
+  /* type: !M in the DISubprogram, types: !K in the DISubroutineType */
+  n = cuplug__ir_slice(m, sp->start, sp->end, &toks);
+  ir_tok type_ref = field_ref(f->text, toks, n, "type");
+  const ir_item *st = type_ref.kind == IR_META ? find_meta(m, type_ref) : NULL;
+  if (!st) return NULL;
+  n = cuplug__ir_slice(m, st->start, st->end, &toks);
+  ir_tok types_ref = field_ref(f->text, toks, n, "types");
+  const ir_item *tl = types_ref.kind == IR_META ? find_meta(m, types_ref) : NULL;
+  if (!tl) return NULL;
+
+  const ir_tok *list;
+  n = cuplug__ir_slice(m, tl->start, tl->end, &list);
+  size_t open = 0;
+  while (open < n && !cuplug__ir_tok_punct(f->text, list[open], '{')) open++;
+  size_t second = cuplug__ir_operand_start(f->text, list, n, open + 1, 1);
+  size_t close = n ? n - 1 : 0;
+  bool has_first = open + 1 < close;
+  if (has_first && meta_uses(m, st) == 1 && meta_uses(m, tl) == 1) {
+    const ir_tok *last = &list[second < close ? second - 2 : close - 1];
+    cuplug__ir_edit_replace(&f->rw->edits, list[open + 1].start, last->start + last->len, "null");
+    return NULL;
+  }
+  new_debug_type(f, type_ref, st, types_ref, list, second, close);
   return NULL;
 }
 
@@ -363,8 +395,8 @@ cuplug_error *cuplug__kernel_fixup(ir_rewrite *rw, const char *entry,
   cuplug__fn_attrs_edit(rw, &fn, NULL, &kernel_removes);
 
   if ((e = fix_body(&f))) goto done;
-  /* With debug info (debug or lineinfo), the subroutine type loses the
-   * return slot, as in numba-cuda, whatever the debug option says. */
+  /* With debug info (debug or lineinfo), the subroutine type's return slot
+   * becomes void, as in numba-cuda, whatever the debug option says. */
   if ((e = fix_debug_type(&f))) goto done;
   if (o->debug) cuplug__exc_store_add(rw, entry);
 

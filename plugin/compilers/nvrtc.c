@@ -11,8 +11,8 @@
 #include "plugin/helper/run.h"
 
 struct cuplug__nvrtc_entry {
-  uint64_t hash; /* of the source and the options */
-  char *key;     /* the options, then the source, compared in full */
+  uint64_t hash; /* of the key */
+  char *key;     /* the options, the source, then the headers, compared in full */
   size_t key_size;
   cuplug__code out;
   struct cuplug__nvrtc_entry *next;
@@ -59,10 +59,12 @@ static size_t options_text(cuplug__buf *b, cuplug__runner *r, const cuplug__nvrt
   if (o->ltoir) put_option(b, "--dlink-time-opt"), n++;
   if (o->debug) put_option(b, "-G"), n++;
   if (o->lineinfo) put_option(b, "-lineinfo"), n++;
-  put_option(b, "--include-path=%s/include", home);
-  put_option(b, "--include-path=%s/include/cccl", home);
+  /* the caller's folders first, as numba-cuda orders them: a header of
+   * theirs that the toolkit also has (numba-cuda's cuda_fp16.h) is theirs */
   for (size_t i = 0; i < o->num_include_paths; i++)
     put_option(b, "--include-path=%s", o->include_paths[i]);
+  put_option(b, "--include-path=%s/include", home);
+  put_option(b, "--include-path=%s/include/cccl", home);
   return n;
 }
 
@@ -100,6 +102,7 @@ cuplug_error *cuplug__nvrtc_compile(cuplug__runner *r, cuplug__nvrtc_cache *cach
   cuplug__buf_init(&key);
   size_t num_options = options_text(&key, r, o);
   cuplug__buf_append(&key, cu->data, cu->size);
+  cuplug__buf_append(&key, o->headers, o->headers_size);
   if (key.oom) return cuplug__error_oom();
   uint64_t h = fnv64(key.data, key.len);
 

@@ -23,6 +23,9 @@ cuplug_error *cuplug__link_add(cuplug__link_inputs *in, const cuplug__code *c) {
   CUPLUG__TRY(grow(in));
   cuplug__code *out = &in->code[in->num_code];
   if (c->kind == CUPLUG_CODE_CU) {
+    cuplug__buf headers;
+    cuplug__buf_init(&headers);
+    cuplug_error *e = cuplug__headers_key(c, in->include_paths, in->num_include_paths, &headers);
     cuplug__nvrtc_options o = {.cc_major = in->cc_major,
                                .cc_minor = in->cc_minor,
                                .ltoir = in->ltoir,
@@ -30,9 +33,13 @@ cuplug_error *cuplug__link_add(cuplug__link_inputs *in, const cuplug__code *c) {
                                .lineinfo = in->lineinfo,
                                .include_paths = in->include_paths,
                                .num_include_paths = in->num_include_paths,
+                               .headers = headers.data,
+                               .headers_size = headers.len,
                                .time_limit_ms = in->time_limit_ms};
     memcpy(o.cc_suffix, in->cc_suffix, sizeof o.cc_suffix);
-    CUPLUG__TRY(cuplug__nvrtc_compile(&in->session->runner, &in->session->nvrtc, c, &o, out));
+    if (!e) e = cuplug__nvrtc_compile(&in->session->runner, &in->session->nvrtc, c, &o, out);
+    cuplug__buf_free(&headers);
+    if (e) return e;
   } else {
     CUPLUG__TRY(cuplug__code_make(c->kind, c->name, c->data, c->size, out));
   }

@@ -254,6 +254,17 @@ static void hash_code(keyer *k, const cuplug__code *c) {
   }
 }
 
+cuplug_error *cuplug__headers_key(const cuplug__code *cu, const char *const *include_paths,
+                                  size_t num_include_paths, cuplug__buf *key) {
+  keyer k = {.b = key,
+             .include_paths = include_paths,
+             .num_include_paths = include_paths ? num_include_paths : 0};
+  char dir[PATH_MAX];
+  dir_of(cu->name, dir, sizeof dir);
+  hash_includes(&k, cu->data, cu->size, dir, 0);
+  return key->oom ? cuplug__error_oom() : NULL;
+}
+
 /* The caller's code, read as the link will read it. */
 static cuplug_error *hash_caller_code(keyer *k, const cuplug_code *const *code, size_t n) {
   put_u64(k, code ? n : 0);

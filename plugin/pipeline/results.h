@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "base/buf.h"
+#include "base/code.h"
 #include "base/ir.h"
 #include "cuplug/cuplug.h"
 #include "plugin/cache/cache.h"
@@ -22,6 +23,11 @@ cuplug_error *cuplug__compile_key(cuplug_session *s, const cuplug_compile_args *
                                   cuplug__buf *key);
 /* A link's key, appended to `key`. */
 cuplug_error *cuplug__link_key(const cuplug_link_args *a, cuplug__buf *key);
+/* What the headers a .cu includes hold (those NVRTC would find beside it or
+ * in include_paths, not the toolkit's), appended to `key`: what, beside
+ * its text and NVRTC's options, compiling it depends on. */
+cuplug_error *cuplug__headers_key(const cuplug__code *cu, const char *const *include_paths,
+                                  size_t num_include_paths, cuplug__buf *key);
 
 /* The result filed under key, or NULL.  *note receives a warning the cache
  * has for the session (once), which the caller hands to keep_result. */

@@ -559,6 +559,82 @@ START_TEST(include_path_with_a_newline) {
 }
 END_TEST
 
+/* A folder of its own holding one header, `name`, of `text`: written again
+ * when the folder is given (*dir not empty). */
+static void write_header(char dir[64], const char *name, const char *text) {
+  if (!*dir) {
+    strcpy(dir, "/tmp/cuplug-hdr-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+  }
+  char path[128];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_int_ge(fputs(text, f), 0);
+  ck_assert_int_eq(fclose(f), 0);
+}
+
+static void remove_header(const char *dir, const char *name) {
+  char path[128];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  ck_assert_int_eq(unlink(path), 0);
+  ck_assert_int_eq(rmdir(dir), 0);
+}
+
+/* compile_all to PTX of k with in-memory .cu code and one include path:
+ * the .cu's PTX (to free). */
+static char *cu_ptx(const char *cu_text, const char *dir) {
+  cuplug_module m = {sizeof m, "k.ll", t_calls_ext_mul_ir, strlen(t_calls_ext_mul_ir)};
+  const cuplug_module *mods[] = {&m};
+  cuplug_code cu = bytes("inc.cu", cu_text);
+  const cuplug_code *code[] = {&cu};
+  const char *paths[] = {dir};
+  cuplug_compile_args a = kernel_args(mods, CUPLUG_OUTPUT_PTX);
+  a.link = code;
+  a.num_link = 1;
+  a.include_paths = paths;
+  a.num_include_paths = 1;
+  T_ASSERT_OK(t_api()->compile_all(&a));
+  char *ptx = strdup(part_of(a.artifact, 1).data);
+  t_api()->artifact_destroy(a.artifact);
+  return ptx;
+}
+
+/* A header that changed is read again, though the .cu that includes it did
+ * not: the session's NVRTC results are keyed by the headers too (they once
+ * gave the old header's code, which the result cache then kept under the
+ * new header's key). */
+START_TEST(changed_header_is_compiled_again) {
+  char dir[64] = "";
+  write_header(dir, "cuplug_test_value.h", "#define CUPLUG_TEST_VALUE 424242\n");
+  char *before = cu_ptx(header_cu, dir);
+  write_header(dir, "cuplug_test_value.h", "#define CUPLUG_TEST_VALUE 535353\n");
+  char *after = cu_ptx(header_cu, dir);
+  remove_header(dir, "cuplug_test_value.h");
+  T_ASSERT_CONTAINS(before, ", 424242;");
+  T_ASSERT_CONTAINS(after, ", 535353;");
+  ck_assert_ptr_null(strstr(after, "424242"));
+  free(before);
+  free(after);
+}
+END_TEST
+
+/* The caller's include paths come before the toolkit's, as numba-cuda
+ * orders them: a header of the caller's that the toolkit also has
+ * (numba-cuda's own cuda_fp16.h) is the caller's. */
+START_TEST(caller_headers_before_the_toolkits) {
+  char dir[64] = "";
+  write_header(dir, "cuComplex.h", "#define CUPLUG_TEST_VALUE 777777\n");
+  char *ptx = cu_ptx("#include <cuComplex.h>\n"
+                     "extern \"C\" __device__ int ext_mul(int *ret, int a, int b) {\n"
+                     "  *ret = a * b + CUPLUG_TEST_VALUE; return 0; }\n",
+                     dir);
+  remove_header(dir, "cuComplex.h");
+  T_ASSERT_CONTAINS(ptx, ", 777777;");
+  free(ptx);
+}
+END_TEST
+
 /* ---- link() of several kernels ---- */
 
 static const cuplug_type *sig_of(const t_kernel *k) { return t_type(k->signature); }
@@ -676,6 +752,8 @@ Suite *suite_link(void) {
   tc = t_tcase(s, "cuda_cpp", T_NVVM | T_NVRTC, setup, teardown, 60);
   tcase_add_test(tc, compile_all_lists_the_pieces);
   tcase_add_test(tc, nvrtc_error_has_its_log);
+  tcase_add_test(tc, changed_header_is_compiled_again);
+  tcase_add_test(tc, caller_headers_before_the_toolkits);
 
   tc = t_tcase(s, "undefined_symbol", T_NVVM | T_NVJITLINK, setup, teardown, 60);
   tcase_add_test(tc, undefined_symbol_is_a_link_error);

@@ -6,6 +6,7 @@
  * store, the debug-info subroutine type, C-ABI kernels, and its errors).
  * Inputs are small modules in the shape numba-cuda writes; outputs are
  * compared whole where they are small. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -888,36 +889,59 @@ static const char DEBUG_INFO_KERNEL[] =
     "!10 = !DIBasicType(name: \"float32\", size: 32, encoding: DW_ATE_float)\n"
     "!11 = !DILocation(line: 2, column: 1, scope: !5)\n";
 
-/* The subprogram refers to a new subroutine type without the return slot;
- * the original nodes stay as they were. */
+/* The kernel's own subroutine type, which nothing else uses, is edited
+ * where it stands, as numba-cuda edits it: its return slot becomes null
+ * (void), and the module has one subroutine type, as numba-cuda's has. */
 static void assert_debug_type_fixed(const char *out) {
   T_ASSERT_CONTAINS(out, "define void @k(float* %\"a\") !dbg !5 {\n"
                          "entry:\n");
   T_ASSERT_CONTAINS(out, "\n!5 = distinct !DISubprogram(name: \"k\", scope: !1, file: !1, "
-                         "line: 1, type: !13, unit: !0)\n");
-  T_ASSERT_CONTAINS(out, "\n!6 = !DISubroutineType(types: !7)\n!7 = !{!8, !9, !10}\n");
-  T_ASSERT_CONTAINS(out, "\n!12 = !{!9, !10}\n!13 = !DISubroutineType(types: !12)\n");
-  ck_assert_uint_eq(count(out, "!DISubroutineType("), 2);
+                         "line: 1, type: !6, unit: !0)\n");
+  T_ASSERT_CONTAINS(out, "\n!6 = !DISubroutineType(types: !7)\n!7 = !{null, !9, !10}\n");
+  ck_assert_uint_eq(count(out, "!DISubroutineType("), 1);
 }
 
-START_TEST(kernel_debug_subroutine_type_loses_slot) {
+START_TEST(kernel_debug_subroutine_type_voids_slot) {
   cuplug__kernel_options o = {.debug = true};
   char *out = fixup(DEBUG_INFO_KERNEL, &o);
   assert_debug_type_fixed(out);
   T_ASSERT_CONTAINS(out, "  call void @\"k__exc_helper__\"(i32 0), !dbg !11\n"
                          "  ret void, !dbg !11\n}\n");
-  T_ASSERT_CONTAINS(out, "!14 = !{void (float*)* @\"k\", !\"kernel\", i32 1}\n");
+  T_ASSERT_CONTAINS(out, "!12 = !{void (float*)* @\"k\", !\"kernel\", i32 1}\n");
   free(out);
 }
 END_TEST
 
-/* numba-cuda's kernel_fixup drops the slot from the subroutine type whenever
+/* numba-cuda's kernel_fixup voids the slot in the subroutine type whenever
  * the kernel has debug metadata (lineinfo too), not only with debug=True. */
-START_TEST(kernel_lineinfo_subroutine_type_loses_slot) {
+START_TEST(kernel_lineinfo_subroutine_type_voids_slot) {
   cuplug__kernel_options o = {0};
   char *out = fixup(DEBUG_INFO_KERNEL, &o);
   assert_debug_type_fixed(out);
   T_ASSERT_CONTAINS(out, "entry:\n  ret void, !dbg !11\n}\n");
+  free(out);
+}
+END_TEST
+
+/* A subroutine type another function's subprogram shares stays as it is:
+ * the kernel's subprogram gets new nodes, the list spaced as numba-cuda's
+ * llvmlite spaces it. */
+START_TEST(kernel_shared_subroutine_type_is_copied) {
+  static const char shared[] = "define i32 @d(i8** %\".ret\", float* %\"a\") !dbg !12 {\n"
+                               "entry:\n"
+                               "  ret i32 0\n"
+                               "}\n"
+                               "!12 = distinct !DISubprogram(name: \"d\", scope: !1, file: !1, "
+                               "line: 3, type: !6, unit: !0)\n";
+  char text[sizeof DEBUG_INFO_KERNEL + sizeof shared];
+  snprintf(text, sizeof text, "%s%s", DEBUG_INFO_KERNEL, shared);
+  cuplug__kernel_options o = {0};
+  char *out = fixup(text, &o);
+  T_ASSERT_CONTAINS(out, "\n!5 = distinct !DISubprogram(name: \"k\", scope: !1, file: !1, "
+                         "line: 1, type: !14, unit: !0)\n");
+  T_ASSERT_CONTAINS(out, "\n!6 = !DISubroutineType(types: !7)\n!7 = !{!8, !9, !10}\n");
+  T_ASSERT_CONTAINS(out, "line: 3, type: !6, unit: !0)\n");
+  T_ASSERT_CONTAINS(out, "\n!13 = !{ null, !9, !10 }\n!14 = !DISubroutineType(types: !13)\n");
   free(out);
 }
 END_TEST
@@ -982,8 +1006,9 @@ Suite *suite_lowering(void) {
   tcase_add_test(tc, kernel_entry_not_found);
   tcase_add_test(tc, kernel_debug_exception_store_golden);
   tcase_add_test(tc, kernel_debug_keeps_declared_intrinsics);
-  tcase_add_test(tc, kernel_debug_subroutine_type_loses_slot);
-  tcase_add_test(tc, kernel_lineinfo_subroutine_type_loses_slot);
+  tcase_add_test(tc, kernel_debug_subroutine_type_voids_slot);
+  tcase_add_test(tc, kernel_lineinfo_subroutine_type_voids_slot);
+  tcase_add_test(tc, kernel_shared_subroutine_type_is_copied);
   tcase_add_test(tc, kernel_c_entry_only_annotated);
   tcase_add_test(tc, kernel_c_entry_returning_i32_rejected);
   return s;

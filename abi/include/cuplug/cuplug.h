@@ -538,7 +538,7 @@ typedef struct cuplug_compile_args {
   /* since 1.1 */
   const cuplug_code *const *link; /* more code: linked into a cubin, passed through by compile_all */
   size_t num_link;
-  const char *const *include_paths; /* for .cu code: after the CUDA and CCCL headers */
+  const char *const *include_paths; /* for .cu code: before the CUDA and CCCL headers */
   size_t num_include_paths;
   uint32_t no_lto;               /* 1: link PTX rather than LTO-IR (LTO is the default unless debug) */
 

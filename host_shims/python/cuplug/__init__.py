@@ -401,9 +401,16 @@ def _output_error(output, outputs):
                        "Unsupported output type: %s (%s)" % (output, outputs), "")
 
 
-def _compile(ir, sig, entry, entry_abi, device, abi, abi_info, output, cc, opt, debug, lineinfo,
-             fastmath, forceinline, launch_bounds, link, session, max_registers, time_limit_ms,
-             current_device, all_, backend):
+def _include_paths(include_paths):
+    if isinstance(include_paths, str):  # one folder, not one per character
+        include_paths = (include_paths,)
+    return _items(include_paths, "include_paths", "a list of folders")
+
+
+def _artifact(ir, sig, entry, entry_abi, device, abi, abi_info, output, cc, opt, debug, lineinfo,
+              fastmath, forceinline, launch_bounds, link, session, max_registers, time_limit_ms,
+              current_device, all_, backend, include_paths, keep_ir=False):
+    """The compile's Artifact, and the signature's return type."""
     if not isinstance(output, str) or output not in _OUTPUTS:
         raise _output_error(output, "ptx, ltoir, cubin or host")
     if not isinstance(entry, str):
@@ -416,10 +423,20 @@ def _compile(ir, sig, entry, entry_abi, device, abi, abi_info, output, cc, opt, 
         cc=cc, current_device=current_device, opt=_opt(opt), debug=bool(debug),
         lineinfo=lineinfo, fastmath=fastmath, forceinline=forceinline,
         launch_bounds=_bounds(launch_bounds), max_registers=max_registers or 0,
-        link=_codes(link), time_limit_ms=time_limit_ms, all=all_, backend=backend)
+        link=_codes(link), include_paths=_include_paths(include_paths),
+        time_limit_ms=time_limit_ms, all=all_, backend=backend, keep_ir=keep_ir)
     if sig_t is None:  # the IR's, which the artifact holds
         sig_t = art.signature
-    restype = sig_t.restype if isinstance(sig_t, Type) else None
+    return art, sig_t.restype if isinstance(sig_t, Type) else None
+
+
+def _compile(ir, sig, entry, entry_abi, device, abi, abi_info, output, cc, opt, debug, lineinfo,
+             fastmath, forceinline, launch_bounds, link, session, max_registers, time_limit_ms,
+             current_device, all_, backend, include_paths):
+    art, restype = _artifact(ir, sig, entry, entry_abi, device, abi, abi_info, output, cc, opt,
+                             debug, lineinfo, fastmath, forceinline, launch_bounds, link, session,
+                             max_registers, time_limit_ms, current_device, all_, backend,
+                             include_paths)
     if output == "host":  # no code: the Artifact, for load()
         return art, restype
     if all_:
@@ -430,8 +447,8 @@ def _compile(ir, sig, entry, entry_abi, device, abi, abi_info, output, cc, opt, 
 @_own_errors
 def compile(ir, sig=None, *, entry, entry_abi="numba", device=True, abi="c", abi_info=None,
             output="ptx", cc=None, opt=None, debug=None, lineinfo=False, fastmath=False,
-            forceinline=False, launch_bounds=None, link=(), session=None, max_registers=None,
-            time_limit_ms=0, backend=None):
+            forceinline=False, launch_bounds=None, link=(), include_paths=(), session=None,
+            max_registers=None, time_limit_ms=0, backend=None):
     """Compile a host JIT's NVVM IR: numba-cuda's compile().
 
     ir: the IR as text or bytes, or a list of modules: numba-cuda's typed
@@ -444,67 +461,86 @@ def compile(ir, sig=None, *, entry, entry_abi="numba", device=True, abi="c", abi
     abi_info["abi_name"] or the entry's name; or "numba"); device=False makes
     a kernel.  output: "ptx", "ltoir" or "cubin" (linked with `link` and the
     declared functions it calls), or "host" (for this CPU: load() the
-    Artifact returned in place of code).  cc: (major, minor), or with "a" or
-    "f" third (numba-cuda's arch-specific and family ccs); None: the
-    default rule.  backend: what makes the GPU code, "libnvvm" or "llvm"
+    Artifact returned in place of code).  include_paths: folders (or one)
+    where the CUDA C++ it links (.cu paths, or (name, bytes) from memory)
+    finds its headers, searched before the toolkit's.  cc: (major, minor),
+    or with "a" or "f" third (numba-cuda's arch-specific and family
+    ccs); None: the default rule.  backend: what makes the GPU code, "libnvvm" or "llvm"
     (LLVM's NVPTX backend: PTX and cubins, no LTO-IR); None: libNVVM for
     numba-cuda's typed IR, LLVM for modern IR and bitcode.  Returns (code,
     restype): PTX as str, LTO-IR or a cubin as bytes (the Artifact for
     "host"), and the signature's return type."""
     return _compile(ir, sig, entry, entry_abi, device, abi, abi_info, output, cc, opt, debug,
                     lineinfo, fastmath, forceinline, launch_bounds, link, session,
-                    max_registers, time_limit_ms, False, False, backend)
+                    max_registers, time_limit_ms, False, False, backend, include_paths)
+
+
+@_own_errors
+def _compile_keeping_ir(ir, sig=None, *, entry, entry_abi="numba", device=True, abi="c",
+                        abi_info=None, output="ptx", cc=None, opt=None, debug=None,
+                        lineinfo=False, fastmath=False, forceinline=False, launch_bounds=None,
+                        link=(), include_paths=(), session=None, max_registers=None,
+                        time_limit_ms=0, backend=None):
+    """compile() for cuplug.numba's inspect_llvm and NUMBA_DUMP_LLVM:
+    (code, ir, restype), ir the modules as cuplug handed them to libNVVM
+    after its fix-up, [(name, text)] (Artifact.ir)."""
+    art, restype = _artifact(ir, sig, entry, entry_abi, device, abi, abi_info, output, cc, opt,
+                             debug, lineinfo, fastmath, forceinline, launch_bounds, link,
+                             session, max_registers, time_limit_ms, False, False, backend,
+                             include_paths, keep_ir=True)
+    return art.data, art.ir, restype
 
 
 @_own_errors
 def compile_ptx(ir, sig=None, *, entry, entry_abi="numba", device=False, abi="numba",
                 abi_info=None, cc=None, opt=None, debug=None, lineinfo=False, fastmath=False,
-                launch_bounds=None, link=(), session=None, max_registers=None,
+                launch_bounds=None, link=(), include_paths=(), session=None, max_registers=None,
                 time_limit_ms=0, backend=None):
     """numba-cuda's compile_ptx: a kernel (device=False) to PTX by default.
     Returns (ptx, restype)."""
     return _compile(ir, sig, entry, entry_abi, device, abi, abi_info, "ptx", cc, opt, debug,
                     lineinfo, fastmath, False, launch_bounds, link, session, max_registers,
-                    time_limit_ms, False, False, backend)
+                    time_limit_ms, False, False, backend, include_paths)
 
 
 @_own_errors
 def compile_for_current_device(ir, sig=None, *, entry, entry_abi="numba", device=True,
                                abi="c", abi_info=None, output="ptx", opt=None, debug=None,
                                lineinfo=False, fastmath=False, forceinline=False,
-                               launch_bounds=None, link=(), session=None, max_registers=None,
-                               time_limit_ms=0, backend=None):
+                               launch_bounds=None, link=(), include_paths=(), session=None,
+                               max_registers=None, time_limit_ms=0, backend=None):
     """compile() for the compute capability of the current GPU."""
     return _compile(ir, sig, entry, entry_abi, device, abi, abi_info, output, None, opt, debug,
                     lineinfo, fastmath, forceinline, launch_bounds, link, session,
-                    max_registers, time_limit_ms, True, False, backend)
+                    max_registers, time_limit_ms, True, False, backend, include_paths)
 
 
 @_own_errors
 def compile_ptx_for_current_device(ir, sig=None, *, entry, entry_abi="numba", device=False,
                                    abi="numba", abi_info=None, opt=None, debug=None,
                                    lineinfo=False, fastmath=False, launch_bounds=None, link=(),
-                                   session=None, max_registers=None, time_limit_ms=0,
-                                   backend=None):
+                                   include_paths=(), session=None, max_registers=None,
+                                   time_limit_ms=0, backend=None):
     """compile_ptx() for the compute capability of the current GPU."""
     return _compile(ir, sig, entry, entry_abi, device, abi, abi_info, "ptx", None, opt, debug,
                     lineinfo, fastmath, False, launch_bounds, link, session, max_registers,
-                    time_limit_ms, True, False, backend)
+                    time_limit_ms, True, False, backend, include_paths)
 
 
 @_own_errors
 def compile_all(ir, sig=None, *, entry, entry_abi="numba", device=True, abi="c",
                 abi_info=None, output="ltoir", cc=None, opt=None, debug=None, lineinfo=False,
-                fastmath=False, forceinline=False, launch_bounds=None, link=(), session=None,
-                max_registers=None, time_limit_ms=0, backend=None):
+                fastmath=False, forceinline=False, launch_bounds=None, link=(), include_paths=(),
+                session=None, max_registers=None, time_limit_ms=0, backend=None):
     """numba-cuda's compile_all: the compile's own code (LTO-IR by default),
-    then each .cu it links compiled by NVRTC, then the other code as given.
-    Returns (codes, restype)."""
+    then each .cu it links compiled by NVRTC (headers from include_paths,
+    then the toolkit's), then the other code as given.  Returns (codes,
+    restype)."""
     if output not in ("ptx", "ltoir"):
         raise _output_error(output, "ptx or ltoir")
     return _compile(ir, sig, entry, entry_abi, device, abi, abi_info, output, cc, opt, debug,
                     lineinfo, fastmath, forceinline, launch_bounds, link, session,
-                    max_registers, time_limit_ms, False, True, backend)
+                    max_registers, time_limit_ms, False, True, backend, include_paths)
 
 
 # ---- typing and lowering ---------------------------------------------------
@@ -637,7 +673,9 @@ def link(codes, cc=None, lto=True, max_registers=None, *, debug=False, lineinfo=
          include_paths=(), use_cooperative=False, session=None, time_limit_ms=0):
     """Link device code into a cubin (bytes) with nvJitLink: Artifacts,
     paths (.cu compiled by NVRTC, .ptx, .ltoir, .cubin, .fatbin, .o, .a),
-    bytes, or (name, bytes).  LTO unless lto=False or debug."""
+    bytes, or (name, bytes).  LTO unless lto=False or debug.  include_paths:
+    folders (or one) where the .cu code finds its headers, searched before
+    the toolkit's."""
     art = _link(codes, cc, lto, max_registers, debug, lineinfo, include_paths, use_cooperative,
                 session, time_limit_ms)
     return art.data
@@ -647,16 +685,13 @@ def _link(codes, cc, lto, max_registers, debug, lineinfo, include_paths, use_coo
           session, time_limit_ms):
     if isinstance(codes, (str, bytes, Artifact)):
         codes = [codes]
-    if isinstance(include_paths, str):  # one folder, not one per character
-        include_paths = (include_paths,)
     codes = _items(codes, "codes", _CODE_LIST)
     arts = [c for c in codes if isinstance(c, Artifact)]
     rest = [c for c in codes if not isinstance(c, Artifact)]
     return _session(session).link(code=rest, artifacts=arts, cc=cc, no_lto=not lto,
                                   max_registers=max_registers or 0, debug=debug,
                                   lineinfo=lineinfo, cooperative=use_cooperative,
-                                  include_paths=_items(include_paths, "include_paths",
-                                                       "a list of folders"),
+                                  include_paths=_include_paths(include_paths),
                                   time_limit_ms=time_limit_ms)
 
 

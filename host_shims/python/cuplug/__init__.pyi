@@ -185,6 +185,7 @@ def compile(ir: _IR, sig: Optional[_Signature] = ..., *, entry: str, entry_abi: 
             output: Literal["ptx"] = ..., cc: Optional[_CC] = ..., opt: _Opt = ...,
             debug: Optional[bool] = ..., lineinfo: bool = ..., fastmath: bool = ...,
             forceinline: bool = ..., launch_bounds: _Bounds = ..., link: Iterable[_Code] = ...,
+            include_paths: Union[str, Sequence[str]] = ...,
             session: Optional[Session] = ..., max_registers: Optional[int] = ...,
             time_limit_ms: int = ...,
             backend: _Backend = ...) -> Tuple[str, _Restype]: ...
@@ -195,6 +196,7 @@ def compile(ir: _IR, sig: Optional[_Signature] = ..., *, entry: str, entry_abi: 
             output: Literal["ltoir", "cubin"], cc: Optional[_CC] = ..., opt: _Opt = ...,
             debug: Optional[bool] = ..., lineinfo: bool = ..., fastmath: bool = ...,
             forceinline: bool = ..., launch_bounds: _Bounds = ..., link: Iterable[_Code] = ...,
+            include_paths: Union[str, Sequence[str]] = ...,
             session: Optional[Session] = ..., max_registers: Optional[int] = ...,
             time_limit_ms: int = ...,
             backend: _Backend = ...) -> Tuple[bytes, _Restype]: ...
@@ -205,6 +207,7 @@ def compile(ir: _IR, sig: Optional[_Signature] = ..., *, entry: str, entry_abi: 
             output: Literal["host"], cc: Optional[_CC] = ..., opt: _Opt = ...,
             debug: Optional[bool] = ..., lineinfo: bool = ..., fastmath: bool = ...,
             forceinline: bool = ..., launch_bounds: _Bounds = ..., link: Iterable[_Code] = ...,
+            include_paths: Union[str, Sequence[str]] = ...,
             session: Optional[Session] = ..., max_registers: Optional[int] = ...,
             time_limit_ms: int = ...,
             backend: _Backend = ...) -> Tuple[Artifact, _Restype]: ...
@@ -215,6 +218,7 @@ def compile(ir: _IR, sig: Optional[_Signature] = ..., *, entry: str, entry_abi: 
             output: str = ..., cc: Optional[_CC] = ..., opt: _Opt = ...,
             debug: Optional[bool] = ..., lineinfo: bool = ..., fastmath: bool = ...,
             forceinline: bool = ..., launch_bounds: _Bounds = ..., link: Iterable[_Code] = ...,
+            include_paths: Union[str, Sequence[str]] = ...,
             session: Optional[Session] = ..., max_registers: Optional[int] = ...,
             time_limit_ms: int = ...,
             backend: _Backend = ...) -> Tuple[Union[str, bytes, Artifact], _Restype]: ...
@@ -223,6 +227,7 @@ def compile_ptx(ir: _IR, sig: Optional[_Signature] = ..., *, entry: str, entry_a
                 abi_info: Optional[Mapping[str, Optional[str]]] = ..., cc: Optional[_CC] = ...,
                 opt: _Opt = ..., debug: Optional[bool] = ..., lineinfo: bool = ...,
                 fastmath: bool = ..., launch_bounds: _Bounds = ..., link: Iterable[_Code] = ...,
+                include_paths: Union[str, Sequence[str]] = ...,
                 session: Optional[Session] = ..., max_registers: Optional[int] = ...,
                 time_limit_ms: int = ...,
                 backend: _Backend = ...) -> Tuple[str, _Restype]: ...
@@ -234,6 +239,7 @@ def compile_for_current_device(
         output: Literal["ptx"] = ..., opt: _Opt = ..., debug: Optional[bool] = ...,
         lineinfo: bool = ..., fastmath: bool = ..., forceinline: bool = ...,
         launch_bounds: _Bounds = ..., link: Iterable[_Code] = ...,
+        include_paths: Union[str, Sequence[str]] = ...,
         session: Optional[Session] = ..., max_registers: Optional[int] = ...,
         time_limit_ms: int = ...,
         backend: _Backend = ...) -> Tuple[str, _Restype]: ...
@@ -245,6 +251,7 @@ def compile_for_current_device(
         output: Literal["ltoir", "cubin"], opt: _Opt = ..., debug: Optional[bool] = ...,
         lineinfo: bool = ..., fastmath: bool = ..., forceinline: bool = ...,
         launch_bounds: _Bounds = ..., link: Iterable[_Code] = ...,
+        include_paths: Union[str, Sequence[str]] = ...,
         session: Optional[Session] = ..., max_registers: Optional[int] = ...,
         time_limit_ms: int = ...,
         backend: _Backend = ...) -> Tuple[bytes, _Restype]: ...
@@ -256,6 +263,7 @@ def compile_for_current_device(
         output: Literal["host"], opt: _Opt = ..., debug: Optional[bool] = ...,
         lineinfo: bool = ..., fastmath: bool = ..., forceinline: bool = ...,
         launch_bounds: _Bounds = ..., link: Iterable[_Code] = ...,
+        include_paths: Union[str, Sequence[str]] = ...,
         session: Optional[Session] = ..., max_registers: Optional[int] = ...,
         time_limit_ms: int = ...,
         backend: _Backend = ...) -> Tuple[Artifact, _Restype]: ...
@@ -267,6 +275,7 @@ def compile_for_current_device(
         output: str = ..., opt: _Opt = ..., debug: Optional[bool] = ...,
         lineinfo: bool = ..., fastmath: bool = ..., forceinline: bool = ...,
         launch_bounds: _Bounds = ..., link: Iterable[_Code] = ...,
+        include_paths: Union[str, Sequence[str]] = ...,
         session: Optional[Session] = ..., max_registers: Optional[int] = ...,
         time_limit_ms: int = ...,
         backend: _Backend = ...) -> Tuple[Union[str, bytes, Artifact], _Restype]: ...
@@ -276,6 +285,7 @@ def compile_ptx_for_current_device(
         abi_info: Optional[Mapping[str, Optional[str]]] = ..., opt: _Opt = ...,
         debug: Optional[bool] = ..., lineinfo: bool = ..., fastmath: bool = ...,
         launch_bounds: _Bounds = ..., link: Iterable[_Code] = ...,
+        include_paths: Union[str, Sequence[str]] = ...,
         session: Optional[Session] = ..., max_registers: Optional[int] = ...,
         time_limit_ms: int = ...,
         backend: _Backend = ...) -> Tuple[str, _Restype]: ...
@@ -285,8 +295,8 @@ def compile_all(ir: _IR, sig: Optional[_Signature] = ..., *, entry: str, entry_a
                 output: Literal["ptx", "ltoir"] = ..., cc: Optional[_CC] = ..., opt: _Opt = ...,
                 debug: Optional[bool] = ..., lineinfo: bool = ..., fastmath: bool = ...,
                 forceinline: bool = ..., launch_bounds: _Bounds = ...,
-                link: Iterable[_Code] = ..., session: Optional[Session] = ...,
-                max_registers: Optional[int] = ...,
+                link: Iterable[_Code] = ..., include_paths: Union[str, Sequence[str]] = ...,
+                session: Optional[Session] = ..., max_registers: Optional[int] = ...,
                 time_limit_ms: int = ...,
                 backend: _Backend = ...) -> Tuple[list[Union[str, bytes]], _Restype]: ...
 def declare_device(name: str, sig: _Signature,

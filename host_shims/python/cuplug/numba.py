@@ -81,6 +81,30 @@ def link_code(library):
     return out
 
 
+_nvrtc_major = None  # cuplug's NVRTC's, asked once
+
+
+def include_paths():
+    """The folders numba-cuda's NVRTC takes the headers of the CUDA C++ it
+    links from, but the toolkit's own (which cuplug adds after these):
+    numba-cuda's include/<NVRTC's major version> (its cuda_fp16.h and kin),
+    memory_management (NRT's memsys.cuh and nrt.cuh), then
+    NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS."""
+    global _nvrtc_major
+    import os
+    from numba import cuda
+    from numba.cuda import config
+    from numba.cuda.cudadrv import nvrtc  # noqa: F401 (sets the extra paths' default)
+    if _nvrtc_major is None:
+        _nvrtc_major = _cuplug.info()["nvrtc"][0]
+    root = os.path.dirname(os.path.abspath(cuda.__file__))
+    own = os.path.join(root, "include", str(_nvrtc_major))
+    paths = [own] if os.path.isdir(own) else []
+    paths.append(os.path.join(root, "memory_management"))
+    extra = getattr(config, "CUDA_NVRTC_EXTRA_SEARCH_PATHS", "")
+    return paths + (extra.split(":") if extra else [])
+
+
 def _cc(cc):
     """numba-cuda's cc, (major, minor) or (major, minor, "a" or "f" or ""),
     as cuplug takes it."""
@@ -159,7 +183,8 @@ def _compile(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi, abi_i
         entry_abi="numba", device=device, abi=abi if device else "numba",
         abi_info={"abi_name": abi_name} if abi_name else None, output=output, cc=_cc(cc),
         opt=opt, debug=debug, lineinfo=lineinfo, fastmath=fastmath, forceinline=forceinline,
-        launch_bounds=launch_bounds, link=link_code(lib) if all_ else (), session=session)
+        launch_bounds=launch_bounds, link=link_code(lib) if all_ else (),
+        include_paths=include_paths() if all_ else (), session=session)
     return code, cres.signature.return_type
 
 
@@ -287,7 +312,8 @@ class Dispatcher:
                 lib.llvm_strs, sig, entry=entry, device=False, output="cubin",
                 cc=_device_cc(cc), opt=opt, debug=debug, lineinfo=o.get("lineinfo", False),
                 fastmath=o.get("fastmath", False), launch_bounds=o.get("launch_bounds"),
-                max_registers=o.get("max_registers"), link=link, session=self._session)
+                max_registers=o.get("max_registers"), link=link, include_paths=include_paths(),
+                session=self._session)
         module = _cuplug.load(code, session=self._session)
         kernel = module.get_kernel(entry, sig, debug=debug)
         self._kernels[argtypes] = _Bound(kernel, module, cres.call_helper)
@@ -423,14 +449,50 @@ def _make_library_class(base):
                         if kernel else None)
             return args, sig
 
+        def _cuplug_compile(self, output, cc, keep_ir=False, **extra):
+            """cuplug's code for this library.  With keep_ir, and for a
+            kernel's first compile under NUMBA_DUMP_LLVM, the IR cuplug
+            handed libNVVM after its fix-up is kept for get_llvm_str (and
+            dumped, as numba-cuda's kernel_fixup dumps its own)."""
+            kw, sig = self._cuplug_args(cc)
+            from numba.cuda.core import config
+            dump = (not kw["device"] and config.DUMP_LLVM
+                    and not getattr(self, "_cuplug_dumped", False))
+            if not (keep_ir or dump):
+                code, _ = _cuplug.compile(self.llvm_strs, sig, output=output, **kw, **extra)
+                return code
+            code, ir, _ = _cuplug._compile_keeping_ir(self.llvm_strs, sig, output=output,
+                                                      **kw, **extra)
+            text = "\n\n".join(t for _, t in ir)
+            if not hasattr(self, "_cuplug_ir"):
+                self._cuplug_ir = {}
+            self._cuplug_ir[self._ensure_cc(cc)] = text
+            if dump:
+                self._cuplug_dumped = True
+                print(("LLVM DUMP: Post kernel fixup %s" % kw["entry"]).center(80, "-"))
+                print(text)
+                print("=" * 80)
+            return code
+
+        def get_llvm_str(self):
+            """A kernel's IR as cuplug handed it to libNVVM, after cuplug's
+            fix-up (numba-cuda shows its kernels after its own fix-up);
+            a device function's, and a library cuplug does not compile,
+            as numba-cuda has it."""
+            entry = getattr(self, "_cuplug_entry", None)
+            if entry is None or self._entry_name != entry[0]:
+                return super().get_llvm_str()
+            key = self._ensure_cc(None)
+            if key not in getattr(self, "_cuplug_ir", {}):
+                self._cuplug_compile("ptx", None, keep_ir=True)
+            return self._cuplug_ir[key]
+
         def get_asm_strs(self, cc=None):
-            args = self._cuplug_args(cc)
-            if args is None:
+            if getattr(self, "_cuplug_entry", None) is None:
                 return super().get_asm_strs(cc=cc)
-            kw, sig = args
             key = self._ensure_cc(cc)
             if key not in self._ptx_cache:
-                code, _ = _cuplug.compile(self.llvm_strs, sig, output="ptx", **kw)
+                code = self._cuplug_compile("ptx", cc)
                 self._ptx_cache[key] = [code.strip("\x00").strip()]
                 from numba.cuda.core import config
                 if config.DUMP_ASSEMBLY:  # as numba-cuda prints it
@@ -440,26 +502,23 @@ def _make_library_class(base):
             return self._ptx_cache[key]
 
         def get_ltoir(self, cc=None):
-            args = self._cuplug_args(cc)
-            if args is None:
+            if getattr(self, "_cuplug_entry", None) is None:
                 return super().get_ltoir(cc=cc)
-            kw, sig = args
             key = self._ensure_cc(cc)
             if key not in self._ltoir_cache:
-                code, _ = _cuplug.compile(self.llvm_strs, sig, output="ltoir", **kw)
-                self._ltoir_cache[key] = code
+                self._ltoir_cache[key] = self._cuplug_compile("ltoir", cc)
             return self._ltoir_cache[key]
 
         def get_cubin(self, cc=None):
-            args = self._cuplug_args(cc)
-            if args is None:
+            if getattr(self, "_cuplug_entry", None) is None:
                 return super().get_cubin(cc=cc)
-            kw, sig = args
             key = self._ensure_cc(cc)
             if key not in self._cubin_cache:
-                code, _ = _cuplug.compile(self.llvm_strs, sig, output="cubin",
-                                          link=link_code(self),
-                                          max_registers=self._max_registers, **kw)
+                # numba-cuda's runtime (NRT) and other .cu code find their
+                # headers in numba-cuda's folders, as its own NVRTC does
+                code = self._cuplug_compile("cubin", cc, link=link_code(self),
+                                            include_paths=include_paths(),
+                                            max_registers=self._max_registers)
                 self._cubin_cache[key] = _object_code(code, self._name)
                 self._linkerinfo_cache[key] = ""
             return self._cubin_cache[key]
