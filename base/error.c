@@ -121,6 +121,7 @@ const char *cuplug__status_name(cuplug_status s) {
     NAME(CUPLUG_ERR_INTERRUPTED)
     NAME(CUPLUG_WARN_DEBUG_WITH_OPT)
     NAME(CUPLUG_WARN_CACHE)
+    NAME(CUPLUG_WARN_NVRTC_LOG)
 #undef NAME
   }
   return "CUPLUG_UNKNOWN_STATUS";

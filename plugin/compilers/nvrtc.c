@@ -1,6 +1,7 @@
 /* nvrtc.c - CUDA C++ to LTO-IR or PTX with NVRTC. */
 #include "plugin/compilers/nvrtc.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@ struct cuplug__nvrtc_entry {
   char *key;     /* the options, the source, then the headers, compared in full */
   size_t key_size;
   cuplug__code out;
+  char *log; /* NVRTC's warnings, or NULL */
   struct cuplug__nvrtc_entry *next;
 };
 
@@ -29,6 +31,7 @@ void cuplug__nvrtc_cache_release(cuplug__nvrtc_cache *c) {
     c->entries = e->next;
     free(e->key);
     cuplug__code_free(&e->out);
+    free(e->log);
     free(e);
   }
   pthread_mutex_destroy(&c->lock);
@@ -68,10 +71,21 @@ static size_t options_text(cuplug__buf *b, cuplug__runner *r, const cuplug__nvrt
   return n;
 }
 
+/* NVRTC's log of a success, trimmed, or NULL (freed) when it said nothing. */
+static char *said(char *log) {
+  if (!log) return NULL;
+  size_t n = strlen(log);
+  while (n && isspace((unsigned char)log[n - 1])) log[--n] = 0;
+  if (n) return log;
+  free(log);
+  return NULL;
+}
+
 /* Compiles with the options options_text wrote (`n` of them, in `opts`),
  * as a job for the session's toolkit. */
 static cuplug_error *compile(cuplug__runner *r, const cuplug__code *cu, const char *opts,
-                             size_t n, const cuplug__nvrtc_options *o, cuplug__code *out) {
+                             size_t n, const cuplug__nvrtc_options *o, cuplug__code *out,
+                             char **log) {
   const char **argv = malloc(n * sizeof *argv);
   if (!argv) return cuplug__error_oom();
   for (size_t i = 0; i < n; opts += strlen(opts) + 1) argv[i++] = opts;
@@ -86,8 +100,10 @@ static cuplug_error *compile(cuplug__runner *r, const cuplug__code *cu, const ch
   out->data = result.data;
   out->size = result.size;
   out->name = cuplug__strdup(cu->name);
-  free(result.log);
+  *log = said(result.log);
   if (!out->name) {
+    free(*log);
+    *log = NULL;
     cuplug__code_free(out);
     return cuplug__error_oom();
   }
@@ -96,8 +112,9 @@ static cuplug_error *compile(cuplug__runner *r, const cuplug__code *cu, const ch
 
 cuplug_error *cuplug__nvrtc_compile(cuplug__runner *r, cuplug__nvrtc_cache *cache,
                                     const cuplug__code *cu, const cuplug__nvrtc_options *o,
-                                    cuplug__code *out) {
+                                    cuplug__code *out, char **log) {
   memset(out, 0, sizeof *out);
+  *log = NULL;
   cuplug__buf key;
   cuplug__buf_init(&key);
   size_t num_options = options_text(&key, r, o);
@@ -111,6 +128,10 @@ cuplug_error *cuplug__nvrtc_compile(cuplug__runner *r, cuplug__nvrtc_cache *cach
     for (struct cuplug__nvrtc_entry *e = cache->entries; e; e = e->next) {
       if (e->hash == h && e->key_size == key.len && memcmp(e->key, key.data, key.len) == 0) {
         cuplug_error *err = cuplug__code_make(e->out.kind, cu->name, e->out.data, e->out.size, out);
+        if (!err && e->log && !(*log = cuplug__strdup(e->log))) {
+          cuplug__code_free(out);
+          err = cuplug__error_oom();
+        }
         pthread_mutex_unlock(&cache->lock);
         cuplug__buf_free(&key);
         return err;
@@ -119,9 +140,13 @@ cuplug_error *cuplug__nvrtc_compile(cuplug__runner *r, cuplug__nvrtc_cache *cach
     pthread_mutex_unlock(&cache->lock);
   }
 
-  cuplug_error *err = compile(r, cu, key.data, num_options, o, out);
+  cuplug_error *err = compile(r, cu, key.data, num_options, o, out, log);
   if (!err && cache) {
     struct cuplug__nvrtc_entry *e = calloc(1, sizeof *e);
+    if (e && *log && !(e->log = cuplug__strdup(*log))) {
+      free(e); /* no cache this time; the result stands */
+      e = NULL;
+    }
     if (e && !cuplug__code_make(out->kind, out->name, out->data, out->size, &e->out)) {
       e->hash = h;
       e->key_size = key.len;
@@ -130,7 +155,8 @@ cuplug_error *cuplug__nvrtc_compile(cuplug__runner *r, cuplug__nvrtc_cache *cach
       e->next = cache->entries;
       cache->entries = e;
       pthread_mutex_unlock(&cache->lock);
-    } else {
+    } else if (e) {
+      free(e->log);
       free(e); /* no cache this time; the result stands */
     }
   }

@@ -34,10 +34,12 @@ void cuplug__nvrtc_cache_init(cuplug__nvrtc_cache *c);
 void cuplug__nvrtc_cache_release(cuplug__nvrtc_cache *c);
 
 /* Compiles one .cu (as numba-cuda does: relocatable device code, the
- * caller's include paths, then the CUDA and CCCL headers) into *out.  A failure carries
- * NVRTC's log.  A cache may be NULL. */
+ * caller's include paths, then the CUDA and CCCL headers) into *out.  A
+ * failure carries NVRTC's log; a success sets *log to what NVRTC said (its
+ * warnings), or to NULL when it said nothing, for the caller to free.  A
+ * cache may be NULL; a result from it says again what NVRTC said. */
 cuplug_error *cuplug__nvrtc_compile(cuplug__runner *r, cuplug__nvrtc_cache *cache,
                                     const cuplug__code *cu, const cuplug__nvrtc_options *o,
-                                    cuplug__code *out);
+                                    cuplug__code *out, char **log);
 
 #endif

@@ -9,6 +9,7 @@
 #include "plugin/pipeline/results.h"
 #include "plugin/compilers/nvjitlink.h"
 #include "plugin/compilers/nvrtc.h"
+#include "plugin/session/artifact.h"
 
 /* ---- gathering ---- */
 
@@ -16,6 +17,23 @@ static cuplug_error *grow(cuplug__link_inputs *in) {
   cuplug__code *v = realloc(in->code, (in->num_code + 1) * sizeof *v);
   if (!v) return cuplug__error_oom();
   in->code = v;
+  return NULL;
+}
+
+/* Keeps what NVRTC said of one .cu (in numba-cuda's words, which its users
+ * look for) for the artifact's warning; takes `log`. */
+static cuplug_error *note_nvrtc_log(cuplug__link_inputs *in, const char *name, char *log) {
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  if (in->nvrtc_log) cuplug__buf_printf(&b, "%s\n", in->nvrtc_log);
+  cuplug__buf_printf(&b, "NVRTC log messages whilst compiling %s:\n%s", name, log);
+  free(log);
+  if (b.oom) {
+    cuplug__buf_free(&b);
+    return cuplug__error_oom();
+  }
+  free(in->nvrtc_log);
+  in->nvrtc_log = cuplug__buf_take(&b, NULL);
   return NULL;
 }
 
@@ -37,8 +55,10 @@ cuplug_error *cuplug__link_add(cuplug__link_inputs *in, const cuplug__code *c) {
                                .headers_size = headers.len,
                                .time_limit_ms = in->time_limit_ms};
     memcpy(o.cc_suffix, in->cc_suffix, sizeof o.cc_suffix);
-    if (!e) e = cuplug__nvrtc_compile(&in->session->runner, &in->session->nvrtc, c, &o, out);
+    char *log = NULL;
+    if (!e) e = cuplug__nvrtc_compile(&in->session->runner, &in->session->nvrtc, c, &o, out, &log);
     cuplug__buf_free(&headers);
+    if (!e && log && (e = note_nvrtc_log(in, c->name, log))) cuplug__code_free(out);
     if (e) return e;
   } else {
     CUPLUG__TRY(cuplug__code_make(c->kind, c->name, c->data, c->size, out));
@@ -99,6 +119,8 @@ cuplug_error *cuplug__link_run(cuplug__link_inputs *in, bool lto, uint32_t max_r
     cuplug__code_free(&ptx);
   }
   art->output = CUPLUG_OUTPUT_CUBIN;
+  if (!e && in->nvrtc_log)
+    e = cuplug__artifact_warn(art, cuplug__error(CUPLUG_WARN_NVRTC_LOG, "%s", in->nvrtc_log));
   return e;
 }
 
@@ -107,6 +129,8 @@ void cuplug__link_inputs_free(cuplug__link_inputs *in) {
   free(in->code);
   in->code = NULL;
   in->num_code = 0;
+  free(in->nvrtc_log);
+  in->nvrtc_log = NULL;
 }
 
 /* ---- link() ---- */

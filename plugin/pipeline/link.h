@@ -26,6 +26,7 @@ typedef struct cuplug__link_inputs {
   uint32_t time_limit_ms; /* of each toolkit call; 0: the session's */
   cuplug__code *code; /* gathered so far */
   size_t num_code;
+  char *nvrtc_log; /* what NVRTC said of the .cu code it compiled, or NULL */
 } cuplug__link_inputs;
 
 /* Adds a copy of c; a .cu is compiled by NVRTC (cached per session). */
@@ -37,7 +38,8 @@ cuplug_error *cuplug__link_add_caller(cuplug__link_inputs *in, const cuplug_code
 cuplug_error *cuplug__link_add_cudadevrt(cuplug__link_inputs *in);
 /* Links the inputs with nvJitLink: the cubin (and, with want_ptx, the
  * linked PTX) replace the parts `art` held, and nvJitLink's log becomes
- * its link_log.  A cubin with no kernel in it is an error, not a result. */
+ * its link_log; what NVRTC said of .cu code becomes a CUPLUG_WARN_NVRTC_LOG
+ * warning.  A cubin with no kernel in it is an error, not a result. */
 cuplug_error *cuplug__link_run(cuplug__link_inputs *in, bool lto, uint32_t max_registers,
                                bool want_ptx, cuplug_artifact *art);
 void cuplug__link_inputs_free(cuplug__link_inputs *in);

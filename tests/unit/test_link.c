@@ -193,6 +193,38 @@ START_TEST(cubin_links_declared_code) {
 }
 END_TEST
 
+/* NVRTC's warnings on linked .cu code that compiles are the cubin's
+ * warning, in numba-cuda's words (its users look for them); no warning
+ * where NVRTC said nothing. */
+START_TEST(nvrtc_warnings_are_a_warning) {
+  static const char warn_cu[] =
+      "#warning cuplug-test-warning\n"
+      "extern \"C\" __device__ int ext_mul(int* ret, int a, int b) { *ret = a * b; return 0; }\n";
+  cuplug_code cu = bytes("warn.cu", warn_cu);
+  const cuplug_code *code[] = {&cu};
+  cuplug_module m = {sizeof m, "k.ll", t_calls_ext_mul_ir, strlen(t_calls_ext_mul_ir)};
+  const cuplug_module *mods[] = {&m};
+  cuplug_compile_args a = kernel_args(mods, CUPLUG_OUTPUT_CUBIN);
+  a.link = code;
+  a.num_link = 1;
+  a.flags = CUPLUG_COMPILE_NO_CACHE;
+  T_ASSERT_OK(t_api()->compile(&a));
+  ck_assert_uint_eq(info_of(a.artifact).num_warnings, 1);
+  const cuplug_error *w = t_api()->artifact_warning(a.artifact, 0);
+  ck_assert_int_eq(t_api()->error_code(w), CUPLUG_WARN_NVRTC_LOG);
+  const char *said = t_api()->error_message(w);
+  const char *head = "NVRTC log messages whilst compiling warn.cu:\nwarn.cu(1): warning #";
+  ck_assert_msg(strncmp(said, head, strlen(head)) == 0, "the warning: %s", said);
+  T_ASSERT_CONTAINS(said, "cuplug-test-warning");
+  t_api()->artifact_destroy(a.artifact);
+
+  cu = bytes("ext_mul.cu", t_ext_mul_cu);
+  T_ASSERT_OK(t_api()->compile(&a));
+  ck_assert_uint_eq(info_of(a.artifact).num_warnings, 0);
+  t_api()->artifact_destroy(a.artifact);
+}
+END_TEST
+
 START_TEST(only_called_declarations_are_linked) {
   cuplug_code cu = bytes("ext_mul.cu", t_ext_mul_cu);
   cuplug_code broken = bytes("broken.cu", "this is not C++\n");
@@ -770,6 +802,7 @@ Suite *suite_link(void) {
   tcase_add_test(tc, link_one_kernel_and_more);
 
   tc = t_tcase(s, "several_kernels", T_NVVM | T_NVJITLINK, setup, teardown, 60);
+  tcase_add_test(tc, nvrtc_warnings_are_a_warning);
   tcase_add_test(tc, link_two_kernels);
   tcase_add_test(tc, link_three_kernels);
   return s;

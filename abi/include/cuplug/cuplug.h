@@ -195,7 +195,9 @@ typedef enum cuplug_status {
   /* Warnings: never returned by a call, only held by an artifact. */
   CUPLUG_WARN_DEBUG_WITH_OPT = 1000, /* debug together with opt > 0 */
   /* since 1.3 */
-  CUPLUG_WARN_CACHE = 1001 /* the disk cache was set aside (unusable folder, bad entry) */
+  CUPLUG_WARN_CACHE = 1001, /* the disk cache was set aside (unusable folder, bad entry) */
+  CUPLUG_WARN_NVRTC_LOG = 1002 /* NVRTC compiled linked .cu code and said something (its
+                                  warnings): "NVRTC log messages whilst compiling NAME: ..." */
 } cuplug_status;
 
 /* since 1.3: cuplug's limits.  An input beyond one is refused with

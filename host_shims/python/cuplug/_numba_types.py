@@ -18,7 +18,7 @@ from collections import Counter as _Counter
 import cuplug as _cuplug
 
 # numba types cuplug had no model of, as "Class: text" -> how often (stats())
-unmapped = _Counter()
+unmapped: "_Counter[str]" = _Counter()
 
 _SCALARS = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
             "float16", "float32", "float64", "complex64", "complex128"}

@@ -74,6 +74,8 @@ def link_code(library):
         else:
             kind = _LINKABLE_KINDS.get(type(f).__name__, 0)
             data = f.data
+            if kind == _LINKABLE_KINDS["CUSource"] and not data:
+                continue  # an empty .cu (one that brings only module callbacks) adds nothing
             out.append((kind, f.name, data.encode() if isinstance(data, str) else data))
     if getattr(library, "needs_cudadevrt", False):
         from numba.cuda.cudadrv.libs import get_cudalib
@@ -509,6 +511,20 @@ def _make_library_class(base):
                 self._ltoir_cache[key] = self._cuplug_compile("ltoir", cc)
             return self._ltoir_cache[key]
 
+        def _numba_link_error(self, cc, error):
+            """Raises the error numba-cuda's own linker gives for the code
+            this library links (a .cu that does not compile, a file of no
+            known kind, a missing file: numba-cuda's tests and users catch
+            its exception classes), or cuplug's where numba-cuda's links."""
+            try:
+                super().get_cubin(cc=cc)
+            except Exception as numba_error:
+                raise numba_error from error
+            # numba-cuda's cubin lacks cuplug's fix-up: never keep it
+            self._cubin_cache.pop(self._ensure_cc(cc), None)
+            self._linkerinfo_cache.pop(self._ensure_cc(cc), None)
+            raise error
+
         def get_cubin(self, cc=None):
             if getattr(self, "_cuplug_entry", None) is None:
                 return super().get_cubin(cc=cc)
@@ -516,9 +532,12 @@ def _make_library_class(base):
             if key not in self._cubin_cache:
                 # numba-cuda's runtime (NRT) and other .cu code find their
                 # headers in numba-cuda's folders, as its own NVRTC does
-                code = self._cuplug_compile("cubin", cc, link=link_code(self),
-                                            include_paths=include_paths(),
-                                            max_registers=self._max_registers)
+                try:
+                    code = self._cuplug_compile("cubin", cc, link=link_code(self),
+                                                include_paths=include_paths(),
+                                                max_registers=self._max_registers)
+                except (_cuplug.LinkError, _cuplug.ArgumentError) as e:
+                    self._numba_link_error(cc, e)
                 self._cubin_cache[key] = _object_code(code, self._name)
                 self._linkerinfo_cache[key] = ""
             return self._cubin_cache[key]
