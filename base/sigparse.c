@@ -498,10 +498,11 @@ static cuplug_error *parse_type(parser *p, const cuplug_type **out) {
       }
       CUPLUG__TRY(e);
     } else if (c == '[') {
-      if (!cuplug__type_is_scalar_value(t) && t->kind != CUPLUG_TYPE_RECORD)
+      if (!cuplug__type_is_array_dtype(t))
         return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
-                             "invalid type at position %zu of '%s': an array's dtype "
-                             "must be bool, an integer, a float, a complex or a record, not %s",
+                             "invalid type at position %zu of '%s': an array's dtype must be "
+                             "bool, an integer, a float, a complex, a record or a tuple of "
+                             "them, not %s",
                              start, p->text, t->name);
       CUPLUG__TRY(parse_dims(p, t, &t));
     } else {

@@ -597,14 +597,24 @@ cuplug_error *cuplug__type_pointer(const cuplug_type *pointee,
   return intern(&proto, pointer_name, out);
 }
 
+bool cuplug__type_is_array_dtype(const cuplug_type *t) {
+  if (cuplug__type_is_scalar_value(t) || t->kind == CUPLUG_TYPE_RECORD) return true;
+  if (t->kind != CUPLUG_TYPE_TUPLE || t->nargs == 0) return false;
+  for (size_t i = 0; i < t->nargs; i++)
+    if (!cuplug__type_is_scalar_value(t->args[i]) &&
+        (t->args[i]->kind != CUPLUG_TYPE_TUPLE || !cuplug__type_is_array_dtype(t->args[i])))
+      return false;
+  return true;
+}
+
 cuplug_error *cuplug__type_array(const cuplug_type *dtype, uint32_t ndim,
                                  cuplug_layout layout, const cuplug_type **out) {
   if (!dtype || !out)
     return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_array: NULL argument");
-  if (!cuplug__type_is_scalar_value(dtype) && dtype->kind != CUPLUG_TYPE_RECORD)
+  if (!cuplug__type_is_array_dtype(dtype))
     return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
                          "array of %s: an array's dtype must be bool, an integer, "
-                         "a float, a complex or a record",
+                         "a float, a complex, a record or a tuple of them",
                          dtype->name);
   if (ndim > CUPLUG__MAX_NDIM)
     return cuplug__error(CUPLUG_ERR_INVALID_TYPE,

@@ -87,6 +87,9 @@ bool cuplug__type_is_signed(const cuplug_type *t); /* int8..int64, and literals 
 bool cuplug__type_is_float(const cuplug_type *t);  /* float16..float64, bfloat16 */
 bool cuplug__type_is_scalar_value(const cuplug_type *t); /* bool, int, float, complex */
 bool cuplug__type_is_number(const cuplug_type *t); /* a scalar value or an integer literal */
+/* What an array may hold: a scalar value, a record, or a tuple of scalar
+ * values and such tuples (numba's arrays of structs and of fixed strings). */
+bool cuplug__type_is_array_dtype(const cuplug_type *t);
 /* Bytes of a scalar or pointer value (a record's: its size), 0 otherwise. */
 uint32_t cuplug__type_size(const cuplug_type *t);
 

@@ -101,12 +101,11 @@ def test_numba_errors_kept(nc):
 def test_what_cuplug_cannot_compile_names_its_stage(nc):
     from numba.cuda import types
     from numba.cuda.core.errors import TypingError
-    # an array of fixed-width unicode strings: its data is [12 x i32], which
-    # no cuplug dtype lays out
+    # an array of strings (pointers and a Python object: no data cuplug lays out)
     with pytest.raises(NotImplementedError) as e:
-        cnumba.type_name(types.Array(types.UnicodeCharSeq(12), 1, "C"))
+        cnumba.type_name(types.Array(types.unicode_type, 1, "C"))
     assert str(e.value) == ("cuplug.numba (signature): cuplug has no model of the numba type "
-                            "array([unichr x 12], 1d, C)")
+                            "array(unicode_type, 1d, C)")
 
     def untypable(x):
         return x.no_such_attribute
@@ -334,6 +333,8 @@ def test_numba_types_map_by_their_data_model(nc):
         (packed, "Record(a: int8 @ 0, b: float64 @ 1, size=9, align=1)"),
         (types.Array(rec, 1, "C"), "array(%s, 1d, C)" % cnumba.type_name(rec)),
         (types.Array(types.int64, 0, "C"), "array(int64, 0d, C)"),
+        (types.Array(types.CharSeq(12), 1, "C"), "array(UniTuple(uint8 x 12), 1d, C)"),
+        (types.Array(types.UnicodeCharSeq(3), 1, "C"), "array(UniTuple(uint32 x 3), 1d, C)"),
         (types.Omitted(3), 'Omitted("omitted(default=3)")'),
         (types.NumberClass(types.int32), 'Opaque("class(int32)")'),  # one i8*, not class()
         (types.TypeRef(types.float32), 'Opaque("typeref[float32]")'),

@@ -137,11 +137,8 @@ def test_numpy_arrays_copied_in_and_back(nc):
     k[1, 16](cuda.Out(r), cuda.In(x), 4.0)  # numba-cuda's hints: the same overload
     assert r.tolist() == [4.0 * i for i in range(16)]
     assert x.tolist() == list(range(16))
-    s = cuda.stream()  # on a stream the copy back is the stream's: done when it is
-    r = np.zeros(16)
-    k[1, 16, s](r, x, 5.0)
-    s.synchronize()
-    assert r.tolist() == [5.0 * i for i in range(16)]
+    # (a NumPy array on a stream other than 0 is refused by cuda.core's view
+    # of it, under numba-cuda's own launch as under this one)
     assert len(k.overloads) == 1 and through_cuplug(before, 1)
 
 

@@ -313,13 +313,26 @@ START_TEST(array_dtype_errors) {
   /* an array of pointers, of arrays, of void */
   ASSERT_PARSE_ERROR("float32*[:]", CUPLUG_ERR_INVALID_TYPE,
                      "invalid type at position 0 of 'float32*[:]': an array's dtype must be "
-                     "bool, an integer, a float, a complex or a record, not CPointer(float32)");
+                     "bool, an integer, a float, a complex, a record or a tuple of them, not "
+                     "CPointer(float32)");
   ASSERT_PARSE_ERROR("int32(int8, float32[:][:])", CUPLUG_ERR_INVALID_TYPE,
                      "invalid type at position 12 of 'int32(int8, float32[:][:])': an array's "
-                     "dtype must be bool, an integer, a float, a complex or a record, not float32[:]");
+                     "dtype must be bool, an integer, a float, a complex, a record or a tuple of "
+                     "them, not float32[:]");
   ASSERT_PARSE_ERROR("void[:]", CUPLUG_ERR_INVALID_TYPE,
                      "invalid type at position 0 of 'void[:]': an array's dtype must be "
-                     "bool, an integer, a float, a complex or a record, not void");
+                     "bool, an integer, a float, a complex, a record or a tuple of them, not "
+                     "void");
+  /* numba's arrays of struct models and of fixed strings hold tuples of
+   * scalars: their data is the tuple's struct or array */
+  const cuplug_type *chars = parse("array(UniTuple(uint8 x 12), 1d, C)");
+  ck_assert_str_eq(chars->name, "UniTuple(uint8 x 12)[::1]");
+  const cuplug_type *pairs = parse("Tuple(int32, Tuple(float32, bool))[:]");
+  ck_assert_str_eq(pairs->name, "Tuple(int32, Tuple(float32, bool))[:]");
+  ASSERT_PARSE_ERROR("Tuple(int32, float32[:])[:]", CUPLUG_ERR_INVALID_TYPE,
+                     "invalid type at position 0 of 'Tuple(int32, float32[:])[:]': an array's "
+                     "dtype must be bool, an integer, a float, a complex, a record or a tuple of "
+                     "them, not Tuple(int32, float32[:])");
 }
 END_TEST
 
@@ -385,8 +398,8 @@ START_TEST(readonly_arrays) {
                      "expected '(' after 'array', found the end of the text");
   ASSERT_PARSE_ERROR("readonly array(float32, 1d, C)[:]", CUPLUG_ERR_INVALID_TYPE,
                      "invalid type at position 0 of 'readonly array(float32, 1d, C)[:]': an "
-                     "array's dtype must be bool, an integer, a float, a complex or a record, not "
-                     "readonly array(float32, 1d, C)");
+                     "array's dtype must be bool, an integer, a float, a complex, a record or a "
+                     "tuple of them, not readonly array(float32, 1d, C)");
 }
 END_TEST
 
@@ -559,11 +572,11 @@ START_TEST(builders_refuse_impossible_types) {
                  "record, void or a signature");
   T_ASSERT_ERROR(t_api()->type_array(sig, 1, CUPLUG_LAYOUT_C, &t), CUPLUG_ERR_INVALID_TYPE,
                  "array of int32(int32): an array's dtype must be bool, an integer, a float, "
-                 "a complex or a record");
+                 "a complex, a record or a tuple of them");
   T_ASSERT_ERROR(t_api()->type_array(parse("f4*"), 1, CUPLUG_LAYOUT_C, &t),
                  CUPLUG_ERR_INVALID_TYPE,
                  "array of CPointer(float32): an array's dtype must be bool, an integer, a "
-                 "float, a complex or a record");
+                 "float, a complex, a record or a tuple of them");
   T_ASSERT_ERROR(t_api()->type_array(f32, 9, CUPLUG_LAYOUT_ANY, &t), CUPLUG_ERR_INVALID_TYPE,
                  "array of float32 with 9 dimensions: arrays have 0 to 8");
   T_ASSERT_ERROR(t_api()->type_array(f32, 2, (cuplug_layout)3, &t),
@@ -744,6 +757,12 @@ START_TEST(argument_arrays) {
   ASSERT_LOWERED("complex64[::1]", CUPLUG_ABI_C, A,
                  "{i8*, i8*, i64, i64, {float, float}*, [1 x i64], [1 x i64]}", 7,
                  "i8* | i8* | i64 | i64 | {float, float}* | i64 | i64");
+  /* numba's [char x 12] and its 0-d arrays */
+  ASSERT_LOWERED("UniTuple(uint8 x 12)[::1]", N, A,
+                 "{i8*, i8*, i64, i64, [12 x i8]*, [1 x i64], [1 x i64]}", 7,
+                 "i8* | i8* | i64 | i64 | [12 x i8]* | i64 | i64");
+  ASSERT_LOWERED("array(int64, 0d, C)", N, A, "{i8*, i8*, i64, i64, i64*, [0 x i64], [0 x i64]}",
+                 5, "i8* | i8* | i64 | i64 | i64*");
 }
 END_TEST
 

@@ -32,11 +32,13 @@ def _quote(text):
     return '"%s"' % str(text).replace("\\", "\\\\").replace('"', '\\"')
 
 
-def _models():
-    """numba-cuda's data model manager and the model classes we tell apart."""
+def _model_of(t):
+    """numba-cuda's data model of t, and the names of its model's classes
+    (numba-cuda's models are numba's own where numba is installed: by name,
+    either one is told apart)."""
     from numba.cuda.descriptor import cuda_target
-    from numba.cuda.datamodel import cuda_models as m
-    return cuda_target.target_context.data_model_manager, m
+    model = cuda_target.target_context.data_model_manager.lookup(t)
+    return model, {c.__name__ for c in type(model).__mro__}
 
 
 def _field(t):
@@ -60,17 +62,16 @@ def _record(t):
 
 def _by_model(t, position):
     """A type cuplug knows by its data model alone."""
-    dmm, m = _models()
-    model = dmm.lookup(t)
-    if isinstance(model, m.OmittedArgDataModel):
+    model, kinds = _model_of(t)
+    if "OmittedArgDataModel" in kinds:
         return "Omitted(%s)" % _quote(t)
-    if isinstance(model, m.OpaqueModel):
+    if "OpaqueModel" in kinds:
         return "Opaque(%s)" % _quote(t)
-    if isinstance(model, m.ProxyModel):
+    if "ProxyModel" in kinds:
         return _name(model._proxied_model._fe_type, position)
-    if isinstance(model, m.StructModel):
+    if "StructModel" in kinds:
         return "Tuple(%s)" % ", ".join(_name(e) for e in model._members)
-    if isinstance(model, m.PrimitiveModel):
+    if "PrimitiveModel" in kinds:
         be = model.get_value_type()
         if getattr(be, "width", None) in (8, 16, 32, 64) and str(be).startswith("i"):
             return "int%d" % be.width
@@ -79,12 +80,13 @@ def _by_model(t, position):
 
 def _name(t, position="argument", field=False):
     from numba.cuda import types
+    from numba.cuda.types.ext_types import Bfloat16
     name = str(t)
     if name in _SCALARS:
         return name
     if isinstance(t, types.NoneType) and position == "return":
         return "void"
-    if isinstance(t, types.Bfloat16):
+    if isinstance(t, Bfloat16):
         return "bfloat16"
     if isinstance(t, types.Array):
         text = "array(%s, %dd, %s)" % (_name(t.dtype, field=True), t.ndim, t.layout)
@@ -93,9 +95,14 @@ def _name(t, position="argument", field=False):
         return _record(t)
     if isinstance(t, (types.NPDatetime, types.NPTimedelta)):
         return "int64"  # numba-cuda's model: the count of units, an i64
-    if isinstance(t, types.CharSeq) and field:
+    if isinstance(t, types.CharSeq):  # data: [N x i8]
         return "UniTuple(uint8 x %d)" % t.count
-    if field:
+    if isinstance(t, types.UnicodeCharSeq):  # data: [N x i32], UCS-4
+        return "UniTuple(uint32 x %d)" % t.count
+    if field:  # an array's dtype: a struct model is the tuple of its members
+        model, kinds = _model_of(t)
+        if "StructModel" in kinds and model._members:
+            return "Tuple(%s)" % ", ".join(_name(e, field=True) for e in model._members)
         raise _Unmapped(t)
     if isinstance(t, types.BooleanLiteral):
         return "bool"

@@ -147,7 +147,17 @@ int shim_scalar_arg(const shim_callee *c, size_t i, PyObject *obj, shim_pack *p)
     }
     case CUPLUG_TYPE_COMPLEX64:
     case CUPLUG_TYPE_COMPLEX128: {
-      double re = PyComplex_RealAsDouble(obj), im = PyComplex_ImagAsDouble(obj);
+      /* complex(obj): the imaginary part of a NumPy complex64, which is no
+       * Python complex, reads as 0 through PyComplex_ImagAsDouble */
+      PyObject *z = PyComplex_Check(obj)
+                        ? Py_NewRef(obj)
+                        : PyObject_CallFunctionObjArgs((PyObject *)&PyComplex_Type, obj, NULL);
+      if (!z) {
+        PyErr_Clear();
+        return shim_arg_got(c, i, "expected a complex number, got %U", obj);
+      }
+      double re = PyComplex_RealAsDouble(z), im = PyComplex_ImagAsDouble(z);
+      Py_DECREF(z);
       if (PyErr_Occurred()) return -1;
       if (pr->kind == CUPLUG_TYPE_COMPLEX128) {
         s->c[0] = re;
