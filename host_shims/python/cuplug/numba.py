@@ -525,6 +525,18 @@ def _make_library_class(base):
             self._linkerinfo_cache.pop(self._ensure_cc(cc), None)
             raise error
 
+        def _link_ptx(self, cc):
+            """Without LTO, numba-cuda links the PTX it already made (its
+            _Kernel asks for the PTX first): so does this, rather than
+            running libNVVM a second time for a cubin."""
+            opts = self._nvvm_options
+            ptx = ("%s.ptx" % self._name, self.get_asm_strs(cc=cc)[0].encode())
+            return _cuplug.link([(_LINKABLE_KINDS["PTXSource"],) + ptx] + link_code(self),
+                                cc=_cc(self._ensure_cc(cc)), lto=False,
+                                max_registers=self._max_registers, debug="g" in opts,
+                                lineinfo=bool(opts.get("lineinfo")),
+                                include_paths=include_paths())
+
         def get_cubin(self, cc=None):
             if getattr(self, "_cuplug_entry", None) is None:
                 return super().get_cubin(cc=cc)
@@ -533,9 +545,9 @@ def _make_library_class(base):
                 # numba-cuda's runtime (NRT) and other .cu code find their
                 # headers in numba-cuda's folders, as its own NVRTC does
                 try:
-                    code = self._cuplug_compile("cubin", cc, link=link_code(self),
-                                                include_paths=include_paths(),
-                                                max_registers=self._max_registers)
+                    code = self._link_ptx(cc) if not self._lto else self._cuplug_compile(
+                        "cubin", cc, link=link_code(self), include_paths=include_paths(),
+                        max_registers=self._max_registers)
                 except (_cuplug.LinkError, _cuplug.ArgumentError) as e:
                     self._numba_link_error(cc, e)
                 self._cubin_cache[key] = _object_code(code, self._name)
