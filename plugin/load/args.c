@@ -188,15 +188,14 @@ cuplug_error *cuplug__args_pack(const cuplug__arg_site *site, const cuplug__args
       continue;
     } else if (v.kind == CUPLUG_TYPE_ARRAY) {
       CUPLUG__TRY(pack_array(site, i, &v, params, &p, slots, &q));
-    } else if (v.kind == CUPLUG_TYPE_COMPLEX64 || v.kind == CUPLUG_TYPE_COMPLEX128) {
-      size_t half = v.kind == CUPLUG_TYPE_COMPLEX64 ? 4 : 8;
-      params[p++] = (void *)v.data;
-      params[p++] = (char *)v.data + half;
     } else {
+      /* a complex is two parameters; the check comes before the writes */
+      bool complex = v.kind == CUPLUG_TYPE_COMPLEX64 || v.kind == CUPLUG_TYPE_COMPLEX128;
+      if (p + 1 + complex > CUPLUG__MAX_PARAMS)
+        return cuplug__arg_error(site, i, "more than %d parameters in all", CUPLUG__MAX_PARAMS);
       params[p++] = (void *)v.data;
+      if (complex) params[p++] = (char *)v.data + (v.kind == CUPLUG_TYPE_COMPLEX64 ? 4 : 8);
     }
-    if (p > CUPLUG__MAX_PARAMS)
-      return cuplug__arg_error(site, i, "more than %d parameters in all", CUPLUG__MAX_PARAMS);
   }
   *num_params = p;
   return NULL;

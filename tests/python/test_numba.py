@@ -340,7 +340,7 @@ def test_numba_types_map_by_their_data_model(nc):
         (types.TypeRef(types.float32), 'Opaque("typeref[float32]")'),
         (types.NPDatetime("D"), "int64"),
         (types.NPTimedelta("s"), "int64"),
-        (types.Optional(types.int64), "Tuple(int64, bool)"),
+        (types.Optional(types.int64), "Struct(data: int64, valid: bool)"),
         (types.voidptr, "CPointer(void)"),
         (types.grid_group, "int64"),
         (types.StarArgUniTuple(types.int64, 2), "UniTuple(int64 x 2)"),

@@ -12,6 +12,8 @@
 
 #include "plugin/session/session.h"
 #include "plugin/helper/helpers.h"
+#include "plugin/load/args.h"
+#include "base/types.h"
 #include "support.h"
 
 /* A case's input.ll with one edit: `from` replaced by `to`. */
@@ -237,6 +239,37 @@ START_TEST(unknown_session_flags) {
 }
 END_TEST
 
+/* A launch's parameters, flattened, fill a fixed array: 24 rank-8 arrays
+ * (504 slots) then 9 scalars ask for 513.  The 9th is refused before it is
+ * written (it once went one past the end of the launch's stack array). */
+START_TEST(launch_parameters_past_the_limit) {
+  char sig_text[1024] = "void(";
+  for (int i = 0; i < 24; i++) strcat(sig_text, "float32[:, :, :, :, :, :, :, :], ");
+  for (int i = 0; i < 9; i++) strcat(sig_text, i < 8 ? "int32, " : "int32)");
+  const cuplug_type *sig;
+  T_ASSERT_OK(cuplug__signature_parse(sig_text, &sig));
+  int64_t dims[8] = {1, 1, 1, 1, 1, 1, 1, 1}, strides[8] = {4, 4, 4, 4, 4, 4, 4, 4};
+  float data = 0;
+  int32_t scalar = 7;
+  cuplug_array arr = {.data = (uint64_t)(uintptr_t)&data, .dtype = CUPLUG_TYPE_FLOAT32, .ndim = 8};
+  memcpy(arr.shape, dims, sizeof dims);
+  memcpy(arr.strides, strides, sizeof strides);
+  cuplug_value values[33];
+  for (int i = 0; i < 33; i++)
+    values[i] = i < 24 ? (cuplug_value){CUPLUG_TYPE_ARRAY, &arr}
+                       : (cuplug_value){CUPLUG_TYPE_INT32, &scalar};
+  cuplug__arg_site site = {"kernel", "k", sig};
+  cuplug__args args = {values, NULL, 33};
+  void *params[CUPLUG__MAX_PARAMS + 1];
+  params[CUPLUG__MAX_PARAMS] = &scalar; /* a canary just past the end */
+  int64_t slots[CUPLUG__MAX_PARAMS];
+  size_t n = 0;
+  T_ASSERT_ERROR(cuplug__args_pack(&site, &args, params, slots, &n), CUPLUG_ERR_LAUNCH_ARGS,
+                 "kernel k, argument 32 (int32): more than 512 parameters in all");
+  ck_assert_ptr_eq(params[CUPLUG__MAX_PARAMS], &scalar);
+}
+END_TEST
+
 Suite *suite_safety(void) {
   Suite *s = suite_create("safety");
   /* their point is that libNVVM never sees them: without it they would pass checking less */
@@ -258,5 +291,6 @@ Suite *suite_safety(void) {
 
   tc = t_tcase(s, "session_flags", 0, setup, teardown, 120);
   tcase_add_test(tc, unknown_session_flags);
+  tcase_add_test(tc, launch_parameters_past_the_limit);
   return s;
 }

@@ -179,6 +179,11 @@ def _param(t):
     if isinstance(t, types.Record):  # numba-cuda passes the record's device address
         return _RECORD_PARAM, "CPointer(uint8)"
     if isinstance(t, types.Array):
+        # cuplug's launcher reads arrays of numbers; one of records, strings
+        # or datetimes it would refuse after numba-cuda's copy to the device
+        if not isinstance(t.dtype, (types.Boolean, types.Integer, types.Float,
+                                    types.Complex)):
+            return None
         return _ARRAY, type_name(t)
     if isinstance(t, (types.CPointer, types.Boolean, types.Integer, types.Float,
                       types.Complex)):
@@ -384,7 +389,8 @@ def _call(self, args, launch_config):
     """CUDADispatcher.call: the cached launch for the arguments'
     fingerprint, else numba-cuda's call (which launches through _launch)."""
     fast = self._cuplug_fast
-    if fast is not None and fast[0] is _token and not launch_config.pre_launch_callbacks:
+    if (fast is not None and fast[0] is _token and not launch_config.pre_launch_callbacks
+            and not getattr(self, "_launch_config_sensitive", False)):
         try:
             entry = fast[1].get(_fingerprint(args))
         except Exception:  # numba-cuda says what is wrong with the argument

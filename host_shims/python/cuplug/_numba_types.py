@@ -9,7 +9,7 @@ the rest by their model: an opaque pointer (functions, dispatchers,
 modules, typerefs, dtypes: a value known only while compiling) is
 Opaque("numba's name"), an omitted argument Omitted("..."), an enum member
 its value's type, a struct model (Optional, Interval, a host's own
-StructModel) the Tuple of its members, an integer model (datetime64,
+StructModel) the Struct of its members, an integer model (datetime64,
 GridGroup) the integer of its width."""
 
 import re as _re
@@ -30,6 +30,12 @@ class _Unmapped(NotImplementedError):
 
 def _quote(text):
     return '"%s"' % str(text).replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _field_name(name):
+    """A field's name as cuplug reads it: an ASCII identifier bare, any
+    other name quoted."""
+    return name if name.isascii() and name.isidentifier() else _quote(name)
 
 
 def _model_of(t):
@@ -53,11 +59,19 @@ def _field(t):
 
 
 def _record(t):
-    fields = ", ".join("%s: %s @ %d" % (k if k.isidentifier() else _quote(k), _field(f.type),
+    fields = ", ".join("%s: %s @ %d" % (_field_name(k), _field(f.type),
                                         f.offset)
                        for k, f in sorted(t.fields.items(), key=lambda kv: kv[1].offset))
     return "Record(%s%ssize=%d%s)" % (fields, ", " if fields else "", t.size,
                                       "" if t.aligned else ", align=1")
+
+
+def _struct(model, member):
+    """A StructModel: numba-cuda's literal struct of its members (never an
+    array, even when they are alike), flattened as an argument."""
+    return "Struct(%s)" % ", ".join(
+        "%s: %s" % (_field_name(f), member(e))
+        for f, e in zip(model._fields, model._members))
 
 
 def _by_model(t, position):
@@ -69,8 +83,8 @@ def _by_model(t, position):
         return "Opaque(%s)" % _quote(t)
     if "ProxyModel" in kinds:
         return _name(model._proxied_model._fe_type, position)
-    if "StructModel" in kinds:
-        return "Tuple(%s)" % ", ".join(_name(e) for e in model._members)
+    if "StructModel" in kinds and model._members:
+        return _struct(model, lambda e: _name(e))
     if "PrimitiveModel" in kinds:
         be = model.get_value_type()
         if getattr(be, "width", None) in (8, 16, 32, 64) and str(be).startswith("i"):
@@ -102,7 +116,7 @@ def _name(t, position="argument", field=False):
     if field:  # an array's dtype: a struct model is the tuple of its members
         model, kinds = _model_of(t)
         if "StructModel" in kinds and model._members:
-            return "Tuple(%s)" % ", ".join(_name(e, field=True) for e in model._members)
+            return _struct(model, lambda e: _name(e, field=True))
         raise _Unmapped(t)
     if isinstance(t, types.BooleanLiteral):
         return "bool"
@@ -144,11 +158,18 @@ def signature_of(cres):
     for t, position in [(sig.return_type, "return")] + [(a, "argument") for a in sig.args]:
         try:
             _cuplug.typeof(_name(t, position))
-        except (_Unmapped, _cuplug.TypeSyntaxError):
+        except (_Unmapped, _cuplug.CuplugError):  # no model, or past a limit of cuplug's
             unmapped["%s: %s" % (type(t).__name__, t)] += 1
             raise NotImplementedError("cuplug.numba (signature): cuplug has no model of the "
                                       "numba type %s" % t) from None
-    return _signature(sig)
+    text = _signature(sig)
+    try:
+        _cuplug.typeof(text)
+    except _cuplug.CuplugError as e:  # each type fits, the whole does not (too many parameters)
+        unmapped["signature: %s" % e] += 1
+        raise NotImplementedError("cuplug.numba (signature): cuplug cannot take the signature "
+                                  "%s: %s" % (text, e)) from None
+    return text
 
 
 def kind_of(type_text):

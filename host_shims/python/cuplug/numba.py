@@ -528,13 +528,12 @@ def _make_library_class(base):
         def _link_ptx(self, cc):
             """Without LTO, numba-cuda links the PTX it already made (its
             _Kernel asks for the PTX first): so does this, rather than
-            running libNVVM a second time for a cubin."""
-            opts = self._nvvm_options
+            running libNVVM a second time for a cubin.  Its linker compiles
+            .cu code with neither -G nor -lineinfo, whatever the kernel's."""
             ptx = ("%s.ptx" % self._name, self.get_asm_strs(cc=cc)[0].encode())
             return _cuplug.link([(_LINKABLE_KINDS["PTXSource"],) + ptx] + link_code(self),
                                 cc=_cc(self._ensure_cc(cc)), lto=False,
-                                max_registers=self._max_registers, debug="g" in opts,
-                                lineinfo=bool(opts.get("lineinfo")),
+                                max_registers=self._max_registers,
                                 include_paths=include_paths())
 
         def get_cubin(self, cc=None):
