@@ -82,3 +82,10 @@ def test_kernel_takes_a_numpy_record_in_place():
     with pytest.raises(cuplug.LaunchArgumentError) as e:
         k[1, 1](recs[1:], out)
     assert e.value.message == "kernel rk takes 3 arguments, got 2"
+    frozen = recs[1:].copy()
+    frozen.flags.writeable = False  # the kernel writes b: never into read-only memory
+    with pytest.raises(cuplug.LaunchArgumentError) as e:
+        k[1, 1](frozen, out, None)
+    assert e.value.message == ("kernel rk, argument 0 (%s): a read-only buffer (the code may "
+                               "write the record)" % REC)
+    assert frozen[0]["b"] == 5.5

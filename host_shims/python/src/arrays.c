@@ -409,6 +409,10 @@ int shim_pointer_arg(const shim_callee *c, size_t i, PyObject *obj, shim_pack *p
     if (c->params[i].kind == CUPLUG_TYPE_RECORD && v->len < (Py_ssize_t)c->params[i].itemsize)
       return shim_arg_error(c, i, "a buffer of %zd bytes holds no record of %u", v->len,
                             c->params[i].itemsize), -1;
+    /* a record travels by reference and the code may write it: never into
+     * memory Python holds read-only (bytes, a read-only array) */
+    if (c->params[i].kind == CUPLUG_TYPE_RECORD && v->readonly)
+      return shim_arg_error(c, i, "a read-only buffer (the code may write the record)"), -1;
     s->u = (uint64_t)(uintptr_t)v->buf;
   } else {
     shim_array a;

@@ -149,10 +149,13 @@ int shim_scalar_arg(const shim_callee *c, size_t i, PyObject *obj, shim_pack *p)
     case CUPLUG_TYPE_COMPLEX128: {
       /* complex(obj): the imaginary part of a NumPy complex64, which is no
        * Python complex, reads as 0 through PyComplex_ImagAsDouble */
-      PyObject *z = PyComplex_Check(obj)
-                        ? Py_NewRef(obj)
-                        : PyObject_CallFunctionObjArgs((PyObject *)&PyComplex_Type, obj, NULL);
+      PyObject *z = PyComplex_Check(obj)   ? Py_NewRef(obj)
+                    : !PyNumber_Check(obj) ? NULL /* complex("1+2j") is no number */
+                    : PyObject_CallFunctionObjArgs((PyObject *)&PyComplex_Type, obj, NULL);
       if (!z) {
+        if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_TypeError) &&
+            !PyErr_ExceptionMatches(PyExc_ValueError))
+          return -1;
         PyErr_Clear();
         return shim_arg_got(c, i, "expected a complex number, got %U", obj);
       }
