@@ -203,12 +203,15 @@ cuplug_error *cuplug__function_cpu(cuplug_host_function_args *a) {
 }
 
 /* A type a CPU call passes or returns: a scalar, a pointer, an array, a
- * record (its address), an opaque value (NULL), or a tuple of them; an
- * omitted argument passes nothing. */
+ * record (its address), an opaque value (NULL), or a tuple or struct of
+ * them (a struct holds a record's bytes, which no C type of cabi.c stands
+ * for); an omitted argument passes nothing. */
 static bool callable(const cuplug_type *t) {
-  if (t->kind == CUPLUG_TYPE_TUPLE) {
+  if (t->kind == CUPLUG_TYPE_TUPLE || t->kind == CUPLUG_TYPE_STRUCT) {
     for (size_t i = 0; i < t->nargs; i++)
-      if (t->args[i]->kind == CUPLUG_TYPE_VOID || !callable(t->args[i])) return false;
+      if (t->args[i]->kind == CUPLUG_TYPE_VOID || !callable(t->args[i]) ||
+          (t->kind == CUPLUG_TYPE_STRUCT && t->args[i]->kind == CUPLUG_TYPE_RECORD))
+        return false;
     return true;
   }
   return t->kind <= CUPLUG_TYPE_COMPLEX128 || t->kind == CUPLUG_TYPE_POINTER ||
@@ -228,7 +231,8 @@ static size_t value_size(const cuplug_type *t, size_t *align) {
     case CUPLUG_TYPE_ARRAY: *align = 8; return 8 * (5 + 2 * (size_t)t->ndim);
     case CUPLUG_TYPE_COMPLEX64:
     case CUPLUG_TYPE_COMPLEX128: *align = cuplug__type_size(t) / 2; return cuplug__type_size(t);
-    case CUPLUG_TYPE_TUPLE: {
+    case CUPLUG_TYPE_TUPLE:
+    case CUPLUG_TYPE_STRUCT: {
       size_t size = 0, most = 1;
       for (size_t i = 0; i < t->nargs; i++) {
         size_t a, s = value_size(t->args[i], &a);
