@@ -808,7 +808,10 @@ static void place(uint32_t size, uint32_t align, uint64_t *end, uint32_t *most) 
 
 bool cuplug__type_data_layout(const cuplug_type *t, uint32_t *size, uint32_t *align) {
   switch (t->kind) {
-    case CUPLUG_TYPE_RECORD:
+    case CUPLUG_TYPE_RECORD: /* its bytes, [size x i8], which LLVM aligns to 1 */
+      *size = t->size;
+      *align = 1;
+      return true;
     case CUPLUG_TYPE_STRUCT:
       *size = t->size;
       *align = t->align;

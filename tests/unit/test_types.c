@@ -1266,6 +1266,9 @@ START_TEST(structs_round_trip_and_intern) {
   /* int8 @ 0, {f64, i8} @ 8 (16 bytes), [3 x i16] @ 24, [4 x i8] @ 30, ptr @ 40, array @ 48 */
   ck_assert_uint_eq(info(n).size, 48 + 72);
   ck_assert_uint_eq(info(n).align, 8);
+  /* a record member is its bytes, [N x i8], aligned to 1 as LLVM aligns them */
+  ck_assert_uint_eq(info(parse("Struct(c: int8, r: Record(a: int32 @ 0, size=4))")).size, 5);
+  ck_assert_uint_eq(info(parse("Struct(c: int8, r: Record(a: int32 @ 0, size=4))")).align, 1);
   /* a field may be named as a type is */
   ck_assert_str_eq(parse("Struct(int32: int32, Struct: int8)")->name,
                    "Struct(int32: int32, Struct: int8)");
