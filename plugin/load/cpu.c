@@ -314,6 +314,10 @@ static cuplug_error *call_numba(const cuplug__cpu_ffi *c, size_t need) {
   /* a record's or an opaque value's slot holds an address */
   if (r->kind == CUPLUG_TYPE_RECORD || r->kind == CUPLUG_TYPE_OPAQUE)
     slot = cuplug__type_scalar(CUPLUG_TYPE_UINT64);
+  /* a tuple's or a struct's is room of its size, which no CPointer names
+   * (libffi passes every pointer alike) */
+  if (r->kind == CUPLUG_TYPE_TUPLE || r->kind == CUPLUG_TYPE_STRUCT)
+    slot = cuplug__type_scalar(CUPLUG_TYPE_VOID);
   CUPLUG__TRY(cuplug__type_pointer(slot, &slot_type));
   const cuplug_type *argtypes[CUPLUG__MAX_PARAMS + 1] = {slot_type};
   void *values[CUPLUG__MAX_PARAMS + 1];

@@ -21,15 +21,15 @@ typedef struct rec { /* REC, as a C struct */
   double b;
 } rec;
 
-/* Compiles `ir` (a Numba-ABI entry) for the host under the C ABI, keeps
- * the IR, and loads it; *ir_out gets the IR's text (freed by the caller). */
-static cuplug_library *library(const char *ir, const char *entry, const char *sig,
-                               char **ir_out) {
+/* Compiles `ir` (a Numba-ABI entry) for the host under `abi`, keeps the
+ * IR, and loads it; *ir_out gets the IR's text (freed by the caller). */
+static cuplug_library *library_abi(const char *ir, const char *entry, const char *sig,
+                                   cuplug_abi abi, char **ir_out) {
   cuplug_module m = {sizeof m, "types.ll", ir, strlen(ir)};
   const cuplug_module *mods[] = {&m};
   cuplug_compile_args a = {.struct_size = sizeof a, .session = s, .modules = mods,
                            .num_modules = 1, .entry = entry, .signature = sig,
-                           .entry_abi = CUPLUG_ABI_NUMBA, .abi = CUPLUG_ABI_C,
+                           .entry_abi = CUPLUG_ABI_NUMBA, .abi = abi,
                            .output = CUPLUG_OUTPUT_HOST, .flags = CUPLUG_COMPILE_KEEP_IR};
   T_ASSERT_OK(t_api()->compile(&a));
   cuplug_ir_view view = {.struct_size = sizeof view};
@@ -39,6 +39,12 @@ static cuplug_library *library(const char *ir, const char *entry, const char *si
   T_ASSERT_OK(t_api()->load(&l));
   t_api()->artifact_destroy(a.artifact);
   return l.library;
+}
+
+/* ... under the C ABI */
+static cuplug_library *library(const char *ir, const char *entry, const char *sig,
+                               char **ir_out) {
+  return library_abi(ir, entry, sig, CUPLUG_ABI_C, ir_out);
 }
 
 static void *address(cuplug_library *l) {
@@ -242,6 +248,16 @@ START_TEST(struct_by_value) {
                              .result = &out, .result_size = sizeof out};
   T_ASSERT_ERROR(t_api()->host_call(&c), CUPLUG_ERR_LAUNCH_ARGS,
                  "call scale, argument 0 (Struct(x: int32, y: float32)): got an unknown kind");
+  t_api()->library_unload(l);
+  /* exported under the Numba ABI, host_call gives the function a slot of the struct's size */
+  l = library_abi(struct_ir, "scale",
+                  "Struct(x: int32, y: float32)(Struct(x: int32, y: float32), int32)",
+                  CUPLUG_ABI_NUMBA, &ir);
+  free(ir);
+  out = (xy){0, 0};
+  call(l, v, 2, &out, sizeof out);
+  ck_assert_int_eq(out.x, -400000);
+  ck_assert(out.y == 2.0f);
   t_api()->library_unload(l);
 
   l = library(swap_ir, "swap", "Struct(a: int32, b: int32)(Struct(a: int32, b: int32))", &ir);
