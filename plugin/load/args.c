@@ -16,6 +16,7 @@ static const char *kind_name(cuplug_type_kind k) {
   if (k == CUPLUG_TYPE_RECORD) return "a record";
   if (k == CUPLUG_TYPE_OPAQUE) return "an opaque value";
   if (k == CUPLUG_TYPE_STRUCT) return "a struct";
+  if (k == CUPLUG_TYPE_TUPLE) return "a tuple";
   const cuplug_type *t = cuplug__type_scalar(k);
   return t ? t->name : "an unknown kind";
 }

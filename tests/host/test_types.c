@@ -247,7 +247,7 @@ START_TEST(struct_by_value) {
   cuplug_host_call_args c = {.struct_size = sizeof c, .library = l, .args = t, .num_args = 2,
                              .result = &out, .result_size = sizeof out};
   T_ASSERT_ERROR(t_api()->host_call(&c), CUPLUG_ERR_LAUNCH_ARGS,
-                 "call scale, argument 0 (Struct(x: int32, y: float32)): got an unknown kind");
+                 "call scale, argument 0 (Struct(x: int32, y: float32)): got a tuple");
   t_api()->library_unload(l);
   /* exported under the Numba ABI, host_call gives the function a slot of the struct's size */
   l = library_abi(struct_ir, "scale",
