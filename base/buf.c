@@ -77,7 +77,11 @@ char *cuplug__buf_take(cuplug__buf *b, size_t *len) {
     cuplug__buf_free(b);
     return NULL;
   }
-  if (!b->data && !cuplug__buf_reserve(b, 0)) return NULL;
+  if (!b->data) {
+    /* nothing was put: the empty string, not the allocation's garbage */
+    if (!cuplug__buf_reserve(b, 0)) return NULL;
+    b->data[0] = '\0';
+  }
   char *p = b->data;
   if (len) *len = b->len;
   cuplug__buf_init(b);

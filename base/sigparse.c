@@ -8,7 +8,9 @@
  *              | 'CPointer' '(' type '(' [type {',' type}] ')' ')'
  *              | 'Record' '(' {field ','} 'size' '=' N [',' 'align' '=' N] ')'
  *              | 'Opaque' '(' STRING ')' | 'Omitted' '(' STRING ')'
+ *              | 'Struct' '(' member {',' member} ')'
  *   field     := (NAME | STRING) ':' type '@' N
+ *   member    := (NAME | STRING) ':' type
  *   dims      := dim {',' dim}          dim := ':' | '::1'
  *   STRING    := '"' {char | '\"' | '\\'} '"'
  *
@@ -340,17 +342,19 @@ typedef struct fields {
   uint32_t size, align;
 } fields;
 
-/* name: type @ offset */
-static cuplug_error *parse_field(parser *p, fields *f) {
+/* name: type, into f; `what` is "a record" or "a struct", `expected`
+ * what may stand instead of a name */
+static cuplug_error *parse_member(parser *p, fields *f, const char *what,
+                                  const char *expected) {
   if (f->n == CUPLUG_MAX_ARGS)
-    return cuplug__error(CUPLUG_ERR_LIMIT, "a record in '%.64s...' has more than %d fields",
+    return cuplug__error(CUPLUG_ERR_LIMIT, "%s in '%.64s...' has more than %d fields", what,
                          p->text, CUPLUG_MAX_ARGS);
   char *name;
   if (peek(p) == '"') {
     CUPLUG__TRY(parse_string(p, "a field's name", &name));
   } else {
     size_t n = ident_length(p->text + p->pos);
-    if (!n) return syntax_error(p, "a field's name, or 'size='");
+    if (!n) return syntax_error(p, expected);
     name = malloc(n + 1);
     if (!name) return cuplug__error_oom();
     memcpy(name, p->text + p->pos, n);
@@ -361,7 +365,12 @@ static cuplug_error *parse_field(parser *p, fields *f) {
   f->types[f->n] = NULL;
   f->offsets[f->n++] = 0;
   CUPLUG__TRY(expect(p, ':', "':' and the field's type"));
-  CUPLUG__TRY(parse_type(p, &f->types[f->n - 1]));
+  return parse_type(p, &f->types[f->n - 1]);
+}
+
+/* name: type @ offset */
+static cuplug_error *parse_field(parser *p, fields *f) {
+  CUPLUG__TRY(parse_member(p, f, "a record", "a field's name, or 'size='"));
   CUPLUG__TRY(expect(p, '@', "'@' and the field's byte offset"));
   return parse_u32(p, "a field's offset", &f->offsets[f->n - 1]);
 }
@@ -412,6 +421,31 @@ static cuplug_error *parse_record(parser *p, const cuplug_type **out) {
   return e;
 }
 
+/* Struct(name: type, ...): members by value, at least one */
+static cuplug_error *parse_struct_body(parser *p, fields *f) {
+  CUPLUG__TRY(expect(p, '(', "'(' after 'Struct'"));
+  if (peek(p) == ')') {
+    p->pos++;
+    return NULL; /* the builder says a struct has fields */
+  }
+  for (;;) {
+    CUPLUG__TRY(parse_member(p, f, "a struct", "a field's name"));
+    if (peek(p) != ',') break;
+    p->pos++;
+  }
+  return expect(p, ')', "',' or ')' in Struct(...)");
+}
+
+static cuplug_error *parse_struct(parser *p, const cuplug_type **out) {
+  fields *f = calloc(1, sizeof *f);
+  if (!f) return cuplug__error_oom();
+  cuplug_error *e = parse_struct_body(p, f);
+  if (!e) e = cuplug__type_struct((const char *const *)f->names, f->types, f->n, out);
+  for (size_t i = 0; i < f->n; i++) free(f->names[i]);
+  free(f);
+  return e;
+}
+
 static cuplug_error *parse_base(parser *p, const cuplug_type **out) {
   skip_space(p);
   size_t start = p->pos;
@@ -421,6 +455,7 @@ static cuplug_error *parse_base(parser *p, const cuplug_type **out) {
   p->pos += n;
   if (word_is(s, n, "CPointer")) return parse_pointer(p, start, out);
   if (word_is(s, n, "Record")) return parse_record(p, out);
+  if (word_is(s, n, "Struct")) return parse_struct(p, out);
   if (word_is(s, n, "Opaque") || word_is(s, n, "Omitted")) {
     bool opaque = word_is(s, n, "Opaque");
     char *text;

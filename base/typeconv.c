@@ -187,6 +187,8 @@ cuplug__conversion cuplug__convert(const cuplug_type *from, const cuplug_type *t
     }
     return CUPLUG__CONV_NONE;
   }
+  /* a Struct converts to itself alone (from == to): numba's struct models
+   * are nominal, their members' conversions are not theirs */
   if (from->kind == CUPLUG_TYPE_TUPLE && to->kind == CUPLUG_TYPE_TUPLE &&
       from->nargs == to->nargs) {
     cuplug__conversion c = CUPLUG__CONV_EXACT;

@@ -20,7 +20,13 @@
  * where it is stored: an array's data, a pointer's pointee); a pointer to a
  * signature is numba's ExternalFunctionPointer, R (A, B)* of the value
  * types, unflattened; CPointer(void) is an i8*; an Opaque value is one i8*
- * nothing reads; an Omitted argument takes no parameter at all. */
+ * nothing reads; an Omitted argument takes no parameter at all.  A struct
+ * is numba's StructModel: named members by value, in memory the literal
+ * struct of the members' data types (a record's bytes, a bool's i8; never
+ * an array, even when every member is of one type, as a UniTuple would be),
+ * flattened member by member as an argument, returned as that struct; in
+ * registers the struct of their value types (a bool's i1, a record's
+ * pointer), which only a function pointer's signature shows. */
 #include "base/types.h"
 
 #include <pthread.h>
@@ -137,6 +143,31 @@ static char *tuple_ir(const cuplug_type *t) {
   return cuplug__buf_take(&b, NULL);
 }
 
+/* value_ir, and a struct's value type: the struct of its members' */
+static void put_value_ir(cuplug__buf *b, const cuplug_type *t) {
+  if (t->kind != CUPLUG_TYPE_STRUCT) {
+    cuplug__buf_puts(b, value_ir(t));
+    return;
+  }
+  cuplug__buf_putc(b, '{');
+  for (size_t i = 0; i < t->nargs; i++) {
+    if (i) cuplug__buf_puts(b, ", ");
+    put_value_ir(b, t->args[i]);
+  }
+  cuplug__buf_putc(b, '}');
+}
+
+/* A struct in memory: {T1, T2, ...} of the members' data types. */
+static char *struct_ir(const cuplug_type *t) {
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  cuplug__buf_putc(&b, '{');
+  for (size_t i = 0; i < t->nargs; i++)
+    cuplug__buf_printf(&b, "%s%s", i ? ", " : "", data_ir(t->args[i]));
+  cuplug__buf_putc(&b, '}');
+  return cuplug__buf_take(&b, NULL);
+}
+
 /* A pointer to t: void* is numba's voidptr, an i8*; a pointer to a
  * signature is numba's ExternalFunctionPointer, R (A, B)* of value types. */
 static char *pointer_ir(const cuplug_type *t) {
@@ -144,11 +175,28 @@ static char *pointer_ir(const cuplug_type *t) {
   if (t->kind != CUPLUG_TYPE_SIGNATURE) return fmt("%s*", data_ir(t));
   cuplug__buf b;
   cuplug__buf_init(&b);
-  cuplug__buf_printf(&b, "%s (", value_ir(t->restype));
-  for (size_t i = 0; i < t->nargs; i++)
-    cuplug__buf_printf(&b, "%s%s", i ? ", " : "", value_ir(t->args[i]));
+  put_value_ir(&b, t->restype);
+  cuplug__buf_puts(&b, " (");
+  for (size_t i = 0; i < t->nargs; i++) {
+    if (i) cuplug__buf_puts(&b, ", ");
+    put_value_ir(&b, t->args[i]);
+  }
   cuplug__buf_puts(&b, ")*");
   return cuplug__buf_take(&b, NULL);
+}
+
+/* A tuple's or a struct's parts: its members', one after another. */
+static bool lower_members(const cuplug_type *t, char *ir, cuplug__lowered *l) {
+  size_t n = 0;
+  for (size_t i = 0; i < t->nargs; i++) n += t->args[i]->lowered[0][0].num_parts;
+  char **p = parts_alloc(n);
+  if (n && !p) return free(ir), false;
+  size_t k = 0;
+  for (size_t i = 0; i < t->nargs; i++) {
+    const cuplug__lowered *e = &t->args[i]->lowered[0][0];
+    for (size_t j = 0; j < e->num_parts; j++) p[k++] = cuplug__strdup(e->parts[j]);
+  }
+  return lowered_set(l, ir, n, p);
 }
 
 /* Argument parts of a value type (the same under both ABIs). */
@@ -197,18 +245,8 @@ static bool lower_argument(const cuplug_type *t, cuplug__lowered *l) {
                      data_ir(t->element), t->ndim, t->ndim);
       return lowered_set(l, ir, n, p);
     }
-    case CUPLUG_TYPE_TUPLE: {
-      size_t n = 0;
-      for (size_t i = 0; i < t->nargs; i++) n += t->args[i]->lowered[0][0].num_parts;
-      char **p = parts_alloc(n);
-      if (n && !p) return false;
-      size_t k = 0;
-      for (size_t i = 0; i < t->nargs; i++) {
-        const cuplug__lowered *e = &t->args[i]->lowered[0][0];
-        for (size_t j = 0; j < e->num_parts; j++) p[k++] = cuplug__strdup(e->parts[j]);
-      }
-      return lowered_set(l, tuple_ir(t), n, p);
-    }
+    case CUPLUG_TYPE_TUPLE: return lower_members(t, tuple_ir(t), l);
+    case CUPLUG_TYPE_STRUCT: return lower_members(t, struct_ir(t), l);
     case CUPLUG_TYPE_INT_LITERAL: {
       char **p = parts_alloc(1);
       if (!p) return false;
@@ -358,7 +396,7 @@ bool cuplug__type_is_number(const cuplug_type *t) {
 
 uint32_t cuplug__type_size(const cuplug_type *t) {
   if (t->kind == CUPLUG_TYPE_POINTER || t->kind == CUPLUG_TYPE_INT_LITERAL) return 8;
-  if (t->kind == CUPLUG_TYPE_RECORD) return t->size;
+  if (t->kind == CUPLUG_TYPE_RECORD || t->kind == CUPLUG_TYPE_STRUCT) return t->size;
   int row = scalar_row(t->kind);
   return row < 0 ? 0 : scalar_info[row].size;
 }
@@ -374,7 +412,8 @@ static bool same(const cuplug_type *a, const cuplug_type *b) {
   for (size_t i = 0; i < a->nargs; i++)
     if (a->args[i] != b->args[i]) return false;
   for (size_t i = 0; a->field_names && i < a->nargs; i++)
-    if (a->offsets[i] != b->offsets[i] || strcmp(a->field_names[i], b->field_names[i]))
+    if ((a->kind == CUPLUG_TYPE_RECORD && a->offsets[i] != b->offsets[i]) ||
+        strcmp(a->field_names[i], b->field_names[i]))
       return false;
   return true;
 }
@@ -398,7 +437,7 @@ static size_t bucket_of(const cuplug_type *t) {
   }
   h = hash_string(h, t->text);
   for (size_t i = 0; t->field_names && i < t->nargs; i++)
-    h = hash_string(h ^ t->offsets[i], t->field_names[i]);
+    h = hash_string(h ^ (t->kind == CUPLUG_TYPE_RECORD ? t->offsets[i] : 0), t->field_names[i]);
   return (size_t)(h % INTERN_BUCKETS);
 }
 
@@ -412,16 +451,20 @@ static uint32_t depth_of(const cuplug_type *proto) {
   return d + 1;
 }
 
-/* The record's fields and the text of an Opaque or Omitted, owned by t. */
+/* A record's or a struct's fields and the text of an Opaque or Omitted,
+ * owned by t. */
 static bool copy_extras(cuplug_type *t, const cuplug_type *proto) {
   if (proto->text && !(t->text = cuplug__strdup(proto->text))) return false;
-  if (proto->kind != CUPLUG_TYPE_RECORD) return true;
-  if (!(t->bytes_ir = fmt("[%u x i8]", proto->size))) return false;
+  bool record = proto->kind == CUPLUG_TYPE_RECORD;
+  if (!record && proto->kind != CUPLUG_TYPE_STRUCT) return true;
+  if (record && !(t->bytes_ir = fmt("[%u x i8]", proto->size))) return false;
   if (!proto->nargs) return true;
   t->field_names = calloc(proto->nargs, sizeof *t->field_names);
-  t->offsets = malloc(proto->nargs * sizeof *t->offsets);
-  if (!t->field_names || !t->offsets) return false;
-  memcpy(t->offsets, proto->offsets, proto->nargs * sizeof *t->offsets);
+  if (!t->field_names) return false;
+  if (record) {
+    if (!(t->offsets = malloc(proto->nargs * sizeof *t->offsets))) return false;
+    memcpy(t->offsets, proto->offsets, proto->nargs * sizeof *t->offsets);
+  }
   for (size_t i = 0; i < proto->nargs; i++)
     if (!(t->field_names[i] = cuplug__strdup(proto->field_names[i]))) return false;
   return true;
@@ -544,6 +587,14 @@ static bool is_identifier(const char *s) {
   return true;
 }
 
+/* a field's name as the parser reads it: bare when it is an identifier */
+static void put_field_name(cuplug__buf *b, const char *name) {
+  if (is_identifier(name))
+    cuplug__buf_puts(b, name);
+  else
+    put_quoted(b, name);
+}
+
 static uint32_t default_align(const cuplug_type *t) {
   uint32_t align = 1, size, a;
   for (size_t i = 0; i < t->nargs; i++)
@@ -557,14 +608,25 @@ static char *record_name(const cuplug_type *t) {
   cuplug__buf_init(&b);
   cuplug__buf_puts(&b, "Record(");
   for (size_t i = 0; i < t->nargs; i++) {
-    if (is_identifier(t->field_names[i]))
-      cuplug__buf_puts(&b, t->field_names[i]);
-    else
-      put_quoted(&b, t->field_names[i]);
+    put_field_name(&b, t->field_names[i]);
     cuplug__buf_printf(&b, ": %s @ %u, ", t->args[i]->name, t->offsets[i]);
   }
   cuplug__buf_printf(&b, "size=%u", t->size);
   if (t->align != default_align(t)) cuplug__buf_printf(&b, ", align=%u", t->align);
+  cuplug__buf_putc(&b, ')');
+  return cuplug__buf_take(&b, NULL);
+}
+
+/* Struct(x: int32, "a b": float32) */
+static char *struct_name(const cuplug_type *t) {
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  cuplug__buf_puts(&b, "Struct(");
+  for (size_t i = 0; i < t->nargs; i++) {
+    if (i) cuplug__buf_puts(&b, ", ");
+    put_field_name(&b, t->field_names[i]);
+    cuplug__buf_printf(&b, ": %s", t->args[i]->name);
+  }
   cuplug__buf_putc(&b, ')');
   return cuplug__buf_take(&b, NULL);
 }
@@ -599,11 +661,19 @@ cuplug_error *cuplug__type_pointer(const cuplug_type *pointee,
 
 bool cuplug__type_is_array_dtype(const cuplug_type *t) {
   if (cuplug__type_is_scalar_value(t) || t->kind == CUPLUG_TYPE_RECORD) return true;
+  if (t->kind == CUPLUG_TYPE_STRUCT) {
+    for (size_t i = 0; i < t->nargs; i++)
+      if (!cuplug__type_is_array_dtype(t->args[i])) return false;
+    return true;
+  }
   if (t->kind != CUPLUG_TYPE_TUPLE || t->nargs == 0) return false;
-  for (size_t i = 0; i < t->nargs; i++)
+  for (size_t i = 0; i < t->nargs; i++) {
+    cuplug_type_kind k = t->args[i]->kind;
     if (!cuplug__type_is_scalar_value(t->args[i]) &&
-        (t->args[i]->kind != CUPLUG_TYPE_TUPLE || !cuplug__type_is_array_dtype(t->args[i])))
+        ((k != CUPLUG_TYPE_TUPLE && k != CUPLUG_TYPE_STRUCT) ||
+         !cuplug__type_is_array_dtype(t->args[i])))
       return false;
+  }
   return true;
 }
 
@@ -729,6 +799,51 @@ bool cuplug__type_field_layout(const cuplug_type *t, uint32_t *size, uint32_t *a
   return true;
 }
 
+/* Lays member `size` bytes aligned to `align` after *end; the struct's
+ * alignment in *most. */
+static void place(uint32_t size, uint32_t align, uint64_t *end, uint32_t *most) {
+  *end = (*end + align - 1) / align * align + size;
+  if (align > *most) *most = align;
+}
+
+bool cuplug__type_data_layout(const cuplug_type *t, uint32_t *size, uint32_t *align) {
+  switch (t->kind) {
+    case CUPLUG_TYPE_RECORD: /* its bytes, [size x i8], which LLVM aligns to 1 */
+      *size = t->size;
+      *align = 1;
+      return true;
+    case CUPLUG_TYPE_STRUCT:
+      *size = t->size;
+      *align = t->align;
+      return true;
+    case CUPLUG_TYPE_POINTER: case CUPLUG_TYPE_OPAQUE: case CUPLUG_TYPE_INT_LITERAL:
+      *size = *align = 8;
+      return true;
+    case CUPLUG_TYPE_ARRAY:
+      *size = 8 * (5 + 2 * t->ndim);
+      *align = 8;
+      return true;
+    case CUPLUG_TYPE_TUPLE: {
+      /* a tuple holds a record's pointer (tuple_ir), [N x T] lays out as
+       * N members of T do */
+      uint64_t end = 0;
+      uint32_t most = 1, s, a;
+      for (size_t i = 0; i < t->nargs; i++) {
+        if (t->args[i]->kind == CUPLUG_TYPE_RECORD)
+          s = a = 8;
+        else if (!cuplug__type_data_layout(t->args[i], &s, &a))
+          return false;
+        place(s, a, &end, &most);
+      }
+      *size = (uint32_t)((end + most - 1) / most * most);
+      *align = most;
+      return true;
+    }
+    default:
+      return cuplug__type_field_layout(t, size, align);
+  }
+}
+
 /* Is each field a field type, named once, and inside the record? */
 static cuplug_error *check_fields(const char *const *names, const cuplug_type *const *types,
                                   const uint32_t *offsets, size_t n, uint32_t size) {
@@ -775,6 +890,55 @@ cuplug_error *cuplug__type_record(const char *const *names, const cuplug_type *c
                        .field_names = (char **)names, .offsets = (uint32_t *)offsets};
   proto.align = align ? align : default_align(&proto);
   return intern(&proto, record_name, out);
+}
+
+/* Is each member a tuple's element, named, and named once? */
+static cuplug_error *check_members(const char *const *names, const cuplug_type *const *types,
+                                   size_t n) {
+  if (!n) return cuplug__error(CUPLUG_ERR_INVALID_TYPE, "Struct(): a struct has at least one field");
+  for (size_t i = 0; i < n; i++) {
+    if (!names[i] || !types[i])
+      return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_struct: field %zu is NULL", i);
+    if (!*names[i])
+      return cuplug__error(CUPLUG_ERR_INVALID_TYPE, "field %zu of a struct has no name", i);
+    for (size_t j = 0; j < i; j++)
+      if (strcmp(names[i], names[j]) == 0)
+        return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                             "field '%s' of a struct is named twice (fields %zu and %zu)",
+                             names[i], j, i);
+    cuplug_type_kind k = types[i]->kind;
+    if (!is_value_type(types[i]) || k == CUPLUG_TYPE_VOID || k == CUPLUG_TYPE_NUMBER_CLASS ||
+        k == CUPLUG_TYPE_OMITTED)
+      return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                           "field '%s' of a struct cannot be %s: a field holds what a tuple's "
+                           "element may",
+                           names[i], types[i]->name);
+  }
+  return NULL;
+}
+
+cuplug_error *cuplug__type_struct(const char *const *names, const cuplug_type *const *types,
+                                  size_t n, const cuplug_type **out) {
+  if (!out || (n && (!names || !types)))
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "type_struct: NULL argument");
+  if (n > CUPLUG_MAX_ARGS)
+    return cuplug__error(CUPLUG_ERR_LIMIT, "a struct of %zu fields: at most %d", n,
+                         CUPLUG_MAX_ARGS);
+  CUPLUG__TRY(check_members(names, types, n));
+  uint64_t end = 0;
+  uint32_t most = 1, s, a;
+  for (size_t i = 0; i < n; i++) {
+    if (!cuplug__type_data_layout(types[i], &s, &a)) s = 0, a = 1;
+    place(s, a, &end, &most);
+  }
+  end = (end + most - 1) / most * most;
+  if (end > UINT32_MAX)
+    return cuplug__error(CUPLUG_ERR_LIMIT, "a struct of %llu bytes: at most %u",
+                         (unsigned long long)end, UINT32_MAX);
+  cuplug_type proto = {.kind = CUPLUG_TYPE_STRUCT, .nargs = n,
+                       .args = (const cuplug_type **)types, .size = (uint32_t)end,
+                       .align = most, .field_names = (char **)names};
+  return intern(&proto, struct_name, out);
 }
 
 cuplug_error *cuplug__type_named(cuplug_type_kind kind, const char *text,

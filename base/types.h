@@ -29,9 +29,9 @@ struct cuplug_type {
   const cuplug_type **args; /* a signature's arguments, a tuple's elements */
   int64_t value;             /* an INT_LITERAL's */
   char *text;                /* an OPAQUE's or OMITTED's host name of it */
-  char **field_names;        /* a RECORD's, one per args[i] */
-  uint32_t *offsets;         /* a RECORD's, bytes from its start */
-  uint32_t size, align;      /* a RECORD's bytes and alignment */
+  char **field_names;        /* a RECORD's or a STRUCT's, one per args[i] */
+  uint32_t *offsets;         /* a RECORD's, bytes from its start (a STRUCT has none) */
+  uint32_t size, align;      /* a RECORD's bytes and alignment, a STRUCT's in memory */
   char *bytes_ir;            /* a RECORD's data type, [size x i8] */
   uint32_t depth;            /* 0 for a scalar; 1 + the deepest part's otherwise */
   char *name;
@@ -61,12 +61,20 @@ cuplug_error *cuplug__type_number_class(const cuplug_type *dtype, const cuplug_t
 cuplug_error *cuplug__type_record(const char *const *names, const cuplug_type *const *types,
                                   const uint32_t *offsets, size_t n, uint32_t size,
                                   uint32_t align, const cuplug_type **out);
+/* A struct of n members (names, types), numba's StructModel; at least one. */
+cuplug_error *cuplug__type_struct(const char *const *names, const cuplug_type *const *types,
+                                  size_t n, const cuplug_type **out);
 /* Opaque(text) or Omitted(text), as kind says */
 cuplug_error *cuplug__type_named(cuplug_type_kind kind, const char *text,
                                  const cuplug_type **out);
 /* Bytes and alignment of a record field's type: a scalar, a record, or a
  * UniTuple of them; false for anything else. */
 bool cuplug__type_field_layout(const cuplug_type *t, uint32_t *size, uint32_t *align);
+/* Bytes and alignment of a value in memory, as its data type lays it out
+ * (natural alignment, as on x86-64 and NVPTX): a scalar, a pointer, an
+ * array's struct, a record's bytes, a tuple, a struct; false for a type
+ * with no value. */
+bool cuplug__type_data_layout(const cuplug_type *t, uint32_t *size, uint32_t *align);
 cuplug_error *cuplug__type_parse(const char *text, const cuplug_type **out);
 /* Parses a signature and insists that it is one. */
 cuplug_error *cuplug__signature_parse(const char *text, const cuplug_type **out);
@@ -87,10 +95,12 @@ bool cuplug__type_is_signed(const cuplug_type *t); /* int8..int64, and literals 
 bool cuplug__type_is_float(const cuplug_type *t);  /* float16..float64, bfloat16 */
 bool cuplug__type_is_scalar_value(const cuplug_type *t); /* bool, int, float, complex */
 bool cuplug__type_is_number(const cuplug_type *t); /* a scalar value or an integer literal */
-/* What an array may hold: a scalar value, a record, or a tuple of scalar
- * values and such tuples (numba's arrays of structs and of fixed strings). */
+/* What an array may hold: a scalar value, a record, a tuple of scalar
+ * values and such tuples and structs (numba's arrays of structs and of
+ * fixed strings), or a struct of what an array may hold. */
 bool cuplug__type_is_array_dtype(const cuplug_type *t);
-/* Bytes of a scalar or pointer value (a record's: its size), 0 otherwise. */
+/* Bytes of a scalar or pointer value (a record's or a struct's: its
+ * size), 0 otherwise. */
 uint32_t cuplug__type_size(const cuplug_type *t);
 
 /* Frees every interned type; called when the plugin is unloaded. */

@@ -73,6 +73,7 @@ static void name_part(cuplug__buf *b, const cuplug_type *t, size_t k) {
                            (k - 5) % t->ndim);
       return;
     case CUPLUG_TYPE_TUPLE:
+    case CUPLUG_TYPE_STRUCT:
       for (size_t e = 0; e < t->nargs; e++) {
         size_t parts = cuplug__type_lowered(t->args[e], CUPLUG_ABI_NUMBA,
                                             CUPLUG_POSITION_ARGUMENT)->num_parts;
@@ -82,7 +83,11 @@ static void name_part(cuplug__buf *b, const cuplug_type *t, size_t k) {
         }
         size_t before = b->len;
         name_part(b, t->args[e], k);
-        cuplug__buf_printf(b, "%selement %zu", b->len > before ? " of " : "", e);
+        const char *of = b->len > before ? " of " : "";
+        if (t->kind == CUPLUG_TYPE_STRUCT)
+          cuplug__buf_printf(b, "%sfield '%s'", of, t->field_names[e]);
+        else
+          cuplug__buf_printf(b, "%selement %zu", of, e);
         return;
       }
       return;

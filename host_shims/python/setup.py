@@ -23,7 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 # CMakeLists.txt lists them too
 SOURCES = ["module.c", "session.c", "memory.c", "library.c", "kernel.c", "arrays.c", "values.c",
            "registry.c", "callbacks.c", "artifact.c", "views.c", "type.c", "errors.c",
-           "interrupt.c"]
+           "interrupt.c", "structs.c"]
 
 
 def given_build(given):

@@ -17,6 +17,8 @@
  *   Record(...)         a pointer to its bytes;  Opaque(...): void *
  *   Omitted(...)        no parameter
  *   Tuple(...)          a struct of its members (UniTuple: T[N])
+ *   Struct(...)         a struct of its members, always (a record member:
+ *                       its bytes, which no C type here passes: refused)
  *   T[:, ...]           numba's array struct: {meminfo, parent, nitems,
  *                       itemsize, data, shape[N], strides[N]}
  *   Literal[int]        int64_t;  class(T): no parameter
@@ -108,8 +110,10 @@ static LLVMTypeRef mem_type(LLVMContextRef c, const cuplug_type *t) {
       LLVMTypeRef fields[7] = {ptr, ptr, i64, i64, ptr, dims, dims};
       return LLVMStructTypeInContext(c, fields, 7, 0);
     }
-    case CUPLUG_TYPE_TUPLE: {
-      if (uniform(t)) return LLVMArrayType2(mem_type(c, t->args[0]), t->nargs);
+    case CUPLUG_TYPE_TUPLE:
+    case CUPLUG_TYPE_STRUCT: {
+      if (t->kind == CUPLUG_TYPE_TUPLE && uniform(t))
+        return LLVMArrayType2(mem_type(c, t->args[0]), t->nargs);
       LLVMTypeRef members[CUPLUG_MAX_ARGS];
       for (size_t i = 0; i < t->nargs; i++) members[i] = mem_type(c, t->args[i]);
       return LLVMStructTypeInContext(c, members, (unsigned)t->nargs, 0);
@@ -118,6 +122,17 @@ static LLVMTypeRef mem_type(LLVMContextRef c, const cuplug_type *t) {
       return LLVMStructTypeInContext(c, NULL, 0, 0);
     default: return LLVMVoidTypeInContext(c);
   }
+}
+
+/* Does a struct in t hold a record's bytes (numba's data type of a record
+ * member), which no C type of this file stands for? */
+static bool holds_record(const cuplug_type *t) {
+  if (t->kind != CUPLUG_TYPE_TUPLE && t->kind != CUPLUG_TYPE_STRUCT) return false;
+  for (size_t i = 0; i < t->nargs; i++)
+    if ((t->kind == CUPLUG_TYPE_STRUCT && t->args[i]->kind == CUPLUG_TYPE_RECORD) ||
+        holds_record(t->args[i]))
+      return true;
+  return false;
 }
 
 static bool aggregate(LLVMTypeRef t) {
@@ -224,6 +239,14 @@ static void cfn_free(cfn *f) {
 static int cfn_make(cfn *f, char **msg) {
   const cuplug_type *sig = f->f->sig;
   size_t n = sig->nargs;
+  for (size_t i = 0; i <= n; i++) {
+    const cuplug_type *t = i < n ? sig->args[i] : sig->restype;
+    if (holds_record(t))
+      return cuplug__cpu_fail(msg, CUPLUG_ERR_INVALID_TYPE,
+                              "%s: the CPU target passes no struct that holds a record's bytes "
+                              "(%s)",
+                              f->f->name, t->name);
+  }
   f->args = calloc(n + 1, sizeof *f->args);
   f->first = calloc(n + 1, sizeof *f->first);
   LLVMTypeRef *params = calloc(2 * n + 1, sizeof *params);

@@ -4,8 +4,8 @@
  * call a device function compiled for the host through libffi, from the
  * types of its signature: no glue is generated.  Each type is the C type
  * that cabi.c gives it: a complex is a struct of two floats (which the
- * x86-64 ABI passes as it passes `float _Complex`), a tuple a struct of
- * its members, an array numba's array struct by value.
+ * x86-64 ABI passes as it passes `float _Complex`), a tuple or a struct a
+ * struct of its members, an array numba's array struct by value.
  *
  * A call whose host sets its interrupt flag jumps back here from the
  * JIT'd code's next poll (interrupt.c): libffi's frames and the JIT'd
@@ -98,7 +98,8 @@ static ffi_type *ffi_of(structs *s, const cuplug_type *t) {
     case CUPLUG_TYPE_RECORD: /* by reference */
     case CUPLUG_TYPE_OPAQUE: return &ffi_type_pointer;
     case CUPLUG_TYPE_ARRAY: return struct_of(s, 5 + 2 * (size_t)t->ndim, array_field, t);
-    case CUPLUG_TYPE_TUPLE: return t->nargs ? struct_of(s, t->nargs, tuple_member, t) : NULL;
+    case CUPLUG_TYPE_TUPLE:
+    case CUPLUG_TYPE_STRUCT: return t->nargs ? struct_of(s, t->nargs, tuple_member, t) : NULL;
     default: return NULL;
   }
 }

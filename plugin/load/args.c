@@ -15,6 +15,8 @@ static const char *kind_name(cuplug_type_kind k) {
   if (k == CUPLUG_TYPE_POINTER) return "a pointer";
   if (k == CUPLUG_TYPE_RECORD) return "a record";
   if (k == CUPLUG_TYPE_OPAQUE) return "an opaque value";
+  if (k == CUPLUG_TYPE_STRUCT) return "a struct";
+  if (k == CUPLUG_TYPE_TUPLE) return "a tuple";
   const cuplug_type *t = cuplug__type_scalar(k);
   return t ? t->name : "an unknown kind";
 }
@@ -151,7 +153,10 @@ static bool contiguous(const cuplug__arg *a, cuplug_layout layout, int64_t items
 cuplug_error *cuplug__arg_array_struct(const cuplug__arg_site *site, size_t i,
                                        const cuplug__arg *arr, int64_t *slots) {
   const cuplug_type *t = site->sig->args[i];
-  int64_t itemsize = cuplug__type_size(t->element);
+  /* a tuple's or a struct's items lie as its data type lays them out */
+  uint32_t size = cuplug__type_size(t->element), align;
+  if (!size) cuplug__type_data_layout(t->element, &size, &align);
+  int64_t itemsize = size;
   if (t->layout != CUPLUG_LAYOUT_ANY && !contiguous(arr, t->layout, itemsize))
     return cuplug__arg_error(site, i, "its strides are not %s-contiguous",
                              t->layout == CUPLUG_LAYOUT_C ? "C" : "Fortran");

@@ -203,12 +203,15 @@ cuplug_error *cuplug__function_cpu(cuplug_host_function_args *a) {
 }
 
 /* A type a CPU call passes or returns: a scalar, a pointer, an array, a
- * record (its address), an opaque value (NULL), or a tuple of them; an
- * omitted argument passes nothing. */
+ * record (its address), an opaque value (NULL), or a tuple or struct of
+ * them (a struct holds a record's bytes, which no C type of cabi.c stands
+ * for); an omitted argument passes nothing. */
 static bool callable(const cuplug_type *t) {
-  if (t->kind == CUPLUG_TYPE_TUPLE) {
+  if (t->kind == CUPLUG_TYPE_TUPLE || t->kind == CUPLUG_TYPE_STRUCT) {
     for (size_t i = 0; i < t->nargs; i++)
-      if (t->args[i]->kind == CUPLUG_TYPE_VOID || !callable(t->args[i])) return false;
+      if (t->args[i]->kind == CUPLUG_TYPE_VOID || !callable(t->args[i]) ||
+          (t->kind == CUPLUG_TYPE_STRUCT && t->args[i]->kind == CUPLUG_TYPE_RECORD))
+        return false;
     return true;
   }
   return t->kind <= CUPLUG_TYPE_COMPLEX128 || t->kind == CUPLUG_TYPE_POINTER ||
@@ -228,7 +231,8 @@ static size_t value_size(const cuplug_type *t, size_t *align) {
     case CUPLUG_TYPE_ARRAY: *align = 8; return 8 * (5 + 2 * (size_t)t->ndim);
     case CUPLUG_TYPE_COMPLEX64:
     case CUPLUG_TYPE_COMPLEX128: *align = cuplug__type_size(t) / 2; return cuplug__type_size(t);
-    case CUPLUG_TYPE_TUPLE: {
+    case CUPLUG_TYPE_TUPLE:
+    case CUPLUG_TYPE_STRUCT: {
       size_t size = 0, most = 1;
       for (size_t i = 0; i < t->nargs; i++) {
         size_t a, s = value_size(t->args[i], &a);
@@ -310,6 +314,10 @@ static cuplug_error *call_numba(const cuplug__cpu_ffi *c, size_t need) {
   /* a record's or an opaque value's slot holds an address */
   if (r->kind == CUPLUG_TYPE_RECORD || r->kind == CUPLUG_TYPE_OPAQUE)
     slot = cuplug__type_scalar(CUPLUG_TYPE_UINT64);
+  /* a tuple's or a struct's is room of its size, which no CPointer names
+   * (libffi passes every pointer alike) */
+  if (r->kind == CUPLUG_TYPE_TUPLE || r->kind == CUPLUG_TYPE_STRUCT)
+    slot = cuplug__type_scalar(CUPLUG_TYPE_VOID);
   CUPLUG__TRY(cuplug__type_pointer(slot, &slot_type));
   const cuplug_type *argtypes[CUPLUG__MAX_PARAMS + 1] = {slot_type};
   void *values[CUPLUG__MAX_PARAMS + 1];

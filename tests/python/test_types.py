@@ -1,6 +1,7 @@
 """The types of 1.3 from Python: typeof and Type's attributes for a record,
-a function pointer, bfloat16, opaque and omitted values, and a kernel on the
-CPU taking a NumPy record in place (no GPU needed)."""
+a function pointer, bfloat16, opaque and omitted values and a struct, a
+kernel on the CPU taking a NumPy record in place, and a function on the CPU
+taking and returning structs as tuples (no GPU needed)."""
 import numpy as np
 import pytest
 
@@ -89,3 +90,91 @@ def test_kernel_takes_a_numpy_record_in_place():
     assert e.value.message == ("kernel rk, argument 0 (%s): a read-only buffer (the code may "
                                "write the record)" % REC)
     assert frozen[0]["b"] == 5.5
+
+
+XY = "Struct(x: int32, y: float32)"
+
+
+def test_struct_type():
+    t = cuplug.typeof(XY)
+    assert t.name == XY
+    assert t.kind == 26
+    assert t.size == 8 and t.align == 4
+    assert t.fields == (("x", cuplug.typeof("int32"), None), ("y", cuplug.typeof("float32"), None))
+    assert t.args == (cuplug.typeof("int32"), cuplug.typeof("float32"))
+    assert cuplug.typeof('Struct( x: i4, "y": f4 )') is t
+    assert cuplug.typeof(XY + "[::1]").element is t
+    # of one type throughout, still a struct and no UniTuple
+    ab = cuplug.typeof("Struct(a: int32, b: int32)")
+    assert ab.kind == 26 and ab is not cuplug.typeof("UniTuple(int32 x 2)")
+    with pytest.raises(cuplug.CuplugError) as e:
+        cuplug.typeof("Struct(a: int32, a: float32)")
+    assert e.value.message == "field 'a' of a struct is named twice (fields 0 and 1)"
+
+
+# {x * k, y * k}, and a nested struct's members summed: numba-cuda's data
+# model, members one parameter each, the result through its slot
+SCALE_IR = """
+define i32 @scale({i32, float}* %ret, i32 %x, float %y, i32 %k) {
+  %x2 = mul i32 %x, %k
+  %kf = sitofp i32 %k to float
+  %y2 = fmul float %y, %kf
+  %s0 = insertvalue {i32, float} undef, i32 %x2, 0
+  %s1 = insertvalue {i32, float} %s0, float %y2, 1
+  store {i32, float} %s1, {i32, float}* %ret
+  ret i32 0
+}
+"""
+
+NESTED_IR = """
+define i32 @total(double* %ret, i8 %ok, double %v, i16 %n, i8 %b) {
+  %nd = sitofp i16 %n to double
+  %s = fadd double %v, %nd
+  %bd = uitofp i8 %b to double
+  %t = fadd double %s, %bd
+  store double %t, double* %ret
+  ret i32 0
+}
+"""
+
+
+def test_struct_values_on_the_cpu():
+    art, _ = cuplug.compile(SCALE_IR, "%s(%s, int32)" % (XY, XY), entry="scale", abi="c",
+                            output="host")
+    m = cuplug.load(art)
+    assert m.call((-7, 1.25), 3) == (-21, 3.75)
+    assert m.call({"y": -0.5, "x": 100000}, -4) == (-400000, 2.0)
+    with pytest.raises(cuplug.LaunchArgumentError) as e:
+        m.call((1, 2, 3), 1)
+    assert e.value.message == ("function (the compiled one), argument 0 (%s): expected a tuple of "
+                               "2 members, got 3" % XY)
+    with pytest.raises(cuplug.LaunchArgumentError) as e:
+        m.call({"x": 1}, 1)
+    assert e.value.message == ("function (the compiled one), argument 0 (%s): field 'y' is "
+                               "missing" % XY)
+    with pytest.raises(cuplug.LaunchArgumentError) as e:
+        m.call({"x": 1, "y": 2.0, "z": 3}, 1)
+    assert e.value.message == ("function (the compiled one), argument 0 (%s): the struct has no "
+                               "field 'z'" % XY)
+    with pytest.raises(cuplug.LaunchArgumentError) as e:
+        m.call((1, "2"), 1)
+    assert e.value.message == ("function (the compiled one), argument 0 (%s): field 'y': "
+                               "expected a number, got str" % XY)
+    with pytest.raises(cuplug.LaunchArgumentError) as e:
+        m.call([1, 2.0], 1)
+    assert e.value.message == ("function (the compiled one), argument 0 (%s): expected a tuple "
+                               "of its members or a mapping of its field names, got list" % XY)
+    inner = 'Struct(ok: bool, "v w": float64)'
+    sig = "float64(Struct(p: %s, n: int16), uint8)" % inner
+    art, _ = cuplug.compile(NESTED_IR, sig, entry="total", abi="c", output="host")
+    m = cuplug.load(art)
+    assert m.call(((True, 0.5), -3), 200) == 197.5
+    assert m.call({"p": {"ok": False, "v w": 1.5}, "n": 2}, 1) == 4.5
+    with pytest.raises(cuplug.LaunchArgumentError) as e:
+        m.call(((True, 0.5), 1 << 20), 1)
+    assert e.value.message == ("function (the compiled one), argument 0 (Struct(p: %s, n: "
+                               "int16)): field 'n': the value does not fit" % inner)
+    with pytest.raises(cuplug.LaunchArgumentError) as e:
+        m.call(((True, None), 1), 1)
+    assert e.value.message == ("function (the compiled one), argument 0 (Struct(p: %s, n: "
+                               "int16)): field 'p.v w': expected a number, got NoneType" % inner)

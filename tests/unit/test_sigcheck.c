@@ -193,6 +193,9 @@ START_TEST(every_type_agrees_with_numbas_spelling) {
         "Tuple(UniTuple(bool x 2), complex64)(int64)", NUMBA);
   AGREE("declare i32 @f(i64*, i64, i32)", "int64(Literal[int](3), class(float32), int32)",
         NUMBA);
+  /* numba's StructModel: the literal struct, where a UniTuple is an array */
+  AGREE("declare i32 @f({i32, i32}*, i8*, i8*, i64, i64, {i32, i32}*, i64, i64)",
+        "Struct(a: int32, b: int32)(Struct(a: int32, b: int32)[::1])", NUMBA);
   AGREE("declare i32 @f(i8***, {float, float}*)", "CPointer(CPointer(int8))(CPointer(complex64))",
         NUMBA);
   /* the C ABI: the value returned, the same arguments */
@@ -263,6 +266,11 @@ START_TEST(arguments_are_named_by_their_parts) {
            "entry @f does not match signature 'void(Tuple(int32, complex64))' under the Numba "
            "ABI: parameter 3 (the imaginary part of element 1 of argument 0) is double in the "
            "IR; the signature's Tuple(int32, complex64) wants float");
+  DISAGREE("declare i32 @f(i8**, i32, i8*, i8*, i64, i64, i64*, i64, i64)",
+           "void(Struct(n: int32, \"v w\": int32[::1]))", NUMBA,
+           "entry @f does not match signature 'void(Struct(n: int32, \"v w\": int32[::1]))' "
+           "under the Numba ABI: parameter 6 (the data pointer of field 'v w' of argument 0) is "
+           "i64* in the IR; the signature's Struct(n: int32, \"v w\": int32[::1]) wants i32*");
   DISAGREE("declare i32 @f(i64*, i32, i32)", "int64(int32, float32)", NUMBA,
            "entry @f does not match signature 'int64(int32, float32)' under the Numba ABI: "
            "parameter 2 (argument 1) is i32 in the IR; the signature's float32 wants float");

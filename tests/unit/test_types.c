@@ -1228,6 +1228,136 @@ START_TEST(omitted_arguments) {
 }
 END_TEST
 
+#define XY "Struct(x: int32, y: float32)"
+
+START_TEST(structs_round_trip_and_intern) {
+  const cuplug_type *t = parse(XY);
+  ck_assert_str_eq(t->name, XY);
+  ck_assert_ptr_eq(parse("Struct( x :i4 ,\"y\": f4 )"), t);
+  /* the names are part of its identity, and so is their order */
+  ck_assert_ptr_ne(parse("Struct(x: int32, z: float32)"), t);
+  ck_assert_ptr_ne(parse("Struct(y: float32, x: int32)"), t);
+  ck_assert_ptr_ne(parse("Tuple(int32, float32)"), t);
+  cuplug_type_info i = info(t);
+  ck_assert_int_eq(i.kind, CUPLUG_TYPE_STRUCT);
+  ck_assert_int_eq(i.kind, 26);
+  ck_assert_uint_eq(i.num_args, 2);
+  ck_assert_ptr_eq(i.args[0], scalar(CUPLUG_TYPE_INT32));
+  ck_assert_ptr_eq(i.args[1], scalar(CUPLUG_TYPE_FLOAT32));
+  ck_assert_str_eq(i.field_names[0], "x");
+  ck_assert_str_eq(i.field_names[1], "y");
+  ck_assert_ptr_null(i.field_offsets);
+  ck_assert_uint_eq(i.size, 8);
+  ck_assert_uint_eq(i.align, 4);
+  ck_assert_ptr_null(i.text);
+  /* of one type throughout it stays a struct: numba's StructModel is no UniTuple */
+  const cuplug_type *ab = parse("Struct(a: int32, b: int32)");
+  ck_assert_str_eq(ab->name, "Struct(a: int32, b: int32)");
+  ck_assert_int_eq(info(ab).kind, CUPLUG_TYPE_STRUCT);
+  ck_assert_ptr_ne(ab, parse("UniTuple(int32 x 2)"));
+  /* quoted names, nesting, and what a tuple may hold */
+  const char *nested = "Struct(\"a b\": int8, \"q\\\"\": Struct(v: float64, ok: bool), "
+                       "t: UniTuple(int16 x 3), r: Record(a: int32 @ 0, size=4), "
+                       "p: CPointer(float32), arr: float32[:, ::1])";
+  const cuplug_type *n = parse(nested);
+  ck_assert_str_eq(n->name, nested);
+  ck_assert_str_eq(info(n).field_names[1], "q\"");
+  ck_assert_ptr_eq(info(n).args[1], parse("Struct(v: float64, ok: bool)"));
+  /* int8 @ 0, {f64, i8} @ 8 (16 bytes), [3 x i16] @ 24, [4 x i8] @ 30, ptr @ 40, array @ 48 */
+  ck_assert_uint_eq(info(n).size, 48 + 72);
+  ck_assert_uint_eq(info(n).align, 8);
+  /* a record member is its bytes, [N x i8], aligned to 1 as LLVM aligns them */
+  ck_assert_uint_eq(info(parse("Struct(c: int8, r: Record(a: int32 @ 0, size=4))")).size, 5);
+  ck_assert_uint_eq(info(parse("Struct(c: int8, r: Record(a: int32 @ 0, size=4))")).align, 1);
+  /* a field may be named as a type is */
+  ck_assert_str_eq(parse("Struct(int32: int32, Struct: int8)")->name,
+                   "Struct(int32: int32, Struct: int8)");
+  /* a struct may be a tuple's element and an array's dtype */
+  ck_assert_str_eq(parse("Tuple(" XY ", int8)")->name, "Tuple(" XY ", int8)");
+  ck_assert_str_eq(parse("UniTuple(" XY " x 2)")->name, "UniTuple(" XY " x 2)");
+  ck_assert_ptr_eq(parse("array(" XY ", 2d, A)"), parse(XY "[:, :]"));
+  ck_assert_ptr_eq(info(parse(XY "[::1]")).element, t);
+}
+END_TEST
+
+START_TEST(structs_lower_as_numba_struct_models) {
+  const cuplug_abi N = CUPLUG_ABI_NUMBA, C = CUPLUG_ABI_C;
+  const cuplug_position A = CUPLUG_POSITION_ARGUMENT, R = CUPLUG_POSITION_RETURN;
+  ASSERT_LOWERED(XY, N, A, "{i32, float}", 2, "i32 | float");
+  ASSERT_LOWERED(XY, C, A, "{i32, float}", 2, "i32 | float");
+  ASSERT_LOWERED(XY, N, R, "{i32, float}", 1, "{i32, float}");
+  ASSERT_LOWERED(XY, C, R, "{i32, float}", 0, "");
+  /* the literal struct, where a UniTuple is an array */
+  ASSERT_LOWERED("Struct(a: int32, b: int32)", N, A, "{i32, i32}", 2, "i32 | i32");
+  ASSERT_LOWERED("Struct(a: int32, b: int32)", N, R, "{i32, i32}", 1, "{i32, i32}");
+  ASSERT_LOWERED("Struct(a: int32, b: int32)[::1]", N, A,
+                 "{i8*, i8*, i64, i64, {i32, i32}*, [1 x i64], [1 x i64]}", 7,
+                 "i8* | i8* | i64 | i64 | {i32, i32}* | i64 | i64");
+  ASSERT_LOWERED("Struct(a: int32, b: int32)[::1]", C, A,
+                 "{i8*, i8*, i64, i64, {i32, i32}*, [1 x i64], [1 x i64]}", 7,
+                 "i8* | i8* | i64 | i64 | {i32, i32}* | i64 | i64");
+  /* flattened member by member: a complex into its parts, an array into its struct's */
+  ASSERT_LOWERED("Struct(z: complex64, v: float64[:], b: bool)", N, A,
+                 "{{float, float}, {i8*, i8*, i64, i64, double*, [1 x i64], [1 x i64]}, i8}",
+                 10, "float | float | i8* | i8* | i64 | i64 | double* | i64 | i64 | i8");
+  /* in memory a record member is its bytes (numba's data type), as an argument its pointer */
+  ASSERT_LOWERED("Struct(r: Record(a: int32 @ 0, size=4), n: int8)", N, A, "{[4 x i8], i8}", 2,
+                 "[4 x i8]* | i8");
+  ASSERT_LOWERED("Struct(r: Record(a: int32 @ 0, size=4), n: int8)", N, R, "{[4 x i8], i8}", 1,
+                 "{[4 x i8], i8}");
+  /* nested, in a tuple, in signatures */
+  ASSERT_LOWERED("Tuple(Struct(a: int8, b: int8), int8)", N, A, "{{i8, i8}, i8}", 3,
+                 "i8 | i8 | i8");
+  ASSERT_LOWERED("UniTuple(Struct(a: int8, b: int8) x 2)", C, R, "[2 x {i8, i8}]", 0, "");
+  ASSERT_LOWERED(XY "(" XY ", int64)", N, A, "i32 ({i32, float}*, i32, float, i64)", 4,
+                 "{i32, float}* | i32 | float | i64");
+  ASSERT_LOWERED(XY "(" XY ", int64)", C, A, "{i32, float} (i32, float, i64)", 3,
+                 "i32 | float | i64");
+  /* a function pointer's signature has value types: a bool is an i1 there */
+  ASSERT_LOWERED("CPointer(Struct(b: bool, r: Record(a: int8 @ 0, size=1))(Struct(c: bool)))", C,
+                 A, "{i1, [1 x i8]*} ({i1})*", 1, "{i1, [1 x i8]*} ({i1})*");
+}
+END_TEST
+
+START_TEST(struct_errors) {
+  ASSERT_PARSE_ERROR("Struct(a: int32, a: float32)", CUPLUG_ERR_INVALID_TYPE,
+                     "field 'a' of a struct is named twice (fields 0 and 1)");
+  ASSERT_PARSE_ERROR("Struct()", CUPLUG_ERR_INVALID_TYPE,
+                     "Struct(): a struct has at least one field");
+  ASSERT_PARSE_ERROR("Struct(a: int32, v: void)", CUPLUG_ERR_INVALID_TYPE,
+                     "field 'v' of a struct cannot be void: a field holds what a tuple's element "
+                     "may");
+  ASSERT_PARSE_ERROR("Struct(c: class(float32))", CUPLUG_ERR_INVALID_TYPE,
+                     "field 'c' of a struct cannot be class(float32): a field holds what a "
+                     "tuple's element may");
+  ASSERT_PARSE_ERROR("Struct(o: Omitted(\"3\"))", CUPLUG_ERR_INVALID_TYPE,
+                     "field 'o' of a struct cannot be Omitted(\"3\"): a field holds what a "
+                     "tuple's element may");
+  ASSERT_PARSE_ERROR("Struct(\"\": int8)", CUPLUG_ERR_INVALID_TYPE,
+                     "field 0 of a struct has no name");
+  ASSERT_PARSE_ERROR("Struct(a: int32 @ 0)", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 16 of 'Struct(a: int32 @ 0)': expected "
+                     "',' or ')' in Struct(...), found '@'");
+  ASSERT_PARSE_ERROR("Struct(int32)", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 12 of 'Struct(int32)': expected ':' "
+                     "and the field's type, found ')'");
+  ASSERT_PARSE_ERROR("Struct(a: int32,)", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 16 of 'Struct(a: int32,)': expected a "
+                     "field's name, found ')'");
+  ASSERT_PARSE_ERROR("Struct", CUPLUG_ERR_SIGNATURE_SYNTAX,
+                     "signature syntax error at position 6 of 'Struct': expected '(' after "
+                     "'Struct', found the end of the text");
+  /* not a pointee, as a tuple is not; a struct of pointers is no array's dtype */
+  ASSERT_PARSE_ERROR("CPointer(" XY ")", CUPLUG_ERR_INVALID_TYPE,
+                     "invalid type at position 0 of 'CPointer(" XY ")': a pointer must point at "
+                     "a scalar, a pointer, a record, void or a signature, not " XY);
+  ASSERT_PARSE_ERROR("Struct(p: int8*)[:]", CUPLUG_ERR_INVALID_TYPE,
+                     "invalid type at position 0 of 'Struct(p: int8*)[:]': an array's dtype "
+                     "must be bool, an integer, a float, a complex, a record or a tuple of "
+                     "them, not Struct(p: CPointer(int8))");
+}
+END_TEST
+
 Suite *suite_types(void) {
   Suite *s = suite_create("types");
   TCase *names = t_tcase(s, "names", 0, NULL, NULL, 0);
@@ -1296,5 +1426,8 @@ Suite *suite_types(void) {
   tcase_add_test(more, function_pointers_and_void_pointers);
   tcase_add_test(more, opaque_values);
   tcase_add_test(more, omitted_arguments);
+  tcase_add_test(more, structs_round_trip_and_intern);
+  tcase_add_test(more, structs_lower_as_numba_struct_models);
+  tcase_add_test(more, struct_errors);
   return s;
 }

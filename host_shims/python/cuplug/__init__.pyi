@@ -71,7 +71,7 @@ class Type:
     size: int
     literal_value: int
     align: int
-    fields: Optional[Tuple[Tuple[str, Type, int], ...]]
+    fields: Optional[Tuple[Tuple[str, Type, Optional[int]], ...]]
     text: Optional[str]
 
 @final

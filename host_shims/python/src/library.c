@@ -8,6 +8,7 @@
 #include "kernel.h"
 #include "library.h"
 #include "objects.h"
+#include "structs.h"
 #include "type.h"
 #include "values.h"
 
@@ -162,6 +163,7 @@ static int call_args(const shim_callee *c, PyObject *args, shim_pack *p) {
     PyObject *obj = PyTuple_GetItem(args, (Py_ssize_t)i);
     cuplug_type_kind k = c->params[i].kind;
     int rc = k == CUPLUG_TYPE_POINTER || k == CUPLUG_TYPE_RECORD ? shim_pointer_arg(c, i, obj, p)
+             : k == CUPLUG_TYPE_STRUCT ? shim_struct_arg(c, i, obj, p)
              : c->params[i].kind == CUPLUG_TYPE_ARRAY
                  ? (shim_arg_error(c, i, "a host call takes scalars and pointers"), -1)
                  : shim_scalar_arg(c, i, obj, p);
@@ -170,25 +172,37 @@ static int call_args(const shim_callee *c, PyObject *args, shim_pack *p) {
   return 0;
 }
 
-/* Calls the function at the library's `name` with p's values; its result. */
+/* Calls the function at the library's `name` with p's values; its result
+ * (a struct's in room of its size). */
 static PyObject *call_packed(shim_state *st, shim_library *l, const char *name,
                              const cuplug_type *sig, const shim_pack *p, size_t nargs) {
-  shim_slot r;
-  memset(&r, 0, sizeof r);
-  cuplug_host_call_args c = {.struct_size = sizeof c, .library = l->library, .name = name,
-                             .signature_type = sig, .args = p->values, .num_args = nargs,
-                             .result = &r, .result_size = sizeof r};
-  cuplug_error *e;
-  c.interrupt = shim_interrupt_begin();
-  Py_BEGIN_ALLOW_THREADS e = st->api->host_call(&c);
-  Py_END_ALLOW_THREADS
-  if (shim_interrupt_end(st, c.interrupt, &e) < 0) return NULL;
-  if (e) return shim_raise(st, e);
   cuplug_type_info si = {.struct_size = sizeof si, .type = sig};
   st->api->error_destroy(st->api->type_info(&si));
   cuplug_type_info ri = {.struct_size = sizeof ri, .type = si.restype};
   st->api->error_destroy(st->api->type_info(&ri));
-  return shim_result_value(ri.kind, &r);
+  shim_slot r;
+  memset(&r, 0, sizeof r);
+  bool aggregate = ri.kind == CUPLUG_TYPE_STRUCT && ri.size > sizeof r;
+  void *room = aggregate ? PyMem_Calloc(1, ri.size) : &r;
+  if (!room) return PyErr_NoMemory();
+  cuplug_host_call_args c = {.struct_size = sizeof c, .library = l->library, .name = name,
+                             .signature_type = sig, .args = p->values, .num_args = nargs,
+                             .result = room, .result_size = aggregate ? ri.size : sizeof r};
+  cuplug_error *e;
+  c.interrupt = shim_interrupt_begin();
+  Py_BEGIN_ALLOW_THREADS e = st->api->host_call(&c);
+  Py_END_ALLOW_THREADS
+  PyObject *result = NULL;
+  if (shim_interrupt_end(st, c.interrupt, &e) < 0)
+    result = NULL;
+  else if (e)
+    result = shim_raise(st, e);
+  else if (ri.kind == CUPLUG_TYPE_STRUCT)
+    result = shim_struct_value(st->api, si.restype, room);
+  else
+    result = shim_result_value(ri.kind, &r);
+  if (aggregate) PyMem_Free(room);
+  return result;
 }
 
 /* Library.call's work, with l entered. */

@@ -70,6 +70,7 @@ static inline void shim_library_leave(shim_library *l) {
 
 /* What packing one argument needs to know of its type. */
 typedef struct shim_param {
+  const cuplug_type *type;
   cuplug_type_kind kind;
   cuplug_type_kind dtype; /* arrays, pointers */
   uint32_t ndim, itemsize;

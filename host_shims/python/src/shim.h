@@ -17,6 +17,7 @@
  *   kernel.c               cuplug.Kernel and its Launcher: a launch
  *   interrupt.c            Ctrl-C during a launch or a call on the CPU
  *   arrays.c               array and pointer arguments (the four protocols)
+ *   structs.c              a Struct's value, from a tuple or a mapping and back
  *   values.c               a call's arguments: scalars, and their storage
  *   registry.c             cuplug.Registry
  *   callbacks.c            Python typers and lowerers, called by the plugin

@@ -164,15 +164,20 @@ GETTER(text) {
   return PyUnicode_FromString(i.text);
 }
 
-/* A record's fields: ((name, type, offset), ...); None for other types. */
+/* A record's fields: ((name, type, offset), ...); a struct's with the
+ * offset None (its members lie as its IR struct lays them out); None for
+ * other types. */
 GETTER(fields) {
   (void)unused;
   cuplug_type_info i = info_of(self);
-  if (i.kind != CUPLUG_TYPE_RECORD) Py_RETURN_NONE;
+  if (i.kind != CUPLUG_TYPE_RECORD && i.kind != CUPLUG_TYPE_STRUCT) Py_RETURN_NONE;
   PyObject *fields = PyTuple_New((Py_ssize_t)i.num_args);
   for (size_t f = 0; fields && f < i.num_args; f++) {
     PyObject *t = shim_type(shim_state_of(self), i.args[f]);
-    PyObject *field = t ? Py_BuildValue("(sNI)", i.field_names[f], t, i.field_offsets[f]) : NULL;
+    PyObject *field =
+        !t ? NULL
+        : i.field_offsets ? Py_BuildValue("(sNI)", i.field_names[f], t, i.field_offsets[f])
+                          : Py_BuildValue("(sNO)", i.field_names[f], t, Py_None);
     if (!field) {
       Py_CLEAR(fields);
       break;
@@ -193,10 +198,11 @@ static PyGetSetDef type_getset[] = {
     GETTER(layout, "An array's layout: 'C', 'F' or 'A'."),
     GETTER(restype, "A signature's return type, else None."),
     GETTER(args, "A signature's argument types, a tuple's elements."),
-    GETTER(size, "Bytes of a scalar or pointer value, or of a record, else 0."),
+    GETTER(size, "Bytes of a scalar or pointer value, or of a record or a struct, else 0."),
     GETTER(literal_value, "An integer literal's value."),
-    GETTER(align, "A record's alignment in bytes, else 0."),
-    GETTER(fields, "A record's fields, ((name, type, offset), ...); else None."),
+    GETTER(align, "A record's or a struct's alignment in bytes, else 0."),
+    GETTER(fields, "A record's fields, ((name, type, offset), ...), a struct's with offset "
+                   "None; else None."),
     GETTER(text, "An Opaque's or Omitted's text, else None."),
     {NULL, NULL, NULL, NULL, NULL}};
 

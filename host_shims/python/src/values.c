@@ -18,6 +18,7 @@ int shim_callee_describe(shim_state *st, const cuplug_type *sig, shim_callee *c)
     api->error_destroy(api->type_info(&ai));
     if (ai.kind == CUPLUG_TYPE_OMITTED) continue; /* the caller left it out: no value */
     shim_param *p = &c->params[c->nparams++];
+    p->type = si.args[i];
     p->kind = ai.kind;
     p->name = ai.name;
     p->ndim = ai.ndim;
@@ -116,20 +117,15 @@ static bool int_of(PyObject *n, const shim_param *pr, long long *out) {
   return bits == 64 || (v >= -(1ll << (bits - 1)) && v < (1ll << (bits - 1)));
 }
 
-int shim_scalar_arg(const shim_callee *c, size_t i, PyObject *obj, shim_pack *p) {
-  const shim_param *pr = &c->params[i];
-  shim_slot *s = &p->slots[i];
+int shim_scalar_value(const shim_param *pr, PyObject *obj, shim_slot *s, const char **why) {
+  *why = NULL;
   switch (pr->kind) {
     case CUPLUG_TYPE_BOOL: {
       int b = PyObject_IsTrue(obj);
       if (b < 0) return -1;
       s->b = (uint8_t)b;
-      break;
-    }
-    case CUPLUG_TYPE_OPAQUE: /* known only while compiling: nothing to pass */
-      if (obj != Py_None) return shim_arg_got(c, i, "expected None (an opaque value), got %U", obj);
-      shim_pack_put(p, i, pr->kind, NULL);
       return 0;
+    }
     case CUPLUG_TYPE_FLOAT16:
     case CUPLUG_TYPE_BFLOAT16:
     case CUPLUG_TYPE_FLOAT32:
@@ -137,13 +133,14 @@ int shim_scalar_arg(const shim_callee *c, size_t i, PyObject *obj, shim_pack *p)
       double d = PyFloat_AsDouble(obj);
       if (d == -1.0 && PyErr_Occurred()) {
         PyErr_Clear();
-        return shim_arg_got(c, i, "expected a number, got %U", obj);
+        *why = "expected a number, got %U";
+        return -1;
       }
       if (pr->kind == CUPLUG_TYPE_FLOAT64) s->d = d;
       else if (pr->kind == CUPLUG_TYPE_FLOAT32) s->f = (float)d;
       else if (pr->kind == CUPLUG_TYPE_BFLOAT16) s->h = bfloat16_of((float)d);
       else s->h = half_of((float)d);
-      break;
+      return 0;
     }
     case CUPLUG_TYPE_COMPLEX64:
     case CUPLUG_TYPE_COMPLEX128: {
@@ -157,7 +154,8 @@ int shim_scalar_arg(const shim_callee *c, size_t i, PyObject *obj, shim_pack *p)
             !PyErr_ExceptionMatches(PyExc_ValueError))
           return -1;
         PyErr_Clear();
-        return shim_arg_got(c, i, "expected a complex number, got %U", obj);
+        *why = "expected a complex number, got %U";
+        return -1;
       }
       double re = PyComplex_RealAsDouble(z), im = PyComplex_ImagAsDouble(z);
       Py_DECREF(z);
@@ -169,7 +167,7 @@ int shim_scalar_arg(const shim_callee *c, size_t i, PyObject *obj, shim_pack *p)
         s->cf[0] = (float)re;
         s->cf[1] = (float)im;
       }
-      break;
+      return 0;
     }
     case CUPLUG_TYPE_INT8: case CUPLUG_TYPE_INT16: case CUPLUG_TYPE_INT32: case CUPLUG_TYPE_INT64:
     case CUPLUG_TYPE_UINT8: case CUPLUG_TYPE_UINT16: case CUPLUG_TYPE_UINT32:
@@ -178,18 +176,35 @@ int shim_scalar_arg(const shim_callee *c, size_t i, PyObject *obj, shim_pack *p)
       PyObject *n = PyNumber_Index(obj);
       if (!n) {
         PyErr_Clear();
-        return shim_arg_got(c, i, "expected an integer, got %U", obj);
+        *why = "expected an integer, got %U";
+        return -1;
       }
       long long v;
       bool fits = int_of(n, pr, &v);
       Py_DECREF(n);
-      if (!fits) return shim_arg_error(c, i, "the value does not fit"), -1;
+      if (!fits) {
+        *why = "the value does not fit";
+        return -1;
+      }
       s->i = v; /* little-endian: the low bytes are the narrower value */
-      break;
+      return 0;
     }
     default: /* tuples, number classes: no slot holds them, the plugin would read past it */
-      return shim_arg_error(c, i, "its type cannot be passed from Python"), -1;
+      *why = "its type cannot be passed from Python";
+      return -1;
   }
+}
+
+int shim_scalar_arg(const shim_callee *c, size_t i, PyObject *obj, shim_pack *p) {
+  const shim_param *pr = &c->params[i];
+  shim_slot *s = &p->slots[i];
+  if (pr->kind == CUPLUG_TYPE_OPAQUE) { /* known only while compiling: nothing to pass */
+    if (obj != Py_None) return shim_arg_got(c, i, "expected None (an opaque value), got %U", obj);
+    shim_pack_put(p, i, pr->kind, NULL);
+    return 0;
+  }
+  const char *why;
+  if (shim_scalar_value(pr, obj, s, &why) < 0) return why ? shim_arg_got(c, i, why, obj) : -1;
   shim_pack_put(p, i, pr->kind, s);
   return 0;
 }

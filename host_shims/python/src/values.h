@@ -60,6 +60,11 @@ int shim_arg_got(const shim_callee *c, size_t i, const char *fmt, PyObject *obj)
 /* Argument i, of kind k with its value at data, in p's form. */
 void shim_pack_put(shim_pack *p, size_t i, cuplug_type_kind k, const void *data);
 
+/* obj as the C value of the scalar pr into s: -1 with *why the reason
+ * (a message whose %U, if any, is obj's type's name), or with *why NULL
+ * and a Python exception set. */
+int shim_scalar_value(const shim_param *pr, PyObject *obj, shim_slot *s, const char **why);
+
 /* Argument i, a scalar, into p's slot and value i. */
 int shim_scalar_arg(const shim_callee *c, size_t i, PyObject *obj, shim_pack *p);
 

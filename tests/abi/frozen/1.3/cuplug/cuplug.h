@@ -256,8 +256,11 @@ typedef enum cuplug_type_kind {
                                 fields at byte offsets, passed by reference ([16 x i8]*) */
   CUPLUG_TYPE_OPAQUE = 24,   /* "Opaque(\"Module\")": a value known only while compiling;
                                 one i8* nothing reads */
-  CUPLUG_TYPE_OMITTED = 25   /* "Omitted(\"3\")": an argument the caller left out; no
+  CUPLUG_TYPE_OMITTED = 25,  /* "Omitted(\"3\")": an argument the caller left out; no
                                 parameter, never a return type */
+  CUPLUG_TYPE_STRUCT = 26    /* "Struct(x: int32, y: float32)": named members by value,
+                                numba's StructModel: the literal struct {i32, float} (never
+                                an array), flattened as an argument as a tuple is */
 } cuplug_type_kind;
 
 typedef enum cuplug_layout {
@@ -410,7 +413,8 @@ typedef struct cuplug_type_info {
   const cuplug_type *restype;   /* out: signatures */
   size_t num_args;              /* out: signatures' arguments, tuples' elements */
   const cuplug_type *const *args; /* out */
-  uint32_t size;                /* out: bytes of a scalar or pointer, 0 otherwise */
+  uint32_t size;                /* out: bytes of a scalar or pointer, 0 otherwise
+                                   (since 1.3 a record's, and a struct's value in memory) */
   /* since 1.2 */
   int64_t literal_value;        /* out: an INT_LITERAL's value */
   /* since 1.3 */
@@ -418,9 +422,10 @@ typedef struct cuplug_type_info {
                                    array(T, Nd, L)" (type_parse makes one); it lowers
                                    as T[...] does */
   /* A record's fields are its args (num_args of them), and `size` its bytes. */
-  uint32_t align;               /* out: a record's alignment in bytes */
-  const char *const *field_names; /* out: a record's, one per args[i] */
-  const uint32_t *field_offsets;  /* out: a record's, bytes from its start */
+  uint32_t align;               /* out: a record's alignment in bytes (a struct's too) */
+  const char *const *field_names; /* out: a record's or a struct's, one per args[i] */
+  const uint32_t *field_offsets;  /* out: a record's, bytes from its start; NULL for a
+                                     struct, whose members lie as its IR struct lays them */
   const char *text;             /* out: an OPAQUE's or OMITTED's text, unescaped */
 } cuplug_type_info;
 #define CUPLUG_TYPE_INFO_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_type_info, text)
