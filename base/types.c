@@ -742,6 +742,21 @@ cuplug_error *cuplug__type_signature(const cuplug_type *restype,
   return intern(&proto, signature_name, out);
 }
 
+/* A tuple's or struct's parameters once flattened, capped: each is a
+ * string made when the type is, and nesting multiplies them
+ * (UniTuple(UniTuple(int8 x 256) x 256) x 256 would be 16 million). */
+#define MAX_FLAT_PARTS 65536
+
+static cuplug_error *check_flat_parts(const char *what, const cuplug_type *const *members,
+                                      size_t n) {
+  uint64_t parts = 0;
+  for (size_t i = 0; i < n; i++) parts += members[i]->lowered[0][0].num_parts;
+  if (parts > MAX_FLAT_PARTS)
+    return cuplug__error(CUPLUG_ERR_LIMIT, "a %s of %llu parameters once flattened: at most %d",
+                         what, (unsigned long long)parts, MAX_FLAT_PARTS);
+  return NULL;
+}
+
 cuplug_error *cuplug__type_tuple(const cuplug_type *const *elements, size_t n,
                                  const cuplug_type **out) {
   if (!out || (n && !elements))
@@ -758,6 +773,7 @@ cuplug_error *cuplug__type_tuple(const cuplug_type *const *elements, size_t n,
       return cuplug__error(CUPLUG_ERR_INVALID_TYPE, "element %zu of a tuple cannot be %s", i,
                            elements[i]->name);
   }
+  CUPLUG__TRY(check_flat_parts("tuple", elements, n));
   cuplug_type proto = {.kind = CUPLUG_TYPE_TUPLE, .nargs = n,
                        .args = (const cuplug_type **)elements};
   return intern(&proto, tuple_name, out);
@@ -789,7 +805,10 @@ bool cuplug__type_field_layout(const cuplug_type *t, uint32_t *size, uint32_t *a
   }
   if (t->kind == CUPLUG_TYPE_TUPLE && is_uniform(t) &&
       cuplug__type_field_layout(t->args[0], size, align)) {
-    *size *= (uint32_t)t->nargs;
+    /* nested UniTuples multiply: past 4 GiB the size stays UINT32_MAX,
+     * which no record holds */
+    uint64_t total = (uint64_t)*size * t->nargs;
+    *size = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
     return true;
   }
   if (!cuplug__type_is_scalar_value(t)) return false;
@@ -863,6 +882,10 @@ static cuplug_error *check_fields(const char *const *names, const cuplug_type *c
                            "field '%s' of a record cannot be %s: a field is a scalar, a "
                            "record or a UniTuple of them",
                            names[i], types[i]->name);
+    if (fsize == UINT32_MAX)
+      return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
+                           "field '%s' of a record (%s) is 4 GiB or more", names[i],
+                           types[i]->name);
     if ((uint64_t)offsets[i] + fsize > size)
       return cuplug__error(CUPLUG_ERR_INVALID_TYPE,
                            "field '%s' of a record (%s at byte %u) ends at byte %llu, past "
@@ -925,6 +948,7 @@ cuplug_error *cuplug__type_struct(const char *const *names, const cuplug_type *c
     return cuplug__error(CUPLUG_ERR_LIMIT, "a struct of %zu fields: at most %d", n,
                          CUPLUG_MAX_ARGS);
   CUPLUG__TRY(check_members(names, types, n));
+  CUPLUG__TRY(check_flat_parts("struct", types, n));
   uint64_t end = 0;
   uint32_t most = 1, s, a;
   for (size_t i = 0; i < n; i++) {

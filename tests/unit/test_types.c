@@ -1128,6 +1128,15 @@ START_TEST(record_errors_name_the_field) {
                      "record's size of 16 bytes");
   ASSERT_PARSE_ERROR("Record(a: int32 @ 0, a: float64 @ 8, size=16)", CUPLUG_ERR_INVALID_TYPE,
                      "field 'a' of a record is named twice (fields 0 and 1)");
+  /* 2^16 x 2^16 bytes: a size past 32 bits once wrapped, and the field fitted */
+  ASSERT_PARSE_ERROR("Record(a: UniTuple(UniTuple(UniTuple(int8 x 256) x 256) x 256) @ 0, "
+                     "size=0)",
+                     CUPLUG_ERR_LIMIT,
+                     "a tuple of 16777216 parameters once flattened: at most 65536");
+  ASSERT_PARSE_ERROR("Record(a: UniTuple(Record(size=4000000000) x 2) @ 0, size=8)",
+                     CUPLUG_ERR_INVALID_TYPE,
+                     "field 'a' of a record (UniTuple(Record(size=4000000000) x 2)) is 4 GiB or "
+                     "more");
   ASSERT_PARSE_ERROR("Record(p: CPointer(int8) @ 0, size=8)", CUPLUG_ERR_INVALID_TYPE,
                      "field 'p' of a record cannot be CPointer(int8): a field is a scalar, a "
                      "record or a UniTuple of them");
