@@ -49,19 +49,6 @@ static cuplug_library *library(const char *ir, const char *entry, const char *si
   return library_abi(ir, entry, sig, CUPLUG_ABI_C);
 }
 
-static void *address(cuplug_library *l) {
-  cuplug_host_function_args f = {.struct_size = sizeof f, .library = l};
-  T_ASSERT_OK(t_api()->host_function(&f));
-  return f.address;
-}
-
-static void call(cuplug_library *l, const cuplug_value *v, size_t n, void *result, size_t size) {
-  cuplug_host_call_args c = {.struct_size = sizeof c, .library = l, .args = v, .num_args = n,
-                             .result = result, .result_size = size};
-  T_ASSERT_OK(t_api()->host_call(&c));
-}
-
-#define FN(type, l) ((type)(uintptr_t)address(l))
 
 /* ---- scalars: narrow integers, bool, float16's bits ---- */
 
@@ -84,7 +71,7 @@ START_TEST(scalars) {
   cuplug_library *l =
       library(narrow_ir, "narrow", "int64(int8, uint8, int16, uint16, bool, float16)");
   int64_t (*narrow)(int8_t, uint8_t, int16_t, uint16_t, _Bool, uint16_t) =
-      FN(int64_t(*)(int8_t, uint8_t, int16_t, uint16_t, _Bool, uint16_t), l);
+      T_HOST_FN(int64_t(*)(int8_t, uint8_t, int16_t, uint16_t, _Bool, uint16_t), l);
   /* -5 + 250 - 300 + 65000 + 1, and float16 1.0 (0x3c00) in the high half */
   ck_assert_int_eq(narrow(-5, 250, -300, 65000, 1, 0x3c00), 64946 + (0x3c00ll << 32));
   int8_t a = -5, c8 = 1;
@@ -94,21 +81,21 @@ START_TEST(scalars) {
   int64_t r = 0;
   cuplug_value v[] = {{CUPLUG_TYPE_INT8, &a},  {CUPLUG_TYPE_UINT8, &b}, {CUPLUG_TYPE_INT16, &c},
                       {CUPLUG_TYPE_UINT16, &d}, {CUPLUG_TYPE_BOOL, &c8}, {CUPLUG_TYPE_FLOAT16, &h}};
-  call(l, v, 6, &r, sizeof r);
+  t_host_call(l, v, 6, &r, sizeof r);
   ck_assert_int_eq(r, 64946 + (0x3c00ll << 32));
   t_api()->library_unload(l);
 
   l = library(half_neg_ir, "hneg", "float16(float16)");
-  ck_assert_uint_eq(FN(uint16_t(*)(uint16_t), l)(0x3c00), 0xbc00); /* -1.0 */
+  ck_assert_uint_eq(T_HOST_FN(uint16_t(*)(uint16_t), l)(0x3c00), 0xbc00); /* -1.0 */
   uint16_t hr = 0;
   cuplug_value vh[] = {{CUPLUG_TYPE_FLOAT16, &h}};
-  call(l, vh, 1, &hr, sizeof hr);
+  t_host_call(l, vh, 1, &hr, sizeof hr);
   ck_assert_uint_eq(hr, 0xbc00);
   t_api()->library_unload(l);
 
   l = library(int8_neg_ir, "neg8", "int8(int8)");
-  ck_assert_int_eq(FN(int8_t(*)(int8_t), l)(100), -100);
-  ck_assert_int_eq(FN(int8_t(*)(int8_t), l)(-128), -128);
+  ck_assert_int_eq(T_HOST_FN(int8_t(*)(int8_t), l)(100), -100);
+  ck_assert_int_eq(T_HOST_FN(int8_t(*)(int8_t), l)(-128), -128);
   t_api()->library_unload(l);
 }
 END_TEST
@@ -138,12 +125,12 @@ static const char zsum_ir[] =
 START_TEST(complex_numbers) {
   cuplug_library *l = library(cmul_ir, "cmul", "complex64(complex64, complex64)");
   float _Complex (*cmul)(float _Complex, float _Complex) =
-      FN(float _Complex(*)(float _Complex, float _Complex), l);
+      T_HOST_FN(float _Complex(*)(float _Complex, float _Complex), l);
   float _Complex z = cmul(1.0f + 2.0f * I, 3.0f - 1.0f * I);
   ck_assert(crealf(z) == 5.0f && cimagf(z) == 5.0f);
   float a[2] = {1, 2}, b[2] = {3, -1}, r[2] = {0, 0};
   cuplug_value v[] = {{CUPLUG_TYPE_COMPLEX64, a}, {CUPLUG_TYPE_COMPLEX64, b}};
-  call(l, v, 2, r, sizeof r);
+  t_host_call(l, v, 2, r, sizeof r);
   ck_assert(r[0] == 5.0f && r[1] == 5.0f);
   t_api()->library_unload(l);
 
@@ -152,7 +139,7 @@ START_TEST(complex_numbers) {
               "complex128)");
   double _Complex (*zsum)(double, double, double, double, double, double, double,
                           double _Complex) =
-      FN(double _Complex(*)(double, double, double, double, double, double, double,
+      T_HOST_FN(double _Complex(*)(double, double, double, double, double, double, double,
                             double _Complex), l);
   double _Complex w = zsum(2, 3, 4, 5, 6, 7, 8, 0.5 + 1.5 * I);
   ck_assert(creal(w) == 35.5 && cimag(w) == 3.0);
@@ -160,7 +147,7 @@ START_TEST(complex_numbers) {
   cuplug_value vz[8];
   for (int i = 0; i < 7; i++) vz[i] = (cuplug_value){CUPLUG_TYPE_FLOAT64, &x[i]};
   vz[7] = (cuplug_value){CUPLUG_TYPE_COMPLEX128, zz};
-  call(l, vz, 8, wr, sizeof wr);
+  t_host_call(l, vz, 8, wr, sizeof wr);
   ck_assert(wr[0] == 35.5 && wr[1] == 3.0);
   t_api()->library_unload(l);
 }
@@ -205,41 +192,41 @@ static const char ci_ir[] =
 
 START_TEST(tuples) {
   cuplug_library *l = library(f3_ir, "f3", "UniTuple(float32 x 3)(UniTuple(float32 x 3))");
-  f3 a = FN(f3(*)(f3), l)((f3){{1.5f, 2.5f, 3.5f}});
+  f3 a = T_HOST_FN(f3(*)(f3), l)((f3){{1.5f, 2.5f, 3.5f}});
   ck_assert(a.v[0] == 2.5f && a.v[1] == 2.5f && a.v[2] == 3.5f);
   f3 in = {{1.5f, 2.5f, 3.5f}}, out = {{0}};
   cuplug_value v = {CUPLUG_TYPE_TUPLE, &in};
-  call(l, &v, 1, &out, sizeof out);
+  t_host_call(l, &v, 1, &out, sizeof out);
   ck_assert(out.v[0] == 2.5f && out.v[1] == 2.5f && out.v[2] == 3.5f);
   t_api()->library_unload(l);
 
   l = library(id_ir, "id", "Tuple(int64, float64)(Tuple(int64, float64))");
-  id b = FN(id(*)(id), l)((id){-21, 0.25});
+  id b = T_HOST_FN(id(*)(id), l)((id){-21, 0.25});
   ck_assert(b.i == -42 && b.d == 0.25);
   t_api()->library_unload(l);
 
   l = library(di_ir, "di", "Tuple(float64, int32)(Tuple(float64, int32))");
-  di c = FN(di(*)(di), l)((di){0.5, -7});
+  di c = T_HOST_FN(di(*)(di), l)((di){0.5, -7});
   ck_assert(c.d == 1.5 && c.i == -7);
   t_api()->library_unload(l);
 
   l = library(h3_ir, "h3", "UniTuple(int16 x 3)(UniTuple(int16 x 3))");
-  h3 d = FN(h3(*)(h3), l)((h3){{-300, 2, 3}});
+  h3 d = T_HOST_FN(h3(*)(h3), l)((h3){{-300, 2, 3}});
   ck_assert(d.v[0] == -600 && d.v[1] == 2 && d.v[2] == 3);
   t_api()->library_unload(l);
 
   /* 24 bytes: in memory both ways (byval, sret) */
   l = library(l3_ir, "l3", "UniTuple(int64 x 3)(UniTuple(int64 x 3))");
-  l3 e = FN(l3(*)(l3), l)((l3){{1ll << 40, -2, 3}});
+  l3 e = T_HOST_FN(l3(*)(l3), l)((l3){{1ll << 40, -2, 3}});
   ck_assert(e.v[0] == 1ll << 41 && e.v[1] == -2 && e.v[2] == 3);
   l3 lin = {{5, 6, 7}}, lout = {{0}};
   cuplug_value vl = {CUPLUG_TYPE_TUPLE, &lin};
-  call(l, &vl, 1, &lout, sizeof lout);
+  t_host_call(l, &vl, 1, &lout, sizeof lout);
   ck_assert(lout.v[0] == 10 && lout.v[1] == 6 && lout.v[2] == 7);
   t_api()->library_unload(l);
 
   l = library(ci_ir, "ci", "Tuple(complex64, int32)(Tuple(complex64, int32))");
-  ci f = FN(ci(*)(ci), l)((ci){0.5f - 2.0f * I, 9});
+  ci f = T_HOST_FN(ci(*)(ci), l)((ci){0.5f - 2.0f * I, 9});
   ck_assert(crealf(f.c) == 1.5f && cimagf(f.c) == -2.0f && f.i == 9);
   t_api()->library_unload(l);
 }
@@ -270,28 +257,28 @@ static const char tail_ir[] =
 START_TEST(pointers_and_arrays) {
   cuplug_library *l = library(ptr_ir, "at", "float64(CPointer(float64), int32)");
   double xs[3] = {0.5, 1.5, 2.5};
-  ck_assert(FN(double (*)(double *, int32_t), l)(xs, 2) == 2.5);
+  ck_assert(T_HOST_FN(double (*)(double *, int32_t), l)(xs, 2) == 2.5);
   t_api()->library_unload(l);
 
   float data[4] = {1.0f, 2.25f, 3.0f, 4.0f};
   array1 a = {NULL, NULL, 4, 4, data, {4}, {4}};
   l = library(arr_ir, "second", "float32(float32[::1])");
-  ck_assert(FN(float (*)(array1), l)(a) == 6.25f);
+  ck_assert(T_HOST_FN(float (*)(array1), l)(a) == 6.25f);
   cuplug_array ca = {.data = (uint64_t)(uintptr_t)data, .dtype = CUPLUG_TYPE_FLOAT32, .ndim = 1,
                      .shape = {4}, .strides = {4}};
   cuplug_value v = {CUPLUG_TYPE_ARRAY, &ca};
   float r = 0;
-  call(l, &v, 1, &r, sizeof r);
+  t_host_call(l, &v, 1, &r, sizeof r);
   ck_assert(r == 6.25f);
   t_api()->library_unload(l);
 
   l = library(tail_ir, "tail", "float32[::1](float32[::1])");
-  array1 t = FN(array1(*)(array1), l)(a);
+  array1 t = T_HOST_FN(array1(*)(array1), l)(a);
   ck_assert(t.nitems == 3 && t.itemsize == 4 && t.data == data + 1 && t.shape[0] == 3 &&
             t.strides[0] == 4 && !t.meminfo && !t.parent);
   array1 tr;
   memset(&tr, 0xff, sizeof tr);
-  call(l, &v, 1, &tr, sizeof tr);
+  t_host_call(l, &v, 1, &tr, sizeof tr);
   ck_assert(tr.nitems == 3 && tr.data == data + 1 && tr.shape[0] == 3 && !tr.meminfo);
   t_api()->library_unload(l);
 }
@@ -353,7 +340,9 @@ START_TEST(host_functions_called_by_the_c_abi) {
   declare("ext_first", "float32(float32[::1])", CUPLUG_ABI_C, (void *)(uintptr_t)host_first);
   cuplug_library *l = library(calls_ir, "use", "complex64(complex64, CPointer(float32))");
   float data[2] = {0.75f, 9.0f};
-  float _Complex z = FN(float _Complex(*)(float _Complex, float *), l)(1.0f + 2.0f * I, data);
+  typedef float _Complex (*cf_fn)(float _Complex, float *);
+  cf_fn fn = T_HOST_FN(cf_fn, l);
+  float _Complex z = fn(1.0f + 2.0f * I, data);
   /* (1+2j)(3-1j) = 5+5j; swap gives (2, 7.0); -3 * 40000; rev's first is 3;
    * first gives 0.75 * 2 */
   ck_assert_msg(crealf(z) == 5.0f + 2 + 7 - 120000 + 3 + 1.5f && cimagf(z) == 5.0f,
@@ -375,7 +364,7 @@ static const char conj_ir[] =
 START_TEST(numba_abi_export) {
   cuplug_library *l = library_abi(conj_ir, "conj", "complex64(complex64)", CUPLUG_ABI_NUMBA);
   float _Complex r = 0;
-  ck_assert_int_eq(FN(int (*)(float _Complex *, float _Complex), l)(&r, 1.5f + 2.0f * I), 0);
+  ck_assert_int_eq(T_HOST_FN(int (*)(float _Complex *, float _Complex), l)(&r, 1.5f + 2.0f * I), 0);
   ck_assert(crealf(r) == 1.5f && cimagf(r) == -2.0f);
   /* host_call knows the entry's ABI: the slot is its own, the result the
    * value (before, it called the Numba-ABI function as a C-ABI one, which
@@ -383,7 +372,7 @@ START_TEST(numba_abi_export) {
   float z[2] = {3.0f, 4.0f};
   float got[2] = {0, 0};
   cuplug_value v[] = {{CUPLUG_TYPE_COMPLEX64, z}};
-  call(l, v, 1, got, sizeof got);
+  t_host_call(l, v, 1, got, sizeof got);
   ck_assert(got[0] == 3.0f && got[1] == -4.0f);
   t_api()->library_unload(l);
 }

@@ -47,19 +47,6 @@ static cuplug_library *library(const char *ir, const char *entry, const char *si
   return library_abi(ir, entry, sig, CUPLUG_ABI_C, ir_out);
 }
 
-static void *address(cuplug_library *l) {
-  cuplug_host_function_args f = {.struct_size = sizeof f, .library = l};
-  T_ASSERT_OK(t_api()->host_function(&f));
-  return f.address;
-}
-
-static void call(cuplug_library *l, const cuplug_value *v, size_t n, void *result, size_t size) {
-  cuplug_host_call_args c = {.struct_size = sizeof c, .library = l, .args = v, .num_args = n,
-                             .result = result, .result_size = size};
-  T_ASSERT_OK(t_api()->host_call(&c));
-}
-
-#define FN(type, l) ((type)(uintptr_t)address(l))
 
 /* a + (int)b, read from the record's bytes */
 static const char record_ir[] =
@@ -80,12 +67,12 @@ START_TEST(record_argument) {
   T_ASSERT_CONTAINS(ir, "\ndefine i32 @sum([16 x i8]* %r) {\n");
   free(ir);
   rec r = {5, 2.75};
-  ck_assert_int_eq(FN(int32_t(*)(const rec *), l)(&r), 7);
+  ck_assert_int_eq(T_HOST_FN(int32_t(*)(const rec *), l)(&r), 7);
   uint64_t at = (uint64_t)(uintptr_t)&r;
   int32_t got = 0;
   cuplug_value v[] = {{CUPLUG_TYPE_RECORD, &at}};
   r.a = -40;
-  call(l, v, 1, &got, sizeof got);
+  t_host_call(l, v, 1, &got, sizeof got);
   ck_assert_int_eq(got, -38);
   t_api()->library_unload(l);
 }
@@ -108,11 +95,11 @@ START_TEST(record_return) {
   T_ASSERT_CONTAINS(ir, "\ndefine [16 x i8]* @twice_b([16 x i8]* %r) {\n");
   free(ir);
   rec r = {1, 1.25};
-  ck_assert_ptr_eq(FN(rec * (*)(rec *), l)(&r), &r);
+  ck_assert_ptr_eq(T_HOST_FN(rec * (*)(rec *), l)(&r), &r);
   ck_assert(r.b == 2.5);
   uint64_t at = (uint64_t)(uintptr_t)&r, back = 0;
   cuplug_value v[] = {{CUPLUG_TYPE_RECORD, &at}};
-  call(l, v, 1, &back, sizeof back);
+  t_host_call(l, v, 1, &back, sizeof back);
   ck_assert_uint_eq(back, at);
   ck_assert(r.b == 5.0);
   t_api()->library_unload(l);
@@ -132,11 +119,11 @@ START_TEST(omitted_and_opaque_arguments) {
                               "int32(int32, Omitted(\"3\"), Opaque(\"Module(math)\"))", &ir);
   T_ASSERT_CONTAINS(ir, "\ndefine i32 @dbl(i32 %x, i8* %module) {\n");
   free(ir);
-  ck_assert_int_eq(FN(int32_t(*)(int32_t, void *), l)(21, NULL), 42);
+  ck_assert_int_eq(T_HOST_FN(int32_t(*)(int32_t, void *), l)(21, NULL), 42);
   int32_t x = -8, got = 0;
   /* the values skip the omitted argument; the opaque one's data may be NULL */
   cuplug_value v[] = {{CUPLUG_TYPE_INT32, &x}, {CUPLUG_TYPE_OPAQUE, NULL}};
-  call(l, v, 2, &got, sizeof got);
+  t_host_call(l, v, 2, &got, sizeof got);
   ck_assert_int_eq(got, -16);
   cuplug_value three[] = {{CUPLUG_TYPE_INT32, &x}, {CUPLUG_TYPE_INT32, &x},
                           {CUPLUG_TYPE_OPAQUE, NULL}};
@@ -165,11 +152,11 @@ START_TEST(function_pointer_argument) {
                               &ir);
   T_ASSERT_CONTAINS(ir, "\ndefine double @apply(double (double)* %f, double %x) {\n");
   free(ir);
-  ck_assert(FN(double (*)(double (*)(double), double), l)(square, 3.0) == 10.0);
+  ck_assert(T_HOST_FN(double (*)(double (*)(double), double), l)(square, 3.0) == 10.0);
   uint64_t f = (uint64_t)(uintptr_t)square;
   double x = 0.5, got = 0;
   cuplug_value v[] = {{CUPLUG_TYPE_POINTER, &f}, {CUPLUG_TYPE_FLOAT64, &x}};
-  call(l, v, 2, &got, sizeof got);
+  t_host_call(l, v, 2, &got, sizeof got);
   ck_assert(got == 1.25);
   t_api()->library_unload(l);
 }
@@ -188,10 +175,10 @@ START_TEST(bfloat16_bits) {
   T_ASSERT_CONTAINS(ir, "\ndefine i16 @neg(i16 %x) {\n");
   free(ir);
   /* bfloat16 1.5 is 0x3fc0, -1.5 0xbfc0 */
-  ck_assert_uint_eq(FN(uint16_t(*)(uint16_t), l)(0x3fc0), 0xbfc0);
+  ck_assert_uint_eq(T_HOST_FN(uint16_t(*)(uint16_t), l)(0x3fc0), 0xbfc0);
   uint16_t x = 0xbfc0, got = 0;
   cuplug_value v[] = {{CUPLUG_TYPE_BFLOAT16, &x}};
-  call(l, v, 1, &got, sizeof got);
+  t_host_call(l, v, 1, &got, sizeof got);
   ck_assert_uint_eq(got, 0x3fc0);
   t_api()->library_unload(l);
 }
@@ -233,13 +220,13 @@ START_TEST(struct_by_value) {
                               &ir);
   T_ASSERT_CONTAINS(ir, "\ndefine {i32, float} @scale(i32 %x, float %y, i32 %k) {\n");
   free(ir);
-  xy r = FN(xy(*)(xy, int32_t), l)((xy){-7, 1.25f}, 3);
+  xy r = T_HOST_FN(xy(*)(xy, int32_t), l)((xy){-7, 1.25f}, 3);
   ck_assert_int_eq(r.x, -21);
   ck_assert(r.y == 3.75f);
   xy in = {100000, -0.5f}, out = {0, 0};
   int32_t k = -4;
   cuplug_value v[] = {{CUPLUG_TYPE_STRUCT, &in}, {CUPLUG_TYPE_INT32, &k}};
-  call(l, v, 2, &out, sizeof out);
+  t_host_call(l, v, 2, &out, sizeof out);
   ck_assert_int_eq(out.x, -400000);
   ck_assert(out.y == 2.0f);
   /* a struct is no tuple: a tuple's value is refused */
@@ -255,7 +242,7 @@ START_TEST(struct_by_value) {
                   CUPLUG_ABI_NUMBA, &ir);
   free(ir);
   out = (xy){0, 0};
-  call(l, v, 2, &out, sizeof out);
+  t_host_call(l, v, 2, &out, sizeof out);
   ck_assert_int_eq(out.x, -400000);
   ck_assert(out.y == 2.0f);
   t_api()->library_unload(l);
@@ -263,11 +250,11 @@ START_TEST(struct_by_value) {
   l = library(swap_ir, "swap", "Struct(a: int32, b: int32)(Struct(a: int32, b: int32))", &ir);
   T_ASSERT_CONTAINS(ir, "\ndefine {i32, i32} @swap(i32 %a, i32 %b) {\n");
   free(ir);
-  ab s = FN(ab(*)(ab), l)((ab){1, -2});
+  ab s = T_HOST_FN(ab(*)(ab), l)((ab){1, -2});
   ck_assert(s.a == -2 && s.b == 1);
   ab sin = {INT32_MIN, 9}, sout = {0, 0};
   cuplug_value sv[] = {{CUPLUG_TYPE_STRUCT, &sin}};
-  call(l, sv, 1, &sout, sizeof sout);
+  t_host_call(l, sv, 1, &sout, sizeof sout);
   ck_assert(sout.a == 9 && sout.b == INT32_MIN);
   t_api()->library_unload(l);
 }
@@ -303,7 +290,7 @@ START_TEST(struct_array_argument) {
                       .ndim = 1, .shape = {3}, .strides = {8}};
   int64_t got = 0;
   cuplug_value v[] = {{CUPLUG_TYPE_ARRAY, &arr}};
-  call(l, v, 1, &got, sizeof got);
+  t_host_call(l, v, 1, &got, sizeof got);
   ck_assert_int_eq(got, 6 - 20 - 7 + 8000);
   /* an item is 8 bytes: a stride of 4 is no C-contiguous array of them */
   arr.strides[0] = 4;

@@ -518,6 +518,18 @@ const t_kernel t_k_neg = {"k_neg", "void(CPointer(int64), int64)",
                           "  ret i32 0\n"
                           "}\n"};
 
+void *t_host_address(cuplug_library *l) {
+  cuplug_host_function_args f = {.struct_size = sizeof f, .library = l};
+  T_ASSERT_OK(t_api()->host_function(&f));
+  return f.address;
+}
+
+void t_host_call(cuplug_library *l, const cuplug_value *v, size_t n, void *result, size_t size) {
+  cuplug_host_call_args c = {.struct_size = sizeof c, .library = l, .args = v, .num_args = n,
+                             .result = result, .result_size = size};
+  T_ASSERT_OK(t_api()->host_call(&c));
+}
+
 cuplug_artifact *t_compile_kernel(cuplug_session *s, const t_kernel *k, cuplug_output output,
                                   uint32_t flags) {
   cuplug_module m = {.struct_size = sizeof m, .name = k->name, .text = k->ir,

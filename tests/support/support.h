@@ -226,6 +226,13 @@ extern const char t_raising_ir[];
 cuplug_artifact *t_compile_kernel(cuplug_session *s, const t_kernel *k, cuplug_output output,
                                   uint32_t flags);
 
+/* A host library's C-ABI function (host_function) and a call of it
+ * through host_call, failing the test on error; T_HOST_FN(type, l) is the
+ * address as a C function pointer of that type. */
+void *t_host_address(cuplug_library *l);
+void t_host_call(cuplug_library *l, const cuplug_value *v, size_t n, void *result, size_t size);
+#define T_HOST_FN(type, l) ((type)(uintptr_t)t_host_address(l))
+
 /* Types: parsed, described, named, and as NVVM IR (a value's C-ABI type). */
 const cuplug_type *t_type(const char *text);
 cuplug_type_info t_type_info(const cuplug_type *t);
