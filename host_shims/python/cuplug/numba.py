@@ -19,9 +19,10 @@ the files of cuda.declare_device.
 * install() makes numba-cuda's own @cuda.jit kernels and cuda.compile*
   compile through cuplug, and its kernels launch through cuplug's launcher
   with numba-cuda's semantics (cuplug/_numba_launch.py); uninstall()
-  restores numba-cuda.  A function whose signature holds a type cuplug has
-  no model of (records, functions or omitted arguments, extension types) is
-  left to numba-cuda, and counted by stats().
+  restores numba-cuda.  numba's types map onto cuplug's by numba-cuda's
+  data model (cuplug/_numba_types.py); a function with a type that maps to
+  nothing cuplug can lay out (none in numba-cuda's own suite) is left to
+  numba-cuda, and counted by stats().
 
 Supported: numba-cuda 0.30 (SUPPORTED); another version gets a clear
 error rather than a silent mismatch.
@@ -383,11 +384,11 @@ def jit(func_or_sig=None, *sigs, **options):
 
 # ---- install(): numba-cuda's own kernels and compile* through cuplug ------
 #
-# numba-cuda still types, lowers (to its own ABI), loads and launches; what it
-# would hand to libNVVM and its linker, a library hands to cuplug instead: the
-# kernel fix-up and exception store, the C-ABI wrapper, libNVVM, NVRTC and
-# nvJitLink.  A function whose signature holds a type cuplug has no model of
-# (records, functions as arguments, omitted arguments, extension types) is
+# numba-cuda still types and lowers (to its own ABI); what it would hand to
+# libNVVM and its linker, a library hands to cuplug instead: the kernel
+# fix-up and exception store, the C-ABI wrapper, libNVVM, NVRTC and
+# nvJitLink; its kernels launch through cuplug (_numba_launch).  A function
+# whose signature has a type that maps to nothing cuplug can lay out is
 # left to numba-cuda whole; stats() counts both.
 
 _stats = {"cuplug": 0, "numba-cuda": 0, "reasons": {}}
