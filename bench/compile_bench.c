@@ -19,7 +19,12 @@
  * always right after bare libNVVM, or always after a pause, moved its
  * geometric mean from 1.44x to 0.74x of bare in one session.
  *
- *   build/bin/compile_bench [CORPUS_DIR] [REPEATS] [ltoir|ptx]   (both by default)
+ *   build/bin/compile_bench [--stages] [CORPUS_DIR] [REPEATS] [ltoir|ptx]   (both by default)
+ *
+ * --stages also prints where the time of a cuplug compile goes: each stage
+ * of the compile (artifact_stage), safe and trusted, the sum over the cases
+ * of each stage's median, and what lies outside the stages (the call
+ * itself, and the result's hand-over).
  *
  * Target (issue 2): cuplug's total at most 1.15x bare libNVVM for LTO-IR. */
 #include <dirent.h>
@@ -32,6 +37,50 @@
 
 #include "corpus.h"
 
+#define MAX_STAGES 32
+
+/* Each stage's time in each repeat of one case, for a safe and a trusted
+ * session, and the sums of their medians over the cases. */
+typedef struct stage_times {
+  char names[MAX_STAGES][40];
+  size_t num;
+  double *t[2][MAX_STAGES]; /* [trusted][stage][repeat], seconds */
+  double sum[2][2][MAX_STAGES]; /* [lto][trusted][stage] */
+  double total[2][2];           /* [lto][trusted]: the compile's median */
+} stage_times;
+
+/* Notes the stages of one compile, repeat r. */
+static void note_stages(const cuplug_api *api, stage_times *st, const cuplug_artifact *art,
+                        int trusted, int r) {
+  cuplug_artifact_info info = {.struct_size = sizeof info};
+  api->artifact_info(art, &info);
+  for (size_t i = 0; i < info.num_stages && i < MAX_STAGES; i++) {
+    cuplug_artifact_stage_args s = {.struct_size = sizeof s, .artifact = art, .index = i};
+    if (api->artifact_stage(&s)) continue;
+    if (i >= st->num) {
+      snprintf(st->names[i], sizeof st->names[i], "%s", s.name);
+      st->num = i + 1;
+    }
+    st->t[trusted][i][r] = (double)s.nanoseconds * 1e-9;
+  }
+}
+
+static void print_stages(const stage_times *st, int lto, int cases) {
+  printf("stages, %s, sums over %d cases of each stage's median (ms):\n", lto ? "ltoir" : "ptx",
+         cases);
+  printf("  %-20s %10s %10s %10s\n", "stage", "safe", "trusted", "safe-trust");
+  double in[2] = {0, 0};
+  for (size_t i = 0; i < st->num; i++) {
+    double a = st->sum[lto][0][i] * 1e3, b = st->sum[lto][1][i] * 1e3;
+    in[0] += a, in[1] += b;
+    printf("  %-20s %10.3f %10.3f %10.3f\n", st->names[i], a, b, a - b);
+  }
+  double out0 = st->total[lto][0] * 1e3 - in[0], out1 = st->total[lto][1] * 1e3 - in[1];
+  printf("  %-20s %10.3f %10.3f %10.3f\n", "(outside the stages)", out0, out1, out0 - out1);
+  printf("  %-20s %10.3f %10.3f %10.3f\n", "(whole compile)", st->total[lto][0] * 1e3,
+         st->total[lto][1] * 1e3, (st->total[lto][0] - st->total[lto][1]) * 1e3);
+}
+
 /* Bare libNVVM: the floor cuplug is measured against. */
 static bool bare(const bench_nvvm *v, const char *const *ir, const size_t *n, size_t num_modules,
                  const char *arch, bool lto) {
@@ -41,6 +90,8 @@ static bool bare(const bench_nvvm *v, const char *const *ir, const size_t *n, si
 }
 
 int main(int argc, char **argv) {
+  bool stages = argc > 1 && strcmp(argv[1], "--stages") == 0;
+  if (stages) argc--, argv++;
   const char *dir = argc > 1 ? argv[1] : "tests/conformance/numba";
   int reps = argc > 2 ? atoi(argv[2]) : 31;
   uint64_t seed = 42;
@@ -74,6 +125,10 @@ int main(int argc, char **argv) {
   int count[2] = {0, 0};
   double *tb = malloc(sizeof(double) * (size_t)reps), *tc = malloc(sizeof(double) * (size_t)reps);
   double *tf = malloc(sizeof(double) * (size_t)reps), *tt = malloc(sizeof(double) * (size_t)reps);
+  stage_times *st_times = calloc(1, sizeof *st_times);
+  for (int k = 0; k < 2; k++)
+    for (int i = 0; i < MAX_STAGES; i++)
+      st_times->t[k][i] = calloc((size_t)reps, sizeof(double));
   for (int d = 0; d < nc; d++) {
     const char *name = cases[d].name, *ir = cases[d].ir;
     size_t irn = cases[d].ir_size;
@@ -127,6 +182,7 @@ int main(int argc, char **argv) {
             cuplug_compile_args b = a;
             b.session = order[k] == 2 ? s : st;
             api->compile(&b);
+            if (stages && b.artifact) note_stages(api, st_times, b.artifact, order[k] == 3, r);
             api->artifact_destroy(b.artifact);
           }
           times[order[k]][r] = bench_now() - t0;
@@ -138,6 +194,11 @@ int main(int argc, char **argv) {
       printf("%-14.14s %6s %9.3f %9.3f %9.3f %10.3f %12.3f %12.3f %13.3f\n", name,
              lto ? "ltoir" : "ptx", mb * 1e3, mf * 1e3, mc * 1e3, mt * 1e3, mc / mb, mc / mf,
              mt / mb);
+      for (size_t i = 0; stages && i < st_times->num; i++)
+        for (int k = 0; k < 2; k++)
+          st_times->sum[lto][k][i] += bench_median(st_times->t[k][i], reps);
+      st_times->total[lto][0] += mc;
+      st_times->total[lto][1] += mt;
       logsum[lto] += log(mc / mb);
       logtrusted[lto] += log(mt / mb);
       logown[lto] += log(mc / mf);
@@ -155,6 +216,11 @@ int main(int argc, char **argv) {
              "(%d cases)\n",
              lto ? "ltoir" : "ptx", exp(logsum[lto] / count[lto]),
              exp(logown[lto] / count[lto]), exp(logtrusted[lto] / count[lto]), count[lto]);
+  for (int lto = 1; stages && lto >= 0; lto--)
+    if (count[lto]) print_stages(st_times, lto, count[lto]);
+  for (int k = 0; k < 2; k++)
+    for (int i = 0; i < MAX_STAGES; i++) free(st_times->t[k][i]);
+  free(st_times);
   api->session_destroy(s);
   api->session_destroy(st);
   return 0;

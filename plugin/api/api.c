@@ -48,6 +48,7 @@
 /* since 1.3 */
 #define MIN_KERNEL_INFO SIZE_TO(cuplug_kernel_info, cooperative)
 #define MIN_CACHE_INFO SIZE_TO(cuplug_cache_info, session)
+#define MIN_ARTIFACT_STAGE SIZE_TO(cuplug_artifact_stage_args, index)
 #define MIN_CACHE_CLEAR SIZE_TO(cuplug_cache_clear_args, session)
 #define MIN_HOST_FUNCTION SIZE_TO(cuplug_host_function_args, signature)
 #define MIN_HOST_CALL SIZE_TO(cuplug_host_call_args, result_size)
@@ -228,7 +229,24 @@ static cuplug_error *artifact_info(const cuplug_artifact *art, cuplug_artifact_i
   a.use_cooperative = art->cooperative;
   a.cache = art->cache;
   a.backend = art->backend;
+  a.num_stages = art->num_stages;
   cuplug__struct_export(info, &a, sizeof a);
+  return NULL;
+}
+
+static cuplug_error *artifact_stage(cuplug_artifact_stage_args *args) {
+  cuplug_artifact_stage_args s;
+  CUPLUG__TRY(cuplug__struct_import(&s, sizeof s, args, MIN_ARTIFACT_STAGE,
+                                    "cuplug_artifact_stage_args"));
+  if (!s.artifact)
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "artifact_stage: artifact is NULL");
+  if (s.index >= s.artifact->num_stages)
+    return cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT,
+                         "artifact_stage: index %zu, but the compile ran %zu stages", s.index,
+                         s.artifact->num_stages);
+  s.name = s.artifact->stages[s.index].name;
+  s.nanoseconds = s.artifact->stages[s.index].ns;
+  cuplug__struct_export(args, &s, sizeof s);
   return NULL;
 }
 
@@ -402,6 +420,7 @@ static const cuplug_api api_v1 = {
     .cache_clear = cache_clear,
     .host_function = host_function,
     .host_call = host_call,
+    .artifact_stage = artifact_stage,
 };
 
 CUPLUG_EXPORT const cuplug_api *cuplug_get_api(uint32_t major, uint32_t minor) {

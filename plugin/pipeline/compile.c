@@ -26,12 +26,17 @@
  * modern_stages.c's. */
 #include "plugin/pipeline/compile.h"
 
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
 #include "base/error.h"
 #include "lowering/dialect.h"
 #include "plugin/pipeline/cpu_target.h"
 #include "plugin/pipeline/job.h"
 #include "plugin/pipeline/llvm_target.h"
 #include "plugin/pipeline/nvvm_target.h"
+#include "plugin/session/artifact.h"
 
 /* Modern text or bitcode among the modules?  (A NULL module is the
  * options stage's to report.) */
@@ -85,6 +90,28 @@ static cuplug_error *target_of(const cuplug_compile_args *a, bool all, const cup
   return NULL;
 }
 
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A stage's name as artifact_stage gives it: the shared stages without
+ * their "cuplug__stage_". */
+static const char *stage_name(const char *fn) {
+  static const char prefix[] = "cuplug__stage_";
+  return strncmp(fn, prefix, sizeof prefix - 1) == 0 ? fn + sizeof prefix - 1 : fn;
+}
+
+static cuplug_error *keep_times(cuplug_artifact *art, const cuplug__stage_time *times,
+                                size_t n) {
+  art->stages = malloc(n * sizeof *times);
+  if (n && !art->stages) return cuplug__error_oom();
+  memcpy(art->stages, times, n * sizeof *times);
+  art->num_stages = n;
+  return NULL;
+}
+
 static cuplug_error *run(cuplug_compile_args *a, bool all) {
   a->artifact = NULL;
   const cuplug__target *t = NULL;
@@ -92,9 +119,20 @@ static cuplug_error *run(cuplug_compile_args *a, bool all) {
   CUPLUG__TRY(target_of(a, all, &t, &through_llvm));
   cuplug__job j = {.a = a, .all = all, .signature_from_ir = through_llvm};
   cuplug_error *e = NULL;
-  for (size_t i = 0; i < t->num_stages && !e && !j.from_cache; i++) e = t->stages[i](&j);
-  /* The validator's verdict comes first: it names the line and column. */
+  cuplug__stage_time times[CUPLUG__MAX_STAGES + 1];
+  size_t ran = 0;
+  for (; ran < t->num_stages && !e && !j.from_cache; ran++) {
+    uint64_t start = now_ns();
+    e = t->stages[ran].run(&j);
+    times[ran] = (cuplug__stage_time){stage_name(t->stages[ran].name), now_ns() - start};
+  }
+  /* The validator's verdict comes first: it names the line and column.
+   * Waiting for it is a stage of its own where it ran beside libNVVM. */
+  uint64_t start = now_ns();
+  bool validated = j.validating;
   cuplug_error *v = cuplug__job_finish_validation(&j);
+  if (validated) times[ran++] = (cuplug__stage_time){"finish_validation", now_ns() - start};
+  if (!e && !v && j.art) e = keep_times(j.art, times, ran);
   if (v) {
     cuplug__error_destroy(e);
     e = v;

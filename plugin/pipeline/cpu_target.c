@@ -70,33 +70,33 @@ static cuplug_error *keep_cpu_modern(cuplug__job *j) {
   return keep_cpu(j);
 }
 
-static const cuplug__stage stages[] = {
-    cuplug__stage_check_options,
-    cuplug__stage_read_signature,
-    cuplug__stage_read_modules,
-    cuplug__stage_copy_modules,
-    cuplug__stage_parse_modules,
-    cuplug__stage_start_validation,
-    cuplug__stage_find_entry,
-    cuplug__stage_lower,
-    keep_cpu_ir,
-};
+static const cuplug__step stages[] = {
+    CUPLUG__STEP(cuplug__stage_check_options),
+    CUPLUG__STEP(cuplug__stage_read_signature),
+    CUPLUG__STEP(cuplug__stage_read_modules),
+    CUPLUG__STEP(cuplug__stage_copy_modules),
+    CUPLUG__STEP(cuplug__stage_parse_modules),
+    CUPLUG__STEP(cuplug__stage_start_validation),
+    CUPLUG__STEP(cuplug__stage_find_entry),
+    CUPLUG__STEP(cuplug__stage_lower),
+    CUPLUG__STEP(keep_cpu_ir),};
 
+_Static_assert(sizeof stages / sizeof *stages <= CUPLUG__MAX_STAGES, "see compile.c");
 const cuplug__target cuplug__cpu_target = {stages, sizeof stages / sizeof stages[0], NULL};
 
 /* Modern IR (opaque pointers, bitcode) is read and lowered through LLVM,
  * as for the NVPTX backend. */
-static const cuplug__stage modern_stages[] = {
-    cuplug__stage_check_options,
-    cuplug__stage_read_signature,
-    cuplug__stage_read_modules,
-    cuplug__stage_copy_modules,
-    cuplug__stage_read_modern,
-    cuplug__stage_modern_entry,
-    cuplug__stage_gather_modern,
-    cuplug__stage_lower_modern,
-    keep_cpu_modern,
-};
+static const cuplug__step modern_stages[] = {
+    CUPLUG__STEP(cuplug__stage_check_options),
+    CUPLUG__STEP(cuplug__stage_read_signature),
+    CUPLUG__STEP(cuplug__stage_read_modules),
+    CUPLUG__STEP(cuplug__stage_copy_modules),
+    CUPLUG__STEP(cuplug__stage_read_modern),
+    CUPLUG__STEP(cuplug__stage_modern_entry),
+    CUPLUG__STEP(cuplug__stage_gather_modern),
+    CUPLUG__STEP(cuplug__stage_lower_modern),
+    CUPLUG__STEP(keep_cpu_modern),};
 
+_Static_assert(sizeof modern_stages / sizeof *modern_stages <= CUPLUG__MAX_STAGES, "see compile.c");
 const cuplug__target cuplug__cpu_modern_target = {
     modern_stages, sizeof modern_stages / sizeof modern_stages[0], NULL};

@@ -83,10 +83,20 @@ typedef struct cuplug__job {
 
 typedef cuplug_error *(*cuplug__stage)(cuplug__job *j);
 
+/* A stage and its function's name, which a result's timings give
+ * (artifact_stage) without the "cuplug__stage_" of the shared ones. */
+typedef struct cuplug__step {
+  const char *name;
+  cuplug__stage run;
+} cuplug__step;
+#define CUPLUG__STEP(fn) {#fn, fn}
+/* The most stages a target has (compile.c times each one). */
+#define CUPLUG__MAX_STAGES 32
+
 /* A target: its stages, in order, and what gives back the resources its
  * stages took when a job ends (NULL: none). */
 typedef struct cuplug__target {
-  const cuplug__stage *stages;
+  const cuplug__step *stages;
   size_t num_stages;
   void (*release)(cuplug__job *j);
 } cuplug__target;

@@ -108,23 +108,23 @@ static cuplug_error *keep_modern_ir(cuplug__job *j) {
   return cuplug__job_keep_modern(j, "lowered.ll");
 }
 
-static const cuplug__stage stages[] = {
-    cuplug__stage_check_options,
-    cuplug__stage_read_signature,
-    cuplug__stage_read_modules,
-    cuplug__stage_copy_modules,
-    cuplug__stage_read_modern,
-    cuplug__stage_modern_entry,
-    cuplug__stage_look_up,
-    cuplug__stage_choose_cc,
-    wake_helper,
-    cuplug__stage_gather_modern,
-    choose_link,
-    cuplug__stage_lower_modern,
-    run_nvptx,
-    cuplug__stage_link_code,
-    keep_modern_ir,
-    cuplug__stage_keep,
-};
+static const cuplug__step stages[] = {
+    CUPLUG__STEP(cuplug__stage_check_options),
+    CUPLUG__STEP(cuplug__stage_read_signature),
+    CUPLUG__STEP(cuplug__stage_read_modules),
+    CUPLUG__STEP(cuplug__stage_copy_modules),
+    CUPLUG__STEP(cuplug__stage_read_modern),
+    CUPLUG__STEP(cuplug__stage_modern_entry),
+    CUPLUG__STEP(cuplug__stage_look_up),
+    CUPLUG__STEP(cuplug__stage_choose_cc),
+    CUPLUG__STEP(wake_helper),
+    CUPLUG__STEP(cuplug__stage_gather_modern),
+    CUPLUG__STEP(choose_link),
+    CUPLUG__STEP(cuplug__stage_lower_modern),
+    CUPLUG__STEP(run_nvptx),
+    CUPLUG__STEP(cuplug__stage_link_code),
+    CUPLUG__STEP(keep_modern_ir),
+    CUPLUG__STEP(cuplug__stage_keep),};
 
+_Static_assert(sizeof stages / sizeof *stages <= CUPLUG__MAX_STAGES, "see compile.c");
 const cuplug__target cuplug__llvm_target = {stages, sizeof stages / sizeof stages[0], release};

@@ -83,30 +83,30 @@ static cuplug_error *run_nvvm(cuplug__job *j) {
   return cuplug__job_describe_entry(j);
 }
 
-static const cuplug__stage stages[] = {
-    cuplug__stage_check_options,
-    cuplug__stage_read_signature,
-    cuplug__stage_read_modules,
-    cuplug__stage_look_up,
-    cuplug__stage_copy_modules,
-    wake_helper,
-    cuplug__stage_parse_modules,
-    cuplug__stage_start_validation,
-    cuplug__stage_choose_cc,
-    read_ir_version,
-    cuplug__stage_find_entry,
-    cuplug__stage_lower,
-    run_nvvm,
-    cuplug__stage_link_code,
-    cuplug__stage_keep_ir,
-    cuplug__stage_keep,
-};
+static const cuplug__step stages[] = {
+    CUPLUG__STEP(cuplug__stage_check_options),
+    CUPLUG__STEP(cuplug__stage_read_signature),
+    CUPLUG__STEP(cuplug__stage_read_modules),
+    CUPLUG__STEP(cuplug__stage_look_up),
+    CUPLUG__STEP(cuplug__stage_copy_modules),
+    CUPLUG__STEP(wake_helper),
+    CUPLUG__STEP(cuplug__stage_parse_modules),
+    CUPLUG__STEP(cuplug__stage_start_validation),
+    CUPLUG__STEP(cuplug__stage_choose_cc),
+    CUPLUG__STEP(read_ir_version),
+    CUPLUG__STEP(cuplug__stage_find_entry),
+    CUPLUG__STEP(cuplug__stage_lower),
+    CUPLUG__STEP(run_nvvm),
+    CUPLUG__STEP(cuplug__stage_link_code),
+    CUPLUG__STEP(cuplug__stage_keep_ir),
+    CUPLUG__STEP(cuplug__stage_keep),};
 
 /* A helper woken for a job that never reached libNVVM goes back. */
 static void release(cuplug__job *j) {
   if (j->s) cuplug__nvvm_unreserve(&j->s->runner, &j->nvvm);
 }
 
+_Static_assert(sizeof stages / sizeof *stages <= CUPLUG__MAX_STAGES, "see compile.c");
 const cuplug__target cuplug__nvvm_target = {stages, sizeof stages / sizeof stages[0], release};
 
 /* ---- modern IR ---- */
@@ -147,26 +147,26 @@ static cuplug_error *write_nvvm20(cuplug__job *j) {
   return e;
 }
 
-static const cuplug__stage modern_stages[] = {
-    cuplug__stage_check_options,
-    cuplug__stage_read_signature,
-    cuplug__stage_read_modules,
-    cuplug__stage_copy_modules,
-    cuplug__stage_read_modern,
-    cuplug__stage_modern_entry,
-    cuplug__stage_look_up,
-    cuplug__stage_choose_cc,
-    require_cc100,
-    read_ir_version,
-    wake_helper,
-    cuplug__stage_gather_modern,
-    cuplug__stage_lower_modern,
-    write_nvvm20,
-    run_nvvm,
-    cuplug__stage_link_code,
-    cuplug__stage_keep_ir,
-    cuplug__stage_keep,
-};
+static const cuplug__step modern_stages[] = {
+    CUPLUG__STEP(cuplug__stage_check_options),
+    CUPLUG__STEP(cuplug__stage_read_signature),
+    CUPLUG__STEP(cuplug__stage_read_modules),
+    CUPLUG__STEP(cuplug__stage_copy_modules),
+    CUPLUG__STEP(cuplug__stage_read_modern),
+    CUPLUG__STEP(cuplug__stage_modern_entry),
+    CUPLUG__STEP(cuplug__stage_look_up),
+    CUPLUG__STEP(cuplug__stage_choose_cc),
+    CUPLUG__STEP(require_cc100),
+    CUPLUG__STEP(read_ir_version),
+    CUPLUG__STEP(wake_helper),
+    CUPLUG__STEP(cuplug__stage_gather_modern),
+    CUPLUG__STEP(cuplug__stage_lower_modern),
+    CUPLUG__STEP(write_nvvm20),
+    CUPLUG__STEP(run_nvvm),
+    CUPLUG__STEP(cuplug__stage_link_code),
+    CUPLUG__STEP(cuplug__stage_keep_ir),
+    CUPLUG__STEP(cuplug__stage_keep),};
 
+_Static_assert(sizeof modern_stages / sizeof *modern_stages <= CUPLUG__MAX_STAGES, "see compile.c");
 const cuplug__target cuplug__nvvm_modern_target = {
     modern_stages, sizeof modern_stages / sizeof modern_stages[0], release};

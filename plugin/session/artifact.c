@@ -32,6 +32,7 @@ void cuplug__artifact_destroy(cuplug_artifact *a) {
   free(a->sources);
   for (size_t i = 0; i < a->num_cpu_externs; i++) free(a->cpu_externs[i].symbol);
   free(a->cpu_externs);
+  free(a->stages);
   free(a);
 }
 

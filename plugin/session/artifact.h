@@ -10,6 +10,11 @@
 #include "base/ir.h"
 #include "cuplug/cuplug.h"
 
+typedef struct cuplug__stage_time {
+  const char *name; /* static: the stage's */
+  uint64_t ns;
+} cuplug__stage_time;
+
 typedef struct cuplug__artifact_kernel {
   char *symbol;
   const cuplug_type *signature;
@@ -61,6 +66,9 @@ struct cuplug_artifact {
   cuplug__cpu_extern *cpu_externs;
   size_t num_cpu_externs;
   cuplug_cache_result cache; /* built, or found in the cache (not saved) */
+  /* the compile's stages and their times (not saved in the cache) */
+  cuplug__stage_time *stages;
+  size_t num_stages;
 };
 
 cuplug_artifact *cuplug__artifact_new(void);

@@ -36,6 +36,18 @@ def test_memory_then_disk(tmp_path):
     assert info["max_bytes"] == 1 << 30
 
 
+def test_stages_are_timed(tmp_path):
+    """Artifact.stages: the compile's stages in the order they ran, each
+    timed; a result found in the cache, up to the look-up."""
+    s = cuplug.Session(cache_dir=str(tmp_path))
+    built, again = compile_k(s), compile_k(s)
+    names = [n for n, _ in built.stages]
+    assert names[:4] == ["check_options", "read_signature", "read_modules", "look_up"]
+    assert names[-5:] == ["run_nvvm", "link_code", "keep_ir", "keep", "finish_validation"]
+    assert [n for n, _ in again.stages] == names[:4]
+    assert all(isinstance(t, float) and t >= 0 for _, t in built.stages + again.stages)
+
+
 def test_options_and_clear(tmp_path):
     s = cuplug.Session(cache_dir=str(tmp_path), cache_max_bytes=1 << 20,
                        cache_memory_bytes=1 << 16)

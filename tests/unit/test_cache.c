@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -188,6 +189,52 @@ START_TEST(memory_then_disk) {
   t_api()->artifact_destroy(fresh);
   t_api()->session_destroy(s);
   t_api()->session_destroy(s2);
+}
+END_TEST
+
+/* artifact_stage: the stages of the compile, in the order they ran, each
+ * timed; a result found in the cache has them up to the look-up. */
+static void assert_stages(const cuplug_artifact *a, const char *const *names, size_t n,
+                          uint64_t wall_ns) {
+  ck_assert_uint_eq(art_info(a).num_stages, n);
+  uint64_t sum = 0;
+  for (size_t i = 0; i < n; i++) {
+    cuplug_artifact_stage_args st = {.struct_size = sizeof st, .artifact = a, .index = i};
+    T_ASSERT_OK(t_api()->artifact_stage(&st));
+    ck_assert_str_eq(st.name, names[i]);
+    sum += st.nanoseconds;
+  }
+  ck_assert_uint_le(sum, wall_ns);
+  cuplug_artifact_stage_args past = {.struct_size = sizeof past, .artifact = a, .index = n};
+  char msg[128];
+  snprintf(msg, sizeof msg, "artifact_stage: index %zu, but the compile ran %zu stages", n, n);
+  T_ASSERT_ERROR(t_api()->artifact_stage(&past), CUPLUG_ERR_INVALID_ARGUMENT, msg);
+}
+
+static uint64_t clock_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+START_TEST(stages_are_timed) {
+  static const char *const built[] = {
+      "check_options", "read_signature",   "read_modules", "look_up",         "copy_modules",
+      "wake_helper",   "parse_modules",    "start_validation", "choose_cc",   "read_ir_version",
+      "find_entry",    "lower",            "run_nvvm",     "link_code",       "keep_ir",
+      "keep",          "finish_validation"};
+  cuplug_session *s = session();
+  uint64_t t0 = clock_ns();
+  cuplug_artifact *a = compile(s, &t_k_sum, 0, 0);
+  uint64_t t1 = clock_ns();
+  cuplug_artifact *hit = compile(s, &t_k_sum, 0, 0);
+  uint64_t t2 = clock_ns();
+  assert_stages(a, built, sizeof built / sizeof *built, t1 - t0);
+  assert_stages(hit, built, 4, t2 - t1); /* up to look_up, which found it: nothing validated */
+  ck_assert_int_eq(art_info(hit).cache, CUPLUG_CACHE_MEMORY);
+  t_api()->artifact_destroy(a);
+  t_api()->artifact_destroy(hit);
+  t_api()->session_destroy(s);
 }
 END_TEST
 
@@ -949,6 +996,7 @@ Suite *suite_cache(void) {
   Suite *s = suite_create("cache");
   TCase *tc = t_tcase(s, "hits", T_NVVM, setup, teardown, 240);
   tcase_add_test(tc, memory_then_disk);
+  tcase_add_test(tc, stages_are_timed);
   tcase_add_test(tc, every_option_is_in_the_key);
   tcase_add_test(tc, no_cache_session_and_environment);
   tcase_add_test(tc, clear_empties_both);

@@ -87,6 +87,7 @@ class Artifact:
     cooperative: bool
     parts: list[Tuple[int, str, Union[str, bytes]]]
     ir: list[Tuple[str, str]]
+    stages: list[Tuple[str, float]]
     debug: bool
     cache: str
     backend: Optional[str]

@@ -124,6 +124,22 @@ GETTER(ir) {
   return mods;
 }
 
+/* [(stage, seconds)]: the compile's stages as they ran */
+GETTER(stages) {
+  (void)unused;
+  const shim_artifact *o = (shim_artifact *)self;
+  size_t n = CUPLUG_API_HAS(o->api, artifact_stage) ? info_of(self).num_stages : 0;
+  PyObject *stages = PyList_New(0);
+  for (size_t k = 0; stages && k < n; k++) {
+    cuplug_artifact_stage_args s = {.struct_size = sizeof s, .artifact = o->artifact, .index = k};
+    o->api->error_destroy(o->api->artifact_stage(&s));
+    PyObject *t = Py_BuildValue("(sd)", s.name ? s.name : "?", (double)s.nanoseconds * 1e-9);
+    if (!t || PyList_Append(stages, t) < 0) Py_CLEAR(stages);
+    Py_XDECREF(t);
+  }
+  return stages;
+}
+
 GETTER(cache) {
   (void)unused;
   static const char *const where[] = {"none", "miss", "memory", "disk"};
@@ -164,6 +180,10 @@ static PyGetSetDef artifact_getset[] = {
            "Where it came from: 'miss' (built and stored), 'memory' or 'disk' (found in the\n"
            "cache), 'none' (built, no cache)."),
     GETTER(debug, "Compiled with the exception store."),
+    GETTER(stages,
+           "[(stage, seconds)]: the compile's stages as they ran, up to the one that found\n"
+           "the result in the cache ('look_up'); none for a link.  For people and benchmarks:\n"
+           "the names may change between releases."),
     GETTER(backend,
            "What made the PTX or LTO-IR: 'libnvvm' or 'llvm' (LLVM's NVPTX backend); None\n"
            "for host code and links."),

@@ -589,8 +589,9 @@ typedef struct cuplug_artifact_info {
   uint32_t cc_suffix;       /* out: 0, 'a' or 'f' (see cuplug_compile_args) */
   cuplug_cache_result cache; /* out: built, or found in the cache */
   cuplug_backend backend;    /* out: LIBNVVM or LLVM; DEFAULT for HOST output and links */
+  size_t num_stages;         /* out: the compile's stages that ran (see artifact_stage) */
 } cuplug_artifact_info;
-#define CUPLUG_ARTIFACT_INFO_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_artifact_info, backend)
+#define CUPLUG_ARTIFACT_INFO_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_artifact_info, num_stages)
 
 /* since 1.1: one piece of code an artifact holds.  compile() and link()
  * give one (the PTX, LTO-IR or cubin; a cubin may add the linked PTX);
@@ -690,6 +691,23 @@ typedef struct cuplug_cache_info {
   uint64_t rebuilt;      /* out: corrupt or truncated entries found, removed and rebuilt */
 } cuplug_cache_info;
 #define CUPLUG_CACHE_INFO_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_cache_info, rebuilt)
+
+/* since 1.3: one stage of the compile that made an artifact, and the time
+ * it took: the stages of the target the compile chose, in the order they
+ * ran, up to the one that failed or found the result in the cache
+ * ("look_up"), then "finish_validation", the wait for the checks that ran
+ * beside libNVVM (a safe session's).  Names are cuplug's own ("parse_modules", "run_nvvm", ...)
+ * and may change between releases; they are for people and benchmarks.
+ * A result found in the cache has the stages up to finding it; a link's
+ * artifact has none. */
+typedef struct cuplug_artifact_stage_args {
+  size_t struct_size;
+  const cuplug_artifact *artifact;
+  size_t index;               /* below artifact_info's num_stages */
+  const char *name;           /* out: owned by the artifact */
+  uint64_t nanoseconds;       /* out: wall-clock time of the stage, this thread's */
+} cuplug_artifact_stage_args;
+#define CUPLUG_ARTIFACT_STAGE_ARGS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_artifact_stage_args, nanoseconds)
 
 /* since 1.3: cache_clear's arguments. */
 typedef struct cuplug_cache_clear_args {
@@ -1316,8 +1334,10 @@ typedef struct cuplug_api {
    * `int32 f(R *ret, args...)`: its result is the slot's value, and a
    * status numba reports as an exception is CUPLUG_ERR_KERNEL_EXCEPTION. */
   cuplug_error *(*host_call)(cuplug_host_call_args *args);
+  /* The time each stage of a compile took (see cuplug_artifact_stage_args). */
+  cuplug_error *(*artifact_stage)(cuplug_artifact_stage_args *args);
 } cuplug_api;
-#define CUPLUG_API_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_api, host_call)
+#define CUPLUG_API_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_api, artifact_stage)
 
 /* The one exported symbol.  Returns the plugin's table when `major` is the
  * plugin's major version, whatever `minor` (check api->abi_minor), else
