@@ -20,6 +20,19 @@ def has_gpu():
     return cuplug.info()["device_count"] > 0
 
 
+def numba_cuda_or_why():
+    """(numba.cuda, None) where numba-cuda is there in a version cuplug.numba
+    supports, else (None, why not): test files that name numba-cuda's cuda
+    module in their kernels take it at import."""
+    import cuplug.numba
+    try:
+        cuplug.numba._numba_cuda()
+        from numba import cuda
+        return cuda, None
+    except ImportError as e:
+        return None, str(e)
+
+
 def load_case(name):
     """A conformance case: (case.json as a dict, input.ll as text)."""
     with open(os.path.join(CORPUS, name, "case.json")) as f:

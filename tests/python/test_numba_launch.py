@@ -7,16 +7,11 @@ import numpy as np
 import pytest
 
 import cuplug.numba as cnumba
+from conftest import numba_cuda_or_why
 
 pytestmark = pytest.mark.gpu
 
-try:  # numba-cuda, where there is one (the kernels below name its cuda module)
-    cnumba._numba_cuda()
-    from numba import cuda
-    WHY_NOT = None
-except ImportError as e:
-    cuda = None
-    WHY_NOT = str(e)
+cuda, WHY_NOT = numba_cuda_or_why()  # the kernels below name its cuda module
 
 
 @pytest.fixture
