@@ -51,7 +51,16 @@ seed() {
       printf 'UniTuple(int64 x 2)' >"$dir/tuple"
       printf 'Tuple(float32, Literal[int](3), class(float64))' >"$dir/mixed"
       printf 'void(float32[:, ::1], CPointer(complex128), array(int8, 3d, F))' >"$dir/arrays"
-      printf 'void(readonly array(float32, 1d, C), readonly array(c8, 2d, A))' >"$dir/readonly" ;;
+      printf 'void(readonly array(float32, 1d, C), readonly array(c8, 2d, A))' >"$dir/readonly"
+      # 1.3's types: records, structs, function pointers, opaque and omitted values
+      printf 'void(Record(a: int32 @ 0, "b c": UniTuple(float32 x 2) @ 4, size=12, align=4)[::1])' \
+        >"$dir/record"
+      printf 'Struct(x: int32, y: Struct(z: bfloat16, w: bool))(CPointer(float64(float64)))' \
+        >"$dir/struct"
+      printf 'void(Opaque("typeref[int32]"), Omitted("omitted(default=\\"3\\")"), CPointer(void))' \
+        >"$dir/opaque"
+      printf 'void(array(int64, 0d, C), UniTuple(uint8 x 12)[:], Tuple(int32, float32)[::1])' \
+        >"$dir/dtypes" ;;
     signature_ir) # each case with its own signature: case byte (name order), switches, signature
       local i=0 f kind sig
       for f in $(LC_ALL=C ls -d tests/conformance/numba/*/case.json); do
