@@ -28,10 +28,10 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "base/error.h"
 #include "lowering/dialect.h"
+#include "plugin/helper/handoff.h"
 #include "plugin/pipeline/cpu_target.h"
 #include "plugin/pipeline/job.h"
 #include "plugin/pipeline/llvm_target.h"
@@ -90,12 +90,6 @@ static cuplug_error *target_of(const cuplug_compile_args *a, bool all, const cup
   return NULL;
 }
 
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* A stage's name as artifact_stage gives it: the shared stages without
  * their "cuplug__stage_". */
 static const char *stage_name(const char *fn) {
@@ -112,26 +106,36 @@ static cuplug_error *keep_times(cuplug_artifact *art, const cuplug__stage_time *
   return NULL;
 }
 
+/* Runs the target's stages until one fails or finds the result in the
+ * cache, each timed into times[*ran]. */
+static cuplug_error *run_stages(const cuplug__target *t, cuplug__job *j,
+                                cuplug__stage_time *times, size_t *ran) {
+  cuplug_error *e = NULL;
+  for (*ran = 0; *ran < t->num_stages && !e && !j->from_cache; ++*ran) {
+    const cuplug__step *step = &t->stages[*ran];
+    uint64_t start = cuplug__now_ns();
+    e = step->run(j);
+    times[*ran] = (cuplug__stage_time){stage_name(step->name), cuplug__now_ns() - start};
+  }
+  return e;
+}
+
 static cuplug_error *run(cuplug_compile_args *a, bool all) {
   a->artifact = NULL;
   const cuplug__target *t = NULL;
   bool through_llvm = false;
   CUPLUG__TRY(target_of(a, all, &t, &through_llvm));
   cuplug__job j = {.a = a, .all = all, .signature_from_ir = through_llvm};
-  cuplug_error *e = NULL;
   cuplug__stage_time times[CUPLUG__MAX_STAGES + 1];
   size_t ran = 0;
-  for (; ran < t->num_stages && !e && !j.from_cache; ran++) {
-    uint64_t start = now_ns();
-    e = t->stages[ran].run(&j);
-    times[ran] = (cuplug__stage_time){stage_name(t->stages[ran].name), now_ns() - start};
-  }
+  cuplug_error *e = run_stages(t, &j, times, &ran);
   /* The validator's verdict comes first: it names the line and column.
    * Waiting for it is a stage of its own where it ran beside libNVVM. */
-  uint64_t start = now_ns();
+  uint64_t waited = cuplug__now_ns();
   bool validated = j.validating;
   cuplug_error *v = cuplug__job_finish_validation(&j);
-  if (validated) times[ran++] = (cuplug__stage_time){"finish_validation", now_ns() - start};
+  waited = cuplug__now_ns() - waited;
+  if (validated) times[ran++] = (cuplug__stage_time){"finish_validation", waited};
   if (!e && !v && j.art) e = keep_times(j.art, times, ran);
   if (v) {
     cuplug__error_destroy(e);
