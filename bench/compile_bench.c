@@ -37,7 +37,7 @@
 
 #include "corpus.h"
 
-#define MAX_STAGES 32
+#define MAX_STAGES 48
 
 /* Each stage's time in each repeat of one case, for a safe and a trusted
  * session, and the sums of their medians over the cases. */
@@ -49,19 +49,20 @@ typedef struct stage_times {
   double total[2][2];           /* [lto][trusted]: the compile's median */
 } stage_times;
 
-/* Notes the stages of one compile, repeat r. */
+/* Notes the stages of one compile, repeat r, by name: a stage the other
+ * session does not run has its own row (0 where it did not run). */
 static void note_stages(const cuplug_api *api, stage_times *st, const cuplug_artifact *art,
                         int trusted, int r) {
   cuplug_artifact_info info = {.struct_size = sizeof info};
   api->artifact_info(art, &info);
-  for (size_t i = 0; i < info.num_stages && i < MAX_STAGES; i++) {
+  for (size_t i = 0; i < info.num_stages; i++) {
     cuplug_artifact_stage_args s = {.struct_size = sizeof s, .artifact = art, .index = i};
     if (api->artifact_stage(&s)) continue;
-    if (i >= st->num) {
-      snprintf(st->names[i], sizeof st->names[i], "%s", s.name);
-      st->num = i + 1;
-    }
-    st->t[trusted][i][r] = (double)s.nanoseconds * 1e-9;
+    size_t row = 0;
+    while (row < st->num && strcmp(st->names[row], s.name) != 0) row++;
+    if (row == MAX_STAGES) continue;
+    if (row == st->num) snprintf(st->names[st->num++], sizeof st->names[0], "%s", s.name);
+    st->t[trusted][row][r] = (double)s.nanoseconds * 1e-9;
   }
 }
 
@@ -195,8 +196,10 @@ int main(int argc, char **argv) {
              lto ? "ltoir" : "ptx", mb * 1e3, mf * 1e3, mc * 1e3, mt * 1e3, mc / mb, mc / mf,
              mt / mb);
       for (size_t i = 0; stages && i < st_times->num; i++)
-        for (int k = 0; k < 2; k++)
+        for (int k = 0; k < 2; k++) {
           st_times->sum[lto][k][i] += bench_median(st_times->t[k][i], reps);
+          memset(st_times->t[k][i], 0, sizeof(double) * (size_t)reps); /* for the next case */
+        }
       st_times->total[lto][0] += mc;
       st_times->total[lto][1] += mt;
       logsum[lto] += log(mc / mb);

@@ -5,7 +5,13 @@
  * The inputs are LTO-IR: the saxpy kernel of the corpus calling an
  * external function, and that function from NVRTC.  Bare nvJitLink:
  * create, add both, complete, read the cubin.  cuplug: link() of the same
- * bytes.  Medians, and their ratio.  Target (issue 3): at most 1.10x. */
+ * bytes.  Medians, and their ratio.  Target (issue 3): at most 1.10x.
+ *
+ *   build/bin/link_bench [--stages] [REPEATS]
+ *
+ * --stages also prints the median of each stage of cuplug's link
+ * (artifact_stage): hand_over, run_nvjitlink (nvJitLink's own time, in
+ * the helper) and hand_back are the round trip to the helper process. */
 #include <string.h>
 
 #include "bench.h"
@@ -35,7 +41,11 @@ static int load_jl(jl *j) {
   return 0;
 }
 
+#define MAX_STAGES 16
+
 int main(int argc, char **argv) {
+  bool stages = argc > 1 && strcmp(argv[1], "--stages") == 0;
+  if (stages) argc--, argv++;
   int reps = argc > 1 ? atoi(argv[1]) : 31;
   const cuplug_api *api = cuplug_get_api(CUPLUG_ABI_MAJOR, CUPLUG_ABI_MINOR);
   jl j;
@@ -70,6 +80,10 @@ int main(int argc, char **argv) {
                          .cc_major = 9};
   const char *opts[] = {"-arch=sm_90", "-lto"};
   double *tb = malloc(sizeof(double) * (size_t)reps), *tc = malloc(sizeof(double) * (size_t)reps);
+  double *ts[MAX_STAGES];
+  const char *names[MAX_STAGES];
+  size_t num_stages = 0;
+  for (int i = 0; i < MAX_STAGES; i++) ts[i] = calloc((size_t)reps, sizeof(double));
   for (int r = -2; r < reps; r++) {
     double t0 = bench_now();
     void *h;
@@ -84,6 +98,15 @@ int main(int argc, char **argv) {
     double t1 = bench_now();
     bench_check(api, api->link(&la), "link");
     double t2 = bench_now();
+    cuplug_artifact_info info = {.struct_size = sizeof info};
+    api->artifact_info(la.artifact, &info);
+    for (size_t i = 0; r >= 0 && i < info.num_stages && i < MAX_STAGES; i++) {
+      cuplug_artifact_stage_args st = {.struct_size = sizeof st, .artifact = la.artifact, .index = i};
+      bench_check(api, api->artifact_stage(&st), "artifact_stage");
+      names[i] = i < num_stages ? names[i] : strdup(st.name);
+      ts[i][r] = (double)st.nanoseconds * 1e-9;
+      if (i >= num_stages) num_stages = i + 1;
+    }
     api->artifact_destroy(la.artifact);
     if (r >= 0) {
       tb[r] = t1 - t0;
@@ -95,6 +118,17 @@ int main(int argc, char **argv) {
   printf("  bare nvJitLink:  %8.3f ms\n", mb * 1e3);
   printf("  cuplug link():   %8.3f ms\n", mc * 1e3);
   printf("  ratio cuplug / bare: %.3f\n", mc / mb);
+  if (stages) {
+    double in = 0;
+    printf("stages of cuplug's link (medians, ms):\n");
+    for (size_t i = 0; i < num_stages; i++) {
+      double m = bench_median(ts[i], reps);
+      in += m;
+      printf("  %-20s %8.3f\n", names[i], m * 1e3);
+    }
+    printf("  %-20s %8.3f\n", "(outside the stages)", (mc - in) * 1e3);
+  }
+  for (int i = 0; i < MAX_STAGES; i++) free(ts[i]);
   free(tb);
   free(tc);
   api->artifact_destroy(a.artifact);

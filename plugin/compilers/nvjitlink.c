@@ -25,7 +25,7 @@ static uint32_t input_kind(cuplug_code_kind k) {
 /* One link: the cubin, or (ptx) the linked PTX. */
 static cuplug_error *link_once(cuplug__runner *r, const cuplug__tool_input *inputs, size_t n,
                                const cuplug__link_options *o, bool ptx, cuplug__code *out,
-                               char **log) {
+                               char **log, cuplug__tool_times *times) {
   char arch[32], regs[48];
   const char *opts[8];
   size_t k = 0;
@@ -43,6 +43,7 @@ static cuplug_error *link_once(cuplug__runner *r, const cuplug__tool_input *inpu
                           .inputs = inputs, .num_inputs = n, .ptx = ptx};
   cuplug__tool_output result;
   CUPLUG__TRY(cuplug__run(r, &job, o->time_limit_ms, &result));
+  if (times) *times = result.times;
   out->kind = ptx ? CUPLUG_CODE_PTX : CUPLUG_CODE_CUBIN;
   out->data = result.data;
   out->size = result.size;
@@ -106,7 +107,8 @@ static cuplug_error *name_undefined(cuplug_error *e) {
 
 cuplug_error *cuplug__nvjitlink_link(cuplug__runner *r, const cuplug__code *inputs,
                                      size_t n, const cuplug__link_options *o,
-                                     cuplug__code *cubin, cuplug__code *ptx, char **log) {
+                                     cuplug__code *cubin, cuplug__code *ptx, char **log,
+                                     cuplug__tool_times *times) {
   memset(cubin, 0, sizeof *cubin);
   if (ptx) memset(ptx, 0, sizeof *ptx);
   *log = NULL;
@@ -123,9 +125,9 @@ cuplug_error *cuplug__nvjitlink_link(cuplug__runner *r, const cuplug__code *inpu
       e = cuplug__error(CUPLUG_ERR_CODE_KIND, "%s: %s code cannot be linked as it is",
                         inputs[i].name, cuplug__code_kind_name(inputs[i].kind));
   }
-  if (!e) e = name_undefined(link_once(r, in, n, o, false, cubin, log));
+  if (!e) e = name_undefined(link_once(r, in, n, o, false, cubin, log, times));
   if (!e && ptx) {
-    e = link_once(r, in, n, o, true, ptx, NULL);
+    e = link_once(r, in, n, o, true, ptx, NULL, NULL);
     if (e) {
       cuplug__code_free(cubin);
       free(*log);

@@ -20,10 +20,12 @@ typedef struct cuplug__link_options {
 /* Links the inputs (of any kind but CU) into *cubin; with ptx non-NULL,
  * also the linked PTX (a second link with -ptx, which needs LTO).  *log
  * receives nvJitLink's info log; a failure carries the error log, and its
- * message names the symbols left undefined, when that is why. */
+ * message names the symbols left undefined, when that is why.  *times
+ * (when non-NULL): when the cubin's link ran (tool.h). */
 cuplug_error *cuplug__nvjitlink_link(cuplug__runner *r, const cuplug__code *inputs,
                                     size_t n, const cuplug__link_options *o,
-                                    cuplug__code *cubin, cuplug__code *ptx, char **log);
+                                    cuplug__code *cubin, cuplug__code *ptx, char **log,
+                                    cuplug__tool_times *times);
 
 /* Whether the cubin defines a kernel (nvJitLink keeps only kernels and
  * what they call, so a link of device code alone makes an empty one). */

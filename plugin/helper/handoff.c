@@ -1,9 +1,8 @@
-/* handoff.c - the switches of the host-helper handoff, and its clock. */
+/* handoff.c - the switches of the host-helper handoff. */
 #include "plugin/helper/handoff.h"
 
 #include <errno.h>
 #include <stdlib.h>
-#include <time.h>
 
 /* A number of microseconds from the environment, at most
  * CUPLUG__HANDOFF_MAX_SPIN_US; `fallback` when unset or not a number. */
@@ -21,15 +20,13 @@ void cuplug__handoff_from_env(cuplug__handoff *o) {
   const char *pin = getenv("CUPLUG_HELPER_PIN");
   o->pin = pin && (pin[0] == '0' || pin[0] == '1') && !pin[1] ? pin[0] == '1'
                                                                : CUPLUG__HANDOFF_PIN;
-  o->host_spin_ns = env_us("CUPLUG_HOST_SPIN_US", CUPLUG__HANDOFF_HOST_SPIN_US) * 1000u;
+  /* a pinned helper works on the host's CPU: the host sleeps there, so a
+   * pin asked for leaves the host no spin by default, and a spin asked for
+   * leaves the helper unpinned */
+  o->host_spin_ns =
+      env_us("CUPLUG_HOST_SPIN_US", o->pin ? 0 : CUPLUG__HANDOFF_HOST_SPIN_US) * 1000u;
   o->helper_spin_ns = env_us("CUPLUG_HELPER_SPIN_US", CUPLUG__HANDOFF_HELPER_SPIN_US) * 1000u;
-  if (o->host_spin_ns) o->pin = false; /* the spinning host would share the helper's core */
-}
-
-uint64_t cuplug__now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+  if (o->host_spin_ns) o->pin = false;
 }
 
 void cuplug__cpu_relax(void) {

@@ -26,6 +26,7 @@ struct cuplug__helper {
   pid_t pid;
   int fd; /* our end of the socket */
   unsigned long jobs; /* answered so far */
+  uint64_t answered_ns; /* when the last answer came (base/clock.h) */
   cuplug__helper *next;
 };
 
@@ -34,6 +35,8 @@ void cuplug__helpers_init(cuplug__helpers *h) {
   pthread_mutex_init(&h->lock, NULL);
   h->owner = getpid();
   cuplug__handoff_from_env(&h->handoff);
+  cpu_set_t cpus;
+  h->cpus = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
 }
 
 /* Stops a helper of ours: it is killed (it may be stuck in a library) and
@@ -200,9 +203,14 @@ static void give_back(cuplug__helpers *h, cuplug__helper *w) {
 
 typedef enum { READ_OK, READ_CLOSED, READ_TIMEOUT, READ_GARBLED } read_status;
 
-/* Reads n bytes by the deadline.  While nothing has come, the host polls
- * the socket for spin_ns (CUPLUG_HOST_SPIN_US), then sleeps: waking costs
- * tens of microseconds, spinning a core. */
+/* How many pauses a spinning host makes between two looks at the socket:
+ * about a microsecond, so that it makes few system calls and leaves most
+ * of the core to a hyperthread sibling (which may be its helper's). */
+#define SPIN_PAUSES 16
+
+/* Reads n bytes by the deadline.  While nothing has come, the host looks
+ * at the socket for spin_ns (CUPLUG_HOST_SPIN_US), then sleeps: waking
+ * costs tens of microseconds, spinning a core. */
 static read_status recv_all(int fd, char *p, size_t n, uint64_t deadline, uint64_t spin_ns) {
   uint64_t spin_until = spin_ns ? cuplug__now_ns() + spin_ns : 0;
   while (n) {
@@ -216,7 +224,7 @@ static read_status recv_all(int fd, char *p, size_t n, uint64_t deadline, uint64
     uint64_t now = cuplug__now_ns();
     if (now >= deadline) return READ_TIMEOUT;
     if (now < spin_until) {
-      cuplug__cpu_relax();
+      for (int i = 0; i < SPIN_PAUSES; i++) cuplug__cpu_relax();
       continue;
     }
     uint64_t wait_ms = (deadline - now + 999999) / 1000000;
@@ -286,6 +294,14 @@ void cuplug__helpers_reserve(cuplug__helpers *h, cuplug__pending *p) {
     cuplug__error_destroy(e);
     return;
   }
+  /* A helper that answered lately still polls for its next job
+   * (CUPLUG_HELPER_SPIN_US): it needs no wake-up, which costs a system
+   * call.  Half its spin leaves the job time to come. */
+  uint64_t since = cuplug__now_ns() - w->answered_ns;
+  if (!fresh && w->answered_ns && since < h->handoff.helper_spin_ns / 2) {
+    p->helper = w;
+    return;
+  }
   unsigned char wake[CUPLUG__WIRE_HEADER];
   cuplug__wire_header(wake, CUPLUG__WIRE_WAKE, 0);
   if (!cuplug__wire_send(w->fd, (const char *)wake, sizeof wake)) {
@@ -312,6 +328,7 @@ cuplug_error *cuplug__helpers_start(cuplug__helpers *h, const char *library,
     bool fresh = false, delivered = false;
     reserved = NULL;
     if (!w) CUPLUG__TRY(take(h, &w, &fresh));
+    p->sent_ns = cuplug__now_ns();
     cuplug_error *e = send_job(h, w, library, job, &delivered);
     if (!e && !delivered && (fresh || w->jobs == 0)) return crashed(h, w, job->tool);
     if (e || !delivered) {
@@ -320,6 +337,7 @@ cuplug_error *cuplug__helpers_start(cuplug__helpers *h, const char *library,
       continue;
     }
     p->helper = w;
+    __atomic_add_fetch(&h->busy, 1, __ATOMIC_RELAXED);
     p->tool = job->tool;
     p->time_limit_ms = time_limit_ms;
     p->deadline_ns = cuplug__now_ns() + (uint64_t)time_limit_ms * 1000000u;
@@ -333,9 +351,12 @@ cuplug_error *cuplug__helpers_finish(cuplug__helpers *h, cuplug__pending *p,
   memset(out, 0, sizeof *out);
   cuplug__helper *w = p->helper;
   p->helper = NULL;
+  /* spin while every job under way has two CPUs, its host's and its
+   * helper's: beyond that a spinning host takes a helper's CPU */
+  int busy = __atomic_fetch_sub(&h->busy, 1, __ATOMIC_RELAXED);
+  uint64_t spin_ns = busy * 2 <= h->cpus ? h->handoff.host_spin_ns : 0;
   unsigned char header[CUPLUG__WIRE_HEADER];
-  read_status st =
-      recv_all(w->fd, (char *)header, sizeof header, p->deadline_ns, h->handoff.host_spin_ns);
+  read_status st = recv_all(w->fd, (char *)header, sizeof header, p->deadline_ns, spin_ns);
   uint32_t type = 0;
   uint64_t size = 0;
   if (st == READ_OK && (!cuplug__wire_read_header(header, &type, &size) ||
@@ -370,17 +391,20 @@ cuplug_error *cuplug__helpers_finish(cuplug__helpers *h, cuplug__pending *p,
                          cuplug__tool_name(p->tool));
   }
   /* a helper that said farewell is going: the next job takes another */
+  w->answered_ns = cuplug__now_ns();
   if (type == CUPLUG__WIRE_FAREWELL)
     stop(w);
   else
     give_back(h, w);
   cuplug_error *e = cuplug__wire_get_result(payload, size, out);
   free(payload);
+  out->times.sent = p->sent_ns;
+  out->times.seen = cuplug__now_ns();
   return e;
 }
 
 void cuplug__helpers_cancel(cuplug__helpers *h, cuplug__pending *p) {
-  (void)h;
+  __atomic_sub_fetch(&h->busy, 1, __ATOMIC_RELAXED);
   stop(p->helper);
   p->helper = NULL;
 }

@@ -34,12 +34,16 @@ typedef struct cuplug__helpers {
   pid_t owner; /* the process whose helpers these are */
   char *program; /* the helper's path, once found */
   cuplug__handoff handoff; /* the environment's, when the helpers were made */
+  int cpus;                /* the CPUs this process may run on */
+  int busy;                /* jobs under way (atomic): a host spins only while
+                              each has a CPU for itself and one for its helper */
 } cuplug__helpers;
 
 /* A job handed to a helper, whose result has not been read yet. */
 typedef struct cuplug__pending {
   cuplug__helper *helper;
   cuplug__tool tool;
+  uint64_t sent_ns;     /* when the job went (base/clock.h) */
   uint64_t deadline_ns; /* CLOCK_MONOTONIC */
   uint32_t time_limit_ms;
 } cuplug__pending;
@@ -62,7 +66,8 @@ void cuplug__helpers_unreserve(cuplug__helpers *h, cuplug__pending *p);
 cuplug_error *cuplug__helpers_start(cuplug__helpers *h, const char *library,
                                     const cuplug__tool_job *job, uint32_t time_limit_ms,
                                     cuplug__pending *p);
-/* Waits for the result (until the deadline) and gives the helper back. */
+/* Waits for the result (until the deadline) and gives the helper back;
+ * out->times says where the time went. */
 cuplug_error *cuplug__helpers_finish(cuplug__helpers *h, cuplug__pending *p,
                                      cuplug__tool_output *out);
 /* Gives up on a pending job: its helper is stopped. */

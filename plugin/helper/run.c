@@ -67,8 +67,10 @@ cuplug_error *cuplug__run_start(cuplug__runner *r, const cuplug__tool_job *job,
 
 cuplug_error *cuplug__run_finish(cuplug__runner *r, cuplug__running *run,
                                  cuplug__tool_output *out) {
-  if (run->here) return cuplug__tool_run_here(r->toolkit, run->job, out);
-  return cuplug__helpers_finish(&r->helpers, &run->pending, out);
+  cuplug_error *e = run->here ? cuplug__tool_run_here(r->toolkit, run->job, out)
+                              : cuplug__helpers_finish(&r->helpers, &run->pending, out);
+  run->times = out->times;
+  return e;
 }
 
 void cuplug__run_cancel(cuplug__runner *r, cuplug__running *run) {

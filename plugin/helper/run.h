@@ -37,6 +37,7 @@ typedef struct cuplug__running {
   const cuplug__tool_job *job;
   bool here;
   cuplug__pending pending;
+  cuplug__tool_times times; /* once finished (tool.h) */
 } cuplug__running;
 
 /* Reserves a helper for a job of the caller's that is coming (see

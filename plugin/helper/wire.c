@@ -53,8 +53,18 @@ static void put_string(cuplug__buf *b, const char *s, size_t n) {
 
 static void put_cstring(cuplug__buf *b, const char *s) { put_string(b, s, s ? strlen(s) : 0); }
 
+/* The bytes a string takes: its length, itself and a NUL. */
+static size_t string_size(size_t n) { return 8 + n + 1; }
+
 void cuplug__wire_put_job(cuplug__buf *b, const char *library, int cpu,
                           const cuplug__tool_job *job) {
+  /* room for it all at once: a module is copied once, not regrown */
+  size_t need = 6 * 8 + string_size(library ? strlen(library) : 0);
+  for (size_t i = 0; i < job->num_options; i++) need += string_size(strlen(job->options[i]));
+  for (size_t i = 0; i < job->num_inputs; i++)
+    need += 8 + string_size(job->inputs[i].name ? strlen(job->inputs[i].name) : 0) +
+            string_size(job->inputs[i].size);
+  cuplug__buf_reserve(b, need);
   put_u64(b, job->tool);
   put_u64(b, (job->libdevice ? 1u : 0u) | (job->ptx ? 2u : 0u));
   put_cstring(b, library);
@@ -72,10 +82,15 @@ void cuplug__wire_put_job(cuplug__buf *b, const char *library, int cpu,
 
 void cuplug__wire_put_result(cuplug__buf *b, const cuplug_error *e,
                              const cuplug__tool_output *out) {
+  const char *log = e ? e->log : out->log;
+  cuplug__buf_reserve(b, 4 * 8 + string_size(e && e->message ? strlen(e->message) : 0) +
+                             string_size(log ? strlen(log) : 0) + string_size(e ? 0 : out->size));
   put_u64(b, e ? (uint64_t)e->code : 0);
   put_cstring(b, e ? e->message : NULL);
   put_cstring(b, e ? e->log : out->log);
   put_string(b, e ? NULL : out->data, e ? 0 : out->size);
+  put_u64(b, out->times.started);
+  put_u64(b, out->times.finished);
 }
 
 /* ---- reading: every length is checked against what is left ---- */
@@ -170,6 +185,7 @@ cuplug_error *cuplug__wire_get_result(const char *payload, uint64_t size,
   const char *message = get_string(&r, &message_len);
   const char *log = get_string(&r, &log_len);
   const char *data = get_string(&r, &data_len);
+  uint64_t started = get_u64(&r), finished = get_u64(&r);
   if (!r.ok || r.left)
     return cuplug__error(CUPLUG_ERR_TOOLKIT_CRASH, "the helper process answered garbled bytes");
   if (code) return cuplug__error_log((cuplug_status)code, log, "%s", message);
@@ -182,5 +198,7 @@ cuplug_error *cuplug__wire_get_result(const char *payload, uint64_t size,
   memcpy(out->data, data, data_len);
   out->data[data_len] = '\0';
   out->size = data_len;
+  out->times.started = started;
+  out->times.finished = finished;
   return NULL;
 }

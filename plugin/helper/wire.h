@@ -59,7 +59,8 @@ typedef struct cuplug__wire_job {
 bool cuplug__wire_get_job(char *payload, uint64_t size, cuplug__wire_job *out);
 void cuplug__wire_job_free(cuplug__wire_job *j);
 
-/* A result: the error (code 0 for none, message, log) or the output. */
+/* A result: the error (code 0 for none, message, log) or the output, and
+ * when the library call started and finished (the output's times). */
 void cuplug__wire_put_result(cuplug__buf *b, const cuplug_error *e,
                              const cuplug__tool_output *out);
 /* Decodes a result into a new error (returned) or *out. */

@@ -29,13 +29,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "base/error.h"
 #include "lowering/dialect.h"
-#include "plugin/helper/handoff.h"
 #include "plugin/pipeline/cpu_target.h"
 #include "plugin/pipeline/job.h"
 #include "plugin/pipeline/llvm_target.h"
 #include "plugin/pipeline/nvvm_target.h"
+#include "plugin/pipeline/timings.h"
 #include "plugin/session/artifact.h"
 
 /* Modern text or bitcode among the modules?  (A NULL module is the
@@ -97,25 +98,19 @@ static const char *stage_name(const char *fn) {
   return strncmp(fn, prefix, sizeof prefix - 1) == 0 ? fn + sizeof prefix - 1 : fn;
 }
 
-static cuplug_error *keep_times(cuplug_artifact *art, const cuplug__stage_time *times,
-                                size_t n) {
-  art->stages = malloc(n * sizeof *times);
-  if (n && !art->stages) return cuplug__error_oom();
-  memcpy(art->stages, times, n * sizeof *times);
-  art->num_stages = n;
-  return NULL;
-}
+_Static_assert(CUPLUG__MAX_STAGES + 2 * 2 + 1 <= CUPLUG__MAX_TIMINGS,
+               "a target's stages, two of them split around a toolkit call, and the wait for "
+               "the validator");
 
 /* Runs the target's stages until one fails or finds the result in the
- * cache, each timed into times[*ran]. */
-static cuplug_error *run_stages(const cuplug__target *t, cuplug__job *j,
-                                cuplug__stage_time *times, size_t *ran) {
+ * cache, each timed. */
+static cuplug_error *run_stages(const cuplug__target *t, cuplug__job *j, cuplug__timings *times) {
   cuplug_error *e = NULL;
-  for (*ran = 0; *ran < t->num_stages && !e && !j->from_cache; ++*ran) {
-    const cuplug__step *step = &t->stages[*ran];
-    uint64_t start = cuplug__now_ns();
-    e = step->run(j);
-    times[*ran] = (cuplug__stage_time){stage_name(step->name), cuplug__now_ns() - start};
+  cuplug__timings_start(times);
+  for (size_t i = 0; i < t->num_stages && !e && !j->from_cache; i++) {
+    j->tool_ran = NULL;
+    e = t->stages[i].run(j);
+    cuplug__timings_end(times, stage_name(t->stages[i].name), j->tool_ran);
   }
   return e;
 }
@@ -126,17 +121,15 @@ static cuplug_error *run(cuplug_compile_args *a, bool all) {
   bool through_llvm = false;
   CUPLUG__TRY(target_of(a, all, &t, &through_llvm));
   cuplug__job j = {.a = a, .all = all, .signature_from_ir = through_llvm};
-  cuplug__stage_time times[CUPLUG__MAX_STAGES + 1];
-  size_t ran = 0;
-  cuplug_error *e = run_stages(t, &j, times, &ran);
+  cuplug__timings times;
+  cuplug_error *e = run_stages(t, &j, &times);
   /* The validator's verdict comes first: it names the line and column.
    * Waiting for it is a stage of its own where it ran beside libNVVM. */
-  uint64_t waited = cuplug__now_ns();
   bool validated = j.validating;
+  times.mark = cuplug__now_ns();
   cuplug_error *v = cuplug__job_finish_validation(&j);
-  waited = cuplug__now_ns() - waited;
-  if (validated) times[ran++] = (cuplug__stage_time){"finish_validation", waited};
-  if (!e && !v && j.art) e = keep_times(j.art, times, ran);
+  if (validated) cuplug__timings_end(&times, "finish_validation", NULL);
+  if (!e && !v && j.art) cuplug__timings_keep(&times, j.art);
   if (v) {
     cuplug__error_destroy(e);
     e = v;

@@ -207,6 +207,10 @@ static void validate_task(void *arg) {
 
 static cuplug_error *launch_validation(cuplug__job *j) {
   j->validating = true;
+  if (j->validate_later) {
+    j->validation_due = true;
+    return NULL;
+  }
   j->validator = cuplug__pool_run(&j->s->validators, validate_task, j);
   if (!j->validator) validate_task(j); /* no thread to be had: validate here */
   return NULL;
@@ -294,6 +298,10 @@ cuplug_error *cuplug__job_finish_validation(cuplug__job *j) {
   if (j->validator) {
     cuplug__pool_wait(&j->s->validators, j->validator);
     j->validator = NULL;
+  }
+  if (j->validation_due) {
+    j->validation_due = false;
+    validate_task(j);
   }
   cuplug_error *e = j->validation;
   j->validation = NULL;

@@ -57,8 +57,12 @@ typedef struct cuplug__job {
   bool entry_typed;
   bool declarations_typed;
 
-  /* validation, on a thread of its own */
-  bool validating; /* it was started */
+  /* validation, on a thread of its own, or on this one while a helper
+   * process runs the toolkit job (validate_later: set by a target whose
+   * job goes to a helper; that thread would only wait meanwhile) */
+  bool validating;     /* it was started, or is due */
+  bool validate_later; /* run it when the compile first waits for it */
+  bool validation_due; /* put off, and not run yet */
   cuplug__worker *validator;
   size_t valid_entry_module;
   cuplug_error *validation;
@@ -72,6 +76,8 @@ typedef struct cuplug__job {
   cuplug__nvvm_job nvvm;
   /* the NVPTX backend's, likewise (llvm_target.c) */
   cuplug__nvptx_job nvptx;
+  /* the stage running now ran a toolkit job: when (timings.h) */
+  const cuplug__tool_times *tool_ran;
 
   /* the result cache */
   bool to_cache; /* the result is to be kept under key */
@@ -92,6 +98,7 @@ typedef struct cuplug__step {
 #define CUPLUG__STEP(fn) {#fn, fn}
 /* The most stages a target has (compile.c times each one). */
 #define CUPLUG__MAX_STAGES 32
+
 
 /* A target: its stages, in order, and what gives back the resources its
  * stages took when a job ends (NULL: none). */
@@ -155,7 +162,8 @@ cuplug_error *cuplug__stage_lower_modern(cuplug__job *j);
 /* Appends the lowered module's text, under `name`, to the artifact's IR. */
 cuplug_error *cuplug__job_keep_modern(cuplug__job *j, const char *name);
 
-/* Waits for the validator; returns its error, if it found one. */
+/* Waits for the validator (or runs it here, when it was put off); returns
+ * its error, if it found one. */
 cuplug_error *cuplug__job_finish_validation(cuplug__job *j);
 /* What every target's artifact says of its entry: the symbol, the kind,
  * debug and line info, the signature, and the kernel it holds. */

@@ -6,9 +6,10 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "plugin/pipeline/results.h"
 #include "plugin/compilers/nvjitlink.h"
 #include "plugin/compilers/nvrtc.h"
+#include "plugin/pipeline/results.h"
+#include "plugin/pipeline/timings.h"
 #include "plugin/session/artifact.h"
 
 /* ---- gathering ---- */
@@ -100,7 +101,7 @@ cuplug_error *cuplug__link_run(cuplug__link_inputs *in, bool lto, uint32_t max_r
   cuplug__code cubin, ptx;
   char *log;
   CUPLUG__TRY(cuplug__nvjitlink_link(&in->session->runner, in->code, in->num_code, &o, &cubin,
-                                     want_ptx ? &ptx : NULL, &log));
+                                     want_ptx ? &ptx : NULL, &log, &in->linked));
   if (!cuplug__cubin_has_kernel(cubin.data, cubin.size)) {
     cuplug__code_free(&cubin);
     if (want_ptx) cuplug__code_free(&ptx);
@@ -237,6 +238,8 @@ cuplug_error *cuplug__link_api(cuplug_link_args *a) {
                             .time_limit_ms = a->time_limit_ms};
   /* the result cache first: a link's key is its arguments as given */
   bool keyed = cuplug__cache_on(a->session->cache) && !(a->flags & CUPLUG_LINK_NO_CACHE);
+  cuplug__timings times;
+  cuplug__timings_start(&times);
   cuplug__buf key_bytes;
   cuplug__buf_init(&key_bytes);
   cuplug__cache_key key;
@@ -248,9 +251,11 @@ cuplug_error *cuplug__link_api(cuplug_link_args *a) {
   }
   if (keyed) cuplug__cache_key_init(&key, key_bytes.data, key_bytes.len);
   cuplug_artifact *art = keyed ? cuplug__fetch_result(a->session, &key, &note) : NULL;
+  cuplug__timings_end(&times, "look_up", NULL);
   if (art) {
     if (note) cuplug__error_destroy(cuplug__artifact_warn(art, note));
     cuplug__buf_free(&key_bytes);
+    cuplug__timings_keep(&times, art);
     a->artifact = art;
     return NULL;
   }
@@ -258,11 +263,17 @@ cuplug_error *cuplug__link_api(cuplug_link_args *a) {
   e = choose(a, &in, &max_registers);
   art = e ? NULL : cuplug__artifact_new();
   if (!e && !art) e = cuplug__error_oom();
+  cuplug__timings_end(&times, "choose_cc", NULL);
   if (!e) e = gather(a, &in);
+  cuplug__timings_end(&times, "gather_code", NULL);
   if (!e) e = cuplug__link_run(&in, in.ltoir, max_registers, a->want_ptx != 0, art);
+  cuplug__timings_end(&times, "run_nvjitlink", e ? NULL : &in.linked);
   if (!e) e = fill(a, &in, max_registers, art);
   cuplug__link_inputs_free(&in);
+  cuplug__timings_end(&times, "describe", NULL);
   if (!e && keyed) cuplug__keep_result(a->session, &key, art, note);
+  cuplug__timings_end(&times, "keep", NULL);
+  if (!e) cuplug__timings_keep(&times, art);
   cuplug__buf_free(&key_bytes);
   if (e) {
     cuplug__error_destroy(note);

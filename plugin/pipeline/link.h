@@ -14,6 +14,7 @@
 #include "base/code.h"
 #include "cuplug/cuplug.h"
 #include "plugin/session/session.h"
+#include "plugin/toolkit/tool.h"
 
 typedef struct cuplug__link_inputs {
   cuplug_session *session;
@@ -27,6 +28,7 @@ typedef struct cuplug__link_inputs {
   cuplug__code *code; /* gathered so far */
   size_t num_code;
   char *nvrtc_log; /* what NVRTC said of the .cu code it compiled, or NULL */
+  cuplug__tool_times linked; /* when nvJitLink made the cubin (link_run) */
 } cuplug__link_inputs;
 
 /* Adds a copy of c; a .cu is compiled by NVRTC (cached per session). */

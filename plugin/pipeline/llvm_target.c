@@ -90,6 +90,7 @@ static cuplug_error *run_nvptx(cuplug__job *j) {
                              &art->log);
   free(bitcode);
   CUPLUG__TRY(e);
+  j->tool_ran = &j->nvptx.run.times;
   own.name = cuplug__strdup(j->symbol);
   CUPLUG__TRY(cuplug__artifact_add_part(art, &own));
   if (!art->parts[0].name) return cuplug__error_oom();

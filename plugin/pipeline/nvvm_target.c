@@ -16,9 +16,12 @@
 
 /* libNVVM runs in a helper process: reserving (and so waking) one now,
  * while the stages before libNVVM run, spares the compile the wait for a
- * sleeping process. */
+ * sleeping process.  The IR's validation then waits for run_nvvm, which
+ * runs it on this thread while the helper compiles: the thread would only
+ * wait there, and no validator thread need be woken and waited for. */
 static cuplug_error *wake_helper(cuplug__job *j) {
   cuplug__nvvm_reserve(&j->s->runner, &j->nvvm);
+  j->validate_later = !j->s->runner.in_process && !j->s->runner.helpers.handoff.pin;
   return NULL;
 }
 
@@ -60,8 +63,10 @@ static cuplug_error *run_nvvm(cuplug__job *j) {
   memcpy(o.cc_suffix, j->cc.suffix, sizeof o.cc_suffix);
   cuplug_artifact *art = j->art;
   cuplug__code own = {ltoir ? CUPLUG_CODE_LTOIR : CUPLUG_CODE_PTX, NULL, NULL, 0};
-  /* libNVVM starts on the IR (in a helper process) while the verifier may
-   * still be at work; IR it rejects stops libNVVM, which may be stuck on it */
+  /* libNVVM starts on the IR (in a helper process) while the verifier is
+   * at work (on this thread, or a validator's in a trusted session that
+   * could not read a type); IR it rejects stops libNVVM, which may be
+   * stuck on it */
   cuplug__nvvm_job *nvvm = &j->nvvm;
   CUPLUG__TRY(cuplug__nvvm_start(&j->s->runner, j->mods, j->num_mods, &o, nvvm));
   cuplug_error *invalid = cuplug__job_finish_validation(j);
@@ -70,6 +75,7 @@ static cuplug_error *run_nvvm(cuplug__job *j) {
     return invalid;
   }
   CUPLUG__TRY(cuplug__nvvm_finish(&j->s->runner, nvvm, &own.data, &own.size, &art->log));
+  j->tool_ran = &nvvm->run.times;
   own.name = cuplug__strdup(j->symbol);
   CUPLUG__TRY(cuplug__artifact_add_part(art, &own));
   if (!art->parts[0].name) return cuplug__error_oom();

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/clock.h"
 #include "base/error.h"
 #include "plugin/toolkit/log.h"
 
@@ -318,6 +319,7 @@ static cuplug_error *run_nvptx(cuplug__toolkit *tk, const cuplug__tool_job *job,
 cuplug_error *cuplug__tool_run_here(cuplug__toolkit *tk, const cuplug__tool_job *job,
                                     cuplug__tool_output *out) {
   memset(out, 0, sizeof *out);
+  uint64_t started = cuplug__now_ns();
   cuplug_error *e;
   switch (job->tool) {
     case CUPLUG__TOOL_NVVM: e = run_nvvm(tk, job, out); break;
@@ -327,5 +329,7 @@ cuplug_error *cuplug__tool_run_here(cuplug__toolkit *tk, const cuplug__tool_job 
     default: e = cuplug__error(CUPLUG_ERR_INVALID_ARGUMENT, "no toolkit tool %d", (int)job->tool);
   }
   if (e) cuplug__tool_output_free(out);
+  out->times.started = out->times.sent = started;
+  out->times.finished = out->times.seen = cuplug__now_ns();
   return e;
 }

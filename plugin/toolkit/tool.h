@@ -46,12 +46,21 @@ typedef struct cuplug__tool_job {
   bool ptx;       /* NVRTC, nvJitLink: PTX, rather than LTO-IR or a cubin */
 } cuplug__tool_job;
 
+/* Where a job's time went, on the clock both processes share
+ * (base/clock.h): the host handed it over (sent), the library call ran
+ * (started to finished), the host had the result back (seen).  A job run
+ * in this process is handed over as its call starts and back as it ends. */
+typedef struct cuplug__tool_times {
+  uint64_t sent, started, finished, seen;
+} cuplug__tool_times;
+
 /* What a job made: the bytes (NUL-terminated, PTX without its NUL in
- * size) and the library's log, both malloc'd. */
+ * size) and the library's log, both malloc'd; and when it ran. */
 typedef struct cuplug__tool_output {
   char *data;
   size_t size;
   char *log;
+  cuplug__tool_times times;
 } cuplug__tool_output;
 
 void cuplug__tool_output_free(cuplug__tool_output *out);

@@ -28,8 +28,8 @@ def test_artifact_attributes_of_a_plain_compile():
     (name, ir), = art.ir
     assert name == "add.ll" and "define" in ir and "add_i32" in ir
     stages = art.stages  # the times differ from run to run; the names do not
-    assert [n for n, _ in stages][-5:] == ["run_nvvm", "link_code", "keep_ir", "keep",
-                                           "finish_validation"]
+    assert [n for n, _ in stages][-7:] == ["hand_over", "run_nvvm", "hand_back", "link_code",
+                                           "keep_ir", "keep", "finish_validation"]
     assert {f: getattr(art, f) for f in FIELDS if f != "stages"} == {
         "output": 1, "data": ptx, "symbol": "add_i32", "log": "", "link_log": "",
         "cc": (8, 6), "kind": 0, "signature": cuplug.typeof("int64(int32, int32)"),

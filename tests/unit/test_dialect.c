@@ -59,6 +59,7 @@ START_TEST(dialect_typed_lookalikes) {
       "@s = constant [4 x i8] c\"ptr\\00\"\n",
       "%x = ptrtoint i8* %p to i64\n",       /* longer words */
       "%y = inttoptr i64 %x to i8*\n",
+      "%z = getelementptr inbounds i8, i8* %p, i64 1\n", /* numba-cuda's */
       "ptr2 ptr.x ptr_ xptr ptr-1 $ptr\n",
       "!DIBasicType(name: \"ptr\", encoding: DW_ATE_address)\n",
       "%v = load i32, i32 addrspace(1)* %p\n",

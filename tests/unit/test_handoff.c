@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/error.h"
 #include "plugin/session/session.h"
 #include "plugin/helper/handoff.h"
 #include "plugin/helper/helpers.h"
@@ -50,7 +51,7 @@ static cuplug__handoff read_with(const char *pin, const char *host, const char *
   } while (0)
 
 START_TEST(defaults) {
-  ASSERT_HANDOFF(read_with(NULL, NULL, NULL), false, 0u, 5000000u);
+  ASSERT_HANDOFF(read_with(NULL, NULL, NULL), false, 1000000u, 5000000u);
 }
 END_TEST
 
@@ -58,6 +59,8 @@ START_TEST(values) {
   ASSERT_HANDOFF(read_with("1", "0", "250"), true, 0u, 250000u);
   ASSERT_HANDOFF(read_with("0", "0", "0"), false, 0u, 0u);
   ASSERT_HANDOFF(read_with(NULL, "2000", NULL), false, 2000000u, 5000000u);
+  /* a pin asked for leaves the host no poll unless that is asked for too */
+  ASSERT_HANDOFF(read_with("1", NULL, NULL), true, 0u, 5000000u);
 }
 END_TEST
 
@@ -67,9 +70,9 @@ START_TEST(a_spinning_host_is_never_pinned_beside) {
 END_TEST
 
 START_TEST(not_a_number_leaves_the_default) {
-  ASSERT_HANDOFF(read_with("2", "abc", "-5"), false, 0u, 5000000u);
-  ASSERT_HANDOFF(read_with("yes", "12x", ""), false, 0u, 5000000u);
-  ASSERT_HANDOFF(read_with("11", "99999999999999999999999", " 7"), false, 0u, 5000000u);
+  ASSERT_HANDOFF(read_with("2", "abc", "-5"), false, 1000000u, 5000000u);
+  ASSERT_HANDOFF(read_with("yes", "12x", ""), false, 1000000u, 5000000u);
+  ASSERT_HANDOFF(read_with("11", "99999999999999999999999", " 7"), false, 1000000u, 5000000u);
 }
 END_TEST
 
@@ -98,6 +101,28 @@ START_TEST(the_job_names_its_cpu) {
     cuplug__wire_job_free(&got);
     cuplug__buf_free(&b);
   }
+}
+END_TEST
+
+/* The result carries when the library call ran, in the helper's clock
+ * stamps, which the host's compare with (compile.c splits a stage by them). */
+START_TEST(the_result_says_when_it_ran) {
+  cuplug__tool_output out = {.data = "ptx", .size = 3, .log = "",
+                             .times = {.started = 1234567, .finished = 7654321}};
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  cuplug__wire_put_result(&b, NULL, &out);
+  cuplug__tool_output got;
+  ck_assert_ptr_null(cuplug__wire_get_result(b.data, b.len, &got));
+  ck_assert_uint_eq(got.times.started, 1234567);
+  ck_assert_uint_eq(got.times.finished, 7654321);
+  ck_assert_str_eq(got.data, "ptx");
+  cuplug__tool_output_free(&got);
+  /* a result cut short of its stamps is garbled */
+  cuplug_error *e = cuplug__wire_get_result(b.data, b.len - 1, &got);
+  ck_assert_int_eq(e->code, CUPLUG_ERR_TOOLKIT_CRASH);
+  cuplug__error_destroy(e);
+  cuplug__buf_free(&b);
 }
 END_TEST
 
@@ -139,6 +164,7 @@ START_TEST(every_switch_compiles_alike) {
       free(got);
     }
     ck_assert_uint_eq(cuplug__helpers_idle(&s->runner.helpers), 1);
+    ck_assert_int_eq(s->runner.helpers.busy, 0); /* what gates the host's poll */
     t_api()->session_destroy(s);
   }
   free(want);
@@ -166,6 +192,7 @@ START_TEST(a_spinning_host_keeps_the_time_limit) {
     double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     ck_assert_double_ge(took, 0.02);
     if (took < fastest) fastest = took;
+    ck_assert_int_eq(s->runner.helpers.busy, 0); /* the stopped job is no longer under way */
     t_api()->session_destroy(s);
   }
   ck_assert_double_lt(fastest, 0.09); /* not the 100 ms spin */
@@ -183,6 +210,7 @@ Suite *suite_handoff(void) {
 
   tc = t_tcase(s, "wire", 0, setup, teardown, 120);
   tcase_add_test(tc, the_job_names_its_cpu);
+  tcase_add_test(tc, the_result_says_when_it_ran);
 
   tc = t_tcase(s, "compiles", T_NVVM, setup, teardown, 120);
   tcase_add_test(tc, every_switch_compiles_alike);

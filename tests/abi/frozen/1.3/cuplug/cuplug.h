@@ -692,14 +692,20 @@ typedef struct cuplug_cache_info {
 } cuplug_cache_info;
 #define CUPLUG_CACHE_INFO_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_cache_info, rebuilt)
 
-/* since 1.3: one stage of the compile that made an artifact, and the time
- * it took: the stages of the target the compile chose, in the order they
- * ran, up to the one that failed or found the result in the cache
- * ("look_up"), then "finish_validation", the wait for the checks that ran
- * beside libNVVM (a safe session's).  Names are cuplug's own ("parse_modules", "run_nvvm", ...)
- * and may change between releases; they are for people and benchmarks.
- * A result found in the cache has the stages up to finding it; a link's
- * artifact has none. */
+/* since 1.3: one stage of the compile or link that made an artifact, and
+ * the time it took: the stages of the target the compile chose, in the
+ * order they ran, up to the one that failed or found the result in the
+ * cache ("look_up"), then "finish_validation", the wait for the checks
+ * that ran beside libNVVM.  A stage that called libNVVM, nvJitLink or the
+ * NVPTX backend is three: "hand_over" (the job made and handed to the
+ * helper process, which reads it), the stage itself (the library's own
+ * time, measured where it ran), and "hand_back" (the result sent back and
+ * taken in; in a safe session it also holds the part of the IR's
+ * validation that outlasted the library).  A link's stages are look_up,
+ * choose_cc, gather_code, the three of run_nvjitlink, describe and keep.
+ * Names are cuplug's own and may change between releases; they are for
+ * people and benchmarks.  A result found in the cache has the stages up
+ * to finding it. */
 typedef struct cuplug_artifact_stage_args {
   size_t struct_size;
   const cuplug_artifact *artifact;
