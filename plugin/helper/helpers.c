@@ -199,6 +199,24 @@ static void give_back(cuplug__helpers *h, cuplug__helper *w) {
   }
 }
 
+/* ---- how many host threads work at once ---- */
+
+/* Host threads of this process between taking a helper for a compile and
+ * giving it back, in every session: a compile keeps a host thread and a
+ * helper at work, so the hosts poll for results only while each of them
+ * and its helper can have a CPU (CUPLUG_HOST_SPIN_US).  Counted from the
+ * reservation, which comes as a compile begins, so that hosts still
+ * preparing their IR count too. */
+static int hosts_at_work;
+
+static void count_host(cuplug__pending *p, bool in) {
+  if (p->counted == in) return;
+  p->counted = in;
+  __atomic_add_fetch(&hosts_at_work, in ? 1 : -1, __ATOMIC_RELAXED);
+}
+
+int cuplug__helpers_hosts_at_work(void) { return __atomic_load_n(&hosts_at_work, __ATOMIC_RELAXED); }
+
 /* ---- talking to a helper ---- */
 
 typedef enum { READ_OK, READ_CLOSED, READ_TIMEOUT, READ_GARBLED } read_status;
@@ -300,6 +318,7 @@ void cuplug__helpers_reserve(cuplug__helpers *h, cuplug__pending *p) {
   uint64_t since = cuplug__now_ns() - w->answered_ns;
   if (!fresh && w->answered_ns && since < h->handoff.helper_spin_ns / 2) {
     p->helper = w;
+    count_host(p, true);
     return;
   }
   unsigned char wake[CUPLUG__WIRE_HEADER];
@@ -309,16 +328,31 @@ void cuplug__helpers_reserve(cuplug__helpers *h, cuplug__pending *p) {
     return;
   }
   p->helper = w;
+  count_host(p, true);
 }
 
 void cuplug__helpers_unreserve(cuplug__helpers *h, cuplug__pending *p) {
   if (p->helper) give_back(h, p->helper);
   p->helper = NULL;
+  count_host(p, false);
 }
+
+static cuplug_error *start(cuplug__helpers *h, const char *library, const cuplug__tool_job *job,
+                           uint32_t time_limit_ms, cuplug__pending *p);
 
 cuplug_error *cuplug__helpers_start(cuplug__helpers *h, const char *library,
                                     const cuplug__tool_job *job, uint32_t time_limit_ms,
                                     cuplug__pending *p) {
+  bool counted = p->counted; /* when reserved */
+  cuplug_error *e = start(h, library, job, time_limit_ms, p);
+  p->counted = counted;
+  count_host(p, !e); /* a job that was not reserved counts from now */
+  return e;
+}
+
+/* Hands the job over (cuplug__helpers_start), p zeroed first. */
+static cuplug_error *start(cuplug__helpers *h, const char *library, const cuplug__tool_job *job,
+                           uint32_t time_limit_ms, cuplug__pending *p) {
   cuplug__helper *reserved = p->helper;
   memset(p, 0, sizeof *p);
   /* An idle helper may have died meanwhile (the system killed it): the
@@ -337,7 +371,6 @@ cuplug_error *cuplug__helpers_start(cuplug__helpers *h, const char *library,
       continue;
     }
     p->helper = w;
-    __atomic_add_fetch(&h->busy, 1, __ATOMIC_RELAXED);
     p->tool = job->tool;
     p->time_limit_ms = time_limit_ms;
     p->deadline_ns = cuplug__now_ns() + (uint64_t)time_limit_ms * 1000000u;
@@ -351,10 +384,10 @@ cuplug_error *cuplug__helpers_finish(cuplug__helpers *h, cuplug__pending *p,
   memset(out, 0, sizeof *out);
   cuplug__helper *w = p->helper;
   p->helper = NULL;
-  /* spin while every job under way has two CPUs, its host's and its
-   * helper's: beyond that a spinning host takes a helper's CPU */
-  int busy = __atomic_fetch_sub(&h->busy, 1, __ATOMIC_RELAXED);
-  uint64_t spin_ns = busy * 2 <= h->cpus ? h->handoff.host_spin_ns : 0;
+  /* poll while every host at work and its helper have a CPU each: beyond
+   * that a polling host takes a helper's CPU */
+  uint64_t spin_ns = cuplug__helpers_hosts_at_work() * 2 <= h->cpus ? h->handoff.host_spin_ns : 0;
+  count_host(p, false);
   unsigned char header[CUPLUG__WIRE_HEADER];
   read_status st = recv_all(w->fd, (char *)header, sizeof header, p->deadline_ns, spin_ns);
   uint32_t type = 0;
@@ -404,7 +437,8 @@ cuplug_error *cuplug__helpers_finish(cuplug__helpers *h, cuplug__pending *p,
 }
 
 void cuplug__helpers_cancel(cuplug__helpers *h, cuplug__pending *p) {
-  __atomic_sub_fetch(&h->busy, 1, __ATOMIC_RELAXED);
+  (void)h;
+  count_host(p, false);
   stop(p->helper);
   p->helper = NULL;
 }

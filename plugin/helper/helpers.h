@@ -35,8 +35,6 @@ typedef struct cuplug__helpers {
   char *program; /* the helper's path, once found */
   cuplug__handoff handoff; /* the environment's, when the helpers were made */
   int cpus;                /* the CPUs this process may run on */
-  int busy;                /* jobs under way (atomic): a host spins only while
-                              each has a CPU for itself and one for its helper */
 } cuplug__helpers;
 
 /* A job handed to a helper, whose result has not been read yet. */
@@ -46,6 +44,7 @@ typedef struct cuplug__pending {
   uint64_t sent_ns;     /* when the job went (base/clock.h) */
   uint64_t deadline_ns; /* CLOCK_MONOTONIC */
   uint32_t time_limit_ms;
+  bool counted; /* among the hosts at work (cuplug__helpers_hosts_at_work) */
 } cuplug__pending;
 
 void cuplug__helpers_init(cuplug__helpers *h);
@@ -72,6 +71,11 @@ cuplug_error *cuplug__helpers_finish(cuplug__helpers *h, cuplug__pending *p,
                                      cuplug__tool_output *out);
 /* Gives up on a pending job: its helper is stopped. */
 void cuplug__helpers_cancel(cuplug__helpers *h, cuplug__pending *p);
+
+/* How many host threads of this process have a helper reserved or at
+ * work, in every session: what decides whether a host polls for its result
+ * (CUPLUG_HOST_SPIN_US). */
+int cuplug__helpers_hosts_at_work(void);
 
 /* How many helpers are idle (for tests). */
 size_t cuplug__helpers_idle(cuplug__helpers *h);

@@ -164,10 +164,27 @@ START_TEST(every_switch_compiles_alike) {
       free(got);
     }
     ck_assert_uint_eq(cuplug__helpers_idle(&s->runner.helpers), 1);
-    ck_assert_int_eq(s->runner.helpers.busy, 0); /* what gates the host's poll */
+    ck_assert_int_eq(cuplug__helpers_hosts_at_work(), 0); /* what gates the host's poll */
     t_api()->session_destroy(s);
   }
   free(want);
+}
+END_TEST
+
+/* A compile that fails after it took a helper (here: IR LLVM cannot read,
+ * found after wake_helper, and named by the validator that then runs on
+ * the calling thread) gives it back and no longer counts among the hosts
+ * at work. */
+START_TEST(a_failed_compile_gives_its_helper_back) {
+  cuplug_session *s = t_session_uncached();
+  static const char bad[] = "define i32 @f(i32 %a) {\n  ret i32 %a\n";
+  cuplug_error *e = t_compile_case(s, "add_i32", bad, sizeof bad - 1, CUPLUG_OUTPUT_LTOIR, 0, NULL);
+  ck_assert_ptr_nonnull(e);
+  ck_assert_int_eq(e->code, CUPLUG_ERR_IR_PARSE);
+  cuplug__error_destroy(e);
+  ck_assert_int_eq(cuplug__helpers_hosts_at_work(), 0);
+  ck_assert_uint_eq(cuplug__helpers_idle(&s->runner.helpers), 1);
+  t_api()->session_destroy(s);
 }
 END_TEST
 
@@ -192,7 +209,7 @@ START_TEST(a_spinning_host_keeps_the_time_limit) {
     double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     ck_assert_double_ge(took, 0.02);
     if (took < fastest) fastest = took;
-    ck_assert_int_eq(s->runner.helpers.busy, 0); /* the stopped job is no longer under way */
+    ck_assert_int_eq(cuplug__helpers_hosts_at_work(), 0); /* the stopped job counts no more */
     t_api()->session_destroy(s);
   }
   ck_assert_double_lt(fastest, 0.09); /* not the 100 ms spin */
@@ -215,5 +232,6 @@ Suite *suite_handoff(void) {
   tc = t_tcase(s, "compiles", T_NVVM, setup, teardown, 120);
   tcase_add_test(tc, every_switch_compiles_alike);
   tcase_add_test(tc, a_spinning_host_keeps_the_time_limit);
+  tcase_add_test(tc, a_failed_compile_gives_its_helper_back);
   return s;
 }
