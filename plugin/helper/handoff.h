@@ -9,8 +9,8 @@
  * while the helper runs the job, the host checks the IR (the validation,
  * on its own thread: it would only wait otherwise), then polls for the
  * result; after a job the helper polls for the next one.  Each poll is
- * bounded, and the host polls only while every compile under way has a CPU
- * for itself and one for its helper (helpers.c).  Each bound is a switch in
+ * bounded, and the host polls only while the compiles at work and their
+ * helpers fill at most half the CPUs (helpers.c).  Each bound is a switch in
  * the environment, read as a session is made (host) and as a helper starts:
  *
  *   CUPLUG_HOST_SPIN_US=N     the host polls for the result this long, after

@@ -661,8 +661,10 @@ START_TEST(a_read_only_folder) {
     if (!w || t_api()->error_code(w) != CUPLUG_WARN_CACHE ||
         strncmp(t_api()->error_message(w), want, strlen(want)) != 0 ||
         !strstr(t_api()->error_message(w), ": Permission denied; the entries already there "
-                                           "are still read"))
+                                           "are still read")) {
+      fprintf(stderr, "a_read_only_folder: %s\n", w ? t_api()->error_message(w) : "no warning");
       _exit(5);
+    }
     t_api()->artifact_destroy(a);
     _exit(0);
   }
