@@ -9,14 +9,14 @@
 # build-fuzz/corpus.  A crash, leak or hang fails the run and leaves its
 # input in build-fuzz/crashes/<harness>/ ($CUPLUG_FUZZ_DIR for another
 # folder); copy it into the regressions folder once fixed.  The harnesses: signature irtext resolve code_kind
-# case_json values compile cache_entry host signature_ir launch_args modern (tests/fuzz/fuzz_*.c).
+# case_json values compile cache_entry host signature_ir launch_args modern wire (tests/fuzz/fuzz_*.c).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
 shift || true
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=(signature irtext resolve code_kind case_json values compile cache_entry host
-                                         signature_ir launch_args modern)
+                                         signature_ir launch_args modern wire)
 
 out=${CUPLUG_FUZZ_DIR:-build-fuzz} # a long run elsewhere leaves CI's folder alone
 bash scripts/deps.sh
@@ -95,6 +95,10 @@ seed() {
       printf '\x00\xed\x43\x4e\x7f\x01\x02' >"$dir/ltoir"
       printf '\x06!<arch>\n' >"$dir/archive" ;;
     resolve) printf '\x01\x02\x03\x0b\x00' >"$dir/one" ;;
+    wire) # a job and a result made of options and modules (round trips), and raw bytes
+      printf '\x02-arch=compute_90\0-opt=3\0define void @f() {\n  ret void\n}\0' >"$dir/job"
+      printf '\x03libNVVM said nothing\0//\n// PTX\n.version 9.0\n' >"$dir/result"
+      printf '\x01\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0' >"$dir/short" ;;
     launch_args) # saxpy's signature, three growable arrays and a float32, each as given
       printf '\x00\x01\x03' >"$dir/saxpy" ;;
     cache_entry) # real entries, as the CLI leaves them; the first byte: repair (1) or not
