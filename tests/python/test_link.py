@@ -32,6 +32,22 @@ def test_kernel_and_cuda_cpp_to_a_cubin():
     assert b".text.k\x00" in cubin  # the kernel's code, ext_mul inlined into it by LTO
 
 
+def test_a_link_says_where_its_time_went():
+    """Artifact.stages of a link: nvJitLink's own time between handing the
+    job to the helper and taking the cubin back; a cached link, its look-up."""
+    s = cuplug.Session(cache_dir="")
+    code, _ = cuplug.compile(EXT_KERNEL, "void(CPointer(int32), int32, int32)", entry="k",
+                             entry_abi="c", device=False, output="ltoir", cc=(9, 0), session=s)
+    with open(os.path.join(CORPUS, "dev_ext_i32", "ext_mul.cu"), "rb") as f:
+        cu = f.read()
+    built = s.link([("k.ltoir", code), ("ext_mul.cu", cu)], cc=(9, 0))
+    again = s.link([("k.ltoir", code), ("ext_mul.cu", cu)], cc=(9, 0))
+    assert [n for n, _ in built.stages] == ["look_up", "choose_cc", "gather_code", "hand_over",
+                                            "run_nvjitlink", "hand_back", "describe", "keep"]
+    assert [n for n, _ in again.stages] == ["look_up"] and again.cache == "memory"
+    assert all(isinstance(t, float) and t >= 0 for _, t in built.stages)
+
+
 def test_compile_straight_to_a_cubin():
     cubin, restype = cuplug.compile(kernels.axpy5_ir(), kernels.AXPY5_SIG, entry="axpy5",
                                     entry_abi="c", device=False, output="cubin", cc=(9, 0))

@@ -181,9 +181,11 @@ static PyGetSetDef artifact_getset[] = {
            "cache), 'none' (built, no cache)."),
     GETTER(debug, "Compiled with the exception store."),
     GETTER(stages,
-           "[(stage, seconds)]: the compile's stages as they ran, up to the one that found\n"
-           "the result in the cache ('look_up'); none for a link.  For people and benchmarks:\n"
-           "the names may change between releases."),
+           "[(stage, seconds)]: the compile's or link's stages as they ran, up to the one\n"
+           "that found the result in the cache ('look_up').  A call of libNVVM, nvJitLink\n"
+           "or the NVPTX backend is three: 'hand_over', the library's own time (e.g.\n"
+           "'run_nvvm'), 'hand_back'.  For people and benchmarks: the names may change\n"
+           "between releases."),
     GETTER(backend,
            "What made the PTX or LTO-IR: 'libnvvm' or 'llvm' (LLVM's NVPTX backend); None\n"
            "for host code and links."),
