@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "base/find.h"
+
 static bool is_bitcode(const unsigned char *p, size_t size) {
   static const unsigned char raw[4] = {'B', 'C', 0xC0, 0xDE};
   static const unsigned char wrapper[4] = {0xDE, 0xC0, 0x17, 0x0B}; /* 0x0B17C0DE, LE */
@@ -38,12 +40,13 @@ static const unsigned char *skip_string(const unsigned char *p, const unsigned c
 /* Whether "ptr" stands anywhere as a word of its own, by its neighbours
  * alone: without one (numba-cuda's text has "getelementptr", "inttoptr",
  * never "ptr"), the text is typed and the scan below need not run, which
- * costs as much as a tenth of a small compile.  memmem finds the letters
- * far faster than a loop over every byte. */
+ * costs as much as lexing the text.  The letters are found sixteen bytes
+ * at a time (base/find.h). */
 static bool may_say_ptr(const unsigned char *p, size_t size) {
   const unsigned char *start = p, *end = p + size;
   while (p < end) {
-    const unsigned char *hit = memmem(p, (size_t)(end - p), "ptr", 3);
+    const unsigned char *hit =
+        (const unsigned char *)cuplug__find((const char *)p, (const char *)end, "ptr", 3);
     if (!hit) return false;
     if ((hit == start || !word_char(hit[-1])) && (hit + 3 == end || !word_char(hit[3])))
       return true;

@@ -5,10 +5,9 @@
 #include "lowering/irlex.h"
 
 #include <ctype.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 #include <string.h>
+
+#include "base/find.h"
 
 /* The next reference to @symbol (written @symbol or @"symbol") at or after
  * p, or NULL; *at is its '@'. */
@@ -76,24 +75,10 @@ static size_t declared_name(const char *q, const char *eol, char *name, size_t c
   return n;
 }
 
-/* The next "decl" in [p, end), or NULL.  The result cache asks this of
- * every compile's IR, so it looks at sixteen bytes at a time (SSE2, which
- * every x86-64 has): "decl" is rare in IR but for declarations. */
+/* The next "decl" in [p, end), or NULL: the result cache asks this of
+ * every compile's IR, and "decl" is rare in IR but for declarations. */
 static const char *next_decl(const char *p, const char *end) {
-#if defined(__SSE2__)
-  const __m128i d = _mm_set1_epi8('d'), e = _mm_set1_epi8('e'), c = _mm_set1_epi8('c'),
-                l = _mm_set1_epi8('l');
-  for (; end - p >= 19; p += 16) {
-    __m128i m = _mm_and_si128(
-        _mm_and_si128(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)p), d),
-                      _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + 1)), e)),
-        _mm_and_si128(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + 2)), c),
-                      _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + 3)), l)));
-    unsigned bits = (unsigned)_mm_movemask_epi8(m);
-    if (bits) return p + __builtin_ctz(bits);
-  }
-#endif
-  return memmem(p, (size_t)(end - p), "decl", 4);
+  return cuplug__find(p, end, "decl", 4);
 }
 
 void cuplug__ir_text_each_declared(const char *text, size_t len,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/find.h"
 #include "lowering/dialect.h"
 #include "support.h"
 
@@ -138,6 +139,44 @@ START_TEST(dialect_exhaustive_small_inputs) {
 }
 END_TEST
 
+/* base/find.h, which the dialect scan and the cache key's declaration scan
+ * use, finds what memmem finds: every needle of 1 to 4 bytes at every
+ * place in buffers long enough for its sixteen-byte steps, next to partial
+ * matches, at the very end, and in random text of a small alphabet. */
+START_TEST(find_agrees_with_memmem) {
+  char buf[80];
+  static const char *const needles[] = {"p", "pt", "ptr", "decl"};
+  for (size_t k = 0; k < 4; k++) {
+    const char *nd = needles[k];
+    size_t n = strlen(nd);
+    for (size_t at = 0; at + n <= sizeof buf; at++) {
+      memset(buf, 'x', sizeof buf);
+      if (n > 1) memcpy(buf + (at + 17) % (sizeof buf - n), nd, n - 1); /* a partial match */
+      memcpy(buf + at, nd, n);
+      for (size_t len = at + n; len <= sizeof buf; len += 7) {
+        const char *want = memmem(buf, len, nd, n);
+        ck_assert_ptr_eq(cuplug__find(buf, buf + len, nd, n), want);
+        ck_assert_ptr_eq(cuplug__find(buf, buf + at + n - 1, nd, n),
+                         memmem(buf, at + n - 1, nd, n)); /* cut one short */
+      }
+    }
+  }
+  unsigned seed = 7;
+  for (int round = 0; round < 2000; round++) {
+    size_t len = (size_t)round % sizeof buf;
+    for (size_t i = 0; i < len; i++) {
+      seed = seed * 1103515245u + 12345u;
+      buf[i] = "ptrdecl"[(seed >> 16) % 7];
+    }
+    for (size_t k = 0; k < 4; k++) {
+      size_t n = strlen(needles[k]);
+      ck_assert_ptr_eq(cuplug__find(buf, buf + len, needles[k], n),
+                       memmem(buf, len, needles[k], n));
+    }
+  }
+}
+END_TEST
+
 Suite *suite_dialect(void) {
   Suite *s = suite_create("dialect");
   TCase *tc = t_tcase(s, "dialect", 0, NULL, NULL, 0);
@@ -146,5 +185,6 @@ Suite *suite_dialect(void) {
   tcase_add_test(tc, dialect_typed_lookalikes);
   tcase_add_test(tc, dialect_reads_only_size_bytes);
   tcase_add_test(tc, dialect_exhaustive_small_inputs);
+  tcase_add_test(tc, find_agrees_with_memmem);
   return s;
 }

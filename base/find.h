@@ -1,0 +1,34 @@
+/* find.h - a short byte string (up to four bytes) in a long one, sixteen
+ * bytes at a time: the scans every compile makes of its IR before anything
+ * else (its dialect, its declarations) look for words that are rare in it,
+ * and memmem looks at one byte at a time (x86-64 always has SSE2; other
+ * machines take memmem). */
+#ifndef CUPLUG__BASE_FIND_H
+#define CUPLUG__BASE_FIND_H
+
+#include <stddef.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* The first place in [p, end) where the n bytes of `needle` (1 to 4)
+ * begin, or NULL. */
+static inline const char *cuplug__find(const char *p, const char *end, const char *needle,
+                                       size_t n) {
+#if defined(__SSE2__)
+  if (n >= 1 && n <= 4) {
+    for (; end - p >= (ptrdiff_t)(15 + n); p += 16) {
+      __m128i m = _mm_set1_epi8(-1);
+      for (size_t k = 0; k < n; k++)
+        m = _mm_and_si128(m, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + k)),
+                                            _mm_set1_epi8(needle[k])));
+      unsigned bits = (unsigned)_mm_movemask_epi8(m);
+      if (bits) return p + __builtin_ctz(bits);
+    }
+  }
+#endif
+  return p < end ? memmem(p, (size_t)(end - p), needle, n) : NULL;
+}
+
+#endif
