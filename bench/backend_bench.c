@@ -76,6 +76,10 @@ static bool bare_llvm(const bare_input *in) {
     tm = LLVMCreateTargetMachine(target, "nvptx64-nvidia-cuda", in->cpu, CUPLUG__NVPTX_FEATURES,
                                  LLVMCodeGenLevelAggressive, LLVMRelocDefault,
                                  LLVMCodeModelDefault);
+    if (!tm) {
+      fprintf(stderr, "backend_bench: bare LLVM: no target machine for %s\n", in->cpu);
+      exit(1);
+    }
     LLVMSetTarget(mod, "nvptx64-nvidia-cuda");
     LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(tm);
     LLVMSetModuleDataLayout(mod, layout);

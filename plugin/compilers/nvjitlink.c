@@ -127,7 +127,9 @@ cuplug_error *cuplug__nvjitlink_link(cuplug__runner *r, const cuplug__code *inpu
   }
   if (!e) e = name_undefined(link_once(r, in, n, o, false, cubin, log, times));
   if (!e && ptx) {
-    e = link_once(r, in, n, o, true, ptx, NULL, NULL);
+    cuplug__tool_times second;
+    e = link_once(r, in, n, o, true, ptx, NULL, &second);
+    if (!e && times) times->finished = second.finished; /* the library's time: both links */
     if (e) {
       cuplug__code_free(cubin);
       free(*log);

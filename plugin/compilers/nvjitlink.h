@@ -21,7 +21,8 @@ typedef struct cuplug__link_options {
  * also the linked PTX (a second link with -ptx, which needs LTO).  *log
  * receives nvJitLink's info log; a failure carries the error log, and its
  * message names the symbols left undefined, when that is why.  *times
- * (when non-NULL): when the cubin's link ran (tool.h). */
+ * (when non-NULL): when the link ran (tool.h), from the cubin's start to
+ * the end of the PTX's when that is asked for too. */
 cuplug_error *cuplug__nvjitlink_link(cuplug__runner *r, const cuplug__code *inputs,
                                     size_t n, const cuplug__link_options *o,
                                     cuplug__code *cubin, cuplug__code *ptx, char **log,

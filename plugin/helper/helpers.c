@@ -30,6 +30,41 @@ struct cuplug__helper {
   cuplug__helper *next;
 };
 
+/* ---- how many host threads work at once ---- */
+
+/* Host threads of this process between taking a helper for a compile and
+ * giving it back, in every session: a compile keeps a host thread and a
+ * helper at work, so the hosts poll for results only while each of them
+ * and its helper can have a CPU (CUPLUG_HOST_SPIN_US).  Counted from the
+ * reservation, which comes as a compile begins, so that hosts still
+ * preparing their IR count too. */
+static int hosts_at_work;
+/* A forked child starts with none at work (its parent's threads did not
+ * come along): each fork begins a generation, and a count made in an
+ * earlier one is not taken back. */
+static unsigned generation;
+static pthread_once_t at_fork = PTHREAD_ONCE_INIT;
+
+static void forked_child(void) {
+  __atomic_store_n(&hosts_at_work, 0, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&generation, 1, __ATOMIC_RELAXED);
+}
+
+static void watch_forks(void) { pthread_atfork(NULL, NULL, forked_child); }
+
+static void count_host(cuplug__pending *p, bool in) {
+  if (p->counted == in) return;
+  p->counted = in;
+  unsigned now = __atomic_load_n(&generation, __ATOMIC_RELAXED);
+  if (in) p->generation = now;
+  else if (p->generation != now) return;
+  __atomic_add_fetch(&hosts_at_work, in ? 1 : -1, __ATOMIC_RELAXED);
+}
+
+int cuplug__helpers_hosts_at_work(void) { return __atomic_load_n(&hosts_at_work, __ATOMIC_RELAXED); }
+
+/* ---- a session's helpers ---- */
+
 void cuplug__helpers_init(cuplug__helpers *h) {
   memset(h, 0, sizeof *h);
   pthread_mutex_init(&h->lock, NULL);
@@ -37,6 +72,7 @@ void cuplug__helpers_init(cuplug__helpers *h) {
   cuplug__handoff_from_env(&h->handoff);
   cpu_set_t cpus;
   h->cpus = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+  pthread_once(&at_fork, watch_forks);
 }
 
 /* Stops a helper of ours: it is killed (it may be stuck in a library) and
@@ -199,24 +235,6 @@ static void give_back(cuplug__helpers *h, cuplug__helper *w) {
   }
 }
 
-/* ---- how many host threads work at once ---- */
-
-/* Host threads of this process between taking a helper for a compile and
- * giving it back, in every session: a compile keeps a host thread and a
- * helper at work, so the hosts poll for results only while each of them
- * and its helper can have a CPU (CUPLUG_HOST_SPIN_US).  Counted from the
- * reservation, which comes as a compile begins, so that hosts still
- * preparing their IR count too. */
-static int hosts_at_work;
-
-static void count_host(cuplug__pending *p, bool in) {
-  if (p->counted == in) return;
-  p->counted = in;
-  __atomic_add_fetch(&hosts_at_work, in ? 1 : -1, __ATOMIC_RELAXED);
-}
-
-int cuplug__helpers_hosts_at_work(void) { return __atomic_load_n(&hosts_at_work, __ATOMIC_RELAXED); }
-
 /* ---- talking to a helper ---- */
 
 typedef enum { READ_OK, READ_CLOSED, READ_TIMEOUT, READ_GARBLED } read_status;
@@ -357,8 +375,10 @@ cuplug_error *cuplug__helpers_start(cuplug__helpers *h, const char *library,
                                     const cuplug__tool_job *job, uint32_t time_limit_ms,
                                     cuplug__pending *p) {
   bool counted = p->counted; /* when reserved */
+  unsigned generation_counted = p->generation;
   cuplug_error *e = start(h, library, job, time_limit_ms, p);
   p->counted = counted;
+  p->generation = generation_counted;
   count_host(p, !e); /* a job that was not reserved counts from now */
   return e;
 }
@@ -413,7 +433,10 @@ cuplug_error *cuplug__helpers_finish(cuplug__helpers *h, cuplug__pending *p,
       stop(w);
       return cuplug__error_oom();
     }
-    st = recv_all(h, w->fd, payload, size, p->deadline_ns, 0);
+    /* the answer has begun: the rest gets its own time (the host may have
+     * come to read it late, after validating the IR) */
+    st = recv_all(h, w->fd, payload, size,
+                  cuplug__now_ns() + (uint64_t)p->time_limit_ms * 1000000u, 0);
   }
   if (st == READ_TIMEOUT) {
     free(payload);
@@ -431,7 +454,7 @@ cuplug_error *cuplug__helpers_finish(cuplug__helpers *h, cuplug__pending *p,
     stop(w);
     return cuplug__error(CUPLUG_ERR_TOOLKIT_CRASH,
                          "the helper process that ran %s answered garbled bytes: it was "
-                         "stopped",
+                         "stopped (is $CUPLUG_HELPER the cuplug-helper of this build?)",
                          cuplug__tool_name(p->tool));
   }
   /* a helper that said farewell is going: the next job takes another */

@@ -45,16 +45,18 @@ typedef struct cuplug__pending {
   uint64_t deadline_ns; /* CLOCK_MONOTONIC */
   uint32_t time_limit_ms;
   bool counted; /* among the hosts at work (cuplug__helpers_hosts_at_work) */
+  unsigned generation; /* of forks, when counted */
 } cuplug__pending;
 
 void cuplug__helpers_init(cuplug__helpers *h);
 /* Stops every idle helper; no job may be pending. */
 void cuplug__helpers_release(cuplug__helpers *h);
 
-/* Takes a helper for a job that is coming and wakes it, so that it waits
- * for the job awake: waking a sleeping process costs as much as a small
- * job, and the host has its own work to do meanwhile.  Leaves p empty when
- * no helper can be had (the job then says why). */
+/* Takes a helper for a job that is coming and wakes it (unless it answered
+ * so lately that it still polls), so that it waits for the job awake:
+ * waking a sleeping process costs as much as a small job, and the host has
+ * its own work to do meanwhile.  Leaves p empty when no helper can be had
+ * (the job then says why). */
 void cuplug__helpers_reserve(cuplug__helpers *h, cuplug__pending *p);
 /* Gives a reserved helper back unused. */
 void cuplug__helpers_unreserve(cuplug__helpers *h, cuplug__pending *p);

@@ -17,7 +17,9 @@
 #include "cuplug/cuplug.h"
 #include "plugin/toolkit/tool.h"
 
-#define CUPLUG__WIRE_MAGIC 0x43504c47u /* "CPLG" */
+/* "CPL2": the second form (results carry clock stamps), so that a helper of
+ * another build is told apart rather than misread */
+#define CUPLUG__WIRE_MAGIC 0x324c5043u
 #define CUPLUG__WIRE_HEADER 16
 /* The largest payload either end accepts (a job holds a few modules of at
  * most CUPLUG_MAX_MODULE_SIZE each, or the code of one link). */

@@ -124,7 +124,8 @@ static cuplug_error *run(cuplug_compile_args *a, bool all) {
   cuplug__timings times;
   cuplug_error *e = run_stages(t, &j, &times);
   /* The validator's verdict comes first: it names the line and column.
-   * Waiting for it is a stage of its own where it ran beside libNVVM. */
+   * Waiting for it is a stage of its own where it ran on a thread of its
+   * own; validation on this thread (a safe session's) is done by now. */
   bool validated = j.validating;
   times.mark = cuplug__now_ns();
   cuplug_error *v = cuplug__job_finish_validation(&j);

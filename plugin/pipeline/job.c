@@ -3,11 +3,14 @@
  * modules parsed and validated, and lowered: wrapped as the kind and ABI
  * ask, legalised, and joined by the implementations they call.
  *
- * Validation runs on a thread of its own, alongside the stages after it:
- * nothing downstream uses what LLVM makes of the IR, and LLVM's parse costs
- * as much as libNVVM's compile of a small kernel.  Every compile waits for
- * it, and when it finds a problem its error is the one reported: it names
- * the line and column, where a later stage would only stumble. */
+ * Validation runs beside the work after it: nothing downstream uses what
+ * LLVM makes of the IR, and LLVM's parse costs as much as libNVVM's
+ * compile of a small kernel.  Where libNVVM runs in a helper process (a
+ * safe session), it runs on the compiling thread while the helper works
+ * (validate_later); otherwise on a thread of its own, alongside the stages
+ * after start_validation.  Every compile waits for it, and when it finds a
+ * problem its error is the one reported: it names the line and column,
+ * where a later stage would only stumble. */
 #include "plugin/pipeline/job.h"
 
 #include <ctype.h>

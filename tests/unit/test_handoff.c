@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/error.h"
 #include "plugin/session/session.h"
@@ -188,6 +190,34 @@ START_TEST(a_failed_compile_gives_its_helper_back) {
 }
 END_TEST
 
+/* A forked child counts none of its parent's hosts at work (their threads
+ * stayed behind), and giving back a helper its parent reserved takes
+ * nothing from its own count. */
+START_TEST(a_forked_child_counts_its_own_hosts) {
+  cuplug_session *s = t_session_uncached();
+  char *text = NULL;
+  T_ASSERT_OK(compile_case(s, "add_i32", CUPLUG_OUTPUT_LTOIR, 0, &text)); /* a helper to reserve */
+  free(text);
+  cuplug__pending p;
+  cuplug__helpers_reserve(&s->runner.helpers, &p);
+  ck_assert_ptr_nonnull(p.helper);
+  ck_assert_int_eq(cuplug__helpers_hosts_at_work(), 1);
+  pid_t pid = fork();
+  if (pid == 0) {
+    int before = cuplug__helpers_hosts_at_work();
+    cuplug__helpers_unreserve(&s->runner.helpers, &p);
+    _exit(before == 0 && cuplug__helpers_hosts_at_work() == 0 ? 0 : 1);
+  }
+  int status;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child: %d", status);
+  ck_assert_int_eq(cuplug__helpers_hosts_at_work(), 1);
+  cuplug__helpers_unreserve(&s->runner.helpers, &p);
+  ck_assert_int_eq(cuplug__helpers_hosts_at_work(), 0);
+  t_api()->session_destroy(s);
+}
+END_TEST
+
 /* A host spinning for longer than the time limit still stops the helper
  * at the limit.  The fastest of five tries counts: a loaded machine (a
  * sanitizer build beside other builds) can delay any one of them past the
@@ -233,5 +263,6 @@ Suite *suite_handoff(void) {
   tcase_add_test(tc, every_switch_compiles_alike);
   tcase_add_test(tc, a_spinning_host_keeps_the_time_limit);
   tcase_add_test(tc, a_failed_compile_gives_its_helper_back);
+  tcase_add_test(tc, a_forked_child_counts_its_own_hosts);
   return s;
 }

@@ -182,7 +182,8 @@ END_TEST
 START_TEST(garbled_answer_is_an_error) {
   cuplug_session *s = session_with_helper(getenv("CUPLUG_FAKE_HELPER"), "garble", 0);
   T_ASSERT_ERROR(compile_case(s, "add_i32"), CUPLUG_ERR_TOOLKIT_CRASH,
-                 "the helper process that ran libNVVM answered garbled bytes: it was stopped");
+                 "the helper process that ran libNVVM answered garbled bytes: it was stopped "
+                 "(is $CUPLUG_HELPER the cuplug-helper of this build?)");
   t_api()->session_destroy(s);
 }
 END_TEST

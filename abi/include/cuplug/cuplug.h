@@ -695,14 +695,17 @@ typedef struct cuplug_cache_info {
 /* since 1.3: one stage of the compile or link that made an artifact, and
  * the time it took: the stages of the target the compile chose, in the
  * order they ran, up to the one that failed or found the result in the
- * cache ("look_up"), then "finish_validation", the wait for the checks
- * that ran beside libNVVM.  A stage that called libNVVM, nvJitLink or the
- * NVPTX backend is three: "hand_over" (the job made and handed to the
- * helper process, which reads it), the stage itself (the library's own
- * time, measured where it ran), and "hand_back" (the result sent back and
- * taken in; in a safe session it also holds the part of the IR's
- * validation that outlasted the library).  A link's stages are look_up,
- * choose_cc, gather_code, the three of run_nvjitlink, describe and keep.
+ * cache ("look_up"), then "finish_validation", the wait for checks that
+ * ran on a thread of their own (a safe session runs them on the
+ * compiling thread, inside run_nvvm).  The stage that calls libNVVM or the
+ * NVPTX backend ("run_nvvm", "run_nvptx"; link()'s "run_nvjitlink") is
+ * three: "hand_over" (the job made and handed to the helper process,
+ * which reads it), the stage itself (the library's own time, measured
+ * where it ran), and "hand_back" (the result sent back and taken in; in a
+ * safe session also the part of the IR's validation that outlasted
+ * libNVVM).  A link's stages are look_up, choose_cc, gather_code, the
+ * three of run_nvjitlink (with the linked PTX, both of nvJitLink's links),
+ * describe and keep.
  * Names are cuplug's own and may change between releases; they are for
  * people and benchmarks.  A result found in the cache has the stages up
  * to finding it. */
