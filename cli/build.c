@@ -57,14 +57,35 @@ static int compile(const cuplug_api *api, const cli_request *r, build *b) {
   b->art = a.artifact;
   b->info = (cuplug_artifact_info){.struct_size = sizeof b->info};
   if ((e = api->artifact_info(b->art, &b->info))) return cli_report(api, e);
-  for (size_t i = 0; i < b->info.num_warnings; i++) {
-    const cuplug_error *w = api->artifact_warning(b->art, i);
-    fprintf(stderr, "cuplug: warning: %s: %s\n", api->status_name(api->error_code(w)),
-            api->error_message(w));
-  }
+  cli_tell(api, b->art, &b->info, r->verbose);
   if (*b->info.log) fprintf(stderr, "%s\n", b->info.log);
   if (*b->info.link_log) fprintf(stderr, "%s\n", b->info.link_log);
   return 0;
+}
+
+void cli_tell(const cuplug_api *api, const cuplug_artifact *art,
+              const cuplug_artifact_info *info, bool verbose) {
+  for (size_t i = 0; i < info->num_warnings; i++) {
+    const cuplug_error *w = api->artifact_warning(art, i);
+    fprintf(stderr, "cuplug: warning: %s: %s\n", api->status_name(api->error_code(w)),
+            api->error_message(w));
+  }
+  if (!verbose) return;
+  static const char *const where[] = {
+      [CUPLUG_CACHE_NONE] = "built (no cache)", [CUPLUG_CACHE_MISS] = "built, and stored",
+      [CUPLUG_CACHE_MEMORY] = "memory cache",   [CUPLUG_CACHE_DISK] = "disk cache",
+      [CUPLUG_CACHE_REMOTE] = "remote cache"};
+  fprintf(stderr, "cuplug: result: %s\n",
+          info->cache <= CUPLUG_CACHE_REMOTE ? where[info->cache] : "?");
+  for (size_t i = 0; i < info->num_stages; i++) {
+    cuplug_artifact_stage_args s = {.struct_size = sizeof s, .artifact = art, .index = i};
+    cuplug_error *e = api->artifact_stage(&s);
+    if (e) {
+      api->error_destroy(e);
+      continue;
+    }
+    fprintf(stderr, "cuplug: stage %-18s %10.3f ms\n", s.name, (double)s.nanoseconds / 1e6);
+  }
 }
 
 /* The result, as the request asks: its IR and linked PTX written, then

@@ -24,6 +24,11 @@ int cli_declare(const cuplug_api *api, cuplug_session *s, const cli_request *r,
 int cli_check_ptx(const cuplug_api *api, const cuplug_artifact_info *info,
                   const char *expected_path);
 
+/* Prints an artifact's warnings on standard error and, with `verbose`,
+ * where it came from and the time of each stage. */
+void cli_tell(const cuplug_api *api, const cuplug_artifact *art,
+              const cuplug_artifact_info *info, bool verbose);
+
 /* Writes the n IR modules the artifact kept to DIR/<index>-<file>.ll. */
 int cli_emit_ir(const cuplug_api *api, const cuplug_artifact *art, const char *dir, size_t n);
 /* Writes an artifact's linked PTX (its part of kind PTX after the cubin). */

@@ -56,6 +56,8 @@ typedef struct cli_request {
   bool no_lto;
   const char *ptx_path;             /* --ptx: the linked PTX */
   const char *cache_dir;            /* --cache-dir ("" : memory only) */
+  const char *cache_remote;         /* --cache-remote URL ("": none) */
+  bool verbose;                     /* --verbose: where the result came from, its stages */
   bool no_cache;                    /* --no-cache */
   bool check;                       /* case --check */
   bool run_host, run_gpu;           /* case --run host, --run gpu */

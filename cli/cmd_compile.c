@@ -67,6 +67,8 @@ int cli_cmd_case(const cuplug_api *api, int argc, char **argv) {
   r.out_path = f.out_path;
   r.cache_dir = f.cache_dir;
   r.no_cache = f.no_cache;
+  r.cache_remote = f.cache_remote;
+  r.verbose = f.verbose;
   if (f.run_host || f.run_gpu) r.run_dir = dir;
   r.run_gpu = f.run_gpu;
   rc = cli_build(api, &r, f.check);

@@ -68,6 +68,14 @@ int cli_cmd_cache(const cuplug_api *api, int argc, char **argv) {
     printf("%-10s %llu, %llu bytes (at most %llu)\n", "entries",
            (unsigned long long)i.disk_entries, (unsigned long long)i.disk_bytes,
            (unsigned long long)i.max_bytes);
+    printf("%-10s %s\n", "remote", *i.remote ? i.remote : "(none)");
+    if (*i.remote) {
+      printf("%-10s %s\n", "its state", i.remote_status);
+      printf("%-10s %llu hits, %llu misses, %llu stores, %llu refused, %llu errors\n",
+             "this run", (unsigned long long)i.remote_hits,
+             (unsigned long long)i.remote_misses, (unsigned long long)i.remote_stores,
+             (unsigned long long)i.remote_refused, (unsigned long long)i.remote_errors);
+    }
   }
   api->session_destroy(s);
   return e ? cli_report(api, e) : 0;

@@ -46,6 +46,7 @@ static int link_files(const cuplug_api *api, cuplug_session *s, const cli_reques
   if ((e = api->artifact_info(a.artifact, &info))) {
     rc = cli_report(api, e);
   } else {
+    cli_tell(api, a.artifact, &info, r->verbose);
     if (*info.link_log) fprintf(stderr, "%s\n", info.link_log);
     rc = cli_binary_to_terminal(r->out_path, "cubin", info.size, NULL)
              ? 1

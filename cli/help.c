@@ -46,7 +46,7 @@ static const cli_command_entry commands[] = {
     {"info", cli_cmd_info, CLI_INFO, "info",
      "Print the versions found (cuplug, ABI, LLVM, libNVVM, NVVM IR, NVRTC,\n"
      "nvJitLink, driver) and whether a GPU is present.\n"},
-    {"cache", cli_cmd_cache, CLI_CACHE, "cache [info|clear] [--cache-dir DIR]",
+    {"cache", cli_cmd_cache, CLI_CACHE, "cache [info|clear] [--cache-dir DIR] [--cache-remote URL]",
      "The result cache compile, link and case use: its folder, state, entries\n"
      "and size (info, the default), or empty it (clear).\n"},
 };
@@ -75,6 +75,18 @@ static const char environment[] =
     "  CUPLUG_CACHE_DIR        the result cache's folder ('' : memory only)\n"
     "  XDG_CACHE_HOME          without CUPLUG_CACHE_DIR: the cache is its cuplug/\n"
     "  HOME                    without either: the cache is $HOME/.cache/cuplug\n"
+    "  CUPLUG_CACHE_REMOTE     a Redis server the fleet shares, behind memory and\n"
+    "                          disk: redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]\n"
+    "  CUPLUG_CACHE_REMOTE_KEY the key file its entries are signed with (16 to 4096\n"
+    "                          random bytes, the same on every machine; without\n"
+    "                          one the server is not used)\n"
+    "  CUPLUG_CACHE_REMOTE_TIMEOUT_MS  the most one call to it takes (default 50)\n"
+    "  CUPLUG_CACHE_REMOTE_RETRY_MS    how long it is skipped after a failure\n"
+    "                          (default 5000)\n"
+    "  CUPLUG_CACHE_REMOTE_TTL the seconds it keeps an entry (default: until its\n"
+    "                          own eviction)\n"
+    "  CUPLUG_CACHE_REMOTE_MAX_ENTRY_MB  larger results are not sent (default 16)\n"
+    "  CUPLUG_HIREDIS          the hiredis library to load (default libhiredis.so.0.14)\n"
     "  CUPLUG_HOST_DUMP_IR     a folder: the CPU target writes the module its JIT\n"
     "                          compiles there, as <function>.host.ll\n"
     "  CUPLUG_HOST_ROW_PASSES  the LLVM passes of the CPU target's row loops\n"

@@ -252,6 +252,15 @@ static const struct option {
      "the result cache's folder (default $CUPLUG_CACHE_DIR,\n"
      "else $XDG_CACHE_HOME/cuplug, else ~/.cache/cuplug;\n"
      "'' keeps results in memory only)"},
+    {STRING("--cache-remote", cache_remote), BUILD | CLI_CACHE, "URL",
+     "a Redis server the fleet shares, behind memory\n"
+     "and disk: redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]\n"
+     "(default $CUPLUG_CACHE_REMOTE; entries are signed\n"
+     "with the key file $CUPLUG_CACHE_REMOTE_KEY names)"},
+    {FLAG("--verbose", verbose), BUILD, NULL,
+     "say on standard error where the result came from\n"
+     "(built, memory, disk or remote) and what each\n"
+     "stage took"},
     {FLAG("--no-cache", no_cache), BUILD, NULL,
      "build, neither looking up nor storing a result\n"
      "(CUPLUG_CACHE=0 does the same for every command)"},

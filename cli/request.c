@@ -18,6 +18,7 @@ cuplug_error *cli_open_session(const cuplug_api *api, const cli_request *r,
                                cuplug_session **s) {
   cuplug_session_options o = {.struct_size = sizeof o,
                               .cache_dir = r->cache_dir,
+                              .cache_remote = r->cache_remote,
                               .flags = r->no_cache ? CUPLUG_SESSION_NO_CACHE : 0};
   return api->session_create(&o, s);
 }

@@ -15,6 +15,7 @@ packages=(
   mlir-22-tools                  # samples/mlir: a gpu-dialect kernel translated to LLVM IR
   luajit libluajit-5.1-dev       # samples/luajit
   libtsan2                       # the registry's threaded test, under ThreadSanitizer
+  libhiredis-dev redis-server    # the remote cache: hiredis (loaded at run time), and a server for its tests
 )
 
 missing=()

@@ -1,4 +1,5 @@
-/* cache.c - the memory and disk tiers of the result cache. */
+/* cache.c - the memory and disk tiers of the result cache, and the order
+ * of all three. */
 #include "plugin/cache/cache.h"
 
 #include <dirent.h>
@@ -70,6 +71,7 @@ struct cuplug__cache {
   atomic_uint tmp_serial;
   /* counters */
   uint64_t memory_hits, disk_hits, misses, stores, rebuilt;
+  cuplug__remote *remote; /* NULL: none */
 };
 
 static bool env_says_off(void) {
@@ -165,6 +167,11 @@ cuplug_error *cuplug__cache_create(const cuplug__cache_options *o, cuplug__cache
     cuplug__cache_destroy(c);
     return cuplug__error_oom();
   }
+  cuplug_error *e = c->off ? NULL : cuplug__remote_create(&o->remote, &c->remote);
+  if (e) {
+    cuplug__cache_destroy(c);
+    return e;
+  }
   c->no_reads = c->no_writes = !c->dir;
   *out = c;
   return NULL;
@@ -186,6 +193,7 @@ static void memory_drop_all(cuplug__cache *c) {
 void cuplug__cache_destroy(cuplug__cache *c) {
   if (!c) return;
   memory_drop_all(c);
+  cuplug__remote_destroy(c->remote);
   pthread_mutex_destroy(&c->lock);
   free(c->dir);
   free(c->vdir);
@@ -596,8 +604,10 @@ static bool ready_folder(cuplug__cache *c, unsigned sub, const char *dir, cuplug
   return ready;
 }
 
+/* Writes an entry; `store` counts it as a result the session stored (an
+ * entry the remote tier found is not). */
 static void disk_put(cuplug__cache *c, const cuplug__digest *key, const char *hex,
-                     const void *data, size_t size, cuplug_error **note) {
+                     const void *data, size_t size, bool store, cuplug_error **note) {
   char dir[PATH_MAX], tmp[PATH_MAX + 64], path[PATH_MAX];
   snprintf(dir, sizeof dir, "%s/%.2s", c->vdir, hex);
   if (!ready_folder(c, key->bytes[0], dir, note)) return;
@@ -620,7 +630,7 @@ static void disk_put(cuplug__cache *c, const cuplug__digest *key, const char *he
     pthread_mutex_unlock(&c->lock);
     return;
   }
-  c->stores++;
+  c->stores += store;
   bool count = !c->sized;
   c->sized = true;
   c->disk_bytes += sizeof h + size;
@@ -674,25 +684,27 @@ cuplug_cache_result cuplug__cache_get(cuplug__cache *c, cuplug__cache_key *key, 
     pthread_mutex_unlock(&c->lock);
     return CUPLUG_CACHE_MEMORY;
   }
-  bool reads = !c->no_reads;
+  bool reads = !c->no_reads, writes = !c->no_writes;
   pthread_mutex_unlock(&c->lock);
   void *d = NULL;
-  if (reads) {
-    char hex[65];
-    const cuplug__digest *digest = digest_of_key(key);
-    cuplug__digest_hex(digest, hex);
-    d = disk_get(c, digest, hex, size, note);
+  char hex[65];
+  if (reads || c->remote) cuplug__digest_hex(digest_of_key(key), hex);
+  if (reads) d = disk_get(c, &key->digest, hex, size, note);
+  cuplug_cache_result where = d ? CUPLUG_CACHE_DISK : CUPLUG_CACHE_MISS;
+  if (!d && cuplug__remote_get(c->remote, &key->digest, &d, size, note) == CUPLUG__REMOTE_HIT) {
+    where = CUPLUG_CACHE_REMOTE;
+    if (writes) disk_put(c, &key->digest, hex, d, *size, false, note);
   }
   pthread_mutex_lock(&c->lock);
   if (d) {
-    c->disk_hits++;
+    if (where == CUPLUG_CACHE_DISK) c->disk_hits++;
     memory_put(c, key, d, *size);
   } else {
     c->misses++;
   }
   pthread_mutex_unlock(&c->lock);
   *data = d;
-  return d ? CUPLUG_CACHE_DISK : CUPLUG_CACHE_MISS;
+  return where;
 }
 
 void cuplug__cache_put(cuplug__cache *c, cuplug__cache_key *key, const void *data, size_t size,
@@ -708,8 +720,9 @@ void cuplug__cache_put(cuplug__cache *c, cuplug__cache_key *key, const void *dat
     char hex[65];
     const cuplug__digest *digest = digest_of_key(key);
     cuplug__digest_hex(digest, hex);
-    disk_put(c, digest, hex, data, size, note);
+    disk_put(c, digest, hex, data, size, true, note);
   }
+  if (c->remote) cuplug__remote_put(c->remote, digest_of_key(key), data, size, note);
 }
 
 /* Whether the folder may be walked: there, or not yet, and trusted. */
@@ -739,6 +752,7 @@ cuplug_error *cuplug__cache_info(cuplug__cache *c, cuplug_cache_info *info) {
   info->stores = c->stores;
   info->rebuilt = c->rebuilt;
   pthread_mutex_unlock(&c->lock);
+  cuplug__remote_info(c->remote, info);
   return NULL;
 }
 

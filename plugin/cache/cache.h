@@ -1,4 +1,5 @@
-/* cache.h - compile and link results, kept in memory and on disk.
+/* cache.h - compile and link results, kept in memory, on disk and (when a
+ * server is named) on the remote tier a fleet shares (remote.h).
  *
  * An entry is a key (the digest of everything that can change a result)
  * and the serialised result.  The memory tier holds the most recently used
@@ -39,6 +40,7 @@
 
 #include "cuplug/cuplug.h"
 #include "plugin/cache/hash.h"
+#include "plugin/cache/remote.h"
 
 /* The entries' file format; a file of another version is a miss. */
 #define CUPLUG__CACHE_FORMAT 1u
@@ -51,6 +53,7 @@ typedef struct cuplug__cache_options {
                         else $HOME/.cache/cuplug; "": no disk tier */
   uint64_t max_bytes;    /* the disk tier's bound; 0: CUPLUG__CACHE_DEFAULT_BYTES */
   uint64_t memory_bytes; /* the memory tier's bound; 0: CUPLUG__CACHE_DEFAULT_MEMORY */
+  cuplug__remote_options remote; /* the remote tier (none while the cache is off) */
 } cuplug__cache_options;
 
 #define CUPLUG__CACHE_DEFAULT_BYTES (1ull << 30)
@@ -75,13 +78,15 @@ typedef struct cuplug__cache_key {
 
 void cuplug__cache_key_init(cuplug__cache_key *k, const void *bytes, size_t size);
 
-/* Looks an entry up: memory, then disk.  On a hit, *data (malloc'd: free
- * it) holds the payload and the result says where it came from.  `note`
- * receives, once per session, a warning that the disk tier had to be set
- * aside (the caller attaches it to its artifact); NULL when none. */
+/* Looks an entry up: memory, then disk, then the remote tier, whose hits
+ * fill memory and disk.  On a hit, *data (malloc'd: free it) holds the
+ * payload and the result says where it came from.  `note` receives, once
+ * per session, a warning that the disk tier had to be set aside, or of the
+ * remote tier's trouble (the caller attaches it to its artifact); NULL
+ * when none. */
 cuplug_cache_result cuplug__cache_get(cuplug__cache *c, cuplug__cache_key *key, void **data,
                                       size_t *size, cuplug_error **note);
-/* Stores an entry in memory and, when the disk tier is on, on disk. */
+/* Stores an entry in memory and, when they are on, on disk and remotely. */
 void cuplug__cache_put(cuplug__cache *c, cuplug__cache_key *key, const void *data, size_t size,
                        cuplug_error **note);
 
@@ -89,7 +94,7 @@ void cuplug__cache_put(cuplug__cache *c, cuplug__cache_key *key, const void *dat
  * live until its status changes or it is destroyed). */
 cuplug_error *cuplug__cache_info(cuplug__cache *c, cuplug_cache_info *info);
 /* Empties memory and disk.  Entries other processes are writing may
- * survive it. */
+ * survive it; the remote tier's are the fleet's, and stay. */
 cuplug_error *cuplug__cache_clear(cuplug__cache *c);
 
 #endif

@@ -22,6 +22,12 @@ cuplug_error *cuplug__session_create(const cuplug_session_options *o, cuplug_ses
                               .dir = o ? o->cache_dir : NULL,
                               .max_bytes = o ? o->cache_max_bytes : 0,
                               .memory_bytes = o ? o->cache_memory_bytes : 0};
+  if (o)
+    co.remote = (cuplug__remote_options){.url = o->cache_remote,
+                                         .key_path = o->cache_remote_key,
+                                         .timeout_ms = o->cache_remote_timeout_ms,
+                                         .ttl_s = o->cache_remote_ttl_s,
+                                         .max_entry_bytes = o->cache_remote_max_entry_bytes};
   if (!e) e = cuplug__cache_create(&co, &s->cache);
   if (!e && cuplug__cache_on(s->cache)) {
     /* what every cache key starts with, found now: the first compile (a

@@ -549,7 +549,32 @@ START_TEST(cache_command_and_options) {
   char want[700];
   snprintf(want, sizeof want, "folder     %s\nstate      ok\nentries    1, ", folder);
   T_ASSERT_STARTS(r.out, want);
-  T_ASSERT_CONTAINS(r.out, " bytes (at most 1073741824)\n");
+  T_ASSERT_CONTAINS(r.out, " bytes (at most 1073741824)\nremote     (none)\n");
+  result_free(&r);
+  /* --verbose: where the result came from, and its stages */
+  r = run((const char *[]){"case", corpus_case, "--output", "ltoir", "-o", out2, "--cache-dir",
+                           folder, "--verbose", NULL});
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  T_ASSERT_STARTS(r.err, "cuplug: result: disk cache\ncuplug: stage check_options ");
+  T_ASSERT_CONTAINS(r.err, "\ncuplug: stage look_up ");
+  result_free(&r);
+  r = run((const char *[]){"case", corpus_case, "--output", "ltoir", "-o", out2, "--no-cache",
+                           "--verbose", NULL});
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  T_ASSERT_STARTS(r.err, "cuplug: result: built (no cache)\n");
+  T_ASSERT_CONTAINS(r.err, "\ncuplug: stage run_nvvm ");
+  result_free(&r);
+  /* a remote URL cuplug cannot use, and one without a key */
+  r = run((const char *[]){"case", corpus_case, "-o", out2, "--cache-remote", "rediss://c", NULL});
+  ck_assert_int_eq(r.status, 1);
+  T_ASSERT_STARTS(r.err, "cuplug: error: CUPLUG_ERR_OPTION_CACHE_REMOTE: cache_remote "
+                         "'rediss://c': rediss:// (TLS) needs hiredis with TLS");
+  result_free(&r);
+  unsetenv("CUPLUG_CACHE_REMOTE_KEY");
+  r = run((const char *[]){"cache", "--cache-dir", folder, "--cache-remote", "redis://h:7", NULL});
+  ck_assert_int_eq(r.status, 0);
+  T_ASSERT_CONTAINS(r.out, "\nremote     redis://h:7/0\nits state  no key: entries are signed");
+  T_ASSERT_CONTAINS(r.out, "\nthis run   0 hits, 0 misses, 0 stores, 0 refused, 0 errors\n");
   result_free(&r);
   r = run((const char *[]){"compile", corpus_ir, "--entry", entry_of("add_i32"), "--sig",
                            "int64(int32, int32)", "--no-cache", "--cache-dir", folder, NULL});
@@ -566,7 +591,7 @@ START_TEST(cache_command_and_options) {
   r = run((const char *[]){"cache", "--cache-dir", folder, NULL});
   unsetenv("CUPLUG_CACHE");
   ck_assert_str_eq(r.out, "folder     (none)\nstate      off\nentries    0, 0 bytes (at most "
-                          "1073741824)\n");
+                          "1073741824)\nremote     (none)\n");
   result_free(&r);
   r = run((const char *[]){"cache", "frobnicate", NULL});
   ck_assert_int_eq(r.status, 2);
@@ -847,7 +872,8 @@ START_TEST(version_and_command_help) {
   result_free(&r);
   r = run((const char *[]){"cache", "-h", NULL});
   ck_assert_int_eq(r.status, 0);
-  T_ASSERT_STARTS(r.out, "usage: cuplug cache [info|clear] [--cache-dir DIR]\n");
+  T_ASSERT_STARTS(r.out, "usage: cuplug cache [info|clear] [--cache-dir DIR] [--cache-remote "
+                         "URL]\n");
   T_ASSERT_CONTAINS(r.out, "\noptions:\n  --cache-dir DIR         the result cache's folder");
   ck_assert_ptr_null(strstr(r.out, "--no-cache"));
   ck_assert_ptr_null(strstr(r.out, "commands:"));
@@ -1037,7 +1063,8 @@ START_TEST(cache_state_of_an_unusable_folder) {
   ck_assert_str_eq(r.out, "folder     /proc/cuplug-cache\n"
                           "state      cannot make the cache folder /proc/cuplug-cache: No such "
                           "file or directory\n"
-                          "entries    0, 0 bytes (at most 1073741824)\n");
+                          "entries    0, 0 bytes (at most 1073741824)\n"
+                          "remote     (none)\n");
   result_free(&r);
   const char *file = scratch("file", "not a folder");
   char dir[400], want[1200];
@@ -1045,7 +1072,8 @@ START_TEST(cache_state_of_an_unusable_folder) {
   r = run((const char *[]){"cache", "--cache-dir", dir, NULL});
   ck_assert_int_eq(r.status, 0);
   snprintf(want, sizeof want, "folder     %s\nstate      cannot make the cache folder %s: Not a "
-                              "directory\nentries    0, 0 bytes (at most 1073741824)\n", dir, dir);
+                              "directory\nentries    0, 0 bytes (at most 1073741824)\nremote     (none)\n",
+           dir, dir);
   ck_assert_str_eq(r.out, want);
   result_free(&r);
   /* a folder that can be made is ok, and is not left behind by asking */

@@ -10,7 +10,7 @@ EXPECTED = {
     1: cuplug.ArgumentError, 3: cuplug.ArgumentError, 4: cuplug.ArgumentError,
     10: cuplug.TypeSyntaxError, 11: cuplug.TypeSyntaxError, 12: cuplug.TypeSyntaxError,
     **{c: cuplug.IRError for c in (20, 21, 22, 23, 24, 25, 94)},
-    **{c: cuplug.OptionError for c in range(30, 42)},
+    **{c: cuplug.OptionError for c in range(30, 43)},
     **{c: cuplug.ToolkitError for c in (50, 51, 52, 56, 57, 58, 59, 92)},
     **{c: cuplug.GPUError for c in (53, 54, 55, 70, 71)}, 73: cuplug.LaunchConfigError,
     60: cuplug.LinkError, 61: cuplug.LinkError, 62: cuplug.LinkError,

@@ -1,6 +1,13 @@
 /* support.c - what the test programs share. */
 #include "support.h"
 
+#include <hiredis/hiredis.h>
+
+#include "redis.h"
+#define SONAME_TEXT_(x) #x
+#define SONAME_TEXT(x) SONAME_TEXT_(x)
+#define HIREDIS_SONAME_TEXT SONAME_TEXT(HIREDIS_SONAME)
+
 #include <dirent.h>
 #include <dlfcn.h>
 #include <elf.h>
@@ -106,6 +113,17 @@ bool t_have_host(void) {
 bool t_have_clang(void) {
   const char *clang = getenv("CUPLUG_TEST_CLANG");
   return clang && *clang && access(clang, X_OK) == 0;
+}
+
+bool t_have_redis(void) {
+  static int have = -1;
+  if (have < 0) {
+    const char *lib = getenv("CUPLUG_HIREDIS");
+    void *so = dlopen(lib && *lib ? lib : "libhiredis.so." HIREDIS_SONAME_TEXT, RTLD_LAZY);
+    have = so && t_redis_server();
+    if (so) dlclose(so);
+  }
+  return have;
 }
 
 cuplug_session *t_session(void) {

@@ -32,6 +32,7 @@ bool t_have_gpu(void);
 /* Does the CPU target's library (libcuplug-host.so) load? */
 bool t_have_host(void);
 bool t_have_clang(void);
+bool t_have_redis(void);
 
 /* A session with the default toolkit search; fails the test on error. */
 cuplug_session *t_session(void);
@@ -151,6 +152,7 @@ enum {
   T_HOST = 1u << 5,      /* the CPU target's library, libcuplug-host.so */
   T_ROOT = 1u << 6,      /* root: to give a file to another user (nobody) */
   T_CLANG = 1u << 7,     /* clang-22 ($CUPLUG_TEST_CLANG), to make modern IR at test time */
+  T_REDIS = 1u << 8,     /* redis-server ($CUPLUG_TEST_REDIS, else PATH) and hiredis */
 };
 #define T_TOOLKIT (T_NVVM | T_NVRTC | T_NVJITLINK)
 

@@ -23,6 +23,7 @@ Suite *suite_backends(void);
 Suite *suite_modern(void);
 Suite *suite_dialect(void);
 Suite *suite_nvptx(void);
+Suite *suite_remote(void);
 
 static const t_suite_def suites[] = {
     {"types", suite_types},       {"irtext", suite_irtext},   {"lowering", suite_lowering},
@@ -32,7 +33,7 @@ static const t_suite_def suites[] = {
     {"handoff", suite_handoff},   {"cache", suite_cache},
     {"sigcheck", suite_sigcheck}, {"backends", suite_backends},
     {"modern", suite_modern},     {"dialect", suite_dialect},
-    {"nvptx", suite_nvptx},
+    {"nvptx", suite_nvptx},       {"remote", suite_remote},
 };
 
 int main(int argc, char **argv) {

@@ -139,6 +139,8 @@ typedef enum cuplug_status {
   CUPLUG_ERR_OPTION_NAME = 40,         /* an entry or abi_name that is not a symbol */
   CUPLUG_ERR_OPTION_BACKEND = 41,      /* since 1.3: a backend that is none of cuplug_backend's,
                                           or one that cannot take this IR, output or cc */
+  CUPLUG_ERR_OPTION_CACHE_REMOTE = 42, /* since 1.3: a remote cache URL (cache_remote,
+                                          CUPLUG_CACHE_REMOTE) or setting cuplug cannot use */
 
   /* The toolkit and the device */
   CUPLUG_ERR_NVVM_NOT_FOUND = 50,      /* libNVVM could not be loaded */
@@ -195,7 +197,9 @@ typedef enum cuplug_status {
   /* Warnings: never returned by a call, only held by an artifact. */
   CUPLUG_WARN_DEBUG_WITH_OPT = 1000, /* debug together with opt > 0 */
   /* since 1.3 */
-  CUPLUG_WARN_CACHE = 1001, /* the disk cache was set aside (unusable folder, bad entry) */
+  CUPLUG_WARN_CACHE = 1001, /* the disk cache was set aside (unusable folder, bad entry), or
+                               the remote one is not used, failed or held an entry that did
+                               not verify */
   CUPLUG_WARN_NVRTC_LOG = 1002 /* NVRTC compiled linked .cu code and said something (its
                                   warnings): "NVRTC log messages whilst compiling NAME: ..." */
 } cuplug_status;
@@ -345,7 +349,8 @@ typedef enum cuplug_cache_result {
   CUPLUG_CACHE_NONE = 0,   /* built; the cache is off, or the call asked for no cache */
   CUPLUG_CACHE_MISS = 1,   /* built, and stored in the cache */
   CUPLUG_CACHE_MEMORY = 2, /* the session's memory cache */
-  CUPLUG_CACHE_DISK = 3    /* the disk cache */
+  CUPLUG_CACHE_DISK = 3,   /* the disk cache */
+  CUPLUG_CACHE_REMOTE = 4  /* the remote cache a fleet shares (cache_remote) */
 } cuplug_cache_result;
 
 /* ------------------------------------------------------------------------ */
@@ -465,8 +470,37 @@ typedef struct cuplug_session_options {
   const char *cache_dir;
   uint64_t cache_max_bytes;    /* the disk cache's bound; 0: 1 GiB */
   uint64_t cache_memory_bytes; /* the memory cache's bound; 0: 64 MiB */
+  /* The remote tier of the cache, behind memory and disk, that a fleet of
+   * machines shares: a Redis server, or one that speaks its protocol
+   * (Valkey, KeyDB), as redis://[[USER]:PASSWORD@]HOST[:PORT][/DB].  NULL:
+   * $CUPLUG_CACHE_REMOTE; "": none.  A local miss asks it, a hit there
+   * fills memory and disk, and a build is stored there too.  Entries are
+   * signed with a key the fleet shares, and one that does not verify is
+   * never used (it is counted in cache_info's remote_refused, warned about
+   * once with CUPLUG_WARN_CACHE, and rebuilt); without a key nothing is
+   * read or written there.  A server that refuses, drops the connection or
+   * stops answering costs at most cache_remote_timeout_ms a call, and is
+   * then skipped for 5 s ($CUPLUG_CACHE_REMOTE_RETRY_MS); compiles go on
+   * with the same result.  hiredis is loaded at run time (without it the
+   * remote is not used, and cache_info says why).  A URL cuplug cannot use
+   * (rediss:// included: the hiredis cuplug is built with has no TLS) is
+   * CUPLUG_ERR_OPTION_CACHE_REMOTE from session_create. */
+  const char *cache_remote;
+  /* The key file: 16 to 4096 random bytes, the same on every machine, the
+   * user's (or root's) and neither writable by others nor readable outside
+   * its group.  NULL: $CUPLUG_CACHE_REMOTE_KEY. */
+  const char *cache_remote_key;
+  /* The most one call to the server may take, connecting included.  0:
+   * $CUPLUG_CACHE_REMOTE_TIMEOUT_MS, else 50 ms. */
+  uint32_t cache_remote_timeout_ms;
+  /* Seconds the server keeps an entry.  0: $CUPLUG_CACHE_REMOTE_TTL, else
+   * until the server's own eviction removes it. */
+  uint32_t cache_remote_ttl_s;
+  /* Results larger than this are not sent.  0:
+   * $CUPLUG_CACHE_REMOTE_MAX_ENTRY_MB MiB, else 16 MiB. */
+  uint64_t cache_remote_max_entry_bytes;
 } cuplug_session_options;
-#define CUPLUG_SESSION_OPTIONS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_session_options, cache_memory_bytes)
+#define CUPLUG_SESSION_OPTIONS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_session_options, cache_remote_max_entry_bytes)
 
 /* since 1.3: bits of cuplug_session_options.flags */
 /* The host vouches for every input (a front end it wrote and tested):
@@ -689,8 +723,19 @@ typedef struct cuplug_cache_info {
   uint64_t memory_hits, disk_hits, misses; /* out: the session's look-ups */
   uint64_t stores;       /* out: results the session stored */
   uint64_t rebuilt;      /* out: corrupt or truncated entries found, removed and rebuilt */
+  /* The remote tier (cuplug_session_options.cache_remote): */
+  const char *remote;        /* out: its URL, the password shown as ***; "" when there is none */
+  const char *remote_status; /* out: "ok"; "off" (none); why it is not used ("no key: ...",
+                                "the key file F is readable by others ...", "hiredis cannot be
+                                loaded ..."); or "set aside after a failure: ..." while it is
+                                skipped */
+  uint64_t remote_hits, remote_misses; /* out: the session's look-ups there */
+  uint64_t remote_stores;    /* out: results the session stored there */
+  uint64_t remote_refused;   /* out: entries whose tag did not verify: not used, rebuilt */
+  uint64_t remote_errors;    /* out: calls that failed (refused, dropped or timed-out
+                                connections, error replies) */
 } cuplug_cache_info;
-#define CUPLUG_CACHE_INFO_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_cache_info, rebuilt)
+#define CUPLUG_CACHE_INFO_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_cache_info, remote_errors)
 
 /* since 1.3: one stage of the compile or link that made an artifact, and
  * the time it took: the stages of the target the compile chose, in the

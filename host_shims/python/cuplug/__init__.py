@@ -91,8 +91,8 @@ class IRError(CuplugError, ValueError):
 
 
 class OptionError(CuplugError, ValueError):
-    """An option numba-cuda's rules refuse, or a backend that cannot serve the
-    compile (30 to 41)."""
+    """An option numba-cuda's rules refuse, a backend that cannot serve the
+    compile, or a remote cache URL or setting cuplug cannot use (30 to 42)."""
 
 
 class ToolkitError(CuplugError):
@@ -186,7 +186,7 @@ def _error_class(code, type_error=False):
         return TypeSyntaxError
     if 20 <= code <= 25 or code == 94:
         return IRError
-    if 30 <= code <= 41:
+    if 30 <= code <= 42:
         return OptionError
     if 60 <= code <= 62:
         return LinkError

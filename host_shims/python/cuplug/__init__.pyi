@@ -133,7 +133,9 @@ class Session:
                  registry: Optional[Registry] = ..., trusted: bool = ...,
                  time_limit_ms: int = ..., *, cache: bool = ...,
                  cache_dir: Optional[str] = ..., cache_max_bytes: int = ...,
-                 cache_memory_bytes: int = ...) -> None: ...
+                 cache_memory_bytes: int = ..., cache_remote: Optional[str] = ...,
+                 cache_remote_key: Optional[str] = ..., cache_remote_timeout_ms: int = ...,
+                 cache_remote_ttl_s: int = ...) -> None: ...
     def compile(self, modules: Union[_Text, Sequence[Union[_Text, Tuple[Optional[str], _Text]]]],
                 entry: str, signature: Optional[_Signature], **options: Any) -> Artifact: ...
     def link(self, code: Sequence[_Code] = ..., artifacts: Sequence[Artifact] = ...,

@@ -405,14 +405,18 @@ def _original(owner, name):
 def stats():
     """Since install(): how many functions cuplug compiled, how many it left
     to numba-cuda, and why ({reason: count}); what cuplug's result cache
-    (its default session's) found: {"memory_hits", "disk_hits", "misses"};
+    (its default session's) found: {"memory_hits", "disk_hits", "misses",
+    "remote_hits", "remote_misses", "remote_stores", "remote_refused",
+    "remote_errors"} (the remote tier's, zero without one);
     and "launches": how many overloads launch through cuplug, how many
     numba-cuda launches itself and why, and how many launches cuplug's
     launcher refused and handed back to numba-cuda ("fallbacks")."""
     c = _cuplug.default_session().cache_info()
     return {"cuplug": _stats["cuplug"], "numba-cuda": _stats["numba-cuda"],
             "reasons": dict(_stats["reasons"]), "types": dict(_numba_types.unmapped),
-            "cache": {k: c[k] for k in ("memory_hits", "disk_hits", "misses")},
+            "cache": {k: c[k] for k in ("memory_hits", "disk_hits", "misses", "remote_hits",
+                                        "remote_misses", "remote_stores", "remote_refused",
+                                        "remote_errors")},
             "launches": _numba_launch.stats()}
 
 

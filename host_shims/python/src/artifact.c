@@ -142,9 +142,9 @@ GETTER(stages) {
 
 GETTER(cache) {
   (void)unused;
-  static const char *const where[] = {"none", "miss", "memory", "disk"};
+  static const char *const where[] = {"none", "miss", "memory", "disk", "remote"};
   cuplug_cache_result c = info_of(self).cache;
-  return PyUnicode_FromString(c <= CUPLUG_CACHE_DISK ? where[c] : "none");
+  return PyUnicode_FromString(c <= CUPLUG_CACHE_REMOTE ? where[c] : "none");
 }
 
 GETTER(debug) {

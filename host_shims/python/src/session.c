@@ -50,26 +50,37 @@ static int cc_of(PyObject *cc, uint32_t *major, uint32_t *minor, uint32_t *suffi
 /* Session()'s numbers, range-checked into o: a negative one once wrapped
  * to a large one. */
 static int session_numbers(PyObject *limit, PyObject *max_bytes, PyObject *memory_bytes,
+                           PyObject *remote_timeout, PyObject *remote_ttl,
                            cuplug_session_options *o) {
   if (limit && shim_u32(limit, "time_limit_ms", &o->time_limit_ms) < 0) return -1;
   if (max_bytes && shim_u64(max_bytes, "cache_max_bytes", &o->cache_max_bytes) < 0) return -1;
   if (memory_bytes && shim_u64(memory_bytes, "cache_memory_bytes", &o->cache_memory_bytes) < 0)
     return -1;
+  if (remote_timeout &&
+      shim_u32(remote_timeout, "cache_remote_timeout_ms", &o->cache_remote_timeout_ms) < 0)
+    return -1;
+  if (remote_ttl && shim_u32(remote_ttl, "cache_remote_ttl_s", &o->cache_remote_ttl_s) < 0)
+    return -1;
   return 0;
 }
 
 static PyObject *session_make(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static char *names[] = {"cuda_home", "default_cc",      "registry",
-                          "trusted",   "time_limit_ms",   "cache",
-                          "cache_dir", "cache_max_bytes", "cache_memory_bytes",
-                          NULL};
-  const char *home = NULL, *cache_dir = NULL;
+  static char *names[] = {"cuda_home",        "default_cc",
+                          "registry",         "trusted",
+                          "time_limit_ms",    "cache",
+                          "cache_dir",        "cache_max_bytes",
+                          "cache_memory_bytes", "cache_remote",
+                          "cache_remote_key", "cache_remote_timeout_ms",
+                          "cache_remote_ttl_s", NULL};
+  const char *home = NULL, *cache_dir = NULL, *remote = NULL, *remote_key = NULL;
   PyObject *cc = Py_None, *registry = Py_None;
   PyObject *limit = NULL, *max_bytes = NULL, *memory_bytes = NULL;
+  PyObject *remote_timeout = NULL, *remote_ttl = NULL;
   int trusted = 0, cache = 1;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|zOOpO$pzOO:Session", names, &home, &cc,
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|zOOpO$pzOOzzOO:Session", names, &home, &cc,
                                    &registry, &trusted, &limit, &cache, &cache_dir, &max_bytes,
-                                   &memory_bytes))
+                                   &memory_bytes, &remote, &remote_key, &remote_timeout,
+                                   &remote_ttl))
     return NULL;
   shim_state *st = PyType_GetModuleState(type);
   if (!st->api) return PyErr_Format(PyExc_RuntimeError, "the plugin is not loaded");
@@ -79,8 +90,11 @@ static PyObject *session_make(PyTypeObject *type, PyObject *args, PyObject *kw) 
       .struct_size = sizeof o,
       .cuda_home = home,
       .flags = (trusted ? CUPLUG_SESSION_TRUSTED : 0) | (cache ? 0 : CUPLUG_SESSION_NO_CACHE),
-      .cache_dir = cache_dir};
-  if (session_numbers(limit, max_bytes, memory_bytes, &o) < 0) return NULL;
+      .cache_dir = cache_dir,
+      .cache_remote = remote,
+      .cache_remote_key = remote_key};
+  if (session_numbers(limit, max_bytes, memory_bytes, remote_timeout, remote_ttl, &o) < 0)
+    return NULL;
   if (cc_of(cc, &o.default_cc_major, &o.default_cc_minor, NULL) < 0) return NULL;
   if (registry != Py_None) o.registry = ((shim_registry *)registry)->registry;
   shim_session *s = PyObject_GC_New(shim_session, st->session_type);
@@ -428,13 +442,18 @@ static PyObject *cache_info(PyObject *self, PyObject *unused) {
   Py_END_ALLOW_THREADS
   if (e) return shim_raise(st, e);
   return Py_BuildValue(
-      "{s:s,s:s,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "dir", i.dir, "status", i.status,
-      "max_bytes", (unsigned long long)i.max_bytes, "disk_entries",
+      "{s:s,s:s,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:s,s:s,s:K,s:K,s:K,s:K,s:K}", "dir",
+      i.dir, "status", i.status, "max_bytes", (unsigned long long)i.max_bytes, "disk_entries",
       (unsigned long long)i.disk_entries, "disk_bytes", (unsigned long long)i.disk_bytes,
       "memory_entries", (unsigned long long)i.memory_entries, "memory_bytes",
       (unsigned long long)i.memory_bytes, "memory_hits", (unsigned long long)i.memory_hits,
       "disk_hits", (unsigned long long)i.disk_hits, "misses", (unsigned long long)i.misses,
-      "stores", (unsigned long long)i.stores, "rebuilt", (unsigned long long)i.rebuilt);
+      "stores", (unsigned long long)i.stores, "rebuilt", (unsigned long long)i.rebuilt,
+      "remote", i.remote, "remote_status", i.remote_status, "remote_hits",
+      (unsigned long long)i.remote_hits, "remote_misses", (unsigned long long)i.remote_misses,
+      "remote_stores", (unsigned long long)i.remote_stores, "remote_refused",
+      (unsigned long long)i.remote_refused, "remote_errors",
+      (unsigned long long)i.remote_errors);
 }
 
 static PyObject *cache_clear(PyObject *self, PyObject *unused) {
@@ -475,7 +494,9 @@ static PyMethodDef session_methods[] = {
     {"synchronize", shim_synchronize, METH_NOARGS, "synchronize(): wait for the device."},
     {"cache_info", cache_info, METH_NOARGS,
      "cache_info() -> dict: the result cache's folder, status, entries and bytes on disk\n"
-     "and in memory, and this session's hits, misses, stores and rebuilt entries."},
+     "and in memory, and this session's hits, misses, stores and rebuilt entries; the\n"
+     "remote tier's URL and status, and the session's hits, misses, stores, refused\n"
+     "entries and errors there."},
     {"cache_clear", cache_clear, METH_NOARGS,
      "cache_clear(): empty the session's memory cache and its disk cache folder."},
     {NULL, NULL, 0, NULL}};
@@ -487,9 +508,12 @@ static PyGetSetDef session_getset[] = {
 static PyType_Slot session_slots[] = {
     {Py_tp_doc, "Session(cuda_home=None, default_cc=None, registry=None, trusted=False,\n"
                 "        time_limit_ms=0, *, cache=True, cache_dir=None, cache_max_bytes=0,\n"
-                "        cache_memory_bytes=0): the CUDA toolkit found, a registry, and the\n"
-                "        result cache (cache_dir None: $CUPLUG_CACHE_DIR, else\n"
-                "        $XDG_CACHE_HOME/cuplug, else ~/.cache/cuplug; '': memory only)."},
+                "        cache_memory_bytes=0, cache_remote=None, cache_remote_key=None,\n"
+                "        cache_remote_timeout_ms=0, cache_remote_ttl_s=0): the CUDA toolkit\n"
+                "        found, a registry, and the result cache (cache_dir None:\n"
+                "        $CUPLUG_CACHE_DIR, else $XDG_CACHE_HOME/cuplug, else ~/.cache/cuplug;\n"
+                "        '': memory only; cache_remote: a Redis server the fleet shares,\n"
+                "        redis://HOST:PORT/DB, None: $CUPLUG_CACHE_REMOTE, '': none)."},
     {Py_tp_new, session_new},
     {Py_tp_dealloc, session_dealloc},
     {Py_tp_traverse, session_traverse},

@@ -1,0 +1,904 @@
+/* remote.c - the fleet's tier of the result cache: a Redis server, spoken
+ * to with hiredis's command writer and reply reader over a socket of
+ * cuplug's own, so that each call keeps one deadline. */
+#include "plugin/cache/remote.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <hiredis/hiredis.h>
+#include <limits.h>
+#include <llvm-c/blake3.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "base/error.h"
+
+/* ---- hiredis, loaded at run time ----
+ * The library of the headers cuplug was built with: its structs (the
+ * reader's error, a reply) are read, so another version is not taken. */
+
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x) STRINGIFY_(x)
+#define HIREDIS_FILE "libhiredis.so." STRINGIFY(HIREDIS_SONAME)
+
+static struct {
+  redisReader *(*reader_create)(void);
+  void (*reader_free)(redisReader *);
+  int (*reader_feed)(redisReader *, const char *, size_t);
+  int (*reader_get_reply)(redisReader *, void **);
+  void (*free_reply)(void *);
+  int (*format_argv)(char **, int, const char **, const size_t *);
+  void (*free_command)(char *);
+} hiredis;
+static pthread_once_t hiredis_once = PTHREAD_ONCE_INIT;
+static char hiredis_problem[512]; /* "" once loaded */
+
+static void load_hiredis(void) {
+  const char *path = getenv("CUPLUG_HIREDIS");
+  if (!path || !*path) path = HIREDIS_FILE;
+  void *so = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  if (!so) {
+    snprintf(hiredis_problem, sizeof hiredis_problem,
+             "hiredis cannot be loaded (%s); install hiredis %d.%d (Debian: libhiredis%s) or "
+             "name its library in CUPLUG_HIREDIS",
+             dlerror(), HIREDIS_MAJOR, HIREDIS_MINOR, STRINGIFY(HIREDIS_SONAME));
+    return;
+  }
+  static const struct {
+    const char *name;
+    size_t offset;
+  } symbols[] = {
+      {"redisReaderCreate", offsetof(__typeof__(hiredis), reader_create)},
+      {"redisReaderFree", offsetof(__typeof__(hiredis), reader_free)},
+      {"redisReaderFeed", offsetof(__typeof__(hiredis), reader_feed)},
+      {"redisReaderGetReply", offsetof(__typeof__(hiredis), reader_get_reply)},
+      {"freeReplyObject", offsetof(__typeof__(hiredis), free_reply)},
+      {"redisFormatCommandArgv", offsetof(__typeof__(hiredis), format_argv)},
+      {"redisFreeCommand", offsetof(__typeof__(hiredis), free_command)},
+  };
+  for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
+    void *f = dlsym(so, symbols[i].name);
+    if (!f) {
+      snprintf(hiredis_problem, sizeof hiredis_problem,
+               "%s has no %s: cuplug was built against hiredis %d.%d", path, symbols[i].name,
+               HIREDIS_MAJOR, HIREDIS_MINOR);
+      return;
+    }
+    memcpy((char *)&hiredis + symbols[i].offset, &f, sizeof f);
+  }
+}
+
+/* NULL when hiredis is there, else why not. */
+static const char *hiredis_missing(void) {
+  pthread_once(&hiredis_once, load_hiredis);
+  return hiredis_problem[0] ? hiredis_problem : NULL;
+}
+
+/* ---- values: sealed with the fleet's key ---- */
+
+static const char value_magic[8] = {'C', 'U', 'P', 'L', 'U', 'G', 'R', (char)CUPLUG__REMOTE_FORMAT};
+
+void cuplug__remote_mac_key(const void *file, size_t len, uint8_t out[32]) {
+  llvm_blake3_hasher h;
+  llvm_blake3_hasher_init_derive_key(&h, "cuplug 1.3 remote cache: the tags of its entries");
+  llvm_blake3_hasher_update(&h, file, len);
+  llvm_blake3_hasher_finalize(&h, out, 32);
+}
+
+/* The first 48 bytes of a value: magic, key, size. */
+static void value_head(const cuplug__digest *key, uint64_t size, uint8_t out[48]) {
+  memcpy(out, value_magic, 8);
+  memcpy(out + 8, key->bytes, 32);
+  for (int i = 0; i < 8; i++) out[40 + i] = (uint8_t)(size >> (8 * i));
+}
+
+static void tag_of(const uint8_t mac_key[32], const uint8_t head[48], const void *data,
+                   size_t size, uint8_t out[32]) {
+  llvm_blake3_hasher h;
+  llvm_blake3_hasher_init_keyed(&h, mac_key);
+  llvm_blake3_hasher_update(&h, head, 48);
+  if (size) llvm_blake3_hasher_update(&h, data, size);
+  llvm_blake3_hasher_finalize(&h, out, 32);
+}
+
+void cuplug__remote_seal(const uint8_t mac_key[32], const cuplug__digest *key, const void *data,
+                         size_t size, cuplug__buf *out) {
+  uint8_t head[48], tag[32];
+  value_head(key, size, head);
+  tag_of(mac_key, head, data, size, tag);
+  cuplug__buf_append(out, (const char *)head, sizeof head);
+  cuplug__buf_append(out, (const char *)tag, sizeof tag);
+  cuplug__buf_append(out, data, size);
+}
+
+const void *cuplug__remote_open(const uint8_t mac_key[32], const cuplug__digest *key,
+                                const void *value, size_t len, size_t *size, const char **why) {
+  const uint8_t *v = value;
+  if (len < CUPLUG__REMOTE_HEADER || memcmp(v, value_magic, 7) != 0) {
+    *why = "not a cuplug entry";
+    return NULL;
+  }
+  if (v[7] != value_magic[7]) {
+    *why = "written in another format";
+    return NULL;
+  }
+  if (memcmp(v + 8, key->bytes, 32) != 0) {
+    *why = "filed under another key";
+    return NULL;
+  }
+  uint64_t n = 0;
+  for (int i = 0; i < 8; i++) n |= (uint64_t)v[40 + i] << (8 * i);
+  if (n != len - CUPLUG__REMOTE_HEADER) {
+    *why = "cut short or padded (its size does not match)";
+    return NULL;
+  }
+  uint8_t tag[32], differ = 0;
+  tag_of(mac_key, v, v + CUPLUG__REMOTE_HEADER, (size_t)n, tag);
+  for (int i = 0; i < 32; i++) differ |= (uint8_t)(tag[i] ^ v[48 + i]); /* in constant time */
+  if (differ) {
+    *why = "its tag does not verify (changed, or sealed with another key)";
+    return NULL;
+  }
+  *size = (size_t)n;
+  return v + CUPLUG__REMOTE_HEADER;
+}
+
+void cuplug__remote_name(const cuplug__digest *key, char out[80]) {
+  char hex[65];
+  cuplug__digest_hex(key, hex);
+  snprintf(out, 80, "cuplug:%u:%s", CUPLUG__REMOTE_FORMAT, hex);
+}
+
+/* What a GET's reply means (see cuplug__remote_answer). */
+static cuplug__remote_result read_get(const uint8_t mac_key[32], const cuplug__digest *key,
+                                      const redisReply *reply, void **data, size_t *size,
+                                      bool *refused, char *why, size_t cap) {
+  *refused = false;
+  switch (reply->type) {
+    case REDIS_REPLY_NIL: return CUPLUG__REMOTE_MISS;
+    case REDIS_REPLY_STRING: {
+      const char *bad = NULL;
+      size_t n = 0;
+      const void *payload = cuplug__remote_open(mac_key, key, reply->str, reply->len, &n, &bad);
+      if (!payload) {
+        *refused = true;
+        snprintf(why, cap, "%s", bad);
+        return CUPLUG__REMOTE_SKIPPED;
+      }
+      if (!(*data = malloc(n ? n : 1))) {
+        snprintf(why, cap, "out of memory");
+        return CUPLUG__REMOTE_SKIPPED;
+      }
+      memcpy(*data, payload, n);
+      *size = n;
+      return CUPLUG__REMOTE_HIT;
+    }
+    case REDIS_REPLY_ERROR:
+      snprintf(why, cap, "the server answered %.*s", (int)(reply->len < 200 ? reply->len : 200),
+               reply->str);
+      return CUPLUG__REMOTE_SKIPPED;
+    default:
+      snprintf(why, cap, "the server answered GET with %s",
+               reply->type == REDIS_REPLY_ARRAY     ? "an array"
+               : reply->type == REDIS_REPLY_INTEGER ? "an integer"
+                                                    : "a status");
+      return CUPLUG__REMOTE_SKIPPED;
+  }
+}
+
+bool cuplug__remote_answer(const uint8_t mac_key[32], const cuplug__digest *key,
+                           const void *bytes, size_t len, size_t chunks,
+                           cuplug__remote_result *result, void **data, size_t *size,
+                           bool *refused, char *why, size_t cap) {
+  *result = CUPLUG__REMOTE_SKIPPED;
+  *data = NULL;
+  *size = 0;
+  *refused = false;
+  if (hiredis_missing()) return false;
+  redisReader *reader = hiredis.reader_create();
+  if (!reader) return false;
+  size_t step = chunks ? len / chunks + 1 : len + 1, at = 0;
+  void *reply = NULL;
+  snprintf(why, cap, "the answer is cut short");
+  while (!reply) {
+    if (hiredis.reader_get_reply(reader, &reply) != REDIS_OK) {
+      snprintf(why, cap, "the server's answer is malformed: %s", reader->errstr);
+      break;
+    }
+    if (reply || at == len) break;
+    size_t n = len - at < step ? len - at : step;
+    if (hiredis.reader_feed(reader, (const char *)bytes + at, n) != REDIS_OK) break;
+    at += n;
+  }
+  if (reply) *result = read_get(mac_key, key, reply, data, size, refused, why, cap);
+  if (reply) hiredis.free_reply(reply);
+  hiredis.reader_free(reader);
+  return true;
+}
+
+/* ---- the server's address ---- */
+
+typedef struct address {
+  char *host;   /* a name or an address; IPv6 without its brackets */
+  char port[6];
+  unsigned db;
+  char *user, *password; /* NULL: no AUTH */
+  char *shown;  /* the URL without the password */
+} address;
+
+static void address_free(address *a) {
+  free(a->host);
+  free(a->user);
+  if (a->password) memset(a->password, 0, strlen(a->password));
+  free(a->password);
+  free(a->shown);
+}
+
+static int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+/* s[0..n) with %XX decoded, or NULL when an escape is malformed. */
+static char *percent_decoded(const char *s, size_t n) {
+  char *out = malloc(n + 1), *o = out;
+  if (!out) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] != '%') {
+      *o++ = s[i];
+      continue;
+    }
+    int hi = i + 2 < n ? hex_value(s[i + 1]) : -1;
+    int lo = i + 2 < n ? hex_value(s[i + 2]) : -1;
+    if (hi < 0 || lo < 0) {
+      free(out);
+      return NULL;
+    }
+    *o++ = (char)(hi * 16 + lo);
+    i += 2;
+  }
+  *o = '\0';
+  return out;
+}
+
+static bool all_digits(const char *s, size_t n) {
+  if (!n) return false;
+  for (size_t i = 0; i < n; i++)
+    if (s[i] < '0' || s[i] > '9') return false;
+  return true;
+}
+
+/* redis://[[USER]:PASSWORD@]HOST[:PORT][/DB].  NULL, or why the URL is
+ * not one cuplug can use (malloc'd). */
+static char *parse_url(const char *url, address *a) {
+  cuplug__buf why;
+  cuplug__buf_init(&why);
+  const char *rest = NULL;
+  if (!strncmp(url, "redis://", 8)) {
+    rest = url + 8;
+  } else if (!strncmp(url, "rediss://", 9)) {
+    cuplug__buf_printf(&why,
+                       "rediss:// (TLS) needs hiredis with TLS (hiredis_ssl, 1.0 and later); "
+                       "cuplug is built with hiredis %d.%d, which has none: reach the server "
+                       "through a TLS tunnel (stunnel, spiped) with redis://",
+                       HIREDIS_MAJOR, HIREDIS_MINOR);
+  } else {
+    cuplug__buf_printf(&why, "give redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]");
+  }
+  if (rest) {
+    const char *end = rest + strcspn(rest, "/?#");
+    const char *at = NULL;
+    for (const char *p = rest; p < end; p++)
+      if (*p == '@') at = p;
+    const char *host = at ? at + 1 : rest;
+    if (at) {
+      const char *colon = memchr(rest, ':', (size_t)(at - rest));
+      if (!colon) {
+        cuplug__buf_printf(&why, "the part before '@' is the password: give it as "
+                                 ":PASSWORD@ or USER:PASSWORD@");
+      } else {
+        if (colon > rest) a->user = percent_decoded(rest, (size_t)(colon - rest));
+        a->password = percent_decoded(colon + 1, (size_t)(at - colon - 1));
+        if ((colon > rest && !a->user) || !a->password)
+          cuplug__buf_printf(&why, "the user or password has a malformed %%XX escape");
+      }
+    }
+    const char *host_end = end, *port = NULL;
+    if (!why.len && *host == '[') {
+      const char *close = memchr(host, ']', (size_t)(end - host));
+      if (!close) cuplug__buf_printf(&why, "an IPv6 address needs its closing ']'");
+      else {
+        a->host = cuplug__strndup(host + 1, (size_t)(close - host - 1));
+        if (close + 1 < end && close[1] == ':') port = close + 2;
+        else if (close + 1 < end) cuplug__buf_printf(&why, "':PORT' or '/DB' must follow ']'");
+      }
+    } else if (!why.len) {
+      const char *colon = memchr(host, ':', (size_t)(end - host));
+      if (colon) host_end = colon, port = colon + 1;
+      a->host = cuplug__strndup(host, (size_t)(host_end - host));
+    }
+    if (!why.len && (!a->host || !*a->host)) cuplug__buf_printf(&why, "the host is missing");
+    snprintf(a->port, sizeof a->port, "6379");
+    if (!why.len && port) {
+      size_t n = (size_t)(end - port);
+      unsigned long v = all_digits(port, n) && n <= 5 ? strtoul(port, NULL, 10) : 0;
+      if (v < 1 || v > 65535)
+        cuplug__buf_printf(&why, "the port '%.*s' is not a number from 1 to 65535", (int)n, port);
+      else
+        snprintf(a->port, sizeof a->port, "%lu", v);
+    }
+    if (!why.len && (*end == '?' || *end == '#')) {
+      cuplug__buf_printf(&why, "nothing may follow the database number (found '%c')", *end);
+    } else if (!why.len && *end == '/' && end[1]) {
+      size_t n = strcspn(end + 1, "?#");
+      unsigned long v = all_digits(end + 1, n) && n <= 6 ? strtoul(end + 1, NULL, 10) : ULONG_MAX;
+      if (v > 999999)
+        cuplug__buf_printf(&why, "the database '%.*s' is not a number", (int)n, end + 1);
+      else if (end[1 + n])
+        cuplug__buf_printf(&why, "nothing may follow the database number (found '%c')",
+                           end[1 + n]);
+      else
+        a->db = (unsigned)v;
+    }
+  }
+  if (why.len) {
+    char *w = cuplug__buf_take(&why, NULL);
+    return w ? w : cuplug__strdup("out of memory");
+  }
+  cuplug__buf shown;
+  cuplug__buf_init(&shown);
+  bool v6 = strchr(a->host, ':') != NULL;
+  cuplug__buf_printf(&shown, "redis://%s%s%s%s%s:%s/%u", a->user ? a->user : "",
+                     a->password ? ":***@" : "", v6 ? "[" : "", a->host, v6 ? "]" : "", a->port,
+                     a->db);
+  a->shown = cuplug__buf_take(&shown, NULL);
+  return a->shown ? NULL : cuplug__strdup("out of memory");
+}
+
+/* ---- the remote ---- */
+
+typedef struct conn {
+  int fd;
+  redisReader *reader;
+} conn;
+
+#define POOL 8     /* idle connections kept */
+#define STATUSES 32 /* distinct failure statuses kept (cache_info's strings live on) */
+
+struct cuplug__remote {
+  address at;
+  uint8_t mac_key[32];
+  char *unused;          /* why the remote is not used at all, or NULL */
+  uint32_t timeout_ms, retry_ms, ttl_s;
+  uint64_t max_entry;
+  pthread_mutex_t lock;
+  pid_t pid;             /* the process the pooled connections belong to */
+  conn *idle[POOL];
+  int num_idle;
+  uint64_t down_until;   /* CLOCK_MONOTONIC ns: set aside until then */
+  const char *status;    /* "ok", `unused`, or one of `statuses` */
+  char *statuses[STATUSES];
+  int num_statuses;
+  bool asked;            /* a call has gone to the server */
+  bool told_unused, told_failed, told_refused;
+  uint64_t hits, misses, stores, refused, errors;
+};
+
+/* A whole number from the environment, when the option is 0. */
+static char *number_option(uint32_t given, const char *env, uint32_t fallback, uint32_t max,
+                           const char *unit, uint32_t *out) {
+  const char *v = getenv(env);
+  *out = given ? given : fallback;
+  if (given || !v || !*v) return NULL;
+  char *end;
+  errno = 0;
+  unsigned long n = strtoul(v, &end, 10);
+  if (*end || errno || n > max || v[0] == '-') {
+    cuplug__buf b;
+    cuplug__buf_init(&b);
+    cuplug__buf_printf(&b, "%s '%s' is not a number of %s from 0 to %u", env, v, unit, max);
+    return cuplug__buf_take(&b, NULL);
+  }
+  *out = n ? (uint32_t)n : fallback;
+  return NULL;
+}
+
+/* The key file: the user's or root's, at least 16 bytes, and no one else's
+ * to change or (outside its group) to read.  NULL, or why it is not used. */
+static char *load_key(const char *path, uint8_t mac_key[32]) {
+  cuplug__buf why;
+  cuplug__buf_init(&why);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0) {
+    cuplug__buf_printf(&why, "the key file %s cannot be read: %s", path, strerror(errno));
+  } else if (!S_ISREG(st.st_mode)) {
+    cuplug__buf_printf(&why, "the key file %s is not a file", path);
+  } else if (st.st_uid != geteuid() && st.st_uid != 0) {
+    cuplug__buf_printf(&why, "the key file %s is owned by uid %lu, not you", path,
+                       (unsigned long)st.st_uid);
+  } else if (st.st_mode & (S_IWGRP | S_IWOTH | S_IROTH)) {
+    cuplug__buf_printf(&why,
+                       "the key file %s is %s by others (mode %04o), who could then sign "
+                       "entries: chmod 600 (or 640) it",
+                       path, st.st_mode & (S_IWGRP | S_IWOTH) ? "writable" : "readable",
+                       (unsigned)(st.st_mode & 07777));
+  } else if (st.st_size < 16 || st.st_size > 4096) {
+    cuplug__buf_printf(&why,
+                       "the key file %s holds %lld bytes; a key is 16 to 4096 random bytes "
+                       "(head -c 32 /dev/urandom > %s)",
+                       path, (long long)st.st_size, path);
+  } else {
+    uint8_t bytes[4096];
+    ssize_t n = read(fd, bytes, (size_t)st.st_size);
+    if (n != st.st_size)
+      cuplug__buf_printf(&why, "the key file %s cannot be read: %s", path,
+                         n < 0 ? strerror(errno) : "it changed while it was read");
+    else
+      cuplug__remote_mac_key(bytes, (size_t)n, mac_key);
+    memset(bytes, 0, sizeof bytes);
+  }
+  if (fd >= 0) close(fd);
+  return why.len ? cuplug__buf_take(&why, NULL) : NULL;
+}
+
+cuplug_error *cuplug__remote_create(const cuplug__remote_options *o, cuplug__remote **out) {
+  *out = NULL;
+  const char *url = o->url ? o->url : getenv("CUPLUG_CACHE_REMOTE");
+  const char *from = o->url ? "cache_remote" : "CUPLUG_CACHE_REMOTE";
+  if (!url || !*url) return NULL;
+  cuplug__remote *r = calloc(1, sizeof *r);
+  if (!r) return cuplug__error_oom();
+  pthread_mutex_init(&r->lock, NULL);
+  r->pid = getpid();
+  r->status = "ok";
+  char *why = parse_url(url, &r->at);
+  uint32_t retry_ms = 0, max_mb = 0;
+  if (!why)
+    why = number_option(o->timeout_ms, "CUPLUG_CACHE_REMOTE_TIMEOUT_MS",
+                        CUPLUG__REMOTE_DEFAULT_TIMEOUT_MS, 600000, "milliseconds",
+                        &r->timeout_ms);
+  if (!why)
+    why = number_option(0, "CUPLUG_CACHE_REMOTE_RETRY_MS", CUPLUG__REMOTE_DEFAULT_RETRY_MS,
+                        3600000, "milliseconds", &retry_ms);
+  if (!why) why = number_option(o->ttl_s, "CUPLUG_CACHE_REMOTE_TTL", 0, UINT32_MAX / 2,
+                                "seconds", &r->ttl_s);
+  if (!why)
+    why = number_option(0, "CUPLUG_CACHE_REMOTE_MAX_ENTRY_MB", 0, 512, "MiB", &max_mb);
+  if (why) {
+    cuplug_error *e = cuplug__error(CUPLUG_ERR_OPTION_CACHE_REMOTE, "%s '%s': %s", from,
+                                    r->at.shown ? r->at.shown : url, why);
+    free(why);
+    cuplug__remote_destroy(r);
+    return e;
+  }
+  r->retry_ms = retry_ms;
+  r->max_entry = o->max_entry_bytes ? o->max_entry_bytes
+                 : max_mb           ? (uint64_t)max_mb << 20
+                                    : CUPLUG__REMOTE_DEFAULT_MAX_ENTRY;
+  const char *key = o->key_path ? o->key_path : getenv("CUPLUG_CACHE_REMOTE_KEY");
+  const char *missing = hiredis_missing();
+  if (missing) r->unused = cuplug__strdup(missing);
+  else if (!key || !*key)
+    r->unused = cuplug__strdup(
+        "no key: entries are signed with a key the fleet shares (CUPLUG_CACHE_REMOTE_KEY, "
+        "a file of at least 16 random bytes), and without one nothing is read or written");
+  else
+    r->unused = load_key(key, r->mac_key);
+  if (r->unused) r->status = r->unused;
+  *out = r;
+  return NULL;
+}
+
+static void conn_close(conn *c) {
+  if (!c) return;
+  if (c->fd >= 0) close(c->fd);
+  if (c->reader) hiredis.reader_free(c->reader);
+  free(c);
+}
+
+void cuplug__remote_destroy(cuplug__remote *r) {
+  if (!r) return;
+  for (int i = 0; i < r->num_idle; i++) conn_close(r->idle[i]);
+  for (int i = 0; i < r->num_statuses; i++) free(r->statuses[i]);
+  address_free(&r->at);
+  free(r->unused);
+  memset(r->mac_key, 0, sizeof r->mac_key);
+  pthread_mutex_destroy(&r->lock);
+  free(r);
+}
+
+/* ---- one call's socket, by a deadline ---- */
+
+/* Waits for `events` until the deadline; false (errno ETIMEDOUT) past it. */
+static bool wait_for(int fd, short events, uint64_t deadline) {
+  for (;;) {
+    uint64_t now = cuplug__now_ns();
+    if (now >= deadline) {
+      errno = ETIMEDOUT;
+      return false;
+    }
+    struct pollfd p = {.fd = fd, .events = events};
+    int n = poll(&p, 1, (int)((deadline - now + 999999) / 1000000));
+    if (n > 0) return true; /* readiness, or an error the next call reports */
+    if (n < 0 && errno != EINTR) return false;
+  }
+}
+
+static int dial(const cuplug__remote *r, uint64_t deadline, char *why, size_t cap) {
+  struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                           .ai_flags = AI_NUMERICSERV};
+  struct addrinfo *found = NULL;
+  int rc = getaddrinfo(r->at.host, r->at.port, &hints, &found);
+  if (rc) {
+    snprintf(why, cap, "%s cannot be found: %s", r->at.host, gai_strerror(rc));
+    return -1;
+  }
+  int fd = -1, err = 0;
+  for (struct addrinfo *ai = found; ai && fd < 0; ai = ai->ai_next) {
+    fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+    if (fd < 0) {
+      err = errno;
+      continue;
+    }
+    if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+      err = errno;
+      if (err == EINPROGRESS) {
+        socklen_t len = sizeof err;
+        if (!wait_for(fd, POLLOUT, deadline)) err = errno;
+        else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
+      }
+      if (err) {
+        close(fd);
+        fd = -1;
+      }
+    }
+  }
+  freeaddrinfo(found);
+  if (fd < 0) {
+    snprintf(why, cap, "cannot connect to %s:%s: %s", r->at.host, r->at.port,
+             err == ETIMEDOUT ? "no answer in time" : strerror(err));
+    return -1;
+  }
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return fd;
+}
+
+static bool send_all(int fd, const char *p, size_t n, uint64_t deadline) {
+  while (n) {
+    ssize_t w = send(fd, p, n, MSG_NOSIGNAL); /* a dropped connection is an error, not SIGPIPE */
+    if (w > 0) {
+      p += w;
+      n -= (size_t)w;
+    } else if (w < 0 && errno == EINTR) {
+      continue;
+    } else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      if (!wait_for(fd, POLLOUT, deadline)) return false;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+typedef enum { SENT_OK, SENT_STALE, SENT_FAILED } sent;
+
+/* Sends one command and reads its reply by the deadline.  SENT_STALE: the
+ * connection was found closed before any of the reply came (a pooled one
+ * the server dropped). */
+static sent run(const cuplug__remote *r, conn *c, int argc, const char **argv,
+                const size_t *lens, uint64_t deadline, size_t limit, redisReply **reply,
+                char *why, size_t cap) {
+  *reply = NULL;
+  char *command = NULL;
+  int n = hiredis.format_argv(&command, argc, argv, lens);
+  if (n < 0) {
+    snprintf(why, cap, "out of memory");
+    return SENT_FAILED;
+  }
+  bool sent_ok = send_all(c->fd, command, (size_t)n, deadline);
+  int err = errno;
+  hiredis.free_command(command);
+  if (!sent_ok) {
+    snprintf(why, cap, "%s:%s: %s", r->at.host, r->at.port,
+             err == ETIMEDOUT ? "the command could not be sent in time" : strerror(err));
+    return err == EPIPE || err == ECONNRESET ? SENT_STALE : SENT_FAILED;
+  }
+  char buf[16384];
+  size_t got = 0;
+  for (;;) {
+    void *answer = NULL;
+    if (hiredis.reader_get_reply(c->reader, &answer) != REDIS_OK) {
+      snprintf(why, cap, "%s:%s's answer is malformed: %s", r->at.host, r->at.port,
+               c->reader->errstr);
+      return SENT_FAILED;
+    }
+    if (answer) {
+      *reply = answer;
+      return SENT_OK;
+    }
+    if (got > limit) {
+      snprintf(why, cap, "%s:%s's answer runs past %zu bytes", r->at.host, r->at.port, limit);
+      return SENT_FAILED;
+    }
+    ssize_t k = recv(c->fd, buf, sizeof buf, 0);
+    if (k > 0) {
+      got += (size_t)k;
+      if (hiredis.reader_feed(c->reader, buf, (size_t)k) != REDIS_OK) {
+        snprintf(why, cap, "out of memory");
+        return SENT_FAILED;
+      }
+      continue;
+    }
+    err = k == 0 ? 0 : errno;
+    if (k < 0 && err == EINTR) continue;
+    if (k < 0 && (err == EAGAIN || err == EWOULDBLOCK)) {
+      if (wait_for(c->fd, POLLIN, deadline)) continue;
+      err = errno;
+    }
+    if (err == ETIMEDOUT)
+      snprintf(why, cap, "no answer from %s:%s within %u ms", r->at.host, r->at.port,
+               r->timeout_ms);
+    else if (!err)
+      snprintf(why, cap, "%s:%s closed the connection", r->at.host, r->at.port);
+    else
+      snprintf(why, cap, "%s:%s: %s", r->at.host, r->at.port, strerror(err));
+    return !got && (!err || err == ECONNRESET) ? SENT_STALE : SENT_FAILED;
+  }
+}
+
+/* A command whose reply must be +OK (AUTH, SELECT) on a new connection. */
+static bool say(const cuplug__remote *r, conn *c, int argc, const char **argv,
+                uint64_t deadline, const char *what, char *why, size_t cap) {
+  size_t lens[3];
+  for (int i = 0; i < argc; i++) lens[i] = strlen(argv[i]);
+  redisReply *reply;
+  if (run(r, c, argc, argv, lens, deadline, 4096, &reply, why, cap) != SENT_OK) return false;
+  bool ok = reply->type == REDIS_REPLY_STATUS;
+  if (!ok)
+    snprintf(why, cap, "%s:%s refused %s: %.*s", r->at.host, r->at.port, what,
+             reply->type == REDIS_REPLY_ERROR ? (int)(reply->len < 200 ? reply->len : 200) : 0,
+             reply->type == REDIS_REPLY_ERROR ? reply->str : "");
+  hiredis.free_reply(reply);
+  return ok;
+}
+
+static conn *connect_new(const cuplug__remote *r, uint64_t deadline, char *why, size_t cap) {
+  conn *c = calloc(1, sizeof *c);
+  if (!c || !(c->reader = hiredis.reader_create())) {
+    free(c);
+    snprintf(why, cap, "out of memory");
+    return NULL;
+  }
+  c->fd = dial(r, deadline, why, cap);
+  bool ok = c->fd >= 0;
+  if (ok && r->at.password) {
+    const char *auth[3] = {"AUTH", r->at.user ? r->at.user : r->at.password, r->at.password};
+    ok = say(r, c, r->at.user ? 3 : 2, auth, deadline, "the password (AUTH)", why, cap);
+  }
+  if (ok && r->at.db) {
+    char db[16];
+    snprintf(db, sizeof db, "%u", r->at.db);
+    const char *select[2] = {"SELECT", db};
+    ok = say(r, c, 2, select, deadline, "the database (SELECT)", why, cap);
+  }
+  if (!ok) {
+    conn_close(c);
+    return NULL;
+  }
+  return c;
+}
+
+/* A pooled connection, or NULL (then the caller makes one). */
+static conn *take_idle(cuplug__remote *r) {
+  pthread_mutex_lock(&r->lock);
+  if (r->pid != getpid()) { /* a forked child: its parent's connections are not its own */
+    for (int i = 0; i < r->num_idle; i++) conn_close(r->idle[i]);
+    r->num_idle = 0;
+    r->pid = getpid();
+  }
+  conn *c = r->num_idle ? r->idle[--r->num_idle] : NULL;
+  pthread_mutex_unlock(&r->lock);
+  return c;
+}
+
+static void put_idle(cuplug__remote *r, conn *c) {
+  pthread_mutex_lock(&r->lock);
+  if (r->num_idle < POOL && r->pid == getpid()) r->idle[r->num_idle++] = c, c = NULL;
+  pthread_mutex_unlock(&r->lock);
+  conn_close(c);
+}
+
+/* One command, by one deadline: on a pooled connection, or a new one when
+ * there is none or the pooled one turns out to be closed.  A reply (the
+ * caller frees it; error replies too), or NULL and *why. */
+static redisReply *call(cuplug__remote *r, int argc, const char **argv, const size_t *lens,
+                        size_t limit, char *why, size_t cap) {
+  uint64_t deadline = cuplug__now_ns() + (uint64_t)r->timeout_ms * 1000000u;
+  for (;;) {
+    conn *c = take_idle(r);
+    bool pooled = c != NULL;
+    if (!c && !(c = connect_new(r, deadline, why, cap))) return NULL;
+    redisReply *reply;
+    sent s = run(r, c, argc, argv, lens, deadline, limit, &reply, why, cap);
+    if (s == SENT_OK) {
+      put_idle(r, c);
+      return reply;
+    }
+    conn_close(c);
+    if (s != SENT_STALE || !pooled) return NULL;
+  }
+}
+
+/* ---- state ---- */
+
+/* Whether a call may go to the server now; says once why the remote is not
+ * used at all. */
+static bool usable(cuplug__remote *r, cuplug_error **note) {
+  pthread_mutex_lock(&r->lock);
+  bool ok = !r->unused && cuplug__now_ns() >= r->down_until;
+  r->asked |= ok;
+  if (r->unused && !r->told_unused && note && !*note) {
+    r->told_unused = true;
+    *note = cuplug__error(CUPLUG_WARN_CACHE, "cuplug's remote cache %s is not used: %s",
+                          r->at.shown, r->unused);
+  }
+  pthread_mutex_unlock(&r->lock);
+  return ok;
+}
+
+/* A status kept for the session's life (cache_info hands it out). */
+static const char *kept_status(cuplug__remote *r, const char *text) {
+  for (int i = 0; i < r->num_statuses; i++)
+    if (!strcmp(r->statuses[i], text)) return r->statuses[i];
+  if (r->num_statuses == STATUSES) return "failing (see remote_errors)";
+  char *s = cuplug__strdup(text);
+  if (!s) return "failing (out of memory)";
+  r->statuses[r->num_statuses++] = s;
+  return s;
+}
+
+/* A call failed: the server is set aside for retry_ms. */
+static void failed(cuplug__remote *r, const char *why, cuplug_error **note) {
+  char status[512];
+  snprintf(status, sizeof status, "set aside after a failure: %s", why);
+  pthread_mutex_lock(&r->lock);
+  r->errors++;
+  r->down_until = cuplug__now_ns() + (uint64_t)r->retry_ms * 1000000u;
+  r->status = kept_status(r, status);
+  if (!r->told_failed && note && !*note) {
+    r->told_failed = true;
+    *note = cuplug__error(CUPLUG_WARN_CACHE,
+                          "cuplug's remote cache %s failed: %s; compiles go on without it, "
+                          "and it is tried again in %u ms",
+                          r->at.shown, why, r->retry_ms);
+  }
+  pthread_mutex_unlock(&r->lock);
+}
+
+static void answered(cuplug__remote *r, uint64_t *counter) {
+  pthread_mutex_lock(&r->lock);
+  if (counter) (*counter)++;
+  r->status = "ok";
+  pthread_mutex_unlock(&r->lock);
+}
+
+/* ---- the calls ---- */
+
+cuplug__remote_result cuplug__remote_get(cuplug__remote *r, const cuplug__digest *key,
+                                         void **data, size_t *size, cuplug_error **note) {
+  *data = NULL;
+  *size = 0;
+  if (!r || !usable(r, note)) return CUPLUG__REMOTE_SKIPPED;
+  char name[80], why[512];
+  cuplug__remote_name(key, name);
+  const char *argv[2] = {"GET", name};
+  size_t lens[2] = {3, strlen(name)};
+  redisReply *reply =
+      call(r, 2, argv, lens, (size_t)r->max_entry + CUPLUG__REMOTE_HEADER + 64, why, sizeof why);
+  if (!reply) {
+    failed(r, why, note);
+    return CUPLUG__REMOTE_SKIPPED;
+  }
+  bool refused;
+  cuplug__remote_result got =
+      read_get(r->mac_key, key, reply, data, size, &refused, why, sizeof why);
+  hiredis.free_reply(reply);
+  if (got == CUPLUG__REMOTE_HIT) answered(r, &r->hits);
+  else if (got == CUPLUG__REMOTE_MISS) answered(r, &r->misses);
+  else if (!refused) failed(r, why, note);
+  else {
+    pthread_mutex_lock(&r->lock);
+    r->refused++;
+    if (!r->told_refused && note && !*note) {
+      r->told_refused = true;
+      *note = cuplug__error(CUPLUG_WARN_CACHE,
+                            "cuplug's remote cache %s holds an entry %s that is not used: %s; "
+                            "it is rebuilt",
+                            r->at.shown, name, why);
+    }
+    pthread_mutex_unlock(&r->lock);
+    return CUPLUG__REMOTE_MISS;
+  }
+  return got;
+}
+
+void cuplug__remote_put(cuplug__remote *r, const cuplug__digest *key, const void *data,
+                        size_t size, cuplug_error **note) {
+  if (!r || size > r->max_entry || !usable(r, note)) return;
+  cuplug__buf value;
+  cuplug__buf_init(&value);
+  cuplug__remote_seal(r->mac_key, key, data, size, &value);
+  if (value.oom) {
+    cuplug__buf_free(&value);
+    return;
+  }
+  char name[80], ttl[16], why[512];
+  cuplug__remote_name(key, name);
+  snprintf(ttl, sizeof ttl, "%u", r->ttl_s);
+  const char *argv[5] = {"SET", name, value.data, "EX", ttl};
+  size_t lens[5] = {3, strlen(name), value.len, 2, strlen(ttl)};
+  redisReply *reply = call(r, r->ttl_s ? 5 : 3, argv, lens, 4096, why, sizeof why);
+  cuplug__buf_free(&value);
+  if (reply && reply->type != REDIS_REPLY_STATUS) {
+    snprintf(why, sizeof why, "the server answered SET with %.*s",
+             reply->type == REDIS_REPLY_ERROR ? (int)(reply->len < 200 ? reply->len : 200) : 9,
+             reply->type == REDIS_REPLY_ERROR ? reply->str : "no status");
+    hiredis.free_reply(reply);
+    reply = NULL;
+  }
+  if (!reply) {
+    failed(r, why, note);
+    return;
+  }
+  hiredis.free_reply(reply);
+  answered(r, &r->stores);
+}
+
+void cuplug__remote_info(cuplug__remote *r, cuplug_cache_info *info) {
+  if (!r) {
+    info->remote = "";
+    info->remote_status = "off";
+    info->remote_hits = info->remote_misses = info->remote_stores = 0;
+    info->remote_refused = info->remote_errors = 0;
+    return;
+  }
+  pthread_mutex_lock(&r->lock);
+  bool ask = !r->asked;
+  pthread_mutex_unlock(&r->lock);
+  if (ask && usable(r, NULL)) { /* no call yet: whether the server answers */
+    char why[512];
+    const char *argv[1] = {"PING"};
+    size_t lens[1] = {4};
+    redisReply *reply = call(r, 1, argv, lens, 4096, why, sizeof why);
+    if (reply && reply->type == REDIS_REPLY_ERROR)
+      snprintf(why, sizeof why, "the server answered %.*s",
+               (int)(reply->len < 200 ? reply->len : 200), reply->str);
+    if (reply && reply->type != REDIS_REPLY_ERROR) answered(r, NULL);
+    else failed(r, why, NULL);
+    if (reply) hiredis.free_reply(reply);
+  }
+  pthread_mutex_lock(&r->lock);
+  info->remote = r->at.shown;
+  info->remote_status = r->status;
+  info->remote_hits = r->hits;
+  info->remote_misses = r->misses;
+  info->remote_stores = r->stores;
+  info->remote_refused = r->refused;
+  info->remote_errors = r->errors;
+  pthread_mutex_unlock(&r->lock);
+}
