@@ -9,14 +9,15 @@
 # build-fuzz/corpus.  A crash, leak or hang fails the run and leaves its
 # input in build-fuzz/crashes/<harness>/ ($CUPLUG_FUZZ_DIR for another
 # folder); copy it into the regressions folder once fixed.  The harnesses: signature irtext resolve code_kind
-# case_json values compile cache_entry host signature_ir launch_args modern wire (tests/fuzz/fuzz_*.c).
+# case_json values compile cache_entry host signature_ir launch_args modern wire remote
+# (tests/fuzz/fuzz_*.c).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
 shift || true
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=(signature irtext resolve code_kind case_json values compile cache_entry host
-                                         signature_ir launch_args modern wire)
+                                         signature_ir launch_args modern wire remote)
 
 out=${CUPLUG_FUZZ_DIR:-build-fuzz} # a long run elsewhere leaves CI's folder alone
 bash scripts/deps.sh
@@ -99,6 +100,14 @@ seed() {
       printf '\x02-arch=compute_90\0-opt=3\0define void @f() {\n  ret void\n}\0' >"$dir/job"
       printf '\x03libNVVM said nothing\0//\n// PTX\n.version 9.0\n' >"$dir/result"
       printf '\x01\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0' >"$dir/short" ;;
+    remote) # the first byte: raw answer (then its pieces), value, payload to seal, socket
+      printf '\x00\x01$-1\r\n' >"$dir/nil"
+      printf '\x00\x03-LOADING Redis is loading\r\n' >"$dir/error"
+      printf '\x01CUPLUGR\x01' >"$dir/value"
+      printf '\x02a compiled result' >"$dir/payload"
+      printf '\x03$-1\r\n' >"$dir/socket-nil"
+      printf '\x03+OK\r\n' >"$dir/socket-ok"
+      printf '\x03$100000000\r\n' >"$dir/socket-huge" ;;
     launch_args) # saxpy's signature, three growable arrays and a float32, each as given
       printf '\x00\x01\x03' >"$dir/saxpy" ;;
     cache_entry) # real entries, as the CLI leaves them; the first byte: repair (1) or not
