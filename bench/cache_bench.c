@@ -19,6 +19,16 @@
  *    thread's compiles in a helper of its own) and a trusted one (libNVVM
  *    in this process: whether libNVVM serialises shows here).
  *
+ * 4. The remote tier (issue 23), on a Redis server the bench starts on a
+ *    loopback port (redis-server: $CUPLUG_TEST_REDIS, else PATH; the
+ *    section says it is skipped without one): cold processes as in 2, each
+ *    with an empty disk folder, that build with the disk alone, build and
+ *    store on the server too, and find the result on the server; and one
+ *    whose disk holds it.  Interleaved, medians.  The difference of the two
+ *    builds is what a remote adds to a build: the store.
+ *
+ *   build/bin/cache_bench CORPUS REPEATS --remote   runs section 4 alone.
+ *
  * Targets (issue 10): a disk hit to a loaded kernel at most 0.25 ms; a
  * memory hit at most 10 us; 2 threads at least 1.7x one on the 2-core
  * development machine, 8 threads at least 6x on the H200. */
@@ -36,6 +46,7 @@
 #include <unistd.h>
 
 #include "corpus.h"
+#include "redis.h"
 
 extern char **environ;
 
@@ -177,7 +188,7 @@ static int first_launch(const char *corpus) {
     check(api->synchronize(s), "synchronize");
     t5 = bench_now();
   }
-  static const char *const where[] = {"none", "miss", "memory", "disk"};
+  static const char *const where[] = {"none", "miss", "memory", "disk", "remote"};
   printf("first-launch cache=%s start_ms=%.3f context_ms=%.3f compile_ms=%.3f load_ms=%.3f "
          "launch_ms=%.3f hit_to_kernel_ms=%.3f gpu=%d\n",
          where[ai.cache], (t1 - t0) * 1e3, (t2 - t1) * 1e3, (t3 - t2) * 1e3, (t4 - t3) * 1e3,
@@ -190,6 +201,8 @@ typedef struct run {
   char cache[16];
 } run;
 
+/* A child whose cache folder is `dir` (and whose remote is
+ * $CUPLUG_CACHE_REMOTE, when set). */
 static run spawn_child(const char *self, const char *corpus, const char *dir) {
   char out[64];
   snprintf(out, sizeof out, "/tmp/cache-bench-%d.out", (int)getpid());
@@ -257,6 +270,75 @@ static void cold(const char *self, const char *corpus, int reps) {
   free(c);
   free(k);
   free(x);
+}
+
+/* ---- 4. the remote tier ---- */
+
+typedef enum { BUILD_DISK, BUILD_REMOTE, REMOTE_HIT, DISK_HIT, NUM_WAYS } way;
+
+static void remote(const char *self, const char *corpus, int reps) {
+  printf("4. the remote tier: a cold process to its first launched kernel, on a loopback Redis "
+         "(saxpy_kernel, medians of %d)\n", reps);
+  t_redis server = {0};
+  if (!t_redis_server()) {
+    printf("skipped: redis-server not found ($CUPLUG_TEST_REDIS, PATH)\n\n");
+    return;
+  }
+  if (!t_redis_start(&server, NULL)) exit(1);
+  char key[64];
+  snprintf(key, sizeof key, "/tmp/cuplug-bench-key-%d", (int)getpid());
+  FILE *f = fopen(key, "wb");
+  unsigned char bytes[32];
+  for (int i = 0; i < 32; i++) bytes[i] = (unsigned char)(i * 131 + 7);
+  if (!f || fwrite(bytes, 1, 32, f) != 32 || fclose(f) || chmod(key, 0600)) exit(1);
+  setenv("CUPLUG_CACHE_REMOTE_KEY", key, 1);
+  static const char *const names[] = {"build, disk", "build, +remote", "remote hit",
+                                      "disk hit"};
+  static const char *const found[] = {"miss", "miss", "remote", "disk"};
+  double *w[NUM_WAYS], *c[NUM_WAYS], *k[NUM_WAYS];
+  for (int m = 0; m < NUM_WAYS; m++) {
+    w[m] = malloc(sizeof(double) * (size_t)reps);
+    c[m] = malloc(sizeof(double) * (size_t)reps);
+    k[m] = malloc(sizeof(double) * (size_t)reps);
+  }
+  char warm[] = "/tmp/cuplug-remote-warm-XXXXXX";
+  if (!mkdtemp(warm)) exit(1);
+  setenv("CUPLUG_CACHE_REMOTE", server.url, 1);
+  spawn_child(self, corpus, warm); /* the warm folder, and the server, hold it */
+  for (int r = 0; r < reps; r++) {
+    for (int m = 0; m < NUM_WAYS; m++) {
+      char empty[] = "/tmp/cuplug-remote-cold-XXXXXX";
+      if (!mkdtemp(empty)) exit(1);
+      if (m == BUILD_DISK) unsetenv("CUPLUG_CACHE_REMOTE");
+      else setenv("CUPLUG_CACHE_REMOTE", server.url, 1);
+      if (m == BUILD_REMOTE) free(t_redis_do(&server, "FLUSHALL", NULL));
+      run one = spawn_child(self, corpus, m == DISK_HIT ? warm : empty);
+      remove_tree(empty);
+      if (strcmp(one.cache, found[m]) != 0) {
+        fprintf(stderr, "cache_bench: %s: the process found cache=%s\n", names[m], one.cache);
+        exit(1);
+      }
+      w[m][r] = one.wall, c[m][r] = one.compile, k[m][r] = one.to_kernel;
+    }
+  }
+  printf("%-16s %12s %14s %16s\n", "way", "process ms", "compile ms", "compile+load ms");
+  double med[NUM_WAYS];
+  for (int m = 0; m < NUM_WAYS; m++) {
+    med[m] = bench_median(k[m], reps);
+    printf("%-16s %12.2f %14.3f %16.3f\n", names[m], bench_median(w[m], reps) * 1e3,
+           bench_median(c[m], reps), med[m]);
+    free(w[m]), free(c[m]), free(k[m]);
+  }
+  printf("remote hit / disk hit %.2fx; build / remote hit %.1fx; what the remote adds to a "
+         "build (its store): %.3f ms (%.1f%%)\n\n",
+         med[REMOTE_HIT] / med[DISK_HIT], med[BUILD_DISK] / med[REMOTE_HIT],
+         med[BUILD_REMOTE] - med[BUILD_DISK],
+         100 * (med[BUILD_REMOTE] - med[BUILD_DISK]) / med[BUILD_DISK]);
+  unsetenv("CUPLUG_CACHE_REMOTE");
+  unsetenv("CUPLUG_CACHE_REMOTE_KEY");
+  unlink(key);
+  remove_tree(warm);
+  t_redis_stop(&server);
 }
 
 /* ---- 3. threads ---- */
@@ -367,15 +449,21 @@ int main(int argc, char **argv) {
     fprintf(stderr, "cache_bench: no cases in %s\n", corpus);
     return 1;
   }
-  char dir[] = "/tmp/cuplug-cache-bench-XXXXXX";
-  if (!mkdtemp(dir)) return 1;
-  hits(cases, n, reps, dir);
-  remove_tree(dir);
   char self[4096];
   ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
   if (len <= 0) return 1;
   self[len] = '\0';
+  if (argc > 3 && !strcmp(argv[3], "--remote")) {
+    remote(self, corpus, reps < 11 ? reps : 11);
+    bench_cases_free(cases, n);
+    return 0;
+  }
+  char dir[] = "/tmp/cuplug-cache-bench-XXXXXX";
+  if (!mkdtemp(dir)) return 1;
+  hits(cases, n, reps, dir);
+  remove_tree(dir);
   cold(self, corpus, reps < 11 ? reps : 11);
+  remote(self, corpus, reps < 11 ? reps : 11);
   scaling(cases, n);
   bench_cases_free(cases, n);
   return 0;

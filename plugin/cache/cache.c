@@ -64,6 +64,7 @@ struct cuplug__cache {
   bool noted;               /* the session was told */
   bool rebuilt_noted;
   bool sized;               /* disk_bytes was counted */
+  unsigned fills;           /* entries written that the remote tier found */
   uint64_t disk_bytes;      /* what this process believes the folder holds */
   bool root_vetted;         /* the folder and v1 are there and trusted */
   bool untrusted;           /* another's, or writable by others: not touched */
@@ -631,8 +632,12 @@ static void disk_put(cuplug__cache *c, const cuplug__digest *key, const char *he
     return;
   }
   c->stores += store;
-  bool count = !c->sized;
-  c->sized = true;
+  c->fills += !store;
+  /* the first store counts what the folder holds (a walk of its 256
+   * subfolders); entries the remote tier found wait for a build, or for
+   * the 32nd of them: a cold process's remote hit does not pay for it */
+  bool count = !c->sized && (store || c->fills >= 32);
+  c->sized |= count;
   c->disk_bytes += sizeof h + size;
   bool over = c->disk_bytes > c->max_bytes;
   pthread_mutex_unlock(&c->lock);
