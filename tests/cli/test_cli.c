@@ -732,6 +732,12 @@ START_TEST(link_command) {
   T_ASSERT_CONTAINS(text, "mul.lo.s32"); /* ext_mul, inlined by LTO */
   free(text);
   result_free(&r);
+  /* --verbose: a link's stages too (the suite's cache is memory only: built) */
+  r = run((const char *[]){"link", ltoir, cu, "--cc", "9.0", "-o", cubin, "--verbose", NULL});
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  T_ASSERT_STARTS(r.err, "cuplug: result: built, and stored\ncuplug: stage look_up ");
+  T_ASSERT_CONTAINS(r.err, "\ncuplug: stage run_nvjitlink ");
+  result_free(&r);
   /* without the .cu, ext_mul is undefined: nvJitLink's words, then its log */
   r = run((const char *[]){"link", ltoir, "--cc", "9.0", "-o", cubin, NULL});
   ck_assert_int_eq(r.status, 1);

@@ -34,7 +34,7 @@ static char url[64], key_path[64];
 /* ---- a server that answers with the fuzzer's bytes ---- */
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static const uint8_t *answer;
+static uint8_t *answer; /* the server's copy: a connection may outlive the run that made it */
 static size_t answer_size;
 static int listener;
 
@@ -108,7 +108,9 @@ static void through_socket(const uint8_t *bytes, size_t size) {
   cuplug_error *e = cuplug__remote_create(&o, &remote);
   if (e) abort();
   pthread_mutex_lock(&lock);
-  answer = bytes;
+  answer = malloc(size ? size : 1);
+  if (!answer) abort();
+  memcpy(answer, bytes, size);
   answer_size = size;
   pthread_mutex_unlock(&lock);
   void *data;
@@ -124,6 +126,11 @@ static void through_socket(const uint8_t *bytes, size_t size) {
   cuplug__remote_info(remote, &info);
   if (info.remote_hits) abort(); /* nothing the fuzzer wrote is sealed */
   cuplug__remote_destroy(remote);
+  pthread_mutex_lock(&lock);
+  free(answer);
+  answer = NULL;
+  answer_size = 0;
+  pthread_mutex_unlock(&lock);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -14,16 +14,9 @@ import pytest
 
 import cuplug
 from conftest import CORPUS
+from test_cache import compile_k  # k_sum to LTO-IR for cc 9.0
 
-SIG = "void(CPointer(int32), int32, int32)"
-K_SUM = """define i32 @k_sum(i8** %ret, i32* %out, i32 %a, i32 %b) {
-entry:
-  %s = add i32 %a, %b
-  store i32 %s, i32* %out
-  ret i32 0
-}
-"""
-REDIS = shutil.which("redis-server")
+REDIS = os.environ.get("CUPLUG_TEST_REDIS") or shutil.which("redis-server")
 pytestmark = pytest.mark.skipif(REDIS is None, reason="redis-server not found (scripts/deps.sh)")
 
 
@@ -63,11 +56,6 @@ def key(tmp_path):
     path.write_bytes(os.urandom(32))
     path.chmod(0o600)
     return str(path)
-
-
-def compile_k(session, opt=3):
-    return session.compile([("k.ll", K_SUM)], "k_sum", cuplug.typeof(SIG), kind=1, output=2,
-                           cc=(9, 0), opt=opt)
 
 
 def test_session_and_cache_info(tmp_path, redis, key):

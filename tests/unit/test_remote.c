@@ -406,6 +406,31 @@ START_TEST(key_files) {
 }
 END_TEST
 
+/* hiredis is loaded at run time: without it cuplug works, and says why the
+ * remote is not used. */
+START_TEST(without_hiredis) {
+  setenv("CUPLUG_HIREDIS", "/nonexistent/libhiredis.so", 1); /* before the first load */
+  cuplug_session_options o = {.struct_size = sizeof o, .cache_dir = "",
+                              .cache_remote = "redis://127.0.0.1:1", .cache_remote_key = key_path};
+  cuplug_session *s = NULL;
+  T_ASSERT_OK(t_api()->session_create(&o, &s));
+  const char *want = "hiredis cannot be loaded (/nonexistent/libhiredis.so: cannot open shared "
+                     "object file: No such file or directory); install hiredis 0.14 (Debian: "
+                     "libhiredis0.14) or name its library in CUPLUG_HIREDIS";
+  ck_assert_str_eq(info_of(s).remote_status, want);
+  result r = compile(s, &t_k_sum, 0);
+  ck_assert_int_eq(r.cache, CUPLUG_CACHE_MISS);
+  char warning[600];
+  snprintf(warning, sizeof warning,
+           "cuplug's remote cache redis://127.0.0.1:1/0 is not used: %s", want);
+  ck_assert_str_eq(r.warning, warning);
+  ck_assert_uint_eq(info_of(s).remote_errors, 0);
+  result_free(&r);
+  t_api()->session_destroy(s);
+  unsetenv("CUPLUG_HIREDIS");
+}
+END_TEST
+
 /* ---- against a server ---- */
 
 /* Two processes with their own disk folders and one server: the second
@@ -721,6 +746,8 @@ Suite *suite_remote(void) {
   tcase_add_test(tc, values_seal_and_open);
   tc = t_tcase(s, "configuration", 0, setup, teardown, 0);
   tcase_add_test(tc, urls);
+  tc = t_tcase(s, "without_hiredis", T_NVVM, setup, teardown, 60);
+  tcase_add_test(tc, without_hiredis);
   tc = t_tcase(s, "answers", T_REDIS, NULL, NULL, 0);
   tcase_add_test(tc, answers);
   tc = t_tcase(s, "key_files", T_REDIS, setup, teardown, 0);
