@@ -85,7 +85,7 @@ static const char environment[] =
     "                          (default 5000)\n"
     "  CUPLUG_CACHE_REMOTE_TTL the seconds it keeps an entry (default: until its\n"
     "                          own eviction)\n"
-    "  CUPLUG_CACHE_REMOTE_MAX_ENTRY_MB  larger results are not sent (default 16)\n"
+    "  CUPLUG_CACHE_REMOTE_MAX_ENTRY_MB  larger results are not sent (default 4)\n"
     "  CUPLUG_HIREDIS          the hiredis library to load (default libhiredis.so.0.14)\n"
     "  CUPLUG_HOST_DUMP_IR     a folder: the CPU target writes the module its JIT\n"
     "                          compiles there, as <function>.host.ll\n"

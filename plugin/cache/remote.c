@@ -67,6 +67,13 @@ static void load_hiredis(void) {
       {"redisFormatCommandArgv", offsetof(__typeof__(hiredis), format_argv)},
       {"redisFreeCommand", offsetof(__typeof__(hiredis), free_command)},
   };
+  if (dlsym(so, "redisConnectWithOptions")) { /* 1.0 and later: other structs */
+    snprintf(hiredis_problem, sizeof hiredis_problem,
+             "%s is hiredis 1.0 or later, whose replies are laid out otherwise: cuplug is built "
+             "against hiredis %d.%d (%s)",
+             path, HIREDIS_MAJOR, HIREDIS_MINOR, HIREDIS_FILE);
+    return;
+  }
   for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
     void *f = dlsym(so, symbols[i].name);
     if (!f) {
@@ -160,6 +167,41 @@ void cuplug__remote_name(const cuplug__digest *key, char out[80]) {
   snprintf(out, 80, "cuplug:%u:%s", CUPLUG__REMOTE_FORMAT, hex);
 }
 
+/* At most `n` bytes of text from the server, or of a URL, as printable
+ * ASCII (others as '?'): it goes to terminals, logs and Python strings. */
+static void printable(char *out, size_t cap, const char *s, size_t n) {
+  size_t k = 0;
+  for (size_t i = 0; i < n && k + 1 < cap; i++)
+    out[k++] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+  out[k] = '\0';
+}
+
+/* "the server answered <its error>" */
+static void server_said(char *why, size_t cap, const char *what, const redisReply *reply) {
+  char text[201];
+  printable(text, sizeof text, reply->str, reply->len);
+  snprintf(why, cap, "%s%s", what, text);
+}
+
+/* Whether an answer begins as the command's answers do ("$-" for GET,
+ * "+-" for the others): anything else (an array, which hiredis would
+ * allocate as the server says, up to 16 GiB for 15 bytes) is not read. */
+static bool answer_begins(const char *bytes, const char *kinds, char *why, size_t cap) {
+  if (*bytes && strchr(kinds, *bytes)) return true;
+  char first[2];
+  printable(first, sizeof first, bytes, 1);
+  snprintf(why, cap, "the server's answer begins with '%s', not with one of \"%s\"", first,
+           kinds);
+  return false;
+}
+
+/* "<whose> answer is malformed: <hiredis's words>" */
+static void malformed(char *why, size_t cap, const char *whose, const redisReader *reader) {
+  char text[129];
+  printable(text, sizeof text, reader->errstr, strnlen(reader->errstr, 128));
+  snprintf(why, cap, "%s answer is malformed: %s", whose, text);
+}
+
 /* What a GET's reply means (see cuplug__remote_answer). */
 static cuplug__remote_result read_get(const uint8_t mac_key[32], const cuplug__digest *key,
                                       const redisReply *reply, void **data, size_t *size,
@@ -185,8 +227,7 @@ static cuplug__remote_result read_get(const uint8_t mac_key[32], const cuplug__d
       return CUPLUG__REMOTE_HIT;
     }
     case REDIS_REPLY_ERROR:
-      snprintf(why, cap, "the server answered %.*s", (int)(reply->len < 200 ? reply->len : 200),
-               reply->str);
+      server_said(why, cap, "the server answered ", reply);
       return CUPLUG__REMOTE_SKIPPED;
     default:
       snprintf(why, cap, "the server answered GET with %s",
@@ -211,9 +252,10 @@ bool cuplug__remote_answer(const uint8_t mac_key[32], const cuplug__digest *key,
   size_t step = chunks ? len / chunks + 1 : len + 1, at = 0;
   void *reply = NULL;
   snprintf(why, cap, "the answer is cut short");
-  while (!reply) {
+  bool readable = !len || answer_begins(bytes, "$-", why, cap);
+  while (readable) {
     if (hiredis.reader_get_reply(reader, &reply) != REDIS_OK) {
-      snprintf(why, cap, "the server's answer is malformed: %s", reader->errstr);
+      malformed(why, cap, "the server's", reader);
       break;
     }
     if (reply || at == len) break;
@@ -263,7 +305,7 @@ static char *percent_decoded(const char *s, size_t n) {
     }
     int hi = i + 2 < n ? hex_value(s[i + 1]) : -1;
     int lo = i + 2 < n ? hex_value(s[i + 2]) : -1;
-    if (hi < 0 || lo < 0) {
+    if (hi < 0 || lo < 0 || hi + lo == 0) { /* %00 would cut the text short */
       free(out);
       return NULL;
     }
@@ -279,6 +321,20 @@ static bool all_digits(const char *s, size_t n) {
   for (size_t i = 0; i < n; i++)
     if (s[i] < '0' || s[i] > '9') return false;
   return true;
+}
+
+/* A URL as messages show it: printable, and what comes before an '@' of
+ * its authority (a user and password) as "***". */
+static void redacted(const char *url, char out[512]) {
+  const char *rest = strstr(url, "://");
+  rest = rest ? rest + 3 : url;
+  const char *end = rest + strcspn(rest, "/?#"), *at = NULL;
+  for (const char *p = rest; p < end; p++)
+    if (*p == '@') at = p;
+  char head[64], tail[400];
+  printable(head, sizeof head, url, (size_t)(rest - url));
+  printable(tail, sizeof tail, at ? at : rest, strlen(at ? at : rest));
+  snprintf(out, 512, "%s%s%s", head, at ? "***" : "", tail);
 }
 
 /* redis://[[USER]:PASSWORD@]HOST[:PORT][/DB].  NULL, or why the URL is
@@ -313,7 +369,7 @@ static char *parse_url(const char *url, address *a) {
         if (colon > rest) a->user = percent_decoded(rest, (size_t)(colon - rest));
         a->password = percent_decoded(colon + 1, (size_t)(at - colon - 1));
         if ((colon > rest && !a->user) || !a->password)
-          cuplug__buf_printf(&why, "the user or password has a malformed %%XX escape");
+          cuplug__buf_printf(&why, "the user or password has a malformed %%XX escape (or %%00)");
       }
     }
     const char *host_end = end, *port = NULL;
@@ -361,9 +417,11 @@ static char *parse_url(const char *url, address *a) {
   cuplug__buf shown;
   cuplug__buf_init(&shown);
   bool v6 = strchr(a->host, ':') != NULL;
-  cuplug__buf_printf(&shown, "redis://%s%s%s%s%s:%s/%u", a->user ? a->user : "",
-                     a->password ? ":***@" : "", v6 ? "[" : "", a->host, v6 ? "]" : "", a->port,
-                     a->db);
+  char user[256], host[256];
+  printable(user, sizeof user, a->user ? a->user : "", a->user ? strlen(a->user) : 0);
+  printable(host, sizeof host, a->host, strlen(a->host));
+  cuplug__buf_printf(&shown, "redis://%s%s%s%s%s:%s/%u", user, a->password ? ":***@" : "",
+                     v6 ? "[" : "", host, v6 ? "]" : "", a->port, a->db);
   a->shown = cuplug__buf_take(&shown, NULL);
   return a->shown ? NULL : cuplug__strdup("out of memory");
 }
@@ -373,7 +431,10 @@ static char *parse_url(const char *url, address *a) {
 typedef struct conn {
   int fd;
   redisReader *reader;
+  size_t received; /* bytes read since it was pooled */
 } conn;
+
+typedef struct lookup lookup;
 
 #define POOL 8     /* idle connections kept */
 #define STATUSES 32 /* distinct failure statuses kept (cache_info's strings live on) */
@@ -388,6 +449,7 @@ struct cuplug__remote {
   pid_t pid;             /* the process the pooled connections belong to */
   conn *idle[POOL];
   int num_idle;
+  lookup *lookups;       /* name look-ups that outlived their call */
   uint64_t down_until;   /* CLOCK_MONOTONIC ns: set aside until then */
   const char *status;    /* "ok", `unused`, or one of `statuses` */
   char *statuses[STATUSES];
@@ -421,7 +483,7 @@ static char *number_option(uint32_t given, const char *env, uint32_t fallback, u
 static char *load_key(const char *path, uint8_t mac_key[32]) {
   cuplug__buf why;
   cuplug__buf_init(&why);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO does not wait */
   struct stat st;
   if (fd < 0 || fstat(fd, &st) != 0) {
     cuplug__buf_printf(&why, "the key file %s cannot be read: %s", path, strerror(errno));
@@ -478,9 +540,15 @@ cuplug_error *cuplug__remote_create(const cuplug__remote_options *o, cuplug__rem
                                 "seconds", &r->ttl_s);
   if (!why)
     why = number_option(0, "CUPLUG_CACHE_REMOTE_MAX_ENTRY_MB", 0, 512, "MiB", &max_mb);
+  if (!why && o->timeout_ms > 600000)
+    why = cuplug__strdup("cache_remote_timeout_ms is above 600000 (ten minutes)");
+  if (!why && o->max_entry_bytes > (512ull << 20))
+    why = cuplug__strdup("cache_remote_max_entry_bytes is above 512 MiB (the most Redis keeps)");
   if (why) {
+    char shown[512];
+    redacted(url, shown);
     cuplug_error *e = cuplug__error(CUPLUG_ERR_OPTION_CACHE_REMOTE, "%s '%s': %s", from,
-                                    r->at.shown ? r->at.shown : url, why);
+                                    r->at.shown ? r->at.shown : shown, why);
     free(why);
     cuplug__remote_destroy(r);
     return e;
@@ -503,6 +571,8 @@ cuplug_error *cuplug__remote_create(const cuplug__remote_options *o, cuplug__rem
   return NULL;
 }
 
+static void lookups_reap(cuplug__remote *r, bool all);
+
 static void conn_close(conn *c) {
   if (!c) return;
   if (c->fd >= 0) close(c->fd);
@@ -513,6 +583,7 @@ static void conn_close(conn *c) {
 void cuplug__remote_destroy(cuplug__remote *r) {
   if (!r) return;
   for (int i = 0; i < r->num_idle; i++) conn_close(r->idle[i]);
+  lookups_reap(r, true);
   for (int i = 0; i < r->num_statuses; i++) free(r->statuses[i]);
   address_free(&r->at);
   free(r->unused);
@@ -523,6 +594,11 @@ void cuplug__remote_destroy(cuplug__remote *r) {
 
 /* ---- one call's socket, by a deadline ---- */
 
+static int ms_until(uint64_t deadline, uint64_t now) {
+  uint64_t ms = (deadline - now + 999999) / 1000000;
+  return ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
 /* Waits for `events` until the deadline; false (errno ETIMEDOUT) past it. */
 static bool wait_for(int fd, short events, uint64_t deadline) {
   for (;;) {
@@ -532,21 +608,88 @@ static bool wait_for(int fd, short events, uint64_t deadline) {
       return false;
     }
     struct pollfd p = {.fd = fd, .events = events};
-    int n = poll(&p, 1, (int)((deadline - now + 999999) / 1000000));
+    int n = poll(&p, 1, ms_until(deadline, now));
     if (n > 0) return true; /* readiness, or an error the next call reports */
     if (n < 0 && errno != EINTR) return false;
   }
 }
 
-static int dial(const cuplug__remote *r, uint64_t deadline, char *why, size_t cap) {
+/* The server's addresses, by the deadline: an address as it is, a name
+ * through getaddrinfo_a (the resolver's own time limits are seconds).  A
+ * look-up that outlives the deadline is left to finish on its own: its
+ * request is kept, and freed by a later look-up or the remote's end. */
+struct lookup {
+  struct gaicb cb;
+  struct addrinfo hints;
+  lookup *next;
+};
+
+static struct addrinfo *resolve(cuplug__remote *r, uint64_t deadline, char *why, size_t cap) {
   struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-                           .ai_flags = AI_NUMERICSERV};
+                           .ai_flags = AI_NUMERICSERV | AI_NUMERICHOST};
   struct addrinfo *found = NULL;
-  int rc = getaddrinfo(r->at.host, r->at.port, &hints, &found);
-  if (rc) {
-    snprintf(why, cap, "%s cannot be found: %s", r->at.host, gai_strerror(rc));
-    return -1;
+  if (getaddrinfo(r->at.host, r->at.port, &hints, &found) == 0) return found;
+  lookups_reap(r, false);
+  lookup *l = calloc(1, sizeof *l);
+  if (!l) {
+    snprintf(why, cap, "out of memory");
+    return NULL;
   }
+  l->hints = (struct addrinfo){.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                               .ai_flags = AI_NUMERICSERV};
+  l->cb = (struct gaicb){.ar_name = r->at.host, .ar_service = r->at.port,
+                         .ar_request = &l->hints};
+  struct gaicb *list[1] = {&l->cb};
+  int rc = getaddrinfo_a(GAI_NOWAIT, list, 1, NULL);
+  while (rc == 0 && (rc = gai_error(&l->cb)) == EAI_INPROGRESS) {
+    uint64_t now = cuplug__now_ns();
+    if (now >= deadline) break;
+    uint64_t ns = deadline - now;
+    struct timespec left = {.tv_sec = (time_t)(ns / 1000000000u), .tv_nsec = (long)(ns % 1000000000u)};
+    gai_suspend((const struct gaicb *const *)list, 1, &left);
+  }
+  if (rc == EAI_INPROGRESS && gai_cancel(&l->cb) != EAI_CANCELED) {
+    pthread_mutex_lock(&r->lock); /* still running: kept until it ends */
+    l->next = r->lookups;
+    r->lookups = l;
+    pthread_mutex_unlock(&r->lock);
+    snprintf(why, cap, "%s was not found within %u ms", r->at.host, r->timeout_ms);
+    return NULL;
+  }
+  if (rc) {
+    snprintf(why, cap, "%s cannot be found: %s", r->at.host,
+             rc == EAI_INPROGRESS || rc == EAI_CANCELED ? "no answer in time" : gai_strerror(rc));
+    if (!rc || rc == EAI_CANCELED) freeaddrinfo(l->cb.ar_result);
+    free(l);
+    return NULL;
+  }
+  found = l->cb.ar_result;
+  free(l);
+  return found;
+}
+
+/* Frees the look-ups that outlived their call and have ended (`all`: at the
+ * remote's end, those still running are cancelled, or left). */
+static void lookups_reap(cuplug__remote *r, bool all) {
+  pthread_mutex_lock(&r->lock);
+  for (lookup **p = &r->lookups; *p;) {
+    lookup *l = *p;
+    int rc = gai_error(&l->cb);
+    if (rc == EAI_INPROGRESS && all) rc = gai_cancel(&l->cb) == EAI_CANCELED ? EAI_CANCELED : rc;
+    if (rc == EAI_INPROGRESS) {
+      p = &l->next;
+      continue;
+    }
+    if (rc == 0) freeaddrinfo(l->cb.ar_result);
+    *p = l->next;
+    free(l);
+  }
+  pthread_mutex_unlock(&r->lock);
+}
+
+static int dial(cuplug__remote *r, uint64_t deadline, char *why, size_t cap) {
+  struct addrinfo *found = resolve(r, deadline, why, cap);
+  if (!found) return -1;
   int fd = -1, err = 0;
   for (struct addrinfo *ai = found; ai && fd < 0; ai = ai->ai_next) {
     fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
@@ -595,14 +738,26 @@ static bool send_all(int fd, const char *p, size_t n, uint64_t deadline) {
   return true;
 }
 
-typedef enum { SENT_OK, SENT_STALE, SENT_FAILED } sent;
+typedef enum {
+  SENT_OK,
+  SENT_STALE,   /* the connection was found closed before any of the reply came (a pooled
+                   one the server dropped) */
+  SENT_TOO_BIG, /* GET's value is larger than the limit: not read */
+  SENT_FAILED
+} sent;
 
-/* Sends one command and reads its reply by the deadline.  SENT_STALE: the
- * connection was found closed before any of the reply came (a pooled one
- * the server dropped). */
+/* The length a bulk reply announces ("$N\r\n"), once its first line is in
+ * `buf`; -1 before that or for another reply. */
+static long long announced(const char *buf, size_t n) {
+  if (!n || buf[0] != '$' || !memchr(buf, '\n', n)) return -1;
+  return strtoll(buf + 1, NULL, 10);
+}
+
+/* Sends one command and reads its reply by the deadline: an answer must
+ * begin with one of `kinds`, and be at most `limit` bytes. */
 static sent run(const cuplug__remote *r, conn *c, int argc, const char **argv,
-                const size_t *lens, uint64_t deadline, size_t limit, redisReply **reply,
-                char *why, size_t cap) {
+                const size_t *lens, const char *kinds, uint64_t deadline, size_t limit,
+                redisReply **reply, char *why, size_t cap) {
   *reply = NULL;
   char *command = NULL;
   int n = hiredis.format_argv(&command, argc, argv, lens);
@@ -618,26 +773,36 @@ static sent run(const cuplug__remote *r, conn *c, int argc, const char **argv,
              err == ETIMEDOUT ? "the command could not be sent in time" : strerror(err));
     return err == EPIPE || err == ECONNRESET ? SENT_STALE : SENT_FAILED;
   }
-  char buf[16384];
+  char buf[16384], head[32];
   size_t got = 0;
   for (;;) {
     void *answer = NULL;
-    if (hiredis.reader_get_reply(c->reader, &answer) != REDIS_OK) {
-      snprintf(why, cap, "%s:%s's answer is malformed: %s", r->at.host, r->at.port,
-               c->reader->errstr);
+    if (got && hiredis.reader_get_reply(c->reader, &answer) != REDIS_OK) {
+      malformed(why, cap, "the server's", c->reader);
       return SENT_FAILED;
     }
     if (answer) {
       *reply = answer;
+      c->received += got;
       return SENT_OK;
     }
-    if (got > limit) {
-      snprintf(why, cap, "%s:%s's answer runs past %zu bytes", r->at.host, r->at.port, limit);
-      return SENT_FAILED;
-    }
-    ssize_t k = recv(c->fd, buf, sizeof buf, 0);
+    uint64_t now = cuplug__now_ns();
+    err = 0;
+    ssize_t k = now >= deadline ? (errno = ETIMEDOUT, -1) : recv(c->fd, buf, sizeof buf, 0);
     if (k > 0) {
+      if (!got && !answer_begins(buf, kinds, why, cap)) return SENT_FAILED;
+      if (got < sizeof head) /* the first line, to see how long a value is before taking it */
+        memcpy(head + got, buf, (size_t)k < sizeof head - got ? (size_t)k : sizeof head - got);
       got += (size_t)k;
+      long long size = announced(head, got < sizeof head ? got : sizeof head);
+      if (size > (long long)limit) {
+        snprintf(why, cap, "a value of %lld bytes, above the limit of %zu", size, limit);
+        return SENT_TOO_BIG;
+      }
+      if (got > limit + 64) {
+        snprintf(why, cap, "%s:%s's answer runs past %zu bytes", r->at.host, r->at.port, limit);
+        return SENT_FAILED;
+      }
       if (hiredis.reader_feed(c->reader, buf, (size_t)k) != REDIS_OK) {
         snprintf(why, cap, "out of memory");
         return SENT_FAILED;
@@ -667,17 +832,19 @@ static bool say(const cuplug__remote *r, conn *c, int argc, const char **argv,
   size_t lens[3];
   for (int i = 0; i < argc; i++) lens[i] = strlen(argv[i]);
   redisReply *reply;
-  if (run(r, c, argc, argv, lens, deadline, 4096, &reply, why, cap) != SENT_OK) return false;
+  if (run(r, c, argc, argv, lens, "+-", deadline, 4096, &reply, why, cap) != SENT_OK)
+    return false;
   bool ok = reply->type == REDIS_REPLY_STATUS;
-  if (!ok)
-    snprintf(why, cap, "%s:%s refused %s: %.*s", r->at.host, r->at.port, what,
-             reply->type == REDIS_REPLY_ERROR ? (int)(reply->len < 200 ? reply->len : 200) : 0,
-             reply->type == REDIS_REPLY_ERROR ? reply->str : "");
+  if (!ok) {
+    char said[256];
+    snprintf(said, sizeof said, "%s:%s refused %s: ", r->at.host, r->at.port, what);
+    server_said(why, cap, said, reply);
+  }
   hiredis.free_reply(reply);
   return ok;
 }
 
-static conn *connect_new(const cuplug__remote *r, uint64_t deadline, char *why, size_t cap) {
+static conn *connect_new(cuplug__remote *r, uint64_t deadline, char *why, size_t cap) {
   conn *c = calloc(1, sizeof *c);
   if (!c || !(c->reader = hiredis.reader_create())) {
     free(c);
@@ -716,30 +883,46 @@ static conn *take_idle(cuplug__remote *r) {
   return c;
 }
 
+/* Pools a connection whose reply was whole: not one with bytes after its
+ * reply (a server that answered more than it was asked), and with a fresh
+ * reader after a large value (the reader keeps its buffer). */
 static void put_idle(cuplug__remote *r, conn *c) {
+  char extra;
+  bool clean = c->reader->pos == c->reader->len &&
+               recv(c->fd, &extra, 1, MSG_PEEK | MSG_DONTWAIT) < 0 &&
+               (errno == EAGAIN || errno == EWOULDBLOCK);
+  if (clean && c->received > 65536) {
+    hiredis.reader_free(c->reader);
+    c->reader = hiredis.reader_create();
+    clean = c->reader != NULL;
+  }
+  c->received = 0;
   pthread_mutex_lock(&r->lock);
-  if (r->num_idle < POOL && r->pid == getpid()) r->idle[r->num_idle++] = c, c = NULL;
+  if (clean && r->num_idle < POOL && r->pid == getpid()) r->idle[r->num_idle++] = c, c = NULL;
   pthread_mutex_unlock(&r->lock);
   conn_close(c);
 }
 
 /* One command, by one deadline: on a pooled connection, or a new one when
  * there is none or the pooled one turns out to be closed.  A reply (the
- * caller frees it; error replies too), or NULL and *why. */
+ * caller frees it; error replies too), or NULL and *why (*too_big: a value
+ * above the limit, not read). */
 static redisReply *call(cuplug__remote *r, int argc, const char **argv, const size_t *lens,
-                        size_t limit, char *why, size_t cap) {
+                        const char *kinds, size_t limit, bool *too_big, char *why, size_t cap) {
   uint64_t deadline = cuplug__now_ns() + (uint64_t)r->timeout_ms * 1000000u;
+  *too_big = false;
   for (;;) {
     conn *c = take_idle(r);
     bool pooled = c != NULL;
     if (!c && !(c = connect_new(r, deadline, why, cap))) return NULL;
     redisReply *reply;
-    sent s = run(r, c, argc, argv, lens, deadline, limit, &reply, why, cap);
+    sent s = run(r, c, argc, argv, lens, kinds, deadline, limit, &reply, why, cap);
     if (s == SENT_OK) {
       put_idle(r, c);
       return reply;
     }
     conn_close(c);
+    *too_big = s == SENT_TOO_BIG;
     if (s != SENT_STALE || !pooled) return NULL;
   }
 }
@@ -793,7 +976,8 @@ static void failed(cuplug__remote *r, const char *why, cuplug_error **note) {
 static void answered(cuplug__remote *r, uint64_t *counter) {
   pthread_mutex_lock(&r->lock);
   if (counter) (*counter)++;
-  r->status = "ok";
+  if (cuplug__now_ns() >= r->down_until) r->status = "ok"; /* not while another call's
+                                                               failure sets it aside */
   pthread_mutex_unlock(&r->lock);
 }
 
@@ -808,8 +992,13 @@ cuplug__remote_result cuplug__remote_get(cuplug__remote *r, const cuplug__digest
   cuplug__remote_name(key, name);
   const char *argv[2] = {"GET", name};
   size_t lens[2] = {3, strlen(name)};
-  redisReply *reply =
-      call(r, 2, argv, lens, (size_t)r->max_entry + CUPLUG__REMOTE_HEADER + 64, why, sizeof why);
+  bool too_big;
+  redisReply *reply = call(r, 2, argv, lens, "$-", (size_t)r->max_entry + CUPLUG__REMOTE_HEADER,
+                           &too_big, why, sizeof why);
+  if (too_big) { /* a peer with a larger limit stored it: a miss here, not a fault */
+    answered(r, &r->misses);
+    return CUPLUG__REMOTE_MISS;
+  }
   if (!reply) {
     failed(r, why, note);
     return CUPLUG__REMOTE_SKIPPED;
@@ -852,12 +1041,12 @@ void cuplug__remote_put(cuplug__remote *r, const cuplug__digest *key, const void
   snprintf(ttl, sizeof ttl, "%u", r->ttl_s);
   const char *argv[5] = {"SET", name, value.data, "EX", ttl};
   size_t lens[5] = {3, strlen(name), value.len, 2, strlen(ttl)};
-  redisReply *reply = call(r, r->ttl_s ? 5 : 3, argv, lens, 4096, why, sizeof why);
+  bool too_big;
+  redisReply *reply =
+      call(r, r->ttl_s ? 5 : 3, argv, lens, "+-", 4096, &too_big, why, sizeof why);
   cuplug__buf_free(&value);
   if (reply && reply->type != REDIS_REPLY_STATUS) {
-    snprintf(why, sizeof why, "the server answered SET with %.*s",
-             reply->type == REDIS_REPLY_ERROR ? (int)(reply->len < 200 ? reply->len : 200) : 9,
-             reply->type == REDIS_REPLY_ERROR ? reply->str : "no status");
+    server_said(why, sizeof why, "the server answered SET with ", reply);
     hiredis.free_reply(reply);
     reply = NULL;
   }
@@ -884,10 +1073,10 @@ void cuplug__remote_info(cuplug__remote *r, cuplug_cache_info *info) {
     char why[512];
     const char *argv[1] = {"PING"};
     size_t lens[1] = {4};
-    redisReply *reply = call(r, 1, argv, lens, 4096, why, sizeof why);
+    bool too_big;
+    redisReply *reply = call(r, 1, argv, lens, "+-", 4096, &too_big, why, sizeof why);
     if (reply && reply->type == REDIS_REPLY_ERROR)
-      snprintf(why, sizeof why, "the server answered %.*s",
-               (int)(reply->len < 200 ? reply->len : 200), reply->str);
+      server_said(why, sizeof why, "the server answered ", reply);
     if (reply && reply->type != REDIS_REPLY_ERROR) answered(r, NULL);
     else failed(r, why, NULL);
     if (reply) hiredis.free_reply(reply);

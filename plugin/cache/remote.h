@@ -18,8 +18,10 @@
  *
  * The protocol is hiredis's (its command writer and reply reader, loaded at
  * run time), over a socket of cuplug's own, so that every call keeps one
- * deadline: connecting, sending and reading together take at most the
- * time limit (50 ms unless set), whatever the server does.  A call that
+ * deadline: looking the name up, connecting, sending and reading together
+ * take at most the time limit (50 ms unless set), whatever the server
+ * does; and an answer is checked before hiredis reads it (its first byte,
+ * the length a value announces).  A call that
  * fails (refused, dropped, timed out, an error reply) sets the server aside
  * for a while (5 s unless set), then it is tried again.  Compiles always go
  * on, with the same result as without a remote.  Thread-safe: calls share
@@ -42,7 +44,7 @@
 
 #define CUPLUG__REMOTE_DEFAULT_TIMEOUT_MS 50u
 #define CUPLUG__REMOTE_DEFAULT_RETRY_MS 5000u
-#define CUPLUG__REMOTE_DEFAULT_MAX_ENTRY (16ull << 20)
+#define CUPLUG__REMOTE_DEFAULT_MAX_ENTRY (4ull << 20) /* about 35 ms on 1 Gb/s */
 
 typedef struct cuplug__remote cuplug__remote;
 

@@ -45,6 +45,9 @@ def redis():
                 break
         except OSError:
             time.sleep(0.01)
+    else:
+        p.kill()
+        raise RuntimeError("redis-server did not answer on port %d" % port)
     yield port
     p.kill()
     p.wait()
@@ -60,10 +63,11 @@ def key(tmp_path):
 
 def test_session_and_cache_info(tmp_path, redis, key):
     url = "redis://127.0.0.1:%d" % redis
-    first = cuplug.Session(cache_dir=str(tmp_path / "a"), cache_remote=url, cache_remote_key=key)
+    first = cuplug.Session(cache_dir=str(tmp_path / "a"), cache_remote=url, cache_remote_key=key,
+                           cache_remote_timeout_ms=5000)  # a loaded machine is slow
     built = compile_k(first)
     second = cuplug.Session(cache_dir=str(tmp_path / "b"), cache_remote=url,
-                            cache_remote_key=key, cache_remote_timeout_ms=200,
+                            cache_remote_key=key, cache_remote_timeout_ms=5000,
                             cache_remote_ttl_s=60)
     found = compile_k(second)
     assert (built.cache, found.cache, compile_k(second).cache) == ("miss", "remote", "memory")
@@ -116,7 +120,7 @@ def test_numba_stats_has_the_remote_counts():
 
 def test_two_cli_processes_share_the_server(tmp_path, redis, key):
     cli = os.path.join(os.environ["CUPLUG_BUILD_DIR"], "bin", "cuplug")
-    env = dict(os.environ, CUPLUG_CACHE_REMOTE_KEY=key)
+    env = dict(os.environ, CUPLUG_CACHE_REMOTE_KEY=key, CUPLUG_CACHE_REMOTE_TIMEOUT_MS="5000")
     outs = []
     for run in ("first", "second"):
         out = tmp_path / (run + ".ltoir")

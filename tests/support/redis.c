@@ -80,15 +80,15 @@ bool t_redis_start(t_redis *r, const char *const *extra) {
     _exit(127);
   }
   for (int i = 0; i < 500; i++) { /* up to 5 s */
-    int fd = dial(r->port);
-    if (fd >= 0) {
-      char buf[64];
-      ssize_t n = write(fd, "PING\r\n", 6) == 6 ? read(fd, buf, sizeof buf - 1) : -1;
-      close(fd);
-      if (n > 0) return true; /* +PONG, or -NOAUTH from a server with a password */
-    }
     int status;
-    if (waitpid(r->pid, &status, WNOHANG) == r->pid) break;
+    if (waitpid(r->pid, &status, WNOHANG) == r->pid) break; /* the port was taken */
+    /* a server answers, and it is ours (not another test's on the same port) */
+    char *info = t_redis_do(r, "INFO", "server", NULL);
+    const char *at = info ? strstr(info, "process_id:") : NULL;
+    long pid = at ? strtol(at + strlen("process_id:"), NULL, 10) : 0;
+    free(info);
+    if (pid == r->pid) return true;
+    if (pid) break;
     nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
   }
   fprintf(stderr, "redis-server did not answer on port %d\n", r->port);

@@ -20,9 +20,10 @@ typedef struct t_redis {
   int db;               /* the client's SELECT, when set */
 } t_redis;
 
-/* Starts a server (extra arguments: "--requirepass", "secret", NULL) on a
- * free port, or on r->port when it is set, and waits until it answers.
- * False (and why, on stderr) when it does not within 5 s. */
+/* Starts a server (extra arguments: "--requirepass", "secret", NULL; set
+ * r->password to the same) on a free port, or on r->port when it is set,
+ * and waits until it answers as itself.  False (and why, on stderr) when it
+ * does not within 5 s. */
 bool t_redis_start(t_redis *r, const char *const *extra);
 /* Kills it (SIGKILL) and reaps it. */
 void t_redis_stop(t_redis *r);

@@ -490,14 +490,17 @@ typedef struct cuplug_session_options {
    * user's (or root's) and neither writable by others nor readable outside
    * its group.  NULL: $CUPLUG_CACHE_REMOTE_KEY. */
   const char *cache_remote_key;
-  /* The most one call to the server may take, connecting included.  0:
-   * $CUPLUG_CACHE_REMOTE_TIMEOUT_MS, else 50 ms. */
+  /* The most one call to the server may take, looking its name up and
+   * connecting included; at most 600000.  0: $CUPLUG_CACHE_REMOTE_TIMEOUT_MS,
+   * else 50 ms. */
   uint32_t cache_remote_timeout_ms;
   /* Seconds the server keeps an entry.  0: $CUPLUG_CACHE_REMOTE_TTL, else
    * until the server's own eviction removes it. */
   uint32_t cache_remote_ttl_s;
-  /* Results larger than this are not sent.  0:
-   * $CUPLUG_CACHE_REMOTE_MAX_ENTRY_MB MiB, else 16 MiB. */
+  /* Results larger than this are not sent, nor read (a peer's larger one
+   * is a miss here); at most 512 MiB.  0: $CUPLUG_CACHE_REMOTE_MAX_ENTRY_MB
+   * MiB, else 4 MiB (about 35 ms on a 1 Gb/s link: a larger limit wants a
+   * larger time limit). */
   uint64_t cache_remote_max_entry_bytes;
 } cuplug_session_options;
 #define CUPLUG_SESSION_OPTIONS_STRUCT_SIZE CUPLUG_STRUCT_SIZE(cuplug_session_options, cache_remote_max_entry_bytes)

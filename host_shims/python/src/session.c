@@ -441,15 +441,16 @@ static PyObject *cache_info(PyObject *self, PyObject *unused) {
   Py_BEGIN_ALLOW_THREADS e = st->api->cache_info(&i);
   Py_END_ALLOW_THREADS
   if (e) return shim_raise(st, e);
+  /* the remote's words may hold what a server said: decoded leniently */
   return Py_BuildValue(
-      "{s:s,s:s,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:s,s:s,s:K,s:K,s:K,s:K,s:K}", "dir",
+      "{s:s,s:s,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:N,s:N,s:K,s:K,s:K,s:K,s:K}", "dir",
       i.dir, "status", i.status, "max_bytes", (unsigned long long)i.max_bytes, "disk_entries",
       (unsigned long long)i.disk_entries, "disk_bytes", (unsigned long long)i.disk_bytes,
       "memory_entries", (unsigned long long)i.memory_entries, "memory_bytes",
       (unsigned long long)i.memory_bytes, "memory_hits", (unsigned long long)i.memory_hits,
       "disk_hits", (unsigned long long)i.disk_hits, "misses", (unsigned long long)i.misses,
       "stores", (unsigned long long)i.stores, "rebuilt", (unsigned long long)i.rebuilt,
-      "remote", i.remote, "remote_status", i.remote_status, "remote_hits",
+      "remote", shim_text(i.remote), "remote_status", shim_text(i.remote_status), "remote_hits",
       (unsigned long long)i.remote_hits, "remote_misses", (unsigned long long)i.remote_misses,
       "remote_stores", (unsigned long long)i.remote_stores, "remote_refused",
       (unsigned long long)i.remote_refused, "remote_errors",
