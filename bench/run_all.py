@@ -151,7 +151,7 @@ def compile_stages(build):
 
 
 def cache_bench(build):
-    """Rows from cache_bench's three sections; where a section does not
+    """Rows from cache_bench's four sections; where a section does not
     parse, its output is still below the table."""
     what = "cache hits, cold C process, compile throughput"
     path = os.path.join(build, "bin", "cache_bench")
@@ -180,6 +180,23 @@ def cache_bench(build):
             % (pw, pe, xw, cw, ce), "")
         row("disk hit to a loaded kernel, fresh C process (compile + load + kernel_get)",
             "the same, empty cache", x(kw / ke), "%.3f ms vs %.3f ms" % (kw, ke), "0.25 ms")
+    ways = {}
+    for m in re.finditer(r"^(build, disk|build, \+remote|remote hit|disk hit)\s+([\d.]+)\s+"
+                         r"([\d.]+)\s+([\d.]+)$", out, re.M):
+        ways[m.group(1)] = tuple(map(float, m.group(2, 3, 4)))
+    if len(ways) == 4:  # section 4: the remote tier, on a loopback Redis
+        (_, _, kb), (_, _, kr), (_, _, kh), (_, _, kd) = (
+            ways["build, disk"], ways["build, +remote"], ways["remote hit"], ways["disk hit"])
+        row("remote hit to a loaded kernel, fresh C process, loopback Redis (compile + load + "
+            "kernel_get)", "a disk hit, the same way", x(kh / kd),
+            "%.3f ms vs %.3f ms; a build %.3f ms (%.0fx the remote hit)" % (kh, kd, kb, kb / kh),
+            "")
+        row("what a remote adds to a build (its store), fresh C process", "the build, disk only",
+            x(kr / kb), "%.3f ms vs %.3f ms" % (kr, kb), "")
+    elif "4. the remote tier" in out:
+        m = re.search(r"^skipped: (.*)$", out, re.M)
+        if m:
+            skipped("the remote tier (cache_bench section 4)", m.group(1))
     m = re.search(r"compile throughput.*?(\d+) CPUs", out)
     cpus = int(m.group(1)) if m else 0
     for m in re.finditer(r"^(\d+)\s+([\d.]+)\s+([\d.]+)x\s+([\d.]+)\s+([\d.]+)\s+"

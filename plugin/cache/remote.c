@@ -749,8 +749,14 @@ typedef enum {
 /* The length a bulk reply announces ("$N\r\n"), once its first line is in
  * `buf`; -1 before that or for another reply. */
 static long long announced(const char *buf, size_t n) {
-  if (!n || buf[0] != '$' || !memchr(buf, '\n', n)) return -1;
-  return strtoll(buf + 1, NULL, 10);
+  const char *line_end = n ? memchr(buf, '\n', n) : NULL;
+  if (!line_end || buf[0] != '$') return -1;
+  long long size = 0;
+  for (const char *p = buf + 1; p < line_end && *p >= '0' && *p <= '9'; p++) {
+    if (size > (LLONG_MAX - 9) / 10) return LLONG_MAX;
+    size = size * 10 + (*p - '0');
+  }
+  return size; /* "$-1": nil, 0 here; hiredis reads what is not a number */
 }
 
 /* Sends one command and reads its reply by the deadline: an answer must
