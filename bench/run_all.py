@@ -568,7 +568,7 @@ def main(argv):
         "* **command**: `%s` (commit %s), %.0f s" % (command, commit, took),
         "",
         "Ratios are measurement / anchor, both taken in the same run: below 1 is faster "
-        "(bandwidth: the share of the anchor's). Targets are the issues' (2, 3, 9, 10).",
+        "(bandwidth: the share of the anchor's). Targets are the issues' (2, 3, 9, 10, 22).",
         "",
         "| measurement | anchor | ratio | raw | target |",
         "| --- | --- | --- | --- | --- |",
