@@ -548,8 +548,8 @@ void t_host_call(cuplug_library *l, const cuplug_value *v, size_t n, void *resul
   T_ASSERT_OK(t_api()->host_call(&c));
 }
 
-cuplug_artifact *t_compile_kernel(cuplug_session *s, const t_kernel *k, cuplug_output output,
-                                  uint32_t flags) {
+cuplug_error *t_try_compile_kernel(cuplug_session *s, const t_kernel *k, cuplug_output output,
+                                   int32_t opt, uint32_t flags, cuplug_artifact **artifact) {
   cuplug_module m = {.struct_size = sizeof m, .name = k->name, .text = k->ir,
                      .size = strlen(k->ir)};
   const cuplug_module *mods[] = {&m};
@@ -557,9 +557,17 @@ cuplug_artifact *t_compile_kernel(cuplug_session *s, const t_kernel *k, cuplug_o
   cuplug_compile_args a = {.struct_size = sizeof a, .session = s, .modules = mods,
                            .num_modules = 1, .entry = k->name, .signature = k->signature,
                            .kind = CUPLUG_KERNEL, .output = output,
-                           .cc_major = current ? 0 : 9, .flags = flags};
-  T_ASSERT_OK(t_api()->compile(&a));
-  return a.artifact;
+                           .cc_major = current ? 0 : 9, .opt = opt, .flags = flags};
+  cuplug_error *e = t_api()->compile(&a);
+  *artifact = a.artifact;
+  return e;
+}
+
+cuplug_artifact *t_compile_kernel(cuplug_session *s, const t_kernel *k, cuplug_output output,
+                                  uint32_t flags) {
+  cuplug_artifact *a = NULL;
+  T_ASSERT_OK(t_try_compile_kernel(s, k, output, 0, flags, &a));
+  return a;
 }
 
 const char t_raising_ir[] =

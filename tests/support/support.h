@@ -227,6 +227,10 @@ extern const char t_raising_ir[];
  * fails the test on error. */
 cuplug_artifact *t_compile_kernel(cuplug_session *s, const t_kernel *k, cuplug_output output,
                                   uint32_t flags);
+/* The same at -opt `opt`, without asserting (child processes, which must
+ * not use Check's asserts, call it): compile()'s error. */
+cuplug_error *t_try_compile_kernel(cuplug_session *s, const t_kernel *k, cuplug_output output,
+                                   int32_t opt, uint32_t flags, cuplug_artifact **artifact);
 
 /* A host library's C-ABI function (host_function) and a call of it
  * through host_call, failing the test on error; T_HOST_FN(type, l) is the

@@ -75,15 +75,9 @@ static cuplug_artifact_info art_info(const cuplug_artifact *a) {
 /* A kernel compiled to LTO-IR at -opt `opt`, with compile flags. */
 static cuplug_artifact *compile(cuplug_session *s, const t_kernel *k, int32_t opt,
                                 uint32_t flags) {
-  cuplug_module m = {.struct_size = sizeof m, .name = k->name, .text = k->ir,
-                     .size = strlen(k->ir)};
-  const cuplug_module *mods[] = {&m};
-  cuplug_compile_args a = {.struct_size = sizeof a, .session = s, .modules = mods,
-                           .num_modules = 1, .entry = k->name, .signature = k->signature,
-                           .kind = CUPLUG_KERNEL, .output = CUPLUG_OUTPUT_LTOIR, .cc_major = 9,
-                           .opt = opt, .flags = flags};
-  T_ASSERT_OK(t_api()->compile(&a));
-  return a.artifact;
+  cuplug_artifact *a = NULL;
+  T_ASSERT_OK(t_try_compile_kernel(s, k, CUPLUG_OUTPUT_LTOIR, opt, flags, &a));
+  return a;
 }
 
 /* Compiles and says where the result came from; the bytes go to *out (free). */
@@ -118,14 +112,8 @@ static cuplug_session *child_session(const char *folder, uint32_t flags) {
 
 static int child_compile(cuplug_session *s, const t_kernel *k, int32_t opt, void **out,
                          size_t *size, cuplug_artifact **keep) {
-  cuplug_module m = {.struct_size = sizeof m, .name = k->name, .text = k->ir,
-                     .size = strlen(k->ir)}; /* as compile() names it */
-  const cuplug_module *mods[] = {&m};
-  cuplug_compile_args a = {.struct_size = sizeof a, .session = s, .modules = mods,
-                           .num_modules = 1, .entry = k->name, .signature = k->signature,
-                           .kind = CUPLUG_KERNEL, .output = CUPLUG_OUTPUT_LTOIR, .cc_major = 9,
-                           .opt = opt};
-  cuplug_error *e = t_api()->compile(&a);
+  cuplug_compile_args a = {0}; /* compiled as compile() compiles it */
+  cuplug_error *e = t_try_compile_kernel(s, k, CUPLUG_OUTPUT_LTOIR, opt, 0, &a.artifact);
   if (e) {
     t_api()->error_destroy(e);
     return -1;
