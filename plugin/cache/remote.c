@@ -619,10 +619,17 @@ static bool wait_for(int fd, short events, uint64_t deadline) {
  * look-up that outlives the deadline is left to finish on its own: its
  * request is kept, and freed by a later look-up or the remote's end. */
 struct lookup {
-  struct gaicb cb;
+  struct gaicb cb; /* what the resolver's thread reads and writes: all of it here, so that
+                      a look-up the remote outlives has what it needs */
   struct addrinfo hints;
+  char *name, service[8];
   lookup *next;
 };
+
+static void lookup_free(lookup *l) {
+  free(l->name);
+  free(l);
+}
 
 static struct addrinfo *resolve(cuplug__remote *r, uint64_t deadline, char *why, size_t cap) {
   struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
@@ -637,18 +644,30 @@ static struct addrinfo *resolve(cuplug__remote *r, uint64_t deadline, char *why,
   }
   l->hints = (struct addrinfo){.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
                                .ai_flags = AI_NUMERICSERV};
-  l->cb = (struct gaicb){.ar_name = r->at.host, .ar_service = r->at.port,
+  l->name = cuplug__strdup(r->at.host);
+  snprintf(l->service, sizeof l->service, "%s", r->at.port);
+  if (!l->name) {
+    free(l);
+    snprintf(why, cap, "out of memory");
+    return NULL;
+  }
+  l->cb = (struct gaicb){.ar_name = l->name, .ar_service = l->service,
                          .ar_request = &l->hints};
   struct gaicb *list[1] = {&l->cb};
   int rc = getaddrinfo_a(GAI_NOWAIT, list, 1, NULL);
-  while (rc == 0 && (rc = gai_error(&l->cb)) == EAI_INPROGRESS) {
+  if (rc == 0) rc = gai_error(&l->cb);
+  while (rc == EAI_INPROGRESS) {
     uint64_t now = cuplug__now_ns();
     if (now >= deadline) break;
     uint64_t ns = deadline - now;
-    struct timespec left = {.tv_sec = (time_t)(ns / 1000000000u), .tv_nsec = (long)(ns % 1000000000u)};
+    struct timespec left = {.tv_sec = (time_t)(ns / 1000000000u),
+                            .tv_nsec = (long)(ns % 1000000000u)};
     gai_suspend((const struct gaicb *const *)list, 1, &left);
+    rc = gai_error(&l->cb);
   }
-  if (rc == EAI_INPROGRESS && gai_cancel(&l->cb) != EAI_CANCELED) {
+  int cancelled = rc == EAI_INPROGRESS ? gai_cancel(&l->cb) : EAI_ALLDONE;
+  if (cancelled == EAI_ALLDONE) rc = gai_error(&l->cb); /* it ended meanwhile */
+  if (rc == EAI_INPROGRESS && cancelled != EAI_CANCELED) {
     pthread_mutex_lock(&r->lock); /* still running: kept until it ends */
     l->next = r->lookups;
     r->lookups = l;
@@ -659,12 +678,11 @@ static struct addrinfo *resolve(cuplug__remote *r, uint64_t deadline, char *why,
   if (rc) {
     snprintf(why, cap, "%s cannot be found: %s", r->at.host,
              rc == EAI_INPROGRESS || rc == EAI_CANCELED ? "no answer in time" : gai_strerror(rc));
-    if (!rc || rc == EAI_CANCELED) freeaddrinfo(l->cb.ar_result);
-    free(l);
+    lookup_free(l);
     return NULL;
   }
   found = l->cb.ar_result;
-  free(l);
+  lookup_free(l);
   return found;
 }
 
@@ -682,7 +700,7 @@ static void lookups_reap(cuplug__remote *r, bool all) {
     }
     if (rc == 0) freeaddrinfo(l->cb.ar_result);
     *p = l->next;
-    free(l);
+    lookup_free(l);
   }
   pthread_mutex_unlock(&r->lock);
 }

@@ -591,6 +591,38 @@ START_TEST(odd_servers) {
 }
 END_TEST
 
+/* A name is looked up (by the deadline, on the resolver's thread); one
+ * that does not resolve is a failure within the time limit. */
+START_TEST(names_looked_up) {
+  odd.answer = "$-1\r\n", odd.size = 5, odd.hold = false;
+  const char *hosts[] = {"localhost", "nonexistent.invalid"};
+  for (int h = 0; h < 2; h++) {
+    char url[128];
+    snprintf(url, sizeof url, "redis://%s:%d", hosts[h], odd.port);
+    cuplug__remote_options o = {.url = url, .key_path = key_path, .timeout_ms = 300};
+    cuplug__remote *r;
+    T_ASSERT_OK(cuplug__remote_create(&o, &r));
+    cuplug__digest key = cuplug__digest_of("odd", 3);
+    void *data;
+    size_t n;
+    uint64_t t0 = cuplug__now_ns();
+    cuplug__remote_result got = cuplug__remote_get(r, &key, &data, &n, NULL);
+    uint64_t ns = cuplug__now_ns() - t0;
+    cuplug_cache_info i;
+    cuplug__remote_info(r, &i);
+    if (h == 0) {
+      ck_assert_msg(got == CUPLUG__REMOTE_MISS, "%s", i.remote_status);
+      ck_assert_str_eq(i.remote_status, "ok");
+    } else {
+      ck_assert_int_eq(got, CUPLUG__REMOTE_SKIPPED);
+      T_ASSERT_STARTS(i.remote_status, "set aside after a failure: nonexistent.invalid ");
+      ck_assert_uint_lt(ns, 300000000u + 900000000u);
+    }
+    cuplug__remote_destroy(r);
+  }
+}
+END_TEST
+
 /* ---- against a server ---- */
 
 /* Two processes with their own disk folders and one server: the second
@@ -928,6 +960,7 @@ Suite *suite_remote(void) {
   tcase_add_test(tc, without_hiredis);
   tc = t_tcase(s, "odd_servers", T_REDIS, odd_start, teardown, 60);
   tcase_add_test(tc, odd_servers);
+  tcase_add_test(tc, names_looked_up);
   tc = t_tcase(s, "answers", T_REDIS, NULL, NULL, 0);
   tcase_add_test(tc, answers);
   tc = t_tcase(s, "key_files", T_REDIS, setup, teardown, 0);
