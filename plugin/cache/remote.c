@@ -101,6 +101,7 @@ void cuplug__remote_mac_key(const void *file, size_t len, uint8_t out[32]) {
   llvm_blake3_hasher_init_derive_key(&h, "cuplug 1.3 remote cache: the tags of its entries");
   llvm_blake3_hasher_update(&h, file, len);
   llvm_blake3_hasher_finalize(&h, out, 32);
+  explicit_bzero(&h, sizeof h); /* the key file's bytes passed through it */
 }
 
 /* The first 48 bytes of a value: magic, key, size. */
@@ -282,7 +283,7 @@ typedef struct address {
 static void address_free(address *a) {
   free(a->host);
   free(a->user);
-  if (a->password) memset(a->password, 0, strlen(a->password));
+  if (a->password) explicit_bzero(a->password, strlen(a->password));
   free(a->password);
   free(a->shown);
 }
@@ -323,14 +324,12 @@ static bool all_digits(const char *s, size_t n) {
   return true;
 }
 
-/* A URL as messages show it: printable, and what comes before an '@' of
- * its authority (a user and password) as "***". */
+/* A URL as messages show it: printable, and what comes before its last
+ * '@' (a user and password, whatever they hold) as "***". */
 static void redacted(const char *url, char out[512]) {
   const char *rest = strstr(url, "://");
   rest = rest ? rest + 3 : url;
-  const char *end = rest + strcspn(rest, "/?#"), *at = NULL;
-  for (const char *p = rest; p < end; p++)
-    if (*p == '@') at = p;
+  const char *at = strrchr(rest, '@'); /* a password may hold '/', '?' or '#' */
   char head[64], tail[400];
   printable(head, sizeof head, url, (size_t)(rest - url));
   printable(tail, sizeof tail, at ? at : rest, strlen(at ? at : rest));
@@ -360,7 +359,10 @@ static char *parse_url(const char *url, address *a) {
     for (const char *p = rest; p < end; p++)
       if (*p == '@') at = p;
     const char *host = at ? at + 1 : rest;
-    if (at) {
+    if (strchr(end, '@')) {
+      cuplug__buf_printf(&why, "a user or password that holds '/', '?' or '#' writes them "
+                               "%%2F, %%3F and %%23");
+    } else if (at) {
       const char *colon = memchr(rest, ':', (size_t)(at - rest));
       if (!colon) {
         cuplug__buf_printf(&why, "the part before '@' is the password: give it as "
@@ -432,7 +434,13 @@ typedef struct conn {
   int fd;
   redisReader *reader;
   size_t received; /* bytes read since it was pooled */
+  uint64_t idle_since; /* when it was pooled */
 } conn;
+
+/* A pooled connection idle longer than this is closed rather than used: a
+ * NAT or a load balancer may have dropped it without a word, and a call
+ * on it would wait out its whole time limit. */
+#define IDLE_NS (30ull * 1000000000u)
 
 typedef struct lookup lookup;
 
@@ -449,7 +457,6 @@ struct cuplug__remote {
   pid_t pid;             /* the process the pooled connections belong to */
   conn *idle[POOL];
   int num_idle;
-  lookup *lookups;       /* name look-ups that outlived their call */
   uint64_t down_until;   /* CLOCK_MONOTONIC ns: set aside until then */
   const char *status;    /* "ok", `unused`, or one of `statuses` */
   char *statuses[STATUSES];
@@ -511,7 +518,7 @@ static char *load_key(const char *path, uint8_t mac_key[32]) {
                          n < 0 ? strerror(errno) : "it changed while it was read");
     else
       cuplug__remote_mac_key(bytes, (size_t)n, mac_key);
-    memset(bytes, 0, sizeof bytes);
+    explicit_bzero(bytes, sizeof bytes);
   }
   if (fd >= 0) close(fd);
   return why.len ? cuplug__buf_take(&why, NULL) : NULL;
@@ -571,8 +578,6 @@ cuplug_error *cuplug__remote_create(const cuplug__remote_options *o, cuplug__rem
   return NULL;
 }
 
-static void lookups_reap(cuplug__remote *r, bool all);
-
 static void conn_close(conn *c) {
   if (!c) return;
   if (c->fd >= 0) close(c->fd);
@@ -583,11 +588,10 @@ static void conn_close(conn *c) {
 void cuplug__remote_destroy(cuplug__remote *r) {
   if (!r) return;
   for (int i = 0; i < r->num_idle; i++) conn_close(r->idle[i]);
-  lookups_reap(r, true);
   for (int i = 0; i < r->num_statuses; i++) free(r->statuses[i]);
   address_free(&r->at);
   free(r->unused);
-  memset(r->mac_key, 0, sizeof r->mac_key);
+  explicit_bzero(r->mac_key, sizeof r->mac_key);
   pthread_mutex_destroy(&r->lock);
   free(r);
 }
@@ -614,98 +618,103 @@ static bool wait_for(int fd, short events, uint64_t deadline) {
   }
 }
 
-/* The server's addresses, by the deadline: an address as it is, a name
- * through getaddrinfo_a (the resolver's own time limits are seconds).  A
- * look-up that outlives the deadline is left to finish on its own: its
- * request is kept, and freed by a later look-up or the remote's end. */
+/* The server's addresses, by the deadline: an address as it is; a name
+ * looked up on a thread of its own, which the call waits for until the
+ * deadline (the resolver's own time limits are seconds).  A look-up that
+ * outlives its call finishes alone and frees itself: nothing of it is
+ * shared with the remote, and a forked child, which has no such thread,
+ * starts its own (glibc's getaddrinfo_a keeps idle threads that a child
+ * inherits the count of, not the threads). */
 struct lookup {
-  struct gaicb cb; /* what the resolver's thread reads and writes: all of it here, so that
-                      a look-up the remote outlives has what it needs */
-  struct addrinfo hints;
+  pthread_mutex_t lock;
+  pthread_cond_t done_cond; /* on CLOCK_MONOTONIC, the deadline's clock */
+  int refs;                 /* the thread's and the caller's */
+  bool done;
+  int rc, err; /* getaddrinfo's, and its errno (the thread's own) */
+  struct addrinfo *result;
   char *name, service[8];
-  lookup *next;
 };
 
-static void lookup_free(lookup *l) {
+static void lookup_release(lookup *l) {
+  pthread_mutex_lock(&l->lock);
+  bool last = --l->refs == 0;
+  pthread_mutex_unlock(&l->lock);
+  if (!last) return;
+  if (l->result) freeaddrinfo(l->result);
+  pthread_cond_destroy(&l->done_cond);
+  pthread_mutex_destroy(&l->lock);
   free(l->name);
   free(l);
 }
 
-static struct addrinfo *resolve(cuplug__remote *r, uint64_t deadline, char *why, size_t cap) {
+static void *look_up(void *arg) {
+  lookup *l = arg;
+  struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                           .ai_flags = AI_NUMERICSERV};
+  struct addrinfo *found = NULL;
+  int rc = getaddrinfo(l->name, l->service, &hints, &found);
+  int err = errno;
+  pthread_mutex_lock(&l->lock);
+  l->rc = rc;
+  l->err = err;
+  l->result = rc ? NULL : found;
+  l->done = true;
+  pthread_cond_signal(&l->done_cond);
+  pthread_mutex_unlock(&l->lock);
+  lookup_release(l);
+  return NULL;
+}
+
+static struct addrinfo *resolve(const cuplug__remote *r, uint64_t deadline, char *why,
+                                size_t cap) {
   struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
                            .ai_flags = AI_NUMERICSERV | AI_NUMERICHOST};
   struct addrinfo *found = NULL;
   if (getaddrinfo(r->at.host, r->at.port, &hints, &found) == 0) return found;
-  lookups_reap(r, false);
   lookup *l = calloc(1, sizeof *l);
-  if (!l) {
-    snprintf(why, cap, "out of memory");
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  if (l && (l->name = cuplug__strdup(r->at.host))) {
+    pthread_mutex_init(&l->lock, NULL);
+    pthread_cond_init(&l->done_cond, &ca);
+    snprintf(l->service, sizeof l->service, "%s", r->at.port);
+    l->refs = 2;
+  }
+  pthread_condattr_destroy(&ca);
+  pthread_attr_t ta;
+  pthread_attr_init(&ta);
+  pthread_attr_setdetachstate(&ta, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&ta, 256 << 10);
+  pthread_t t;
+  int err = l && l->name ? pthread_create(&t, &ta, look_up, l) : ENOMEM;
+  pthread_attr_destroy(&ta);
+  if (err) {
+    snprintf(why, cap, "%s cannot be looked up: %s", r->at.host, strerror(err));
+    if (l && l->name) l->refs = 1, lookup_release(l);
+    else if (l) free(l);
     return NULL;
   }
-  l->hints = (struct addrinfo){.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-                               .ai_flags = AI_NUMERICSERV};
-  l->name = cuplug__strdup(r->at.host);
-  snprintf(l->service, sizeof l->service, "%s", r->at.port);
-  if (!l->name) {
-    free(l);
-    snprintf(why, cap, "out of memory");
-    return NULL;
+  struct timespec until = {.tv_sec = (time_t)(deadline / 1000000000u),
+                           .tv_nsec = (long)(deadline % 1000000000u)};
+  pthread_mutex_lock(&l->lock);
+  while (!l->done && pthread_cond_timedwait(&l->done_cond, &l->lock, &until) != ETIMEDOUT) {
   }
-  l->cb = (struct gaicb){.ar_name = l->name, .ar_service = l->service,
-                         .ar_request = &l->hints};
-  struct gaicb *list[1] = {&l->cb};
-  int rc = getaddrinfo_a(GAI_NOWAIT, list, 1, NULL);
-  if (rc == 0) rc = gai_error(&l->cb);
-  while (rc == EAI_INPROGRESS) {
-    uint64_t now = cuplug__now_ns();
-    if (now >= deadline) break;
-    uint64_t ns = deadline - now;
-    struct timespec left = {.tv_sec = (time_t)(ns / 1000000000u),
-                            .tv_nsec = (long)(ns % 1000000000u)};
-    gai_suspend((const struct gaicb *const *)list, 1, &left);
-    rc = gai_error(&l->cb);
-  }
-  int cancelled = rc == EAI_INPROGRESS ? gai_cancel(&l->cb) : EAI_ALLDONE;
-  if (cancelled == EAI_ALLDONE) rc = gai_error(&l->cb); /* it ended meanwhile */
-  if (rc == EAI_INPROGRESS && cancelled != EAI_CANCELED) {
-    pthread_mutex_lock(&r->lock); /* still running: kept until it ends */
-    l->next = r->lookups;
-    r->lookups = l;
-    pthread_mutex_unlock(&r->lock);
+  if (l->done) {
+    found = l->result;
+    l->result = NULL; /* the caller's now */
+    if (!found)
+      snprintf(why, cap, "%s cannot be found: %s", r->at.host,
+               l->rc == EAI_SYSTEM ? strerror(l->err) : gai_strerror(l->rc));
+  } else {
     snprintf(why, cap, "%s was not found within %u ms", r->at.host, r->timeout_ms);
-    return NULL;
   }
-  if (rc) {
-    snprintf(why, cap, "%s cannot be found: %s", r->at.host,
-             rc == EAI_INPROGRESS || rc == EAI_CANCELED ? "no answer in time" : gai_strerror(rc));
-    lookup_free(l);
-    return NULL;
-  }
-  found = l->cb.ar_result;
-  lookup_free(l);
+  pthread_mutex_unlock(&l->lock);
+  lookup_release(l);
   return found;
 }
 
-/* Frees the look-ups that outlived their call and have ended (`all`: at the
- * remote's end, those still running are cancelled, or left). */
-static void lookups_reap(cuplug__remote *r, bool all) {
-  pthread_mutex_lock(&r->lock);
-  for (lookup **p = &r->lookups; *p;) {
-    lookup *l = *p;
-    int rc = gai_error(&l->cb);
-    if (rc == EAI_INPROGRESS && all) rc = gai_cancel(&l->cb) == EAI_CANCELED ? EAI_CANCELED : rc;
-    if (rc == EAI_INPROGRESS) {
-      p = &l->next;
-      continue;
-    }
-    if (rc == 0) freeaddrinfo(l->cb.ar_result);
-    *p = l->next;
-    lookup_free(l);
-  }
-  pthread_mutex_unlock(&r->lock);
-}
-
-static int dial(cuplug__remote *r, uint64_t deadline, char *why, size_t cap) {
+static int dial(const cuplug__remote *r, uint64_t deadline, char *why, size_t cap) {
   struct addrinfo *found = resolve(r, deadline, why, cap);
   if (!found) return -1;
   int fd = -1, err = 0;
@@ -783,6 +792,10 @@ static sent run(const cuplug__remote *r, conn *c, int argc, const char **argv,
                 const size_t *lens, const char *kinds, uint64_t deadline, size_t limit,
                 redisReply **reply, char *why, size_t cap) {
   *reply = NULL;
+  if (c->reader->pos != c->reader->len) { /* bytes after the last reply (AUTH's, SELECT's) */
+    snprintf(why, cap, "%s:%s answered more than it was asked", r->at.host, r->at.port);
+    return SENT_FAILED;
+  }
   char *command = NULL;
   int n = hiredis.format_argv(&command, argc, argv, lens);
   if (n < 0) {
@@ -822,6 +835,14 @@ static sent run(const cuplug__remote *r, conn *c, int argc, const char **argv,
       if (size > (long long)limit) {
         snprintf(why, cap, "a value of %lld bytes, above the limit of %zu", size, limit);
         return SENT_TOO_BIG;
+      }
+      /* a value's length fits the head, and a status or an error is a line
+       * (hiredis rescans a line for its end with every piece) */
+      if ((head[0] == '$' && got >= sizeof head && size < 0) ||
+          (head[0] != '$' && got > 4096)) {
+        snprintf(why, cap, "%s:%s's answer is malformed: its first line runs on", r->at.host,
+                 r->at.port);
+        return SENT_FAILED;
       }
       if (got > limit + 64) {
         snprintf(why, cap, "%s:%s's answer runs past %zu bytes", r->at.host, r->at.port, limit);
@@ -868,7 +889,7 @@ static bool say(const cuplug__remote *r, conn *c, int argc, const char **argv,
   return ok;
 }
 
-static conn *connect_new(cuplug__remote *r, uint64_t deadline, char *why, size_t cap) {
+static conn *connect_new(const cuplug__remote *r, uint64_t deadline, char *why, size_t cap) {
   conn *c = calloc(1, sizeof *c);
   if (!c || !(c->reader = hiredis.reader_create())) {
     free(c);
@@ -903,7 +924,15 @@ static conn *take_idle(cuplug__remote *r) {
     r->pid = getpid();
   }
   conn *c = r->num_idle ? r->idle[--r->num_idle] : NULL;
+  conn *old[POOL];
+  int num_old = 0;
+  if (c && cuplug__now_ns() - c->idle_since > IDLE_NS) { /* the newest is stale: all are */
+    old[num_old++] = c;
+    while (r->num_idle) old[num_old++] = r->idle[--r->num_idle];
+    c = NULL;
+  }
   pthread_mutex_unlock(&r->lock);
+  for (int i = 0; i < num_old; i++) conn_close(old[i]);
   return c;
 }
 
@@ -921,6 +950,7 @@ static void put_idle(cuplug__remote *r, conn *c) {
     clean = c->reader != NULL;
   }
   c->received = 0;
+  c->idle_since = cuplug__now_ns();
   pthread_mutex_lock(&r->lock);
   if (clean && r->num_idle < POOL && r->pid == getpid()) r->idle[r->num_idle++] = c, c = NULL;
   pthread_mutex_unlock(&r->lock);
@@ -1035,8 +1065,8 @@ cuplug__remote_result cuplug__remote_get(cuplug__remote *r, const cuplug__digest
   else if (got == CUPLUG__REMOTE_MISS) answered(r, &r->misses);
   else if (!refused) failed(r, why, note);
   else {
+    answered(r, &r->refused); /* the server answers: its status is ok */
     pthread_mutex_lock(&r->lock);
-    r->refused++;
     if (!r->told_refused && note && !*note) {
       r->told_refused = true;
       *note = cuplug__error(CUPLUG_WARN_CACHE,

@@ -10,7 +10,9 @@
  *      hit, byte for byte;
  *   3  the answer of a real server on a loopback socket, to a real
  *      remote's GET and then SET (the socket code: pieces, deadlines, the
- *      size limit, a connection closed).
+ *      size limit, a connection closed); the next byte's low bit: with a
+ *      password and a database, so that AUTH and SELECT get the same
+ *      answer.
  * Whatever the bytes, a look-up is a miss, a hit or skipped, never a
  * crash, a hang or a leak; and a hit's payload was sealed with the key. */
 #include <arpa/inet.h>
@@ -29,7 +31,7 @@
 static uint8_t mac[32];
 static const cuplug__digest *key;
 static cuplug__digest key_digest;
-static char url[64], key_path[64];
+static char url[64], auth_url[96], key_path[64];
 
 /* ---- a server that answers with the fuzzer's bytes ---- */
 
@@ -65,6 +67,7 @@ static void setup(void) {
       getsockname(listener, (struct sockaddr *)&a, &len))
     abort();
   snprintf(url, sizeof url, "redis://127.0.0.1:%d", ntohs(a.sin_port));
+  snprintf(auth_url, sizeof auth_url, "redis://user:pw@127.0.0.1:%d/1", ntohs(a.sin_port));
   snprintf(key_path, sizeof key_path, "/tmp/cuplug-fuzz-remote-key-%d", (int)getpid());
   FILE *f = fopen(key_path, "wb");
   if (!f || fwrite("fuzz_remote's key", 1, 17, f) != 17 || fclose(f)) abort();
@@ -101,9 +104,9 @@ static void through_reader(const uint8_t *bytes, size_t size, size_t chunks,
   check(r, data, n, sealed, sealed_size);
 }
 
-static void through_socket(const uint8_t *bytes, size_t size) {
-  cuplug__remote_options o = {.url = url, .key_path = key_path, .timeout_ms = 20,
-                              .max_entry_bytes = 4096};
+static void through_socket(const uint8_t *bytes, size_t size, bool auth) {
+  cuplug__remote_options o = {.url = auth ? auth_url : url, .key_path = key_path,
+                              .timeout_ms = 20, .max_entry_bytes = 4096};
   cuplug__remote *remote;
   cuplug_error *e = cuplug__remote_create(&o, &remote);
   if (e) abort();
@@ -159,8 +162,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       cuplug__buf_puts(&wire, "\r\n");
       through_reader((const uint8_t *)wire.data, wire.len, 3, data, size);
       break;
-    default:
-      through_socket(data, size);
+    default: /* the next byte: a plain URL, or one with a password and a database (AUTH and
+                SELECT answered by the fuzzer's bytes too) */
+      through_socket(data + (size > 0), size - (size > 0), size && (data[0] & 1));
   }
   cuplug__buf_free(&wire);
   cuplug__buf_free(&value);

@@ -321,6 +321,12 @@ START_TEST(urls) {
                  "none: reach the server through a TLS tunnel (stunnel, spiped) with redis://");
   assert_refused("redis://ops:p%00w@cache", "cache_remote 'redis://***@cache': the user or "
                                             "password has a malformed %XX escape (or %00)");
+  assert_refused("redis://:pa/ss@cache:6379", "cache_remote 'redis://***@cache:6379': a user or "
+                                              "password that holds '/', '?' or '#' writes them "
+                                              "%2F, %3F and %23");
+  assert_refused("redis://admin:abc?def@cache/0",
+                 "cache_remote 'redis://***@cache/0': a user or password that holds '/', '?' "
+                 "or '#' writes them %2F, %3F and %23");
   assert_refused("redis://[::1", "cache_remote 'redis://[::1': an IPv6 address needs its "
                                  "closing ']'");
   /* the URL as cache_info shows it: the password hidden, the defaults said */
@@ -588,6 +594,21 @@ START_TEST(odd_servers) {
   ck_assert_uint_eq(i.remote_misses, 2);
   ck_assert_int_eq(odd.accepted, accepted + 2); /* a connection each */
   cuplug__remote_destroy(r);
+  /* bytes after AUTH's answer (an array that hiredis would allocate 2 GiB
+   * for, once a GET read it): the connection is not used */
+  static const char after_auth[] = "+OK\r\n*268435456\r\n";
+  odd.answer = after_auth, odd.size = sizeof after_auth - 1, odd.hold = false;
+  snprintf(url, sizeof url, "redis://:pw@127.0.0.1:%d/2", odd.port);
+  o = (cuplug__remote_options){.url = url, .key_path = key_path, .timeout_ms = 2000};
+  T_ASSERT_OK(cuplug__remote_create(&o, &r));
+  uint64_t t0 = cuplug__now_ns();
+  ck_assert_int_eq(cuplug__remote_get(r, &key, &data, &n, NULL), CUPLUG__REMOTE_SKIPPED);
+  ck_assert_uint_lt(cuplug__now_ns() - t0, 1000000000u);
+  cuplug__remote_info(r, &i);
+  snprintf(want, sizeof want, "set aside after a failure: 127.0.0.1:%d answered more than it was "
+                              "asked", odd.port);
+  ck_assert_str_eq(i.remote_status, want);
+  cuplug__remote_destroy(r);
 }
 END_TEST
 
@@ -595,11 +616,12 @@ END_TEST
  * that does not resolve is a failure within the time limit. */
 START_TEST(names_looked_up) {
   odd.answer = "$-1\r\n", odd.size = 5, odd.hold = false;
-  const char *hosts[] = {"localhost", "nonexistent.invalid"};
+  const char *hosts[] = {"localhost", "nonexistent.invalid."}; /* no search domain */
   for (int h = 0; h < 2; h++) {
     char url[128];
     snprintf(url, sizeof url, "redis://%s:%d", hosts[h], odd.port);
-    cuplug__remote_options o = {.url = url, .key_path = key_path, .timeout_ms = 300};
+    cuplug__remote_options o = {.url = url, .key_path = key_path,
+                                .timeout_ms = h == 0 ? 5000 : 300};
     cuplug__remote *r;
     T_ASSERT_OK(cuplug__remote_create(&o, &r));
     cuplug__digest key = cuplug__digest_of("odd", 3);
@@ -615,7 +637,7 @@ START_TEST(names_looked_up) {
       ck_assert_str_eq(i.remote_status, "ok");
     } else {
       ck_assert_int_eq(got, CUPLUG__REMOTE_SKIPPED);
-      T_ASSERT_STARTS(i.remote_status, "set aside after a failure: nonexistent.invalid ");
+      T_ASSERT_STARTS(i.remote_status, "set aside after a failure: nonexistent.invalid. ");
       ck_assert_uint_lt(ns, 300000000u + 900000000u);
     }
     cuplug__remote_destroy(r);
