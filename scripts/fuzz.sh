@@ -100,14 +100,15 @@ seed() {
       printf '\x02-arch=compute_90\0-opt=3\0define void @f() {\n  ret void\n}\0' >"$dir/job"
       printf '\x03libNVVM said nothing\0//\n// PTX\n.version 9.0\n' >"$dir/result"
       printf '\x01\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0' >"$dir/short" ;;
-    remote) # the first byte: raw answer (then its pieces), value, payload to seal, socket
+    remote) # the first byte: raw answer (then its pieces), value, payload to seal, socket, URL
       printf '\x00\x01$-1\r\n' >"$dir/nil"
       printf '\x00\x03-LOADING Redis is loading\r\n' >"$dir/error"
       printf '\x01CUPLUGR\x01' >"$dir/value"
       printf '\x02a compiled result' >"$dir/payload"
       printf '\x03$-1\r\n' >"$dir/socket-nil"
       printf '\x03+OK\r\n' >"$dir/socket-ok"
-      printf '\x03$100000000\r\n' >"$dir/socket-huge" ;;
+      printf '\x03$100000000\r\n' >"$dir/socket-huge"
+      printf '\x04redis://ops:p%%40ss@[::1]:6390/2' >"$dir/url" ;;
     launch_args) # saxpy's signature, three growable arrays and a float32, each as given
       printf '\x00\x01\x03' >"$dir/saxpy" ;;
     cache_entry) # real entries, as the CLI leaves them; the first byte: repair (1) or not

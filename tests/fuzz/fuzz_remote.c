@@ -13,6 +13,9 @@
  *      size limit, a connection closed); the next byte's low bit: with a
  *      password and a database, so that AUTH and SELECT get the same
  *      answer.
+ *   4  a URL, as a session's cache_remote or $CUPLUG_CACHE_REMOTE gives
+ *      it: refused with CUPLUG_ERR_OPTION_CACHE_REMOTE, or taken, and
+ *      then shown (cache_info's remote) as printable text.
  * Whatever the bytes, a look-up is a miss, a hit or skipped, never a
  * crash, a hang or a leak; and a hit's payload was sealed with the key. */
 #include <arpa/inet.h>
@@ -136,10 +139,29 @@ static void through_socket(const uint8_t *bytes, size_t size, bool auth) {
   pthread_mutex_unlock(&lock);
 }
 
+static void through_url(const uint8_t *bytes, size_t size) {
+  char *text = fuzz_string(bytes, size);
+  /* no key: the remote is not used, and cache_info asks no server */
+  cuplug__remote_options o = {.url = text, .key_path = "/nonexistent/key"};
+  cuplug__remote *remote = NULL;
+  cuplug_error *e = cuplug__remote_create(&o, &remote);
+  if (e) {
+    if (remote || e->code != CUPLUG_ERR_OPTION_CACHE_REMOTE) abort();
+    cuplug__error_destroy(e);
+  } else if (remote) { /* "" names no server */
+    cuplug_cache_info info;
+    cuplug__remote_info(remote, &info);
+    for (const char *p = info.remote; *p; p++)
+      if (*p < 0x20 || *p >= 0x7f) abort();
+    cuplug__remote_destroy(remote);
+  }
+  free(text);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static bool ready;
   if (!ready) setup(), ready = true;
-  unsigned mode = fuzz_choose(&data, &size, 4);
+  unsigned mode = fuzz_choose(&data, &size, 5);
   cuplug__buf wire, value;
   cuplug__buf_init(&wire);
   cuplug__buf_init(&value);
@@ -161,6 +183,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       cuplug__buf_append(&wire, value.data, value.len);
       cuplug__buf_puts(&wire, "\r\n");
       through_reader((const uint8_t *)wire.data, wire.len, 3, data, size);
+      break;
+    case 4:
+      through_url(data, size);
       break;
     default: /* the next byte: a plain URL, or one with a password and a database (AUTH and
                 SELECT answered by the fuzzer's bytes too) */
