@@ -24,6 +24,15 @@
  *                             the warm core saves), kept to measure again;
  *                             it turns the host's poll off unless that is
  *                             asked for too, which turns the pin off
+ *   CUPLUG_HELPER_HEAP_MB=N   the helper keeps up to N MiB of the memory a
+ *                             job freed for the next job (default 64; 0
+ *                             leaves the C library's defaults, at most
+ *                             4096): libNVVM and nvJitLink allocate and
+ *                             free a few MiB a call, and glibc's defaults
+ *                             hand big blocks back to the system and take
+ *                             them again, a page fault a page, which made
+ *                             the same call take 0.25 or 0.48 ms by the
+ *                             state of the heap (bench/RESULTS.md)
  *
  * A value that is not a number leaves the default. */
 #ifndef CUPLUG__PLUGIN_HELPER_HANDOFF_H
@@ -40,15 +49,23 @@
 #define CUPLUG__HANDOFF_HELPER_SPIN_US 5000u
 /* A spin longer than this is taken as this: a spinning side holds a core. */
 #define CUPLUG__HANDOFF_MAX_SPIN_US 100000u
+#define CUPLUG__HANDOFF_HEAP_MB 64u
+#define CUPLUG__HANDOFF_MAX_HEAP_MB 4096u
 
 typedef struct cuplug__handoff {
   bool pin;
   uint64_t host_spin_ns;
   uint64_t helper_spin_ns;
+  uint64_t heap_bytes; /* CUPLUG_HELPER_HEAP_MB, in bytes */
 } cuplug__handoff;
 
 /* The switches as the environment sets them. */
 void cuplug__handoff_from_env(cuplug__handoff *o);
+
+/* Makes this process keep up to `bytes` of the memory it frees for its
+ * next allocations (CUPLUG_HELPER_HEAP_MB); 0 does nothing.  For the
+ * helper, whose heap is its own: a host's is its owner's. */
+void cuplug__keep_heap(uint64_t bytes);
 
 /* One step of a spin-wait: tells the core (and a hyperthread sibling that
  * may be running the other side) that this thread is only waiting. */

@@ -163,6 +163,7 @@ int main(void) {
   if (e) return 1;
   cuplug__handoff handoff;
   cuplug__handoff_from_env(&handoff);
+  cuplug__keep_heap(handoff.heap_bytes);
   have_allowed = sched_getaffinity(0, sizeof allowed, &allowed) == 0;
   for (;;) {
     unsigned char header[CUPLUG__WIRE_HEADER];
