@@ -24,10 +24,15 @@ static uint64_t env_us(const char *name, uint64_t fallback) {
   return env_number(name, fallback, CUPLUG__HANDOFF_MAX_SPIN_US);
 }
 
+/* A 0 or a 1 from the environment; `fallback` when unset or neither. */
+static bool env_bool(const char *name, bool fallback) {
+  const char *s = getenv(name);
+  return s && (s[0] == '0' || s[0] == '1') && !s[1] ? s[0] == '1' : fallback;
+}
+
 void cuplug__handoff_from_env(cuplug__handoff *o) {
-  const char *pin = getenv("CUPLUG_HELPER_PIN");
-  o->pin = pin && (pin[0] == '0' || pin[0] == '1') && !pin[1] ? pin[0] == '1'
-                                                               : CUPLUG__HANDOFF_PIN;
+  o->pin = env_bool("CUPLUG_HELPER_PIN", CUPLUG__HANDOFF_PIN);
+  o->shared = env_bool("CUPLUG_HELPER_SHARED", CUPLUG__HANDOFF_SHARED);
   /* a pinned helper works on the host's CPU: the host sleeps there, so a
    * pin asked for leaves the host no spin by default, and a spin asked for
    * leaves the helper unpinned */

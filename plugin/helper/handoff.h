@@ -24,6 +24,11 @@
  *                             the warm core saves), kept to measure again;
  *                             it turns the host's poll off unless that is
  *                             asked for too, which turns the pin off
+ *   CUPLUG_HELPER_SHARED=0|1  jobs and results pass through memory the host
+ *                             shares with its helper (channel.h; default
+ *                             1), or all through the socket (0), as
+ *                             before: measured 20 us slower a compile on
+ *                             the H200, kept to measure again
  *   CUPLUG_HELPER_HEAP_MB=N   the helper keeps up to N MiB of the memory a
  *                             job freed for the next job (default 64; 0
  *                             leaves the C library's defaults, at most
@@ -45,6 +50,7 @@
 
 /* The defaults (see README, Performance). */
 #define CUPLUG__HANDOFF_PIN false
+#define CUPLUG__HANDOFF_SHARED true
 #define CUPLUG__HANDOFF_HOST_SPIN_US 1000u
 #define CUPLUG__HANDOFF_HELPER_SPIN_US 5000u
 /* A spin longer than this is taken as this: a spinning side holds a core. */
@@ -54,6 +60,7 @@
 
 typedef struct cuplug__handoff {
   bool pin;
+  bool shared; /* CUPLUG_HELPER_SHARED */
   uint64_t host_spin_ns;
   uint64_t helper_spin_ns;
   uint64_t heap_bytes; /* CUPLUG_HELPER_HEAP_MB, in bytes */

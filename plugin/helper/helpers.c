@@ -18,6 +18,7 @@
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "plugin/helper/channel.h"
 #include "plugin/helper/wire.h"
 
 extern char **environ;
@@ -25,6 +26,8 @@ extern char **environ;
 struct cuplug__helper {
   pid_t pid;
   int fd; /* our end of the socket */
+  cuplug__channel chan; /* the memory it shares with us (channel.h) */
+  uint32_t shared_results; /* the results it answered there, as we counted them */
   unsigned long jobs; /* answered so far */
   uint64_t answered_ns; /* when the last answer came (base/clock.h) */
   cuplug__helper *next;
@@ -75,15 +78,21 @@ void cuplug__helpers_init(cuplug__helpers *h) {
   pthread_once(&at_fork, watch_forks);
 }
 
+/* Lets go of a helper's socket and memory, not of the process. */
+static void forget(cuplug__helper *w) {
+  close(w->fd);
+  cuplug__channel_release(&w->chan);
+  free(w);
+}
+
 /* Stops a helper of ours: it is killed (it may be stuck in a library) and
  * reaped.  A host that ignores SIGCHLD has it reaped for it. */
 static void stop(cuplug__helper *w) {
   if (!w) return;
-  close(w->fd);
   kill(w->pid, SIGKILL);
   while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR) {
   }
-  free(w);
+  forget(w);
 }
 
 /* Helpers a forked child inherited are its parent's: it lets go of the
@@ -93,8 +102,7 @@ static void drop_inherited(cuplug__helpers *h) {
   while (h->idle) {
     cuplug__helper *w = h->idle;
     h->idle = w->next;
-    close(w->fd);
-    free(w);
+    forget(w);
   }
   h->owner = getpid();
 }
@@ -110,6 +118,10 @@ void cuplug__helpers_release(cuplug__helpers *h) {
   pthread_mutex_unlock(&h->lock);
   free(h->program);
   pthread_mutex_destroy(&h->lock);
+}
+
+bool cuplug__helpers_attached(const cuplug__pending *p) {
+  return p->helper && cuplug__channel_attached(&p->helper->chan);
 }
 
 size_t cuplug__helpers_idle(cuplug__helpers *h) {
@@ -162,10 +174,11 @@ static cuplug_error *find_program(cuplug__helpers *h, const char **out) {
   return e;
 }
 
-/* Starts a helper on a socket pair: its end is its fd 3; stdin and stdout
- * are /dev/null.  It runs in a process group of its own, so that a Ctrl-C
+/* Starts a helper on a socket pair: its end is its fd 3, the channel's
+ * memory its fd 4 (when the system gave one); stdin and stdout are
+ * /dev/null.  It runs in a process group of its own, so that a Ctrl-C
  * meant for the host (which may catch it and go on) leaves it be. */
-static cuplug_error *spawn(const char *program, cuplug__helper **out) {
+static cuplug_error *spawn(const char *program, bool shared, cuplug__helper **out) {
   cuplug__helper *w = calloc(1, sizeof *w);
   if (!w) return cuplug__error_oom();
   int sv[2];
@@ -174,10 +187,12 @@ static cuplug_error *spawn(const char *program, cuplug__helper **out) {
     return cuplug__error(CUPLUG_ERR_HELPER, "cannot make a socket for the helper: %s",
                          strerror(errno));
   }
+  int memory = shared ? cuplug__channel_create(&w->chan) : -1;
   posix_spawn_file_actions_t fa;
   posix_spawnattr_t attr;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, sv[1], 3);
+  if (memory >= 0) posix_spawn_file_actions_adddup2(&fa, memory, CUPLUG__CHANNEL_FD);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
   posix_spawnattr_init(&attr);
@@ -194,8 +209,10 @@ static cuplug_error *spawn(const char *program, cuplug__helper **out) {
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
   close(sv[1]);
+  if (memory >= 0) close(memory);
   if (rc) {
     close(sv[0]);
+    cuplug__channel_release(&w->chan);
     free(w);
     return cuplug__error(CUPLUG_ERR_HELPER, "cannot start the helper %s: %s", program,
                          strerror(rc));
@@ -215,7 +232,7 @@ static cuplug_error *take(cuplug__helpers *h, cuplug__helper **out, bool *fresh)
   cuplug_error *e = w ? NULL : find_program(h, &program);
   pthread_mutex_unlock(&h->lock);
   *fresh = !w;
-  if (!w && !e) e = spawn(program, &w);
+  if (!w && !e) e = spawn(program, h->handoff.shared, &w);
   *out = w;
   return e;
 }
@@ -229,20 +246,21 @@ static void give_back(cuplug__helpers *h, cuplug__helper *w) {
     w = NULL;
   }
   pthread_mutex_unlock(&h->lock);
-  if (w) { /* forked meanwhile: the helper went with the parent */
-    close(w->fd);
-    free(w);
-  }
+  if (w) forget(w); /* forked meanwhile: the helper went with the parent */
 }
 
 /* ---- talking to a helper ---- */
 
-typedef enum { READ_OK, READ_CLOSED, READ_TIMEOUT, READ_GARBLED } read_status;
+typedef enum { READ_OK, READ_CLOSED, READ_TIMEOUT, READ_GARBLED, READ_NO_MEMORY } read_status;
 
 /* How many pauses a spinning host makes between two looks at the socket:
  * about a microsecond, so that it makes few system calls and leaves most
- * of the core to a hyperthread sibling (which may be its helper's). */
+ * of the core to a hyperthread sibling (which may be its helper's).  With
+ * a channel, it looks at the shared counter after each pause, and at the
+ * socket (which then carries only a farewell, a message too big for the
+ * channel, or the helper's end) after SHARED_LOOKS of them. */
 #define SPIN_PAUSES 16
+#define SHARED_LOOKS 256
 
 /* Whether a host may poll now: while the hosts at work (itself among
  * them) and their helpers fill at most half the CPUs.  A compile keeps
@@ -255,13 +273,8 @@ static bool may_spin(const cuplug__helpers *h) {
   return cuplug__helpers_hosts_at_work() * 4 <= h->cpus;
 }
 
-/* Reads n bytes by the deadline.  While nothing has come, the host looks
- * at the socket for spin_ns (CUPLUG_HOST_SPIN_US) while it may (may_spin,
- * asked again as it polls: another compile may begin meanwhile), then
- * sleeps: waking costs tens of microseconds, spinning a core. */
-static read_status recv_all(const cuplug__helpers *h, int fd, char *p, size_t n,
-                            uint64_t deadline, uint64_t spin_ns) {
-  uint64_t spin_until = spin_ns && may_spin(h) ? cuplug__now_ns() + spin_ns : 0;
+/* Reads n bytes of a message that has begun, by the deadline. */
+static read_status recv_all(int fd, char *p, size_t n, uint64_t deadline) {
   while (n) {
     ssize_t k = recv(fd, p, n, MSG_DONTWAIT);
     if (k > 0) {
@@ -272,20 +285,32 @@ static read_status recv_all(const cuplug__helpers *h, int fd, char *p, size_t n,
     if (k == 0 || (errno != EAGAIN && errno != EINTR)) return READ_CLOSED;
     uint64_t now = cuplug__now_ns();
     if (now >= deadline) return READ_TIMEOUT;
-    if (now < spin_until && may_spin(h)) {
-      for (int i = 0; i < SPIN_PAUSES; i++) cuplug__cpu_relax();
-      continue;
-    }
     uint64_t wait_ms = (deadline - now + 999999) / 1000000;
     struct pollfd pfd = {fd, POLLIN, 0};
     int r = poll(&pfd, 1, wait_ms > INT_MAX ? INT_MAX : (int)wait_ms);
-    if (r < 0 && errno == EINTR) continue;
-    if (r == 0) continue; /* the deadline decides */
-    if (r < 0) return READ_CLOSED;
+    if (r < 0 && errno != EINTR) return READ_CLOSED;
   }
   return READ_OK;
 }
 
+/* Whether the helper's end of the socket is still open (a helper the
+ * system killed while idle closed it). */
+static bool alive(const cuplug__helper *w) {
+  char c;
+  return recv(w->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) > 0 || errno == EAGAIN || errno == EINTR;
+}
+
+/* A note that wakes a helper which said it sleeps, or that a job is
+ * coming (cuplug__helpers_reserve). */
+static bool wake(const cuplug__helper *w) {
+  unsigned char note[CUPLUG__WIRE_HEADER];
+  cuplug__wire_header(note, CUPLUG__WIRE_WAKE, 0);
+  return cuplug__wire_send(w->fd, note, sizeof note);
+}
+
+/* Hands the job over: in the shared memory where the helper has attached
+ * it and the job fits, else on the socket.  *delivered false: the helper
+ * is gone. */
 static cuplug_error *send_job(cuplug__helpers *h, cuplug__helper *w, const char *library,
                               const cuplug__tool_job *job, bool *delivered) {
   cuplug__buf b;
@@ -297,7 +322,12 @@ static cuplug_error *send_job(cuplug__helpers *h, cuplug__helper *w, const char 
     return cuplug__error_oom();
   }
   cuplug__wire_header((unsigned char *)b.data, CUPLUG__WIRE_JOB, b.len - CUPLUG__WIRE_HEADER);
-  *delivered = cuplug__wire_send(w->fd, b.data, b.len);
+  bool note = false;
+  if (cuplug__channel_attached(&w->chan) && alive(w) &&
+      cuplug__channel_post(&w->chan, CUPLUG__CHANNEL_JOB, b.data, b.len, &note))
+    *delivered = !note || wake(w);
+  else
+    *delivered = cuplug__wire_send(w->fd, b.data, b.len);
   cuplug__buf_free(&b);
   return NULL;
 }
@@ -305,7 +335,6 @@ static cuplug_error *send_job(cuplug__helpers *h, cuplug__helper *w, const char 
 /* Why the helper went away: a signal (a crash) or an exit; one that exits
  * before its first job could not start (a missing library, say). */
 static cuplug_error *crashed(cuplug__helpers *h, cuplug__helper *w, cuplug__tool tool) {
-  close(w->fd);
   /* It closed its end because it is going: a signal on top of a crash
    * leaves the crash's status; one that lingers is stopped. */
   kill(w->pid, SIGKILL);
@@ -322,7 +351,7 @@ static cuplug_error *crashed(cuplug__helpers *h, cuplug__helper *w, cuplug__tool
   else
     snprintf(why, sizeof why, "went away");
   bool never_started = r == w->pid && WIFEXITED(status) && !w->jobs;
-  free(w);
+  forget(w);
   if (never_started)
     return cuplug__error(CUPLUG_ERR_HELPER,
                          "the helper process exited as it started (status %d): run %s by hand "
@@ -345,16 +374,17 @@ void cuplug__helpers_reserve(cuplug__helpers *h, cuplug__pending *p) {
   }
   /* A helper that answered lately still polls for its next job
    * (CUPLUG_HELPER_SPIN_US): it needs no wake-up, which costs a system
-   * call.  Half its spin leaves the job time to come. */
+   * call.  Half its spin leaves the job time to come; one that said it
+   * sleeps (channel.h) sleeps whatever the time. */
   uint64_t since = cuplug__now_ns() - w->answered_ns;
-  if (!fresh && w->answered_ns && since < h->handoff.helper_spin_ns / 2) {
+  bool polls = !fresh && w->answered_ns && since < h->handoff.helper_spin_ns / 2 &&
+               !(w->chan.base && cuplug__channel_asleep(&w->chan, CUPLUG__CHANNEL_JOB));
+  if (polls) {
     p->helper = w;
     count_host(p, true);
     return;
   }
-  unsigned char wake[CUPLUG__WIRE_HEADER];
-  cuplug__wire_header(wake, CUPLUG__WIRE_WAKE, 0);
-  if (!cuplug__wire_send(w->fd, (const char *)wake, sizeof wake)) {
+  if (!wake(w)) {
     stop(w); /* it died while idle: the job takes a fresh one */
     return;
   }
@@ -412,59 +442,133 @@ static cuplug_error *start(cuplug__helpers *h, const char *library, const cuplug
   return cuplug__error(CUPLUG_ERR_HELPER, "no helper process would take the job");
 }
 
+/* An answer: its type, and its payload where it lies in the shared memory,
+ * or as read from the socket (owned). */
+typedef struct answer {
+  uint32_t type;
+  uint64_t size;
+  const char *payload;
+  char *owned;
+} answer;
+
+/* Reads a message that has begun on the socket: its header by the
+ * deadline, its payload in time of its own (the host may have come to read
+ * it late, after validating the IR). */
+static read_status read_message(const cuplug__helper *w, const cuplug__pending *p, answer *a) {
+  unsigned char header[CUPLUG__WIRE_HEADER];
+  read_status st = recv_all(w->fd, (char *)header, sizeof header, p->deadline_ns);
+  if (st != READ_OK) return st;
+  if (!cuplug__wire_read_header(header, &a->type, &a->size)) return READ_GARBLED;
+  if (!(a->owned = malloc(a->size + 1))) return READ_NO_MEMORY;
+  a->payload = a->owned;
+  return recv_all(w->fd, a->owned, a->size,
+                  cuplug__now_ns() + (uint64_t)p->time_limit_ms * 1000000u);
+}
+
+/* The answer the helper posted in the shared memory, in place: it writes
+ * there again only for the next job. */
+static read_status take_shared(const cuplug__helper *w, answer *a) {
+  size_t n;
+  const unsigned char *m = cuplug__channel_message(&w->chan, CUPLUG__CHANNEL_RESULT, &n);
+  if (n < CUPLUG__WIRE_HEADER || !cuplug__wire_read_header(m, &a->type, &a->size) ||
+      a->size != n - CUPLUG__WIRE_HEADER)
+    return READ_GARBLED;
+  a->payload = (const char *)m + CUPLUG__WIRE_HEADER;
+  return READ_OK;
+}
+
+/* Waits for the helper's answer by the deadline: in the shared memory, or
+ * on the socket (a wake-up note there only says to look at the memory).
+ * While nothing has come, the host looks for CUPLUG_HOST_SPIN_US while it
+ * may (may_spin, asked again as it polls: another compile may begin
+ * meanwhile), then says that it sleeps and sleeps on the socket: waking
+ * costs tens of microseconds, spinning a core. */
+static read_status await_answer(const cuplug__helpers *h, cuplug__helper *w,
+                                const cuplug__pending *p, answer *a) {
+  memset(a, 0, sizeof *a);
+  uint64_t spin_ns = h->handoff.host_spin_ns;
+  uint64_t spin_until = spin_ns && may_spin(h) ? cuplug__now_ns() + spin_ns : 0;
+  bool shared = w->chan.base != NULL;
+  for (unsigned look = 0;; look++) {
+    if (shared) {
+      uint32_t n = cuplug__channel_count(&w->chan, CUPLUG__CHANNEL_RESULT);
+      if (n != w->shared_results) {
+        w->shared_results = n;
+        return take_shared(w, a);
+      }
+    }
+    if (!shared || look % SHARED_LOOKS == 0) {
+      char c;
+      ssize_t k = recv(w->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+      if (k > 0) {
+        read_status st = read_message(w, p, a);
+        if (st != READ_OK || a->type != CUPLUG__WIRE_WAKE || a->size) return st;
+        free(a->owned);
+        memset(a, 0, sizeof *a);
+        continue;
+      }
+      if (k == 0 || (errno != EAGAIN && errno != EINTR)) return READ_CLOSED;
+    }
+    uint64_t now = cuplug__now_ns();
+    if (now >= p->deadline_ns) return READ_TIMEOUT;
+    if (now < spin_until && may_spin(h)) {
+      for (int i = 0; i < (shared ? 1 : SPIN_PAUSES); i++) cuplug__cpu_relax();
+      continue;
+    }
+    if (shared) {
+      cuplug__channel_sleep(&w->chan, CUPLUG__CHANNEL_RESULT, true);
+      if (cuplug__channel_count(&w->chan, CUPLUG__CHANNEL_RESULT) != w->shared_results) {
+        cuplug__channel_sleep(&w->chan, CUPLUG__CHANNEL_RESULT, false);
+        continue;
+      }
+    }
+    uint64_t wait_ms = (p->deadline_ns - now + 999999) / 1000000;
+    struct pollfd pfd = {w->fd, POLLIN, 0};
+    int r = poll(&pfd, 1, wait_ms > INT_MAX ? INT_MAX : (int)wait_ms);
+    if (shared) cuplug__channel_sleep(&w->chan, CUPLUG__CHANNEL_RESULT, false);
+    if (r < 0 && errno != EINTR) return READ_CLOSED;
+    look = (unsigned)-1; /* the socket first, next time round */
+  }
+}
+
 cuplug_error *cuplug__helpers_finish(cuplug__helpers *h, cuplug__pending *p,
                                      cuplug__tool_output *out) {
   memset(out, 0, sizeof *out);
   cuplug__helper *w = p->helper;
   p->helper = NULL;
-  unsigned char header[CUPLUG__WIRE_HEADER];
-  read_status st =
-      recv_all(h, w->fd, (char *)header, sizeof header, p->deadline_ns, h->handoff.host_spin_ns);
+  answer a;
+  read_status st = await_answer(h, w, p, &a);
   count_host(p, false); /* the answer is here, or never comes */
-  uint32_t type = 0;
-  uint64_t size = 0;
-  if (st == READ_OK && (!cuplug__wire_read_header(header, &type, &size) ||
-                        (type != CUPLUG__WIRE_RESULT && type != CUPLUG__WIRE_FAREWELL)))
+  if (st == READ_OK && a.type != CUPLUG__WIRE_RESULT && a.type != CUPLUG__WIRE_FAREWELL)
     st = READ_GARBLED;
-  char *payload = NULL;
-  if (st == READ_OK) {
-    payload = malloc(size + 1);
-    if (!payload) {
+  if (st != READ_OK) free(a.owned);
+  switch (st) {
+    case READ_OK: break;
+    case READ_NO_MEMORY: stop(w); return cuplug__error_oom();
+    case READ_TIMEOUT:
       stop(w);
-      return cuplug__error_oom();
-    }
-    /* the answer has begun: the rest gets its own time (the host may have
-     * come to read it late, after validating the IR) */
-    st = recv_all(h, w->fd, payload, size,
-                  cuplug__now_ns() + (uint64_t)p->time_limit_ms * 1000000u, 0);
+      return cuplug__error(CUPLUG_ERR_TIMEOUT,
+                           "%s did not finish within the time limit of %u ms: its helper "
+                           "process was stopped (raise time_limit_ms if the work is that large)",
+                           cuplug__tool_name(p->tool), p->time_limit_ms);
+    case READ_CLOSED: return crashed(h, w, p->tool);
+    case READ_GARBLED:
+      stop(w);
+      return cuplug__error(CUPLUG_ERR_TOOLKIT_CRASH,
+                           "the helper process that ran %s answered garbled bytes: it was "
+                           "stopped (is $CUPLUG_HELPER the cuplug-helper of this build?)",
+                           cuplug__tool_name(p->tool));
   }
-  if (st == READ_TIMEOUT) {
-    free(payload);
-    stop(w);
-    return cuplug__error(CUPLUG_ERR_TIMEOUT,
-                         "%s did not finish within the time limit of %u ms: its helper process "
-                         "was stopped (raise time_limit_ms if the work is that large)",
-                         cuplug__tool_name(p->tool), p->time_limit_ms);
-  }
-  if (st == READ_CLOSED) {
-    free(payload);
-    return crashed(h, w, p->tool);
-  }
-  if (st == READ_GARBLED) {
-    stop(w);
-    return cuplug__error(CUPLUG_ERR_TOOLKIT_CRASH,
-                         "the helper process that ran %s answered garbled bytes: it was "
-                         "stopped (is $CUPLUG_HELPER the cuplug-helper of this build?)",
-                         cuplug__tool_name(p->tool));
-  }
+  /* read before the helper is given back: an answer in the shared memory
+   * lies there only until its next job */
+  cuplug_error *e = cuplug__wire_get_result(a.payload, a.size, out);
+  free(a.owned);
   /* a helper that said farewell is going: the next job takes another */
   w->answered_ns = cuplug__now_ns();
-  if (type == CUPLUG__WIRE_FAREWELL)
+  if (a.type == CUPLUG__WIRE_FAREWELL)
     stop(w);
   else
     give_back(h, w);
-  cuplug_error *e = cuplug__wire_get_result(payload, size, out);
-  free(payload);
   out->times.sent = p->sent_ns;
   out->times.seen = cuplug__now_ns();
   return e;

@@ -79,6 +79,11 @@ void cuplug__helpers_cancel(cuplug__helpers *h, cuplug__pending *p);
  * (CUPLUG_HOST_SPIN_US). */
 int cuplug__helpers_hosts_at_work(void);
 
+/* Whether the helper p reserved takes its jobs from the memory it shares
+ * with this process (channel.h), as it does once it has started (for
+ * tests). */
+bool cuplug__helpers_attached(const cuplug__pending *p);
+
 /* How many helpers are idle (for tests). */
 size_t cuplug__helpers_idle(cuplug__helpers *h);
 

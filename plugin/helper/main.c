@@ -7,7 +7,9 @@
  * never return, the host kills it; should LLVM's NVPTX backend meet a
  * fatal error, which ends the process, the host hears why first.  It
  * leaves when the host closes the socket, or goes: a watchdog thread sees
- * that even while a library call is stuck.  How it waits for jobs, and where it runs them: handoff.h. */
+ * that even while a library call is stuck.  How it waits for jobs, and
+ * where it runs them: handoff.h; the memory it shares with the host for
+ * jobs and results: channel.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -22,6 +24,7 @@
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "plugin/helper/channel.h"
 #include "plugin/helper/handoff.h"
 #include "plugin/helper/helpers.h"
 #include "plugin/toolkit/tool.h"
@@ -39,17 +42,46 @@ static void *watchdog(void *arg) {
   return NULL;
 }
 
-/* Waits for the host's next message for up to `ns` without sleeping,
- * yielding the core to any thread that wants it: after a wake-up
- * (CUPLUG__SPIN_NS), and after a job (CUPLUG_HELPER_SPIN_US). */
-static void spin_for_message(uint64_t ns) {
-  uint64_t until = cuplug__now_ns() + ns;
+/* The memory shared with the host, when it handed one over (channel.h),
+ * and how many jobs came through it. */
+static cuplug__channel chan;
+static uint32_t shared_jobs;
+
+/* Whether a job waits in the shared memory. */
+static bool shared_job(void) {
+  return chan.base && cuplug__channel_count(&chan, CUPLUG__CHANNEL_JOB) != shared_jobs;
+}
+
+/* Whether the socket has something to read, or has closed. */
+static bool socket_ready(void) {
   char c;
-  for (;;) {
-    if (recv(HOST_FD, &c, 1, MSG_PEEK | MSG_DONTWAIT) != -1 || errno != EAGAIN) return;
-    if (cuplug__now_ns() >= until) return;
+  return recv(HOST_FD, &c, 1, MSG_PEEK | MSG_DONTWAIT) != -1 || errno != EAGAIN;
+}
+
+/* Waits for the host's next message: for up to `ns` without sleeping,
+ * yielding the core to any thread that wants it (after a wake-up,
+ * CUPLUG__SPIN_NS; after a job, CUPLUG_HELPER_SPIN_US), then asleep on
+ * the socket, having said so in the shared page.  Returns when a job waits
+ * in the shared memory or the socket has something: a message, or its
+ * end. */
+static void wait_message(uint64_t ns) {
+  uint64_t until = cuplug__now_ns() + ns;
+  for (unsigned i = 0;; i++) {
+    if (shared_job()) return;
+    /* the socket carries only what the shared memory does not: a look
+     * now and then will do */
+    if ((!chan.base || i % 16 == 0) && socket_ready()) return;
+    if (cuplug__now_ns() >= until) break;
     sched_yield();
   }
+  if (!chan.base) return; /* the read that follows sleeps */
+  cuplug__channel_sleep(&chan, CUPLUG__CHANNEL_JOB, true);
+  if (!shared_job()) {
+    struct pollfd pfd = {HOST_FD, POLLIN, 0};
+    while (poll(&pfd, 1, -1) < 0 && errno == EINTR) {
+    }
+  }
+  cuplug__channel_sleep(&chan, CUPLUG__CHANNEL_JOB, false);
 }
 
 /* The CPUs this process may run on, as it started. */
@@ -87,16 +119,28 @@ static cuplug__lib *library_of(cuplug__toolkit *tk, cuplug__tool tool) {
   return NULL;
 }
 
-/* Writes a job's result (the error e, or out); false when the host is gone. */
+/* A note that wakes the host, which said it sleeps: look at the shared
+ * memory. */
+static bool wake_host(void) {
+  unsigned char note[CUPLUG__WIRE_HEADER];
+  cuplug__wire_header(note, CUPLUG__WIRE_WAKE, 0);
+  return cuplug__wire_send(HOST_FD, note, sizeof note);
+}
+
+/* Writes a job's result (the error e, or out), in the shared memory where
+ * it fits; false when the host is gone. */
 static bool answer(uint32_t type, const cuplug_error *e, const cuplug__tool_output *out) {
   cuplug__buf b;
   cuplug__buf_init(&b);
   cuplug__buf_append(&b, "0123456789abcdef", CUPLUG__WIRE_HEADER);
   cuplug__wire_put_result(&b, e, out);
-  bool ok = !b.oom;
+  bool ok = !b.oom, wake = false;
   if (ok) {
     cuplug__wire_header((unsigned char *)b.data, type, b.len - CUPLUG__WIRE_HEADER);
-    ok = cuplug__wire_send(HOST_FD, b.data, b.len);
+    if (cuplug__channel_post(&chan, CUPLUG__CHANNEL_RESULT, b.data, b.len, &wake))
+      ok = !wake || wake_host();
+    else
+      ok = cuplug__wire_send(HOST_FD, b.data, b.len);
   }
   cuplug__buf_free(&b);
   return ok;
@@ -156,6 +200,11 @@ int main(void) {
     fprintf(stderr, "cuplug-helper: cuplug starts this program itself (it talks on fd 3)\n");
     return 2;
   }
+  /* first: until it is attached, the host's jobs take the socket */
+  if (fcntl(CUPLUG__CHANNEL_FD, F_GETFD) >= 0) {
+    cuplug__channel_attach(&chan, CUPLUG__CHANNEL_FD);
+    close(CUPLUG__CHANNEL_FD);
+  }
   pthread_t dog;
   pthread_create(&dog, NULL, watchdog, NULL);
   cuplug__toolkit tk;
@@ -165,14 +214,31 @@ int main(void) {
   cuplug__handoff_from_env(&handoff);
   cuplug__keep_heap(handoff.heap_bytes);
   have_allowed = sched_getaffinity(0, sizeof allowed, &allowed) == 0;
+  uint64_t spin = 0;
   for (;;) {
+    wait_message(spin);
+    if (shared_job()) {
+      shared_jobs = cuplug__channel_count(&chan, CUPLUG__CHANNEL_JOB);
+      size_t n;
+      const unsigned char *msg = cuplug__channel_message(&chan, CUPLUG__CHANNEL_JOB, &n);
+      uint32_t type;
+      uint64_t size;
+      if (n < CUPLUG__WIRE_HEADER || !cuplug__wire_read_header(msg, &type, &size) ||
+          type != CUPLUG__WIRE_JOB || size != n - CUPLUG__WIRE_HEADER)
+        break;
+      /* read where it lies: the host writes there again only after this
+       * job's answer */
+      if (!serve(&tk, (char *)msg + CUPLUG__WIRE_HEADER, size)) break;
+      spin = handoff.helper_spin_ns;
+      continue;
+    }
     unsigned char header[CUPLUG__WIRE_HEADER];
     uint32_t type;
     uint64_t size;
     if (!read_all((char *)header, sizeof header)) break;
     if (!cuplug__wire_read_header(header, &type, &size)) break;
     if (type == CUPLUG__WIRE_WAKE && size == 0) {
-      spin_for_message(CUPLUG__SPIN_NS);
+      spin = CUPLUG__SPIN_NS;
       continue;
     }
     if (type != CUPLUG__WIRE_JOB) break;
@@ -181,7 +247,7 @@ int main(void) {
     bool ok = serve(&tk, payload, size);
     free(payload);
     if (!ok) break;
-    if (handoff.helper_spin_ns) spin_for_message(handoff.helper_spin_ns);
+    spin = handoff.helper_spin_ns;
   }
   return 0;
 }
