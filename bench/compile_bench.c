@@ -24,7 +24,13 @@
  * --stages also prints where the time of a cuplug compile goes: each stage
  * of the compile (artifact_stage), safe and trusted, the sum over the cases
  * of each stage's median, and what lies outside the stages (the call
- * itself, and the result's hand-over).
+ * itself, and the result's hand-over).  And the helper's pace: libNVVM's
+ * own time in the helper against the trusted session's in this process,
+ * on the same IR, and the safe path's geometric mean with the helper's
+ * libNVVM time taken at this process's pace (each case: safe - libNVVM in
+ * the helper + libNVVM here).  The helper runs on a vCPU of its own, and
+ * on the H200 vCPUs run a quarter faster or slower than one another from
+ * one run to the next: this separates that from what cuplug costs.
  *
  * Target (issue 2): cuplug's total at most 1.15x bare libNVVM for LTO-IR. */
 #include <dirent.h>
@@ -47,7 +53,15 @@ typedef struct stage_times {
   double *t[2][MAX_STAGES]; /* [trusted][stage][repeat], seconds */
   double sum[2][2][MAX_STAGES]; /* [lto][trusted][stage] */
   double total[2][2];           /* [lto][trusted]: the compile's median */
+  double paced[2];              /* [lto]: sum of log(safe at this process's pace / bare) */
 } stage_times;
+
+/* The row of the stage that runs the library (libNVVM), or -1. */
+static int library_row(const stage_times *st) {
+  for (size_t i = 0; i < st->num; i++)
+    if (strcmp(st->names[i], "run_nvvm") == 0) return (int)i;
+  return -1;
+}
 
 /* Notes the stages of one compile, repeat r, by name: a stage the other
  * session does not run has its own row (0 where it did not run). */
@@ -80,6 +94,12 @@ static void print_stages(const stage_times *st, int lto, int cases) {
   printf("  %-20s %10.3f %10.3f %10.3f\n", "(outside the stages)", out0, out1, out0 - out1);
   printf("  %-20s %10.3f %10.3f %10.3f\n", "(whole compile)", st->total[lto][0] * 1e3,
          st->total[lto][1] * 1e3, (st->total[lto][0] - st->total[lto][1]) * 1e3);
+  int lib = library_row(st);
+  if (lib >= 0)
+    printf("helper's pace, %s: libNVVM in the helper / in this process %.3f; cuplug/bare with "
+           "libNVVM at this process's pace %.3f\n",
+           lto ? "ltoir" : "ptx", st->sum[lto][0][lib] / st->sum[lto][1][lib],
+           exp(st->paced[lto] / cases));
 }
 
 /* Bare libNVVM: the floor cuplug is measured against. */
@@ -199,11 +219,16 @@ int main(int argc, char **argv) {
       printf("%-14.14s %6s %9.3f %9.3f %9.3f %10.3f %12.3f %12.3f %13.3f\n", name,
              lto ? "ltoir" : "ptx", mb * 1e3, mf * 1e3, mc * 1e3, mt * 1e3, mc / mb, mc / mf,
              mt / mb);
+      double lib_median[2] = {0, 0};
+      int lib = library_row(st_times);
       for (size_t i = 0; stages && i < st_times->num; i++)
         for (int k = 0; k < 2; k++) {
-          st_times->sum[lto][k][i] += bench_median(st_times->t[k][i], reps);
+          double m = bench_median(st_times->t[k][i], reps);
+          st_times->sum[lto][k][i] += m;
+          if ((int)i == lib) lib_median[k] = m;
           memset(st_times->t[k][i], 0, sizeof(double) * (size_t)reps); /* for the next case */
         }
+      if (stages) st_times->paced[lto] += log((mc - lib_median[0] + lib_median[1]) / mb);
       st_times->total[lto][0] += mc;
       st_times->total[lto][1] += mt;
       logsum[lto] += log(mc / mb);

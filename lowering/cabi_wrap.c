@@ -169,6 +169,63 @@ static bool can_rewrite(const ir_rewrite *rw, const ir_function *fn, const cuplu
   return true;
 }
 
+/* Is token t the text of token u? */
+static bool same_tok(const char *text, ir_tok t, ir_tok u) {
+  return t.kind == u.kind && t.len == u.len && memcmp(text + t.start, text + u.start, t.len) == 0;
+}
+
+/* Is s `store SLOT VALUE, SLOT* %slot[, align N]`, VALUE one token?  Then
+ * *value is that token. */
+static bool stores_slot(const char *text, const ir_stmt *s, const char *slot, ir_tok slot_name,
+                        ir_tok *value) {
+  if (s->n < 6 || !cuplug__ir_tok_is(text, s->toks[0], "store")) return false;
+  size_t comma[2], found = 0;
+  int depth = 0;
+  for (size_t i = 1; i < s->n && found < 2; i++) {
+    depth += s->toks[i].depth;
+    if (depth == 0 && cuplug__ir_tok_punct(text, s->toks[i], ',')) comma[found++] = i;
+  }
+  if (found == 0) return false;
+  size_t c = comma[0], end = found == 2 ? comma[1] : s->n;
+  ir_tok v = s->toks[c - 1], ptr = s->toks[end - 1];
+  if (c < 3 || end < c + 3 || !same_tok(text, ptr, slot_name) ||
+      (v.kind != IR_LOCAL && v.kind != IR_NUMBER && v.kind != IR_WORD) ||
+      !same_type_text(text + s->toks[1].start, v.start - s->toks[1].start, slot) ||
+      !cuplug__ir_tok_punct(text, s->toks[end - 2], '*') ||
+      !same_type_text(text + s->toks[c + 1].start, s->toks[end - 2].start - s->toks[c + 1].start,
+                      slot))
+    return false;
+  /* nothing after but an alignment */
+  if (found == 2 && !(end + 3 == s->n && cuplug__ir_tok_is(text, s->toks[end + 1], "align") &&
+                      s->toks[end + 2].kind == IR_NUMBER))
+    return false;
+  *value = v;
+  return true;
+}
+
+/* Does every return of the entry follow a store of its value to the slot,
+ * and the slot serve nothing else?  Then each pair becomes `ret VALUE`, and
+ * there is no slot: what mem2reg would make of it, made here so that
+ * libNVVM need not (5% of a small device function's compile). */
+static bool returns_stored(const ir_module *m, const ir_function *fn, const char *slot,
+                           ir_tok slot_name) {
+  const char *text = m->text;
+  size_t uses = 0, rets = 0, cursor = 0;
+  ir_stmt s, prev = {0};
+  bool have_prev = false;
+  ir_tok value;
+  while (cuplug__ir_next_stmt(m, fn, &cursor, &s)) {
+    for (size_t i = 0; i < s.n; i++) uses += same_tok(text, s.toks[i], slot_name);
+    if (is_ret(m, &s)) {
+      if (!have_prev || !stores_slot(text, &prev, slot, slot_name, &value)) return false;
+      rets++;
+    }
+    prev = s;
+    have_prev = true;
+  }
+  return rets > 0 && uses == rets;
+}
+
 /* Rewrites the entry into `R name(args)`, as above. */
 static cuplug_error *rewrite_entry(ir_rewrite *rw, const ir_function *fn,
                                    const cuplug__cabi_options *o) {
@@ -201,9 +258,29 @@ static cuplug_error *rewrite_entry(ir_rewrite *rw, const ir_function *fn,
   cuplug__drop_first_param(rw, fn);
   if (o->forceinline) cuplug__fn_attrs_edit(rw, fn, "alwaysinline", &no_inline);
 
-  /* the slot, zeroed, first thing in the entry block (after its label) */
-  ir_stmt s;
+  ir_stmt s, prev = {0};
   size_t cursor = 0;
+  if (!is_void && returns_stored(m, fn, slot, slot_name)) {
+    /* store VALUE, SLOT* %slot; ret i32 <status>  ->  ret SLOT VALUE */
+    while (cuplug__ir_next_stmt(m, fn, &cursor, &s)) {
+      if (is_ret(m, &s)) {
+        ir_tok value;
+        stores_slot(text, &prev, slot, slot_name, &value);
+        size_t suffix = cuplug__ret_attachments(text, &s);
+        cuplug__buf_clear(&b);
+        cuplug__buf_printf(&b, "ret %s ", slot);
+        cuplug__buf_append(&b, text + value.start, value.len);
+        cuplug__buf_append(&b, text + suffix, s.end - suffix);
+        if (b.oom) return cuplug__error_oom();
+        cuplug__ir_edit_replace(&rw->edits, prev.start, s.end, b.data);
+      }
+      prev = s;
+    }
+    cuplug__buf_free(&b);
+    return NULL;
+  }
+
+  /* the slot, zeroed, first thing in the entry block (after its label) */
   cuplug__ir_next_stmt(m, fn, &cursor, &s);
   bool label = s.n == 2 && cuplug__ir_tok_punct(text, s.toks[1], ':');
   if (label) cuplug__buf_puts(&b, "\n  ");

@@ -56,7 +56,17 @@ int main(void) {
         misbehave(mode);
         bool wake;
         cuplug__channel_post(&chan, CUPLUG__CHANNEL_RESULT, nonsense, sizeof nonsense, &wake);
-        for (;;) pause(); /* one answer is enough */
+        if (wake) { /* the host said it sleeps: a note on the socket wakes it */
+          unsigned char note[16] = {0};
+          uint32_t magic = 0x324c5043u, type = 3; /* wire.h: a wake-up */
+          memcpy(note, &magic, 4);
+          memcpy(note + 4, &type, 4);
+          send(3, note, sizeof note, MSG_NOSIGNAL);
+        }
+        char c; /* one answer is enough: then wait for the host to go */
+        while (recv(3, &c, 1, 0) > 0) {
+        }
+        return 0;
       }
     }
     unsigned char header[16];

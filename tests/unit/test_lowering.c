@@ -180,15 +180,11 @@ START_TEST(cabi_in_place_golden) {
                    "define i64 @\"add_i32\"(i32 %\"x\", i32 %\"y\")\n"
                    "{\n"
                    "entry:\n"
-                   "  %\".ret\" = alloca i64\n"
-                   "  store i64 zeroinitializer, i64* %\".ret\"\n"
                    "  %\".5\" = sext i32 %\"x\" to i64\n"
                    "  %\".6\" = call i64 @\"twice\"(i64 %\".5\")\n"
                    "  %\".7\" = sext i32 %\"y\" to i64\n"
                    "  %\".8\" = add nsw i64 %\".6\", %\".7\"\n"
-                   "  store i64 %\".8\", i64* %\".ret\"\n"
-                   "  %\"cuplug.ret.0\" = load i64, i64* %\".ret\"\n"
-                   "  ret i64 %\"cuplug.ret.0\"\n"
+                   "  ret i64 %\".8\"\n"
                    "}\n"
                    "define linkonce_odr i64 @\"twice\"(i64 %\"v\") {\n"
                    "  %\".2\" = call i64 @\"keep\"(i64 %\"v\")\n"
@@ -205,12 +201,42 @@ END_TEST
 
 START_TEST(cabi_in_place_returns_and_blocks) {
   /* an unlabelled entry block; several returns, with metadata; linkage and
-   * the name kept when the export takes the entry's name */
+   * the name kept when the export takes the entry's name.  Each return
+   * follows the store of its value: they become returns of the value, and
+   * the slot goes (with an alignment on the store, too) */
   char *out = in_place("define linkonce_odr i32 @e(float* %.ret, float %x) {\n"
                        "  %c = fcmp olt float %x, 0.0\n"
                        "  br i1 %c, label %neg, label %pos\n"
                        "neg:\n"
                        "  store float 0.0, float* %.ret\n"
+                       "  ret i32 1, !range !0\n"
+                       "pos:\n"
+                       "  store float %x, float* %.ret, align 4\n"
+                       "  ret i32 0\n"
+                       "}\n"
+                       "!0 = !{i32 0, i32 2}\n",
+                       "float32(float32)", "e", false);
+  ck_assert_str_eq(out,
+                   "define float @e(float %x) {\n"
+                   "  %c = fcmp olt float %x, 0.0\n"
+                   "  br i1 %c, label %neg, label %pos\n"
+                   "neg:\n"
+                   "  ret float 0.0, !range !0\n"
+                   "pos:\n"
+                   "  ret float %x\n"
+                   "}\n"
+                   "!0 = !{i32 0, i32 2}\n");
+  free(out);
+}
+END_TEST
+
+/* A return that does not follow a store of the slot (an exception's), or
+ * a slot put to other use, keeps the slot: each return loads it. */
+START_TEST(cabi_in_place_keeps_the_slot) {
+  char *out = in_place("define linkonce_odr i32 @e(float* %.ret, float %x) {\n"
+                       "  %c = fcmp olt float %x, 0.0\n"
+                       "  br i1 %c, label %neg, label %pos\n"
+                       "neg:\n"
                        "  ret i32 1, !range !0\n"
                        "pos:\n"
                        "  store float %x, float* %.ret\n"
@@ -225,7 +251,6 @@ START_TEST(cabi_in_place_returns_and_blocks) {
                    "  %c = fcmp olt float %x, 0.0\n"
                    "  br i1 %c, label %neg, label %pos\n"
                    "neg:\n"
-                   "  store float 0.0, float* %.ret\n"
                    "  %\"cuplug.ret.0\" = load float, float* %.ret, !range !0\n"
                    "  ret float %\"cuplug.ret.0\", !range !0\n"
                    "pos:\n"
@@ -235,6 +260,31 @@ START_TEST(cabi_in_place_returns_and_blocks) {
                    "}\n"
                    "!0 = !{i32 0, i32 2}\n");
   free(out);
+  static const char *const kept[] = {
+      /* the slot read back */
+      "define i32 @e(i32* %r, i32 %x) {\nentry:\n  store i32 %x, i32* %r\n"
+      "  %y = load i32, i32* %r\n  store i32 %y, i32* %r\n  ret i32 0\n}\n",
+      /* a volatile store */
+      "define i32 @e(i32* %r, i32 %x) {\nentry:\n  store volatile i32 %x, i32* %r\n"
+      "  ret i32 0\n}\n",
+      /* a value of more than one token */
+      "define i32 @e(i32* %r, i32 %x) {\nentry:\n"
+      "  store i32 add (i32 1, i32 2), i32* %r\n  ret i32 0\n}\n",
+      /* a store to another pointer before the return */
+      "define i32 @e(i32* %r, i32 %x, i32* %p) {\nentry:\n  store i32 %x, i32* %r\n"
+      "  store i32 %x, i32* %p\n  ret i32 0\n}\n",
+      /* a store after its label, the return in the next block */
+      "define i32 @e(i32* %r, i32 %x) {\nentry:\n  store i32 %x, i32* %r\n  br label %b\n"
+      "b:\n  ret i32 0\n}\n",
+  };
+  const char *sigs[] = {"int32(int32)", "int32(int32)", "int32(int32)",
+                        "int32(int32, CPointer(int32))", "int32(int32)"};
+  for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++) {
+    out = in_place(kept[i], sigs[i], "f", false);
+    ck_assert_msg(strstr(out, "%r = alloca i32") && strstr(out, "\"cuplug.ret.0\" = load i32"),
+                  "case %zu: %s", i, out);
+    free(out);
+  }
 }
 END_TEST
 
@@ -979,6 +1029,7 @@ Suite *suite_lowering(void) {
   tcase_add_test(tc, cabi_wrap_int64_golden);
   tcase_add_test(tc, cabi_in_place_golden);
   tcase_add_test(tc, cabi_in_place_returns_and_blocks);
+  tcase_add_test(tc, cabi_in_place_keeps_the_slot);
   tcase_add_test(tc, cabi_in_place_void_complex_forceinline);
   tcase_add_test(tc, cabi_in_place_falls_back_to_the_wrapper);
   tcase_add_test(tc, cabi_wrap_bool_return_is_i8);
