@@ -22,7 +22,12 @@
  * against 0.50 ms), within a few percent of the bare Numba-ABI function.
  * The PTX is the same.  A function with debug info keeps the wrapper
  * (its subprogram's type describes the Numba ABI), as does one whose
- * return slot is unnamed or not of the signature's type. */
+ * return slot is unnamed or not of the signature's type.  Where every
+ * return follows a store of its value to the slot, and the slot serves
+ * nothing else (numba-cuda's functions that cannot raise), there is no
+ * slot at all: each `store V, T* %slot; ret i32 <status>` becomes `ret T
+ * V`, which spares libNVVM the mem2reg it would do (add_f32: 5% of its
+ * compile). */
 #include <stdlib.h>
 #include <string.h>
 
