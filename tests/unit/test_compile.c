@@ -454,8 +454,11 @@ START_TEST(c_abi_export_takes_entry_name) {
   ck_assert_ptr_null(strstr((const char *)info.data, "add.numba")); /* inlined, not visible */
   cuplug_ir_view v = {.struct_size = sizeof v};
   T_ASSERT_OK(t_api()->artifact_ir(j.args.artifact, 0, &v));
-  /* made the C-ABI function in place, under its own name */
-  T_ASSERT_CONTAINS(v.text, "define i64 @add(i32 %x, i32 %y) {\nentry:\n  %ret = alloca i64\n");
+  /* made the C-ABI function in place, under its own name, returning its
+   * value where the Numba-ABI function stored it */
+  T_ASSERT_CONTAINS(v.text, "define i64 @add(i32 %x, i32 %y) {\nentry:\n"
+                            "  %a = sext i32 %x to i64\n  %b = sext i32 %y to i64\n"
+                            "  %c = add nsw i64 %a, %b\n  ret i64 %c\n}\n");
   t_api()->artifact_destroy(j.args.artifact);
 
   /* with a caller, the Numba-ABI function moves aside and is wrapped */
