@@ -174,15 +174,15 @@ static bool can_rewrite(const ir_rewrite *rw, const ir_function *fn, const cuplu
   return true;
 }
 
-/* Is token t the text of token u? */
-static bool same_tok(const char *text, ir_tok t, ir_tok u) {
-  return t.kind == u.kind && t.len == u.len && memcmp(text + t.start, text + u.start, t.len) == 0;
+/* Does t name the local `name` (%x and %"x" alike)? */
+static bool is_local(const char *text, ir_tok t, const char *name) {
+  return t.kind == IR_LOCAL && cuplug__ir_tok_names(text, t, name);
 }
 
 /* Is s `store SLOT VALUE, SLOT* %slot[, align N]`, VALUE one token?  Then
  * *value is that token. */
-static bool stores_slot(const char *text, const ir_stmt *s, const char *slot, ir_tok slot_name,
-                        ir_tok *value) {
+static bool stores_slot(const char *text, const ir_stmt *s, const char *slot,
+                        const char *slot_name, ir_tok *value) {
   if (s->n < 6 || !cuplug__ir_tok_is(text, s->toks[0], "store")) return false;
   size_t comma[2], found = 0;
   int depth = 0;
@@ -193,7 +193,7 @@ static bool stores_slot(const char *text, const ir_stmt *s, const char *slot, ir
   if (found == 0) return false;
   size_t c = comma[0], end = found == 2 ? comma[1] : s->n;
   ir_tok v = s->toks[c - 1], ptr = s->toks[end - 1];
-  if (c < 3 || end < c + 3 || !same_tok(text, ptr, slot_name) ||
+  if (c < 3 || end < c + 3 || !is_local(text, ptr, slot_name) ||
       (v.kind != IR_LOCAL && v.kind != IR_NUMBER && v.kind != IR_WORD) ||
       !same_type_text(text + s->toks[1].start, v.start - s->toks[1].start, slot) ||
       !cuplug__ir_tok_punct(text, s->toks[end - 2], '*') ||
@@ -213,14 +213,14 @@ static bool stores_slot(const char *text, const ir_stmt *s, const char *slot, ir
  * there is no slot: what mem2reg would make of it, made here so that
  * libNVVM need not (5% of a small device function's compile). */
 static bool returns_stored(const ir_module *m, const ir_function *fn, const char *slot,
-                           ir_tok slot_name) {
+                           const char *slot_name) {
   const char *text = m->text;
   size_t uses = 0, rets = 0, cursor = 0;
   ir_stmt s, prev = {0};
   bool have_prev = false;
   ir_tok value;
   while (cuplug__ir_next_stmt(m, fn, &cursor, &s)) {
-    for (size_t i = 0; i < s.n; i++) uses += same_tok(text, s.toks[i], slot_name);
+    for (size_t i = 0; i < s.n; i++) uses += is_local(text, s.toks[i], slot_name);
     if (is_ret(m, &s)) {
       if (!have_prev || !stores_slot(text, &prev, slot, slot_name, &value)) return false;
       rets++;
@@ -265,25 +265,34 @@ static cuplug_error *rewrite_entry(ir_rewrite *rw, const ir_function *fn,
 
   ir_stmt s, prev = {0};
   size_t cursor = 0;
-  if (!is_void && returns_stored(m, fn, slot, slot_name)) {
-    /* store VALUE, SLOT* %slot; ret i32 <status>  ->  ret SLOT VALUE */
+  char *slot_str = is_void ? NULL : cuplug__ir_tok_name(text, slot_name);
+  if (!is_void && !slot_str) return cuplug__error_oom();
+  if (!is_void && returns_stored(m, fn, slot, slot_str)) {
+    /* store SLOT VALUE, SLOT* %slot; ret i32 <status>  ->  ret SLOT VALUE.
+     * The value's own bytes stay where they are, so that a later pass's
+     * edit of it (legalisation's poison -> undef) still applies. */
     while (cuplug__ir_next_stmt(m, fn, &cursor, &s)) {
       if (is_ret(m, &s)) {
         ir_tok value;
-        stores_slot(text, &prev, slot, slot_name, &value);
+        stores_slot(text, &prev, slot, slot_str, &value);
         size_t suffix = cuplug__ret_attachments(text, &s);
         cuplug__buf_clear(&b);
         cuplug__buf_printf(&b, "ret %s ", slot);
-        cuplug__buf_append(&b, text + value.start, value.len);
+        if (b.oom) break;
+        cuplug__ir_edit_replace(&rw->edits, prev.start, value.start, b.data);
+        cuplug__buf_clear(&b);
         cuplug__buf_append(&b, text + suffix, s.end - suffix);
-        if (b.oom) return cuplug__error_oom();
-        cuplug__ir_edit_replace(&rw->edits, prev.start, s.end, b.data);
+        if (b.oom) break;
+        cuplug__ir_edit_replace(&rw->edits, value.start + value.len, s.end, b.data ? b.data : "");
       }
       prev = s;
     }
+    bool oom = b.oom;
     cuplug__buf_free(&b);
-    return NULL;
+    free(slot_str);
+    return oom ? cuplug__error_oom() : NULL;
   }
+  free(slot_str);
 
   /* the slot, zeroed, first thing in the entry block (after its label) */
   cuplug__ir_next_stmt(m, fn, &cursor, &s);

@@ -36,7 +36,7 @@ static unsigned char *map(int fd) {
 
 int cuplug__channel_create(cuplug__channel *c) {
   c->base = NULL;
-  int fd = memfd_create("cuplug-helper", MFD_CLOEXEC);
+  int fd = memfd_create("cuplug-helper", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (fd < 0) return -1;
   /* above the helper's fds 3 and 4, so that handing both over cannot
    * overwrite one with the other */
@@ -45,7 +45,11 @@ int cuplug__channel_create(cuplug__channel *c) {
     close(fd);
     fd = high;
   }
-  if (fd < 0 || ftruncate(fd, SIZE) != 0 || !(c->base = map(fd))) {
+  /* sealed at its size: a helper gone wrong cannot shrink it under the
+   * host's mapping (which would fault the host) */
+  if (fd < 0 || ftruncate(fd, SIZE) != 0 ||
+      fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0 ||
+      !(c->base = map(fd))) {
     if (fd >= 0) close(fd);
     c->base = NULL;
     return -1;
@@ -71,8 +75,11 @@ bool cuplug__channel_attached(const cuplug__channel *c) {
   return c->base && atomic_load(&page_of(c)->attached) == ATTACHED;
 }
 
+/* Sequentially consistent, as the flags are: a reader that says it sleeps
+ * and then reads the counter must not have the read moved before the say
+ * (an acquire load may be, on arm64's RCpc). */
 uint32_t cuplug__channel_count(const cuplug__channel *c, cuplug__channel_area a) {
-  return atomic_load_explicit(&page_of(c)->count[a], memory_order_acquire);
+  return atomic_load(&page_of(c)->count[a]);
 }
 
 bool cuplug__channel_post(cuplug__channel *c, cuplug__channel_area a, const void *msg, size_t n,

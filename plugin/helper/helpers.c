@@ -124,6 +124,8 @@ bool cuplug__helpers_attached(const cuplug__pending *p) {
   return p->helper && cuplug__channel_attached(&p->helper->chan);
 }
 
+pid_t cuplug__helpers_pid(const cuplug__pending *p) { return p->helper ? p->helper->pid : 0; }
+
 size_t cuplug__helpers_idle(cuplug__helpers *h) {
   pthread_mutex_lock(&h->lock);
   size_t n = 0;
@@ -192,7 +194,12 @@ static cuplug_error *spawn(const char *program, bool shared, cuplug__helper **ou
   posix_spawnattr_t attr;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, sv[1], 3);
-  if (memory >= 0) posix_spawn_file_actions_adddup2(&fa, memory, CUPLUG__CHANNEL_FD);
+  /* without a channel, fd 4 is /dev/null, not whatever this process has
+   * there: the helper maps only a channel */
+  if (memory >= 0)
+    posix_spawn_file_actions_adddup2(&fa, memory, CUPLUG__CHANNEL_FD);
+  else
+    posix_spawn_file_actions_addopen(&fa, CUPLUG__CHANNEL_FD, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
   posix_spawnattr_init(&attr);
@@ -294,10 +301,14 @@ static read_status recv_all(int fd, char *p, size_t n, uint64_t deadline) {
 }
 
 /* Whether the helper's end of the socket is still open (a helper the
- * system killed while idle closed it). */
+ * system killed while idle closed it).  Asked of the socket's state, not
+ * of what it holds: a stale wake-up note may still lie there. */
 static bool alive(const cuplug__helper *w) {
-  char c;
-  return recv(w->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) > 0 || errno == EAGAIN || errno == EINTR;
+  struct pollfd pfd = {w->fd, POLLRDHUP, 0};
+  int r;
+  while ((r = poll(&pfd, 1, 0)) < 0 && errno == EINTR) {
+  }
+  return r == 0 || (r > 0 && !(pfd.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)));
 }
 
 /* A note that wakes a helper which said it sleeps, or that a job is
@@ -465,15 +476,21 @@ static read_status read_message(const cuplug__helper *w, const cuplug__pending *
                   cuplug__now_ns() + (uint64_t)p->time_limit_ms * 1000000u);
 }
 
-/* The answer the helper posted in the shared memory, in place: it writes
- * there again only for the next job. */
+/* The answer the helper posted in the shared memory, copied out before it
+ * is read: a helper gone wrong could still write there, and the decoder
+ * checks a string's end where it then reads it. */
 static read_status take_shared(const cuplug__helper *w, answer *a) {
   size_t n;
   const unsigned char *m = cuplug__channel_message(&w->chan, CUPLUG__CHANNEL_RESULT, &n);
-  if (n < CUPLUG__WIRE_HEADER || !cuplug__wire_read_header(m, &a->type, &a->size) ||
+  unsigned char header[CUPLUG__WIRE_HEADER];
+  if (n < CUPLUG__WIRE_HEADER) return READ_GARBLED;
+  memcpy(header, m, sizeof header);
+  if (!cuplug__wire_read_header(header, &a->type, &a->size) ||
       a->size != n - CUPLUG__WIRE_HEADER)
     return READ_GARBLED;
-  a->payload = (const char *)m + CUPLUG__WIRE_HEADER;
+  if (!(a->owned = malloc(a->size + 1))) return READ_NO_MEMORY;
+  memcpy(a->owned, m + CUPLUG__WIRE_HEADER, a->size);
+  a->payload = a->owned;
   return READ_OK;
 }
 
@@ -507,7 +524,12 @@ static read_status await_answer(const cuplug__helpers *h, cuplug__helper *w,
         memset(a, 0, sizeof *a);
         continue;
       }
-      if (k == 0 || (errno != EAGAIN && errno != EINTR)) return READ_CLOSED;
+      if (k == 0 || (errno != EAGAIN && errno != EINTR)) {
+        /* a helper that answered (a farewell, say) and then went */
+        if (shared && cuplug__channel_count(&w->chan, CUPLUG__CHANNEL_RESULT) != w->shared_results)
+          continue;
+        return READ_CLOSED;
+      }
     }
     uint64_t now = cuplug__now_ns();
     if (now >= p->deadline_ns) return READ_TIMEOUT;

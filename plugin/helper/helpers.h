@@ -83,6 +83,8 @@ int cuplug__helpers_hosts_at_work(void);
  * with this process (channel.h), as it does once it has started (for
  * tests). */
 bool cuplug__helpers_attached(const cuplug__pending *p);
+/* The process of the helper p reserved (for tests). */
+pid_t cuplug__helpers_pid(const cuplug__pending *p);
 
 /* How many helpers are idle (for tests). */
 size_t cuplug__helpers_idle(cuplug__helpers *h);

@@ -3,6 +3,7 @@
  * under every one a compile makes the same bytes and a stuck helper is
  * still stopped at the time limit. */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,6 +301,49 @@ START_TEST(every_switch_compiles_alike) {
 }
 END_TEST
 
+/* A helper the system killed while idle is found gone before its next
+ * job is handed over (a wake-up note it left unread notwithstanding): the
+ * job goes to a fresh helper rather than being reported as a crash. */
+START_TEST(a_helper_killed_while_idle_is_replaced) {
+  char *want = NULL, *got = NULL;
+  for (int way = 0; way < 4; way++) {
+    setenv("CUPLUG_HELPER_SHARED", way & 1 ? "1" : "0", 1);
+    setenv("CUPLUG_HOST_SPIN_US", way & 2 ? "0" : "1000", 1); /* 0: the host sleeps, notes */
+    /* a long poll after each job: the host takes the helper for polling
+     * still, and sends no wake-up that would find it gone */
+    setenv("CUPLUG_HELPER_SPIN_US", "100000", 1);
+    cuplug_session *s = t_session_uncached();
+    for (int round = 0; round < 2; round++) { /* the second on an attached helper */
+      free(want);
+      T_ASSERT_OK(compile_case(s, "add_i32", CUPLUG_OUTPUT_LTOIR, 0, &want));
+    }
+    cuplug__pending p;
+    cuplug__helpers_reserve(&s->runner.helpers, &p);
+    pid_t pid = cuplug__helpers_pid(&p);
+    ck_assert_int_gt(pid, 0);
+    cuplug__helpers_unreserve(&s->runner.helpers, &p);
+    ck_assert_int_eq(kill(pid, SIGKILL), 0);
+    char path[64], stat[256] = "";
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    for (int i = 0; i < 5000 && !strstr(stat, ") Z "); i++) { /* until it is a zombie */
+      FILE *f = fopen(path, "r");
+      if (f) {
+        if (!fgets(stat, sizeof stat, f)) stat[0] = '\0';
+        fclose(f);
+      }
+      usleep(1000);
+    }
+    ck_assert_msg(strstr(stat, ") Z "), "the helper did not die: %s", stat);
+    T_ASSERT_OK(compile_case(s, "add_i32", CUPLUG_OUTPUT_LTOIR, 0, &got));
+    ck_assert_str_eq(got, want);
+    free(got);
+    ck_assert_uint_eq(cuplug__helpers_idle(&s->runner.helpers), 1);
+    t_api()->session_destroy(s);
+  }
+  free(want);
+}
+END_TEST
+
 /* A job too big for the shared memory takes the socket, and the next
  * small one the memory again: the same bytes as in this process. */
 START_TEST(a_job_too_big_to_share_takes_the_socket) {
@@ -440,6 +484,7 @@ Suite *suite_handoff(void) {
   tcase_add_test(tc, a_spinning_host_keeps_the_time_limit);
   tcase_add_test(tc, a_failed_compile_gives_its_helper_back);
   tcase_add_test(tc, a_job_too_big_to_share_takes_the_socket);
+  tcase_add_test(tc, a_helper_killed_while_idle_is_replaced);
   tcase_add_test(tc, a_forked_child_counts_its_own_hosts);
   return s;
 }
