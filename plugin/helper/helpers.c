@@ -581,8 +581,6 @@ cuplug_error *cuplug__helpers_finish(cuplug__helpers *h, cuplug__pending *p,
                            "stopped (is $CUPLUG_HELPER the cuplug-helper of this build?)",
                            cuplug__tool_name(p->tool));
   }
-  /* read before the helper is given back: an answer in the shared memory
-   * lies there only until its next job */
   cuplug_error *e = cuplug__wire_get_result(a.payload, a.size, out);
   free(a.owned);
   /* a helper that said farewell is going: the next job takes another */
