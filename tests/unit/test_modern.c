@@ -23,6 +23,7 @@
 #include "plugin/llvm/bitcode.h"
 #include "plugin/llvm/internal.h"
 #include "ptxsig.h"
+#include "base/error.h"
 #include "support.h"
 
 /* ---- helpers ---- */
@@ -1353,6 +1354,38 @@ START_TEST(modern_text_and_bitcode_out) {
 }
 END_TEST
 
+/* An inline asm constraint of a kind NVPTX does not have ('@' or '^',
+ * written as they are or escaped) is refused before LLVM's parser, which
+ * reads past the string's end on a malformed one (fuzz_modern found it);
+ * '@' in the asm's code (a PTX predicate) or in a {register}, and Triton's
+ * constraints, are read as before. */
+START_TEST(modern_asm_constraints_llvm_cannot_read) {
+  static const char *const bad[] = {"@=r,l", "=r,^x", "\\40=r,l", "=r,{r1}@", "=r,\\5Ex"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char text[1024];
+    snprintf(text, sizeof text,
+             HEAD "define i32 @f(ptr addrspace(1) %%p) {\n"
+                  "  %%v = call i32 asm sideeffect \"@$1 ld.global.b32 $0, [$1];\", \"%s\"(ptr "
+                  "addrspace(1) %%p)\n  ret i32 %%v\n}\n",
+             bad[i]);
+    cuplug_error *e = read_error("m.ll", text, strlen(text));
+    ck_assert_msg(e && e->code == CUPLUG_ERR_IR_UNSUPPORTED, "%s: %s", bad[i],
+                  e ? e->message : "accepted");
+    T_ASSERT_CONTAINS(e->message, "IR module m.ll, line 4: an inline asm constraint string");
+    T_ASSERT_CONTAINS(e->message, "a kind of constraint NVPTX does not have");
+    cuplug__error_destroy(e);
+  }
+  static const char good[] =
+      HEAD "; asm \"x\", \"@\" in a comment\n"
+           "@s = constant [6 x i8] c\"asm ^\\00\"\n"
+           "define i32 @f(ptr addrspace(1) %p, i1 %b) {\n"
+           "  %v = call i32 asm sideeffect \"@$2 ld.global.b32 $0, [$1];\", \"=r,l,b,~{memory}\"(ptr "
+           "addrspace(1) %p, i1 %b)\n  ret i32 %v\n}\n";
+  cuplug__modern *m = read_text(good);
+  cuplug__modern_free(m);
+}
+END_TEST
+
 Suite *suite_modern(void) {
   Suite *s = suite_create("modern");
   TCase *tc = t_tcase(s, "corpus", 0, NULL, NULL, 60);
@@ -1382,6 +1415,7 @@ Suite *suite_modern(void) {
   tcase_add_test(tc, modern_entry_signature_checked);
   tcase_add_test(tc, modern_entry_signature_read);
   tc = t_tcase(s, "read", 0, NULL, NULL, 0);
+  tcase_add_test(tc, modern_asm_constraints_llvm_cannot_read);
   tcase_add_test(tc, modern_read_newer_bitcode);
   tcase_add_test(tc, modern_read_truncated_bitcode);
   tcase_add_test(tc, modern_bitcode_scan_mutations);
