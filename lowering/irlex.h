@@ -141,11 +141,4 @@ size_t cuplug__ir_text_references(const char *text, size_t len, const char *symb
 void cuplug__ir_text_each_declared(const char *text, size_t len,
                                    void (*fn)(void *ctx, const char *name, size_t n), void *ctx);
 
-/* Refuses an inline asm constraint string that holds '@' or '^' outside a
- * {register} (escapes decoded), before LLVM's parser sees the text: its
- * reader of those multi-letter codes (x86's and ARM's; NVPTX has none)
- * trusts the letters that should follow and reads past the string's end.
- * Errors: CUPLUG_ERR_IR_UNSUPPORTED, naming the module and the line. */
-cuplug_error *cuplug__ir_check_asm(const char *name, const char *text, size_t len);
-
 #endif

@@ -16,7 +16,7 @@
 
 #include "base/buf.h"
 #include "base/error.h"
-#include "lowering/irlex.h"
+#include "plugin/llvm/asm_guard.h"
 #include "plugin/llvm/bitcode.h"
 #include "plugin/llvm/spaces.h"
 #include "plugin/llvm/internal.h"
@@ -96,7 +96,7 @@ static cuplug_error *check_target(const cuplug__text *t, LLVMModuleRef mod) {
 static cuplug_error *parse(cuplug__modern *m, const cuplug__text *t, LLVMModuleRef *out) {
   bool bitcode = cuplug__is_bitcode(t->text, t->size);
   if (bitcode) CUPLUG__TRY(cuplug__modern_check_bitcode(t));
-  else CUPLUG__TRY(cuplug__ir_check_asm(t->name, t->text, t->size));
+  else CUPLUG__TRY(cuplug__llvm_check_asm(t->name, t->text, t->size));
   /* LLVM's lexer needs a NUL after the text: text is copied, bitcode not */
   LLVMMemoryBufferRef mb =
       bitcode ? LLVMCreateMemoryBufferWithMemoryRange(t->text, t->size, t->name, 0)

@@ -18,7 +18,7 @@
 
 #include "base/buf.h"
 #include "base/error.h"
-#include "lowering/irlex.h"
+#include "plugin/llvm/asm_guard.h"
 #include "base/types.h"
 #include "plugin/llvm/fntype.h"
 #include "plugin/llvm/setup.h"
@@ -35,7 +35,7 @@ static char *first_line(const char *msg) {
 }
 
 static cuplug_error *parse(LLVMContextRef ctx, const cuplug__text *m, LLVMModuleRef *out) {
-  CUPLUG__TRY(cuplug__ir_check_asm(m->name, m->text, m->size));
+  CUPLUG__TRY(cuplug__llvm_check_asm(m->name, m->text, m->size));
   /* the text is NUL-terminated and outlives the parse: no copy */
   LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(m->text, m->size, m->name, 1);
   char *msg = NULL;
