@@ -311,14 +311,6 @@ static bool alive(const cuplug__helper *w) {
   return r == 0 || (r > 0 && !(pfd.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)));
 }
 
-/* A note that wakes a helper which said it sleeps, or that a job is
- * coming (cuplug__helpers_reserve). */
-static bool wake(const cuplug__helper *w) {
-  unsigned char note[CUPLUG__WIRE_HEADER];
-  cuplug__wire_header(note, CUPLUG__WIRE_WAKE, 0);
-  return cuplug__wire_send(w->fd, note, sizeof note);
-}
-
 /* Hands the job over: in the shared memory where the helper has attached
  * it and the job fits, else on the socket.  *delivered false: the helper
  * is gone. */
@@ -336,7 +328,7 @@ static cuplug_error *send_job(cuplug__helpers *h, cuplug__helper *w, const char 
   bool note = false;
   if (cuplug__channel_attached(&w->chan) && alive(w) &&
       cuplug__channel_post(&w->chan, CUPLUG__CHANNEL_JOB, b.data, b.len, &note))
-    *delivered = !note || wake(w);
+    *delivered = !note || cuplug__wire_send_wake(w->fd);
   else
     *delivered = cuplug__wire_send(w->fd, b.data, b.len);
   cuplug__buf_free(&b);
@@ -395,7 +387,7 @@ void cuplug__helpers_reserve(cuplug__helpers *h, cuplug__pending *p) {
     count_host(p, true);
     return;
   }
-  if (!wake(w)) {
+  if (!cuplug__wire_send_wake(w->fd)) {
     stop(w); /* it died while idle: the job takes a fresh one */
     return;
   }

@@ -119,14 +119,6 @@ static cuplug__lib *library_of(cuplug__toolkit *tk, cuplug__tool tool) {
   return NULL;
 }
 
-/* A note that wakes the host, which said it sleeps: look at the shared
- * memory. */
-static bool wake_host(void) {
-  unsigned char note[CUPLUG__WIRE_HEADER];
-  cuplug__wire_header(note, CUPLUG__WIRE_WAKE, 0);
-  return cuplug__wire_send(HOST_FD, note, sizeof note);
-}
-
 /* Writes a job's result (the error e, or out), in the shared memory where
  * it fits; false when the host is gone. */
 static bool answer(uint32_t type, const cuplug_error *e, const cuplug__tool_output *out) {
@@ -138,7 +130,7 @@ static bool answer(uint32_t type, const cuplug_error *e, const cuplug__tool_outp
   if (ok) {
     cuplug__wire_header((unsigned char *)b.data, type, b.len - CUPLUG__WIRE_HEADER);
     if (cuplug__channel_post(&chan, CUPLUG__CHANNEL_RESULT, b.data, b.len, &wake))
-      ok = !wake || wake_host();
+      ok = !wake || cuplug__wire_send_wake(HOST_FD); /* the host said it sleeps */
     else
       ok = cuplug__wire_send(HOST_FD, b.data, b.len);
   }

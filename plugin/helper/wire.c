@@ -32,6 +32,12 @@ void cuplug__wire_header(unsigned char out[CUPLUG__WIRE_HEADER], uint32_t type, 
   memcpy(out + 8, &size, 8);
 }
 
+bool cuplug__wire_send_wake(int fd) {
+  unsigned char note[CUPLUG__WIRE_HEADER];
+  cuplug__wire_header(note, CUPLUG__WIRE_WAKE, 0);
+  return cuplug__wire_send(fd, note, sizeof note);
+}
+
 bool cuplug__wire_read_header(const unsigned char in[CUPLUG__WIRE_HEADER], uint32_t *type,
                               uint64_t *size) {
   uint32_t magic;

@@ -39,6 +39,11 @@ enum {
  * SIGPIPE: neither end may die of the other's death). */
 bool cuplug__wire_send(int fd, const void *data, size_t n);
 
+/* Sends a wake-up note (a WAKE header, no payload): wakes the other end
+ * that sleeps on the socket, to look at the shared memory (channel.h) or
+ * to wait for a job awake; false when the other end is gone. */
+bool cuplug__wire_send_wake(int fd);
+
 /* Writes a message's header for a payload of `size` bytes. */
 void cuplug__wire_header(unsigned char out[CUPLUG__WIRE_HEADER], uint32_t type, uint64_t size);
 /* Reads a header: false when it is not one of ours. */

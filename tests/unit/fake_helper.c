@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "plugin/helper/channel.h"
+#include "plugin/helper/wire.h"
 
 static int read_all(void *p, size_t n) {
   while (n) {
@@ -56,9 +57,9 @@ int main(void) {
         misbehave(mode);
         bool wake;
         cuplug__channel_post(&chan, CUPLUG__CHANNEL_RESULT, nonsense, sizeof nonsense, &wake);
-        if (wake) { /* the host said it sleeps: a note on the socket wakes it */
-          unsigned char note[16] = {0};
-          uint32_t magic = 0x324c5043u, type = 3; /* wire.h: a wake-up */
+        if (wake) { /* the host said it sleeps: a wake-up note (wire.h) */
+          unsigned char note[CUPLUG__WIRE_HEADER] = {0};
+          uint32_t magic = CUPLUG__WIRE_MAGIC, type = CUPLUG__WIRE_WAKE;
           memcpy(note, &magic, 4);
           memcpy(note + 4, &type, 4);
           send(3, note, sizeof note, MSG_NOSIGNAL);
