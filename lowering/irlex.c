@@ -15,14 +15,27 @@ void cuplug__ir_lexer_init(ir_lexer *lx, const char *text, size_t len, size_t po
   lx->text = text;
   lx->len = len;
   lx->pos = pos;
+  lx->bol = pos == 0 || text[pos - 1] == '\n';
 }
 
 /* Character classes of the lexer, looked up rather than computed: lexing
- * is the one pass every stage makes over the whole text. */
-enum { C_IDENT = 1, C_DIGIT = 2, C_SPACE = 4, C_ALPHA = 8, C_HEX = 16 };
+ * is the one pass every stage makes over the whole text.  C_GAP is what
+ * lies between tokens (blanks, line breaks, a comment's ';'), C_QUOTE_END
+ * what ends a quoted name or string (its '"', or the text's NUL). */
+enum {
+  C_IDENT = 1,
+  C_DIGIT = 2,
+  C_SPACE = 4,
+  C_ALPHA = 8,
+  C_HEX = 16,
+  C_GAP = 32,
+  C_QUOTE_END = 64
+};
 
 static const unsigned char cls[256] = {
-    [' '] = C_SPACE, ['\t'] = C_SPACE, ['\r'] = C_SPACE, ['\f'] = C_SPACE,
+    ['\0'] = C_QUOTE_END, ['"'] = C_QUOTE_END,
+    [' '] = C_SPACE | C_GAP, ['\t'] = C_SPACE | C_GAP, ['\r'] = C_SPACE | C_GAP,
+    ['\f'] = C_SPACE | C_GAP, ['\n'] = C_GAP, [';'] = C_GAP,
     ['-'] = C_IDENT, ['$'] = C_IDENT | C_ALPHA, ['.'] = C_IDENT | C_ALPHA,
     ['_'] = C_IDENT | C_ALPHA, ['\\'] = C_IDENT,
 #define D(c) [c] = C_IDENT | C_DIGIT | C_HEX
@@ -42,73 +55,77 @@ static const unsigned char cls[256] = {
 
 static inline bool has(char c, unsigned char k) { return cls[(unsigned char)c] & k; }
 
-/* Lexes the token at or after p into *t; returns the offset after it.
+/* The gap before the token at or after p: blanks, comments and line breaks.
+ * Returns the token's offset; *bol is set when a line break was passed.
  * The text ends with a NUL, which stops every loop: no bounds checks. */
-static inline __attribute__((always_inline)) size_t lex_at(const char *s, size_t p, ir_tok *t) {
-  for (;;) {
-    p += s[p] == ' '; /* most tokens follow one blank, or none: no branch for it */
-    while (has(s[p], C_SPACE)) p++;
-    if (s[p] != ';') break;
-    while (s[p] && s[p] != '\n') p++;
+static inline __attribute__((always_inline)) size_t skip_gap(const char *s, size_t p,
+                                                             bool *bol) {
+  p += s[p] == ' '; /* most tokens follow one blank, or none: no branch for it */
+  while (has(s[p], C_GAP)) {
+    if (s[p] == ';')
+      while (s[p] && s[p] != '\n') p++;
+    else
+      *bol |= s[p++] == '\n';
   }
-  t->start = (uint32_t)p;
-  t->depth = 0;
+  return p;
+}
+
+/* The end of a quoted name or string whose opening quote is at q - 1: past
+ * its closing quote, or at the text's end. */
+static inline size_t quoted_end(const char *s, size_t q) {
+  while (!has(s[q], C_QUOTE_END)) q++;
+  return q + (s[q] == '"');
+}
+
+/* Lexes the token that starts at p (not a gap, not the end) into *t, all but
+ * its bol flag; returns the offset after it. */
+static inline __attribute__((always_inline)) size_t lex_token(const char *s, size_t p,
+                                                              ir_tok *t) {
+  ir_tok_kind kind;
+  int depth = 0;
   size_t q = p + 1;
   switch (s[p]) {
-    case '\0':
-      t->kind = IR_EOF;
-      t->len = 0;
-      return p;
-    case '\n':
-      t->kind = IR_NEWLINE;
-      break;
     case '%':
     case '@':
-      t->kind = s[p] == '%' ? IR_LOCAL : IR_GLOBAL;
-      if (s[q] == '"') {
-        for (q++; s[q] && s[q] != '"'; q++) {
-        }
-        if (s[q]) q++;
-      } else {
+      kind = s[p] == '%' ? IR_LOCAL : IR_GLOBAL;
+      if (s[q] == '"')
+        q = quoted_end(s, q + 1);
+      else
         while (has(s[q], C_IDENT)) q++;
-      }
       break;
     case '!':
       if (s[q] == '"') {
-        t->kind = IR_META;
-        for (q++; s[q] && s[q] != '"'; q++) {
-        }
-        if (s[q]) q++;
+        kind = IR_META;
+        q = quoted_end(s, q + 1);
       } else if (has(s[q], C_IDENT)) {
-        t->kind = IR_META;
+        kind = IR_META;
         while (has(s[q], C_IDENT)) q++;
       } else {
-        t->kind = IR_PUNCT;
+        kind = IR_PUNCT;
       }
       break;
     case '"':
-      t->kind = IR_STRING;
-      while (s[q] && s[q] != '"') q++;
-      if (s[q]) q++;
+      kind = IR_STRING;
+      q = quoted_end(s, q);
       break;
     case '#':
       if (has(s[q], C_DIGIT)) {
-        t->kind = IR_ATTRGRP;
+        kind = IR_ATTRGRP;
         while (has(s[q], C_DIGIT)) q++;
       } else {
-        t->kind = IR_PUNCT;
+        kind = IR_PUNCT;
       }
       break;
     case '-':
     case '+':
       if (!has(s[q], C_DIGIT)) {
-        t->kind = IR_PUNCT;
+        kind = IR_PUNCT;
         break;
       }
       __attribute__((fallthrough)); /* a signed number */
     case '0': case '1': case '2': case '3': case '4':
     case '5': case '6': case '7': case '8': case '9':
-      t->kind = IR_NUMBER;
+      kind = IR_NUMBER;
       if (s[p] == '0' && s[q] == 'x') {
         for (q++; has(s[q], C_HEX) || s[q] == 'K' || s[q] == 'L' || s[q] == 'M' ||
                   s[q] == 'H' || s[q] == 'R';
@@ -131,43 +148,51 @@ static inline __attribute__((always_inline)) size_t lex_at(const char *s, size_t
     case '(':
     case '[':
     case '{':
-      t->kind = IR_PUNCT;
-      t->depth = 1;
+      kind = IR_PUNCT;
+      depth = 1;
       break;
     case ')':
     case ']':
     case '}':
-      t->kind = IR_PUNCT;
-      t->depth = -1;
+      kind = IR_PUNCT;
+      depth = -1;
       break;
     case 'c':
       if (s[q] == '"') {
-        t->kind = IR_STRING;
-        for (q++; s[q] && s[q] != '"'; q++) {
-        }
-        if (s[q]) q++;
+        kind = IR_STRING;
+        q = quoted_end(s, q + 1);
         break;
       }
       __attribute__((fallthrough)); /* a word */
     default:
-      if (s[p] == '.' && s[q] == '.' && s[q + 1] == '.') {
-        t->kind = IR_PUNCT; /* "..." */
-        q += 2;
-      } else if (has(s[p], C_ALPHA)) {
-        t->kind = IR_WORD;
-        while (has(s[q], C_IDENT)) q++;
+      if (has(s[p], C_ALPHA)) {
+        if (s[p] == '.' && s[q] == '.' && s[q + 1] == '.') {
+          kind = IR_PUNCT; /* "..." */
+          q += 2;
+        } else {
+          kind = IR_WORD;
+          while (has(s[q], C_IDENT)) q++;
+        }
       } else {
-        t->kind = IR_PUNCT;
+        kind = IR_PUNCT;
       }
       break;
   }
-  t->len = (uint32_t)(q - p);
+  *t = (ir_tok){(uint32_t)p, (uint32_t)(q - p), (uint8_t)kind, false, (int8_t)depth};
   return q;
 }
 
 ir_tok cuplug__ir_next(ir_lexer *lx) {
   ir_tok t = {0};
-  lx->pos = lex_at(lx->text, lx->pos, &t);
+  size_t p = skip_gap(lx->text, lx->pos, &lx->bol);
+  if (!lx->text[p]) {
+    t = (ir_tok){(uint32_t)p, 0, IR_EOF, lx->bol, 0};
+    lx->pos = p;
+    return t;
+  }
+  lx->pos = lex_token(lx->text, p, &t);
+  t.bol = lx->bol;
+  lx->bol = false;
   return t;
 }
 
@@ -329,12 +354,14 @@ typedef struct nesting {
   int depth;
 } nesting;
 
-static const int8_t angle[256] = {['<'] = 1, ['>'] = -1};
+/* A token's step: only a token that begins with a bracket has one (a string
+ * never begins with one), so the step is its first byte's. */
+static const int8_t bracket_step[256] = {['('] = 1,  ['['] = 1,  ['{'] = 1,  ['<'] = 1,
+                                         [')'] = -1, [']'] = -1, ['}'] = -1, ['>'] = -1};
 
-/* Counted without a branch on the token: only a token that begins with a
- * bracket has a step (t.depth for ( [ {, a string never begins with <). */
+/* Counted without a branch on the token. */
 static inline cuplug_error *nest(nesting *n, const char *name, const char *text, ir_tok t) {
-  int d = n->depth + t.depth + angle[(unsigned char)text[t.start]];
+  int d = n->depth + bracket_step[(unsigned char)text[t.start]];
   n->depth = d & ~(d >> 31); /* a closing bracket below zero is dropped */
   if (__builtin_expect(n->depth > CUPLUG_MAX_IR_NESTING, 0))
     return cuplug__error(CUPLUG_ERR_LIMIT,
@@ -353,9 +380,12 @@ cuplug_error *cuplug__ir_check_size(const char *name, size_t len) {
 cuplug_error *cuplug__ir_check_limits(const char *name, const char *text, size_t len) {
   CUPLUG__TRY(cuplug__ir_check_size(name, len));
   nesting n = {0};
+  bool bol = true;
   ir_tok t;
-  for (size_t p = lex_at(text, 0, &t); t.kind != IR_EOF; p = lex_at(text, p, &t))
+  for (size_t p = skip_gap(text, 0, &bol); text[p]; p = skip_gap(text, p, &bol)) {
+    p = lex_token(text, p, &t);
     CUPLUG__TRY(nest(&n, name, text, t));
+  }
   return NULL;
 }
 
@@ -371,7 +401,7 @@ static bool note_watched(ir_tokens *out, size_t n, size_t *cap) {
   return true;
 }
 
-/* Newlines become the next token's bol flag. */
+/* Line breaks become the next token's bol flag. */
 cuplug_error *cuplug__ir_lex(const char *name, const char *text, size_t len,
                              ir_wordset *watch, ir_tokens *out) {
   *out = (ir_tokens){0};
@@ -383,7 +413,12 @@ cuplug_error *cuplug__ir_lex(const char *name, const char *text, size_t len,
   if (!v) return cuplug__error_oom();
   bool bol = true;
   nesting depth = {0};
-  for (size_t p = 0;;) {
+  for (size_t p = skip_gap(text, 0, &bol);; p = skip_gap(text, p, &bol)) {
+    if (!text[p]) {
+      out->toks = v;
+      out->num_toks = n;
+      return NULL;
+    }
     if (n == cap) {
       cap *= 2;
       ir_tok *nv = realloc(v, cap * sizeof *nv);
@@ -391,16 +426,7 @@ cuplug_error *cuplug__ir_lex(const char *name, const char *text, size_t len,
       v = nv;
     }
     ir_tok *t = &v[n];
-    p = lex_at(text, p, t);
-    if (t->kind == IR_EOF) {
-      out->toks = v;
-      out->num_toks = n;
-      return NULL;
-    }
-    if (t->kind == IR_NEWLINE) {
-      bol = true;
-      continue;
-    }
+    p = lex_token(text, p, t);
     t->bol = bol;
     bol = false;
     cuplug_error *deep = nest(&depth, name, text, *t);

@@ -20,7 +20,6 @@
 
 typedef enum ir_tok_kind {
   IR_EOF,
-  IR_NEWLINE,
   IR_LOCAL,    /* %x  %"x"  %12 */
   IR_GLOBAL,   /* @x  @"x"  @12 */
   IR_META,     /* !x  !12  !"str" (a lone '!' before '{' is IR_PUNCT) */
@@ -36,7 +35,7 @@ typedef struct ir_tok {
   uint32_t start; /* byte offset in the text (modules are < 4 GiB) */
   uint32_t len;
   uint8_t kind;   /* ir_tok_kind */
-  bool bol;       /* the first token of its line (set in a whole text's tokens) */
+  bool bol;       /* the first token of its line */
   int8_t depth;   /* +1 for ( [ {, -1 for ) ] }, else 0 */
 } ir_tok;
 
@@ -44,13 +43,15 @@ typedef struct ir_lexer {
   const char *text;
   size_t len;
   size_t pos;
+  bool bol; /* a line break lies between the last token and pos */
 } ir_lexer;
 
 /* The text must be NUL-terminated (text[len] == '\0'): the NUL is the
  * lexer's sentinel. */
 void cuplug__ir_lexer_init(ir_lexer *lx, const char *text, size_t len, size_t pos);
-/* The next token; comments and blanks are skipped, newlines are tokens.
- * An unterminated string ends at the end of the text. */
+/* The next token; comments, blanks and line breaks are skipped (the first
+ * token of a line has bol set).  An unterminated string ends at the end of
+ * the text. */
 ir_tok cuplug__ir_next(ir_lexer *lx);
 
 /* Is t the text `word`?  Inline, so that a literal's length is folded. */

@@ -47,17 +47,17 @@ static const struct {
   ir_tok_kind kind;
   uint32_t start, len;
   int depth;
+  bool bol;
 } lex_want[] = {
-    {IR_LOCAL, 0, 18, 0},   {IR_PUNCT, 19, 1, 0},   {IR_WORD, 21, 4, 0},
-    {IR_GLOBAL, 26, 5, 0},  {IR_PUNCT, 31, 1, 1},   {IR_WORD, 32, 2, 0},
-    {IR_PUNCT, 34, 1, 0},   {IR_STRING, 36, 9, 0},  {IR_PUNCT, 45, 1, 0},
-    {IR_PUNCT, 47, 3, 0},   {IR_PUNCT, 50, 1, -1},  {IR_ATTRGRP, 52, 2, 0},
-    {IR_PUNCT, 54, 1, 0},   {IR_META, 56, 5, 0},    {IR_META, 62, 5, 0},
-    {IR_NEWLINE, 77, 1, 0}, {IR_NUMBER, 80, 2, 0},  {IR_NUMBER, 83, 6, 0},
-    {IR_NUMBER, 90, 18, 0}, {IR_NUMBER, 109, 7, 0}, {IR_PUNCT, 117, 1, 0},
-    {IR_PUNCT, 118, 1, 1},  {IR_PUNCT, 120, 1, -1}, {IR_PUNCT, 122, 1, 0},
-    {IR_WORD, 124, 1, 0},   {IR_NEWLINE, 125, 1, 0}, {IR_EOF, 126, 0, 0},
-    {IR_EOF, 126, 0, 0},
+    {IR_LOCAL, 0, 18, 0, true},    {IR_PUNCT, 19, 1, 0, false},   {IR_WORD, 21, 4, 0, false},
+    {IR_GLOBAL, 26, 5, 0, false},  {IR_PUNCT, 31, 1, 1, false},   {IR_WORD, 32, 2, 0, false},
+    {IR_PUNCT, 34, 1, 0, false},   {IR_STRING, 36, 9, 0, false},  {IR_PUNCT, 45, 1, 0, false},
+    {IR_PUNCT, 47, 3, 0, false},   {IR_PUNCT, 50, 1, -1, false},  {IR_ATTRGRP, 52, 2, 0, false},
+    {IR_PUNCT, 54, 1, 0, false},   {IR_META, 56, 5, 0, false},    {IR_META, 62, 5, 0, false},
+    {IR_NUMBER, 80, 2, 0, true},   {IR_NUMBER, 83, 6, 0, false},  {IR_NUMBER, 90, 18, 0, false},
+    {IR_NUMBER, 109, 7, 0, false}, {IR_PUNCT, 117, 1, 0, false},  {IR_PUNCT, 118, 1, 1, false},
+    {IR_PUNCT, 120, 1, -1, false}, {IR_PUNCT, 122, 1, 0, false},  {IR_WORD, 124, 1, 0, false},
+    {IR_EOF, 126, 0, 0, true},     {IR_EOF, 126, 0, 0, true},
 };
 
 START_TEST(lexer_kinds_starts_lengths) {
@@ -70,6 +70,7 @@ START_TEST(lexer_kinds_starts_lengths) {
     ck_assert_uint_eq(t.start, lex_want[i].start);
     ck_assert_uint_eq(t.len, lex_want[i].len);
     ck_assert_int_eq(t.depth, lex_want[i].depth);
+    ck_assert_msg(t.bol == lex_want[i].bol, "token %zu: bol %d", i, (int)t.bol);
   }
 }
 END_TEST
@@ -90,11 +91,15 @@ END_TEST
 
 START_TEST(lexer_labels_numbers_and_sigils) {
   static const char text[] =
-      "entry: 5: %12 @0 %.5 !12 !nvvm.annotations -x - 1e5 -0.25 call cc \"s\"\r\n; only\n";
+      "entry: 5: %12 @0 %.5 !12 !nvvm.annotations -x - 1e5 -0.25 call cc \"s\"\r\n; only\n"
+      "next ;\n\n  last\n";
   ir_lexer lx;
   cuplug__ir_lexer_init(&lx, text, strlen(text), 0);
-  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_WORD, "entry");
-  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_PUNCT, ":");
+  ir_tok entry = cuplug__ir_next(&lx), colon = cuplug__ir_next(&lx);
+  ASSERT_TOK(text, entry, IR_WORD, "entry");
+  ck_assert(entry.bol);
+  ASSERT_TOK(text, colon, IR_PUNCT, ":");
+  ck_assert(!colon.bol);
   ASSERT_TOK(text, cuplug__ir_next(&lx), IR_NUMBER, "5");
   ASSERT_TOK(text, cuplug__ir_next(&lx), IR_PUNCT, ":");
   ASSERT_TOK(text, cuplug__ir_next(&lx), IR_LOCAL, "%12");
@@ -110,8 +115,13 @@ START_TEST(lexer_labels_numbers_and_sigils) {
   ASSERT_TOK(text, cuplug__ir_next(&lx), IR_WORD, "call");
   ASSERT_TOK(text, cuplug__ir_next(&lx), IR_WORD, "cc");
   ASSERT_TOK(text, cuplug__ir_next(&lx), IR_STRING, "\"s\"");
-  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_NEWLINE, "\n"); /* '\r' is a blank */
-  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_NEWLINE, "\n"); /* after a comment-only line */
+  /* line breaks are no tokens: the next token begins a line ('\r' is a
+   * blank, a comment runs to the line's end) */
+  ir_tok next = cuplug__ir_next(&lx), last = cuplug__ir_next(&lx);
+  ASSERT_TOK(text, next, IR_WORD, "next");
+  ck_assert(next.bol);
+  ASSERT_TOK(text, last, IR_WORD, "last");
+  ck_assert(last.bol);
   ASSERT_TOK(text, cuplug__ir_next(&lx), IR_EOF, "");
 }
 END_TEST
@@ -122,9 +132,11 @@ START_TEST(lexer_unterminated_string_ends_at_the_end) {
   cuplug__ir_lexer_init(&lx, text, strlen(text), 0);
   ASSERT_TOK(text, cuplug__ir_next(&lx), IR_GLOBAL, "@\"open name");
   ASSERT_TOK(text, cuplug__ir_next(&lx), IR_EOF, "");
-  /* starting mid-text */
+  /* starting mid-text: mid-line */
   cuplug__ir_lexer_init(&lx, text, strlen(text), 7);
-  ASSERT_TOK(text, cuplug__ir_next(&lx), IR_WORD, "name");
+  ir_tok name = cuplug__ir_next(&lx);
+  ASSERT_TOK(text, name, IR_WORD, "name");
+  ck_assert(!name.bol);
 }
 END_TEST
 
