@@ -78,9 +78,12 @@ static inline size_t quoted_end(const char *s, size_t q) {
 }
 
 /* Lexes the token that starts at p (not a gap, not the end) into *t, all but
- * its bol flag; returns the offset after it. */
+ * its bol flag; returns the offset after it.  *nesting follows the brackets,
+ * as LLVM's parser does: by recursion, so that a deep enough module would
+ * overflow its stack (and cuplug's type parser's).  Every kind counts, < >
+ * too; a closing bracket below zero is dropped. */
 static inline __attribute__((always_inline)) size_t lex_token(const char *s, size_t p,
-                                                              ir_tok *t) {
+                                                              ir_tok *t, int *nesting) {
   ir_tok_kind kind;
   int depth = 0;
   size_t q = p + 1;
@@ -148,14 +151,20 @@ static inline __attribute__((always_inline)) size_t lex_token(const char *s, siz
     case '(':
     case '[':
     case '{':
-      kind = IR_PUNCT;
       depth = 1;
+      __attribute__((fallthrough));
+    case '<':
+      kind = IR_PUNCT;
+      ++*nesting;
       break;
     case ')':
     case ']':
     case '}':
-      kind = IR_PUNCT;
       depth = -1;
+      __attribute__((fallthrough));
+    case '>':
+      kind = IR_PUNCT;
+      *nesting -= *nesting > 0;
       break;
     case 'c':
       if (s[q] == '"') {
@@ -190,7 +199,8 @@ ir_tok cuplug__ir_next(ir_lexer *lx) {
     lx->pos = p;
     return t;
   }
-  lx->pos = lex_token(lx->text, p, &t);
+  int nesting = 0; /* the limit is cuplug__ir_lex's */
+  lx->pos = lex_token(lx->text, p, &t, &nesting);
   t.bol = lx->bol;
   lx->bol = false;
   return t;
@@ -347,27 +357,11 @@ size_t cuplug__ir_line_at(const char *text, size_t offset) {
   return line;
 }
 
-/* Bracket nesting, as LLVM's parser follows it: by recursion, so that a
- * deep enough module would overflow its stack (and cuplug's type parser's).
- * Every kind counts, < > too; a closing bracket below zero is dropped. */
-typedef struct nesting {
-  int depth;
-} nesting;
-
-/* A token's step: only a token that begins with a bracket has one (a string
- * never begins with one), so the step is its first byte's. */
-static const int8_t bracket_step[256] = {['('] = 1,  ['['] = 1,  ['{'] = 1,  ['<'] = 1,
-                                         [')'] = -1, [']'] = -1, ['}'] = -1, ['>'] = -1};
-
-/* Counted without a branch on the token. */
-static inline cuplug_error *nest(nesting *n, const char *name, const char *text, ir_tok t) {
-  int d = n->depth + bracket_step[(unsigned char)text[t.start]];
-  n->depth = d & ~(d >> 31); /* a closing bracket below zero is dropped */
-  if (__builtin_expect(n->depth > CUPLUG_MAX_IR_NESTING, 0))
-    return cuplug__error(CUPLUG_ERR_LIMIT,
-                         "IR module %s nests brackets more than %d deep on line %zu", name,
-                         CUPLUG_MAX_IR_NESTING, cuplug__ir_line_at(text, t.start));
-  return NULL;
+/* The error for brackets nested deeper than the limit, which token t passed. */
+static cuplug_error *too_deep(const char *name, const char *text, ir_tok t) {
+  return cuplug__error(CUPLUG_ERR_LIMIT,
+                       "IR module %s nests brackets more than %d deep on line %zu", name,
+                       CUPLUG_MAX_IR_NESTING, cuplug__ir_line_at(text, t.start));
 }
 
 cuplug_error *cuplug__ir_check_size(const char *name, size_t len) {
@@ -379,12 +373,12 @@ cuplug_error *cuplug__ir_check_size(const char *name, size_t len) {
 
 cuplug_error *cuplug__ir_check_limits(const char *name, const char *text, size_t len) {
   CUPLUG__TRY(cuplug__ir_check_size(name, len));
-  nesting n = {0};
+  int nesting = 0;
   bool bol = true;
   ir_tok t;
   for (size_t p = skip_gap(text, 0, &bol); text[p]; p = skip_gap(text, p, &bol)) {
-    p = lex_token(text, p, &t);
-    CUPLUG__TRY(nest(&n, name, text, t));
+    p = lex_token(text, p, &t, &nesting);
+    if (nesting > CUPLUG_MAX_IR_NESTING) return too_deep(name, text, t);
   }
   return NULL;
 }
@@ -412,7 +406,7 @@ cuplug_error *cuplug__ir_lex(const char *name, const char *text, size_t len,
   ir_tok *v = malloc(cap * sizeof *v);
   if (!v) return cuplug__error_oom();
   bool bol = true;
-  nesting depth = {0};
+  int nesting = 0;
   for (size_t p = skip_gap(text, 0, &bol);; p = skip_gap(text, p, &bol)) {
     if (!text[p]) {
       out->toks = v;
@@ -426,11 +420,11 @@ cuplug_error *cuplug__ir_lex(const char *name, const char *text, size_t len,
       v = nv;
     }
     ir_tok *t = &v[n];
-    p = lex_token(text, p, t);
+    p = lex_token(text, p, t, &nesting);
     t->bol = bol;
     bol = false;
-    cuplug_error *deep = nest(&depth, name, text, *t);
-    if (deep) {
+    if (__builtin_expect(nesting > CUPLUG_MAX_IR_NESTING, 0)) {
+      cuplug_error *deep = too_deep(name, text, *t);
       free(v);
       free(out->watched);
       *out = (ir_tokens){0};

@@ -207,8 +207,10 @@ cuplug_error *cuplug__ir_check_signature(const ir_module *m, const ir_function *
   if (why.oom || found.oom)
     e = cuplug__error_oom();
   else if (v == DIFFERENT)
-    e = cuplug__error(c->code, "%s does not match signature '%s' under the %s ABI: %s", c->what,
-                      c->sig->name, c->abi == CUPLUG_ABI_C ? "C" : "Numba", why.data);
+    e = cuplug__error(c->code, "%s @%s%s%s%s does not match signature '%s' under the %s ABI: %s",
+                      c->what, c->symbol, c->key ? " (" : "", c->key ? c->key : "",
+                      c->key ? ")" : "", c->sig->name, c->abi == CUPLUG_ABI_C ? "C" : "Numba",
+                      why.data);
   cuplug__buf_free(&why);
   cuplug__buf_free(&found);
   *known = v != UNKNOWN;

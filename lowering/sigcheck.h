@@ -15,7 +15,12 @@
 #include "lowering/irparse.h"
 
 typedef struct cuplug__sig_check {
-  const char *what;       /* the function, for messages: "entry @f" */
+  /* the function, for messages: "<what> @<symbol>", and " (<key>)" where
+   * the registry's key differs from the symbol (key may be NULL); only an
+   * error formats them */
+  const char *what;       /* "entry", "the IR's declaration of" */
+  const char *symbol;
+  const char *key;
   const cuplug_type *sig; /* a signature */
   cuplug_abi abi;         /* NUMBA or C */
   cuplug_status code;     /* the error's: ENTRY_MISMATCH or DECLARATION_MISMATCH */

@@ -91,13 +91,6 @@ static cuplug_error *target_of(const cuplug_compile_args *a, bool all, const cup
   return NULL;
 }
 
-/* A stage's name as artifact_stage gives it: the shared stages without
- * their "cuplug__stage_". */
-static const char *stage_name(const char *fn) {
-  static const char prefix[] = "cuplug__stage_";
-  return strncmp(fn, prefix, sizeof prefix - 1) == 0 ? fn + sizeof prefix - 1 : fn;
-}
-
 _Static_assert(CUPLUG__MAX_STAGES + 2 * 2 + 1 <= CUPLUG__MAX_TIMINGS,
                "a target's stages, two of them split around a toolkit call, and the wait for "
                "the validator");
@@ -110,7 +103,7 @@ static cuplug_error *run_stages(const cuplug__target *t, cuplug__job *j, cuplug_
   for (size_t i = 0; i < t->num_stages && !e && !j->from_cache; i++) {
     j->tool_ran = NULL;
     e = t->stages[i].run(j);
-    cuplug__timings_end(times, stage_name(t->stages[i].name), j->tool_ran);
+    cuplug__timings_end(times, t->stages[i].name, j->tool_ran);
   }
   return e;
 }

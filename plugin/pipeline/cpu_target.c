@@ -71,14 +71,14 @@ static cuplug_error *keep_cpu_modern(cuplug__job *j) {
 }
 
 static const cuplug__step stages[] = {
-    CUPLUG__STEP(cuplug__stage_check_options),
-    CUPLUG__STEP(cuplug__stage_read_signature),
-    CUPLUG__STEP(cuplug__stage_read_modules),
-    CUPLUG__STEP(cuplug__stage_copy_modules),
-    CUPLUG__STEP(cuplug__stage_parse_modules),
-    CUPLUG__STEP(cuplug__stage_start_validation),
-    CUPLUG__STEP(cuplug__stage_find_entry),
-    CUPLUG__STEP(cuplug__stage_lower),
+    CUPLUG__STAGE(check_options),
+    CUPLUG__STAGE(read_signature),
+    CUPLUG__STAGE(read_modules),
+    CUPLUG__STAGE(copy_modules),
+    CUPLUG__STAGE(parse_modules),
+    CUPLUG__STAGE(start_validation),
+    CUPLUG__STAGE(find_entry),
+    CUPLUG__STAGE(lower),
     CUPLUG__STEP(keep_cpu_ir),};
 
 _Static_assert(sizeof stages / sizeof *stages <= CUPLUG__MAX_STAGES, "see compile.c");
@@ -87,14 +87,14 @@ const cuplug__target cuplug__cpu_target = {stages, sizeof stages / sizeof stages
 /* Modern IR (opaque pointers, bitcode) is read and lowered through LLVM,
  * as for the NVPTX backend. */
 static const cuplug__step modern_stages[] = {
-    CUPLUG__STEP(cuplug__stage_check_options),
-    CUPLUG__STEP(cuplug__stage_read_signature),
-    CUPLUG__STEP(cuplug__stage_read_modules),
-    CUPLUG__STEP(cuplug__stage_copy_modules),
-    CUPLUG__STEP(cuplug__stage_read_modern),
-    CUPLUG__STEP(cuplug__stage_modern_entry),
-    CUPLUG__STEP(cuplug__stage_gather_modern),
-    CUPLUG__STEP(cuplug__stage_lower_modern),
+    CUPLUG__STAGE(check_options),
+    CUPLUG__STAGE(read_signature),
+    CUPLUG__STAGE(read_modules),
+    CUPLUG__STAGE(copy_modules),
+    CUPLUG__STAGE(read_modern),
+    CUPLUG__STAGE(modern_entry),
+    CUPLUG__STAGE(gather_modern),
+    CUPLUG__STAGE(lower_modern),
     CUPLUG__STEP(keep_cpu_modern),};
 
 _Static_assert(sizeof modern_stages / sizeof *modern_stages <= CUPLUG__MAX_STAGES, "see compile.c");

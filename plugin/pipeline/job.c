@@ -243,14 +243,9 @@ static cuplug_error *check_entry_type(cuplug__job *j) {
     const ir_module *m = &j->parsed[i].m;
     const ir_item *it = cuplug__ir_module_find(m, IR_ITEM_DEFINE, j->a->entry);
     if (!it) continue;
-    cuplug__buf what;
-    cuplug__buf_init(&what);
-    cuplug__buf_printf(&what, "entry @%s", j->a->entry);
-    cuplug__sig_check c = {what.data, j->sig, j->entry_abi, CUPLUG_ERR_ENTRY_MISMATCH};
-    cuplug_error *e =
-        what.oom ? cuplug__error_oom() : check_header(m, it, &c, &j->entry_typed);
-    cuplug__buf_free(&what);
-    return e;
+    cuplug__sig_check c = {"entry", j->a->entry, NULL, j->sig, j->entry_abi,
+                           CUPLUG_ERR_ENTRY_MISMATCH};
+    return check_header(m, it, &c, &j->entry_typed);
   }
   return NULL;
 }
@@ -265,15 +260,11 @@ static cuplug_error *check_declared_types(cuplug__job *j) {
       if (it->kind != IR_ITEM_DECLARE) continue;
       const cuplug__impl *d = cuplug__registry_symbol(j->s->registry, it->name, strlen(it->name));
       if (!d || !d->sig) continue;
-      cuplug__buf what;
-      cuplug__buf_init(&what);
-      cuplug__buf_printf(&what, "the IR's declaration of @%s", it->name);
-      if (strcmp(d->key, it->name) != 0) cuplug__buf_printf(&what, " (%s)", d->key);
-      cuplug__sig_check c = {what.data, d->sig, d->abi, CUPLUG_ERR_DECLARATION_MISMATCH};
+      const char *key = strcmp(d->key, it->name) != 0 ? d->key : NULL;
+      cuplug__sig_check c = {"the IR's declaration of", it->name, key, d->sig, d->abi,
+                             CUPLUG_ERR_DECLARATION_MISMATCH};
       bool known = false;
-      cuplug_error *e = what.oom ? cuplug__error_oom() : check_header(m, it, &c, &known);
-      cuplug__buf_free(&what);
-      if (e) return e;
+      CUPLUG__TRY(check_header(m, it, &c, &known));
       all_known &= known;
     }
   }

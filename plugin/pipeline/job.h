@@ -89,13 +89,15 @@ typedef struct cuplug__job {
 
 typedef cuplug_error *(*cuplug__stage)(cuplug__job *j);
 
-/* A stage and its function's name, which a result's timings give
- * (artifact_stage) without the "cuplug__stage_" of the shared ones. */
+/* A stage and its name, which a result's timings give (artifact_stage):
+ * a target's own stage by its function's name, a shared one by its name
+ * without the functions' "cuplug__stage_". */
 typedef struct cuplug__step {
   const char *name;
   cuplug__stage run;
 } cuplug__step;
 #define CUPLUG__STEP(fn) {#fn, fn}
+#define CUPLUG__STAGE(name) {#name, cuplug__stage_##name}
 /* The most stages a target has (compile.c times each one). */
 #define CUPLUG__MAX_STAGES 32
 

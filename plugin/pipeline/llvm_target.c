@@ -110,22 +110,22 @@ static cuplug_error *keep_modern_ir(cuplug__job *j) {
 }
 
 static const cuplug__step stages[] = {
-    CUPLUG__STEP(cuplug__stage_check_options),
-    CUPLUG__STEP(cuplug__stage_read_signature),
-    CUPLUG__STEP(cuplug__stage_read_modules),
-    CUPLUG__STEP(cuplug__stage_copy_modules),
-    CUPLUG__STEP(cuplug__stage_read_modern),
-    CUPLUG__STEP(cuplug__stage_modern_entry),
-    CUPLUG__STEP(cuplug__stage_look_up),
-    CUPLUG__STEP(cuplug__stage_choose_cc),
+    CUPLUG__STAGE(check_options),
+    CUPLUG__STAGE(read_signature),
+    CUPLUG__STAGE(read_modules),
+    CUPLUG__STAGE(copy_modules),
+    CUPLUG__STAGE(read_modern),
+    CUPLUG__STAGE(modern_entry),
+    CUPLUG__STAGE(look_up),
+    CUPLUG__STAGE(choose_cc),
     CUPLUG__STEP(wake_helper),
-    CUPLUG__STEP(cuplug__stage_gather_modern),
+    CUPLUG__STAGE(gather_modern),
     CUPLUG__STEP(choose_link),
-    CUPLUG__STEP(cuplug__stage_lower_modern),
+    CUPLUG__STAGE(lower_modern),
     CUPLUG__STEP(run_nvptx),
-    CUPLUG__STEP(cuplug__stage_link_code),
+    CUPLUG__STAGE(link_code),
     CUPLUG__STEP(keep_modern_ir),
-    CUPLUG__STEP(cuplug__stage_keep),};
+    CUPLUG__STAGE(keep),};
 
 _Static_assert(sizeof stages / sizeof *stages <= CUPLUG__MAX_STAGES, "see compile.c");
 const cuplug__target cuplug__llvm_target = {stages, sizeof stages / sizeof stages[0], release};

@@ -90,22 +90,22 @@ static cuplug_error *run_nvvm(cuplug__job *j) {
 }
 
 static const cuplug__step stages[] = {
-    CUPLUG__STEP(cuplug__stage_check_options),
-    CUPLUG__STEP(cuplug__stage_read_signature),
-    CUPLUG__STEP(cuplug__stage_read_modules),
-    CUPLUG__STEP(cuplug__stage_look_up),
-    CUPLUG__STEP(cuplug__stage_copy_modules),
+    CUPLUG__STAGE(check_options),
+    CUPLUG__STAGE(read_signature),
+    CUPLUG__STAGE(read_modules),
+    CUPLUG__STAGE(look_up),
+    CUPLUG__STAGE(copy_modules),
     CUPLUG__STEP(wake_helper),
-    CUPLUG__STEP(cuplug__stage_parse_modules),
-    CUPLUG__STEP(cuplug__stage_start_validation),
-    CUPLUG__STEP(cuplug__stage_choose_cc),
+    CUPLUG__STAGE(parse_modules),
+    CUPLUG__STAGE(start_validation),
+    CUPLUG__STAGE(choose_cc),
     CUPLUG__STEP(read_ir_version),
-    CUPLUG__STEP(cuplug__stage_find_entry),
-    CUPLUG__STEP(cuplug__stage_lower),
+    CUPLUG__STAGE(find_entry),
+    CUPLUG__STAGE(lower),
     CUPLUG__STEP(run_nvvm),
-    CUPLUG__STEP(cuplug__stage_link_code),
-    CUPLUG__STEP(cuplug__stage_keep_ir),
-    CUPLUG__STEP(cuplug__stage_keep),};
+    CUPLUG__STAGE(link_code),
+    CUPLUG__STAGE(keep_ir),
+    CUPLUG__STAGE(keep),};
 
 /* A helper woken for a job that never reached libNVVM goes back. */
 static void release(cuplug__job *j) {
@@ -154,24 +154,24 @@ static cuplug_error *write_nvvm20(cuplug__job *j) {
 }
 
 static const cuplug__step modern_stages[] = {
-    CUPLUG__STEP(cuplug__stage_check_options),
-    CUPLUG__STEP(cuplug__stage_read_signature),
-    CUPLUG__STEP(cuplug__stage_read_modules),
-    CUPLUG__STEP(cuplug__stage_copy_modules),
-    CUPLUG__STEP(cuplug__stage_read_modern),
-    CUPLUG__STEP(cuplug__stage_modern_entry),
-    CUPLUG__STEP(cuplug__stage_look_up),
-    CUPLUG__STEP(cuplug__stage_choose_cc),
+    CUPLUG__STAGE(check_options),
+    CUPLUG__STAGE(read_signature),
+    CUPLUG__STAGE(read_modules),
+    CUPLUG__STAGE(copy_modules),
+    CUPLUG__STAGE(read_modern),
+    CUPLUG__STAGE(modern_entry),
+    CUPLUG__STAGE(look_up),
+    CUPLUG__STAGE(choose_cc),
     CUPLUG__STEP(require_cc100),
     CUPLUG__STEP(read_ir_version),
     CUPLUG__STEP(wake_helper),
-    CUPLUG__STEP(cuplug__stage_gather_modern),
-    CUPLUG__STEP(cuplug__stage_lower_modern),
+    CUPLUG__STAGE(gather_modern),
+    CUPLUG__STAGE(lower_modern),
     CUPLUG__STEP(write_nvvm20),
     CUPLUG__STEP(run_nvvm),
-    CUPLUG__STEP(cuplug__stage_link_code),
-    CUPLUG__STEP(cuplug__stage_keep_ir),
-    CUPLUG__STEP(cuplug__stage_keep),};
+    CUPLUG__STAGE(link_code),
+    CUPLUG__STAGE(keep_ir),
+    CUPLUG__STAGE(keep),};
 
 _Static_assert(sizeof modern_stages / sizeof *modern_stages <= CUPLUG__MAX_STAGES, "see compile.c");
 const cuplug__target cuplug__nvvm_modern_target = {

@@ -130,7 +130,7 @@ static const char *check(const char *ir, const char *sig, cuplug_abi abi, bool *
   ck_assert_ptr_nonnull(it);
   ir_function fn;
   T_ASSERT_OK(cuplug__ir_function_parse(&m, it, &fn));
-  cuplug__sig_check c = {"entry @f", t, abi, CUPLUG_ERR_ENTRY_MISMATCH};
+  cuplug__sig_check c = {"entry", "f", NULL, t, abi, CUPLUG_ERR_ENTRY_MISMATCH};
   cuplug_error *e = cuplug__ir_check_signature(&m, &fn, &c, known);
   cuplug__ir_function_free(&fn);
   cuplug__ir_module_free(&m);
@@ -577,7 +577,7 @@ START_TEST(corpus_agrees_with_its_signatures) {
     ir_function fn;
     T_ASSERT_OK(cuplug__ir_function_parse(&m, cuplug__ir_module_find(&m, IR_ITEM_DEFINE, entry),
                                           &fn));
-    cuplug__sig_check sc = {"entry", t, CUPLUG_ABI_NUMBA, CUPLUG_ERR_ENTRY_MISMATCH};
+    cuplug__sig_check sc = {"entry", entry, NULL, t, CUPLUG_ABI_NUMBA, CUPLUG_ERR_ENTRY_MISMATCH};
     bool known = false;
     T_ASSERT_OK(cuplug__ir_check_signature(&m, &fn, &sc, &known));
     ck_assert_msg(known, "%s: not read", c->name);
