@@ -595,12 +595,29 @@ cuplug_error *cuplug__type_parse(const char *text, const cuplug_type **out) {
   return NULL;
 }
 
+/* A host compiles under the same signature again and again: each thread
+ * keeps the last one it read.  Types are interned for the library's life,
+ * so the pointer stays good. */
+static _Thread_local struct {
+  char text[120];
+  const cuplug_type *type;
+} last_signature;
+
 cuplug_error *cuplug__signature_parse(const char *text, const cuplug_type **out) {
+  if (text && out && last_signature.type && strcmp(text, last_signature.text) == 0) {
+    *out = last_signature.type;
+    return NULL;
+  }
   const cuplug_type *t;
   CUPLUG__TRY(cuplug__type_parse(text, &t));
   if (t->kind != CUPLUG_TYPE_SIGNATURE) {
     parser p = {text, strlen(text), 0};
     return syntax_error(&p, "'(' and an argument list (a signature)");
+  }
+  size_t n = strlen(text);
+  if (n < sizeof last_signature.text) {
+    memcpy(last_signature.text, text, n + 1);
+    last_signature.type = t;
   }
   *out = t;
   return NULL;
