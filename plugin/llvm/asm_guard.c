@@ -32,13 +32,12 @@ static const char *blanks(const char *q, const char *end) {
   return q;
 }
 
-/* The constraint string [s, e) of an asm: the first '@' or '^' outside
- * braces, escapes decoded, or NULL. */
-static const char *bad_code(const char *s, const char *e, char *which) {
+const char *cuplug__asm_bad_constraint(const char *s, const char *e, bool escaped,
+                                       char *which) {
   bool brace = false;
   for (const char *r = s; r < e; r++) {
     char c = *r;
-    if (c == '\\' && e - r > 2 && hex_digit(r[1]) >= 0 && hex_digit(r[2]) >= 0) {
+    if (escaped && c == '\\' && e - r > 2 && hex_digit(r[1]) >= 0 && hex_digit(r[2]) >= 0) {
       c = (char)(hex_digit(r[1]) * 16 + hex_digit(r[2]));
       r += 2;
     }
@@ -91,7 +90,7 @@ cuplug_error *cuplug__llvm_check_asm(const char *name, const char *text, size_t 
     const char *cs = q + 1, *ce = memchr(cs, '"', (size_t)(end - cs));
     if (!ce) break;
     char which = 0;
-    const char *bad = bad_code(cs, ce, &which);
+    const char *bad = cuplug__asm_bad_constraint(cs, ce, true, &which);
     if (bad)
       return cuplug__error(CUPLUG_ERR_IR_UNSUPPORTED,
                            "IR module %s, line %zu: an inline asm constraint string \"%.*s\" "

@@ -9,23 +9,42 @@
  * truncation plainly, and so does a module without the string table that
  * follows it.
  *
+ * And each inline asm's constraint string is read from the CONSTANTS
+ * blocks (of the module and of each function), as asm_guard.h reads text:
+ * LLVM's reader of those strings reads past their end on some of them.
+ *
  * The bitstream format (llvm.org/docs/BitCodeFormat.html): 'BC' 0xC0DE,
  * then abbreviation ids of 2 bits at the top level; a block is
  * ENTER_SUBBLOCK (1), its id (vbr8), its abbreviation width (vbr4), a
  * 32-bit boundary and its length in 32-bit words.  Inside the
  * IDENTIFICATION block (id 13) the producer is record 1, its characters
- * in char6 under an abbreviation the block defines. */
+ * in char6 under an abbreviation the block defines.  Records under an
+ * abbreviation (DEFINE_ABBREV in the block, or for the block's id in the
+ * BLOCKINFO block, id 0) take their ids from 4 on: BLOCKINFO's first. */
 #include "plugin/llvm/bitcode.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "plugin/llvm/asm_guard.h"
+
 enum { END_BLOCK = 0, ENTER_SUBBLOCK = 1, DEFINE_ABBREV = 2, UNABBREV_RECORD = 3 };
-enum { MODULE_BLOCK = 8, IDENTIFICATION_BLOCK = 13, STRTAB_BLOCK = 23 };
-enum { IDENTIFICATION_STRING = 1 };
+enum {
+  BLOCKINFO_BLOCK = 0,
+  MODULE_BLOCK = 8,
+  CONSTANTS_BLOCK = 11,
+  FUNCTION_BLOCK = 12,
+  IDENTIFICATION_BLOCK = 13,
+  STRTAB_BLOCK = 23
+};
+enum { IDENTIFICATION_STRING = 1, BLOCKINFO_SETBID = 1 };
+/* inline asm records: [fnty,] flags, asm size, asm..., constraints size, constraints... */
+enum { INLINEASM_OLD = 18, INLINEASM_OLD2 = 23, INLINEASM_OLD3 = 28, INLINEASM = 30 };
 enum { ENC_FIXED = 1, ENC_VBR = 2, ENC_ARRAY = 3, ENC_CHAR6 = 4, ENC_BLOB = 5 };
-enum { MAX_OPS = 8, MAX_ABBREVS = 8, MAX_VALUES = 64 };
+/* The blocks whose records are read (the others are stepped over by
+ * their length), and how deep blocks are followed. */
+enum { READ_MODULE, READ_CONSTANTS, READ_FUNCTION, READ_IDENTIFICATION, NUM_READ, MAX_DEPTH = 8 };
 
 typedef struct bits {
   const unsigned char *p;
@@ -81,52 +100,115 @@ typedef struct abbrev_op {
   uint64_t value; /* the literal, or the width */
 } abbrev_op;
 
+/* An abbreviation: ops[first, first + n) of the walk's pool. */
 typedef struct abbrev {
-  unsigned n;
-  abbrev_op ops[MAX_OPS];
+  size_t first, n;
 } abbrev;
 
-static bool define_abbrev(bits *b, abbrev *a) {
-  uint64_t n = vbr(b, 5);
-  if (n > MAX_OPS) return false;
-  a->n = (unsigned)n;
-  for (unsigned i = 0; i < a->n && !b->bad; i++) {
-    abbrev_op *op = &a->ops[i];
-    op->literal = fixed(b, 1);
-    op->enc = 0;
-    if (op->literal) {
-      op->value = vbr(b, 8);
-      continue;
-    }
-    op->enc = (unsigned)fixed(b, 3);
-    if (op->enc == ENC_FIXED || op->enc == ENC_VBR) op->value = vbr(b, 5);
+typedef struct abbrevs {
+  abbrev *v;
+  size_t n, cap;
+} abbrevs;
+
+/* A walk through a module's blocks.  It stops, leaving the word to LLVM's
+ * reader, where the bits are not what this reads, or memory runs out. */
+typedef struct walk {
+  bits b;
+  cuplug__bitcode_info *out;
+  abbrev_op *ops; /* every abbreviation's operands */
+  size_t num_ops, cap_ops;
+  abbrevs info[NUM_READ]; /* BLOCKINFO's, by the block they are for */
+  uint64_t *v;            /* the record being read: its code, then its values */
+  size_t n, cap;
+  bool stop, identified;
+} walk;
+
+/* v (holding n of *cap elements of `size` bytes) with room for one more:
+ * grown, or v as it was (and w->stop) when memory runs out. */
+static void *grow(walk *w, void *v, size_t n, size_t *cap, size_t size) {
+  if (n < *cap) return v;
+  size_t want = *cap ? *cap * 2 : 16;
+  void *grown = realloc(v, want * size);
+  if (!grown) {
+    w->stop = true;
+    return v;
   }
-  return !b->bad;
+  *cap = want;
+  return grown;
+}
+
+static void push_value(walk *w, uint64_t x) {
+  w->v = grow(w, w->v, w->n, &w->cap, sizeof *w->v);
+  if (w->n < w->cap) w->v[w->n++] = x;
+}
+
+static int read_index(uint64_t block) {
+  switch (block) {
+    case MODULE_BLOCK: return READ_MODULE;
+    case CONSTANTS_BLOCK: return READ_CONSTANTS;
+    case FUNCTION_BLOCK: return READ_FUNCTION;
+    case IDENTIFICATION_BLOCK: return READ_IDENTIFICATION;
+    default: return -1;
+  }
+}
+
+/* A DEFINE_ABBREV's operands, added to `into` (NULL: read and dropped). */
+static void define_abbrev(walk *w, abbrevs *into) {
+  bits *b = &w->b;
+  uint64_t n = vbr(b, 5);
+  if (n > b->nbits - b->pos) { /* each operand takes a bit at least */
+    w->stop = true;
+    return;
+  }
+  abbrev a = {w->num_ops, 0};
+  for (uint64_t i = 0; i < n && !b->bad && !w->stop; i++) {
+    abbrev_op op = {fixed(b, 1) != 0, 0, 0};
+    if (op.literal) {
+      op.value = vbr(b, 8);
+    } else {
+      op.enc = (unsigned)fixed(b, 3);
+      if (op.enc == ENC_FIXED || op.enc == ENC_VBR) op.value = vbr(b, 5);
+      if (op.enc < ENC_FIXED || op.enc > ENC_BLOB || op.value > 64) w->stop = true;
+    }
+    w->ops = grow(w, w->ops, w->num_ops, &w->cap_ops, sizeof *w->ops);
+    if (w->num_ops < w->cap_ops) {
+      w->ops[w->num_ops++] = op;
+      a.n++;
+    }
+  }
+  if (b->bad) w->stop = true;
+  if (w->stop || !into) return;
+  into->v = grow(w, into->v, into->n, &into->cap, sizeof *into->v);
+  if (into->n < into->cap) into->v[into->n++] = a;
 }
 
 /* One scalar of an abbreviated record. */
-static uint64_t scalar(bits *b, const abbrev_op *op) {
+static uint64_t scalar(walk *w, const abbrev_op *op) {
   if (op->literal) return op->value;
-  if (op->enc == ENC_FIXED) return fixed(b, (unsigned)op->value);
-  if (op->enc == ENC_VBR) return vbr(b, (unsigned)op->value);
-  if (op->enc == ENC_CHAR6) return (unsigned char)char6(fixed(b, 6));
-  b->bad = true;
+  if (op->enc == ENC_FIXED) return fixed(&w->b, (unsigned)op->value);
+  if (op->enc == ENC_VBR) return vbr(&w->b, (unsigned)op->value);
+  if (op->enc == ENC_CHAR6) return (unsigned char)char6(fixed(&w->b, 6));
+  w->stop = true;
   return 0;
 }
 
-/* A record under abbreviation a: its code and values (as many as fit). */
-static size_t abbreviated(bits *b, const abbrev *a, uint64_t *v) {
-  size_t n = 0;
-  for (unsigned i = 0; i < a->n && !b->bad; i++) {
-    const abbrev_op *op = &a->ops[i];
+/* A record under abbreviation a, into w->v (its code first). */
+static void abbreviated(walk *w, abbrev a) {
+  bits *b = &w->b;
+  for (size_t i = 0; i < a.n && !b->bad && !w->stop; i++) {
+    const abbrev_op *op = &w->ops[a.first + i];
     if (!op->literal && op->enc == ENC_ARRAY) {
-      if (i + 1 >= a->n) b->bad = true;
-      /* an element may take no bits (a literal, a 0-bit field): the
-       * length alone bounds the loop, and a producer is short */
+      if (i + 2 != a.n) { /* the element's operand, and no other, follows */
+        w->stop = true;
+        return;
+      }
+      /* an element may take no bits (a literal, a 0-bit field): its
+       * count is bounded by the bits left all the same */
       uint64_t len = vbr(b, 6);
-      if (len > MAX_VALUES - n) b->bad = true;
-      for (uint64_t k = 0; k < len && !b->bad; k++) v[n++] = scalar(b, &a->ops[i + 1]);
-      return n;
+      if (len > b->nbits - b->pos) w->stop = true;
+      for (uint64_t k = 0; k < len && !b->bad && !w->stop; k++)
+        push_value(w, scalar(w, &w->ops[a.first + i + 1]));
+      return;
     }
     if (!op->literal && op->enc == ENC_BLOB) {
       uint64_t len = vbr(b, 6);
@@ -134,21 +216,18 @@ static size_t abbreviated(bits *b, const abbrev *a, uint64_t *v) {
       if (len > (b->nbits - b->pos) / 8) b->bad = true;
       b->pos += b->bad ? 0 : len * 8;
       align32(b);
-      return n;
+      return;
     }
-    uint64_t x = scalar(b, op);
-    if (n < MAX_VALUES) v[n++] = x;
+    push_value(w, scalar(w, op));
   }
-  return n;
 }
 
-static size_t unabbreviated(bits *b, uint64_t *v) {
-  size_t n = 0;
-  v[n++] = vbr(b, 6);
+static void unabbreviated(walk *w) {
+  bits *b = &w->b;
+  push_value(w, vbr(b, 6));
   uint64_t count = vbr(b, 6);
-  if (count > MAX_VALUES - n) b->bad = true;
-  for (uint64_t k = 0; k < count && !b->bad; k++) v[n++] = vbr(b, 6);
-  return n;
+  if (count > b->nbits - b->pos) w->stop = true; /* six bits each at least */
+  for (uint64_t k = 0; k < count && !b->bad && !w->stop; k++) push_value(w, vbr(b, 6));
 }
 
 static void note_producer(const uint64_t *v, size_t n, cuplug__bitcode_info *out) {
@@ -166,38 +245,113 @@ static void note_producer(const uint64_t *v, size_t n, cuplug__bitcode_info *out
   if (*end == '.') out->patch = (int)strtol(end + 1, &end, 10);
 }
 
-/* The records of the IDENTIFICATION block, whose contents are b (from its
- * first abbreviation id to its end). */
-static void identification(bits *b, unsigned width, cuplug__bitcode_info *out) {
-  abbrev abbrevs[MAX_ABBREVS];
-  unsigned num_abbrevs = 0;
-  uint64_t v[MAX_VALUES];
-  for (int guard = 0; guard < 64 && !b->bad; guard++) {
-    uint64_t id = fixed(b, width);
-    size_t n = 0;
-    if (id == END_BLOCK) return;
-    if (id == ENTER_SUBBLOCK) return; /* none is defined here */
-    if (id == DEFINE_ABBREV) {
-      if (num_abbrevs == MAX_ABBREVS || !define_abbrev(b, &abbrevs[num_abbrevs])) return;
-      num_abbrevs++;
-      continue;
-    }
-    if (id == UNABBREV_RECORD)
-      n = unabbreviated(b, v);
-    else if (id - 4 < num_abbrevs)
-      n = abbreviated(b, &abbrevs[id - 4], v);
-    else
-      return;
-    if (!b->bad && n && v[0] == IDENTIFICATION_STRING) {
-      note_producer(v, n, out);
-      return;
-    }
+/* An inline asm record (v[0] its code): the first whose constraint string
+ * LLVM cannot be handed is noted. */
+static void note_asm(const uint64_t *v, size_t n, cuplug__bitcode_info *out) {
+  if (out->bad_asm) return;
+  size_t k = v[0] == INLINEASM ? 3 : 2; /* past the code, [fnty,] flags */
+  if (k >= n || v[k] > n - k - 1) return;
+  k += 1 + (size_t)v[k]; /* past the asm text */
+  if (k >= n || v[k] > n - k - 1) return;
+  size_t len = (size_t)v[k++], kept = 0;
+  char text[sizeof out->asm_constraints];
+  for (size_t i = 0; i < len; i++) {
+    char c = (char)v[k + i];
+    if (kept + 1 < sizeof text) text[kept++] = c;
+    if (v[k + i] > 255) return; /* not a string: LLVM's to refuse */
+  }
+  text[kept] = '\0';
+  /* cut short, the string's kinds are read from what is kept: the check
+   * reads the whole string below */
+  char which;
+  char *whole = malloc(len ? len : 1);
+  if (!whole) return;
+  for (size_t i = 0; i < len; i++) whole[i] = (char)v[k + i];
+  if (cuplug__asm_bad_constraint(whole, whole + len, false, &which)) {
+    out->bad_asm = true;
+    out->asm_code = which;
+    memcpy(out->asm_constraints, text, kept + 1);
+  }
+  free(whole);
+}
+
+/* What the walk reads from one record of block `in`. */
+static void use_record(walk *w, int in, uint64_t *blockinfo_for) {
+  if (!w->n) return;
+  uint64_t code = w->v[0];
+  if (in == READ_IDENTIFICATION && code == IDENTIFICATION_STRING && !w->identified) {
+    note_producer(w->v, w->n, w->out);
+    w->identified = true;
+  } else if (in == READ_CONSTANTS && (code == INLINEASM_OLD || code == INLINEASM_OLD2 ||
+                                      code == INLINEASM_OLD3 || code == INLINEASM)) {
+    note_asm(w->v, w->n, w->out);
+  } else if (blockinfo_for && code == BLOCKINFO_SETBID && w->n > 1) {
+    *blockinfo_for = w->v[1];
   }
 }
 
+static void skip_to(bits *b, uint64_t end) { b->pos = (size_t)end; }
+
+/* The contents of a block whose abbreviation ids are `width` bits wide,
+ * up to bit `end`: its records (of a block that is read: `in` >= 0, or
+ * BLOCKINFO) and its sub-blocks. */
+static void walk_block(walk *w, uint64_t id, unsigned width, uint64_t end, int depth) {
+  bits *b = &w->b;
+  int in = read_index(id);
+  bool info = id == BLOCKINFO_BLOCK;
+  uint64_t info_for = UINT64_MAX; /* BLOCKINFO: the block its abbreviations are for */
+  abbrevs local = {0};
+  bits saved = *b;
+  b->nbits = (size_t)end; /* nothing of this block's reads past its end */
+  while (!b->bad && !w->stop) {
+    uint64_t abbrev_id = fixed(b, width);
+    if (b->bad) break;
+    if (abbrev_id == END_BLOCK) break;
+    if (abbrev_id == ENTER_SUBBLOCK) {
+      uint64_t sub = vbr(b, 8);
+      unsigned sub_width = (unsigned)vbr(b, 4);
+      align32(b);
+      uint64_t words = fixed(b, 32);
+      uint64_t sub_end = (uint64_t)b->pos + words * 32;
+      if (b->bad || sub_end > end || sub_width < 1 || sub_width > 32) {
+        w->stop = true;
+        break;
+      }
+      if (depth < MAX_DEPTH && (read_index(sub) >= 0 || sub == BLOCKINFO_BLOCK))
+        walk_block(w, sub, sub_width, sub_end, depth + 1);
+      skip_to(b, sub_end);
+      continue;
+    }
+    if (abbrev_id == DEFINE_ABBREV) {
+      int for_index = info ? read_index(info_for) : -1;
+      define_abbrev(w, info ? (for_index >= 0 ? &w->info[for_index] : NULL) : &local);
+      continue;
+    }
+    w->n = 0;
+    if (abbrev_id == UNABBREV_RECORD) {
+      unabbreviated(w);
+    } else {
+      size_t k = (size_t)abbrev_id - 4;
+      const abbrevs *given = in >= 0 ? &w->info[in] : NULL;
+      size_t num_given = given ? given->n : 0;
+      if (k < num_given)
+        abbreviated(w, given->v[k]);
+      else if (k - num_given < local.n)
+        abbreviated(w, local.v[k - num_given]);
+      else
+        w->stop = true;
+    }
+    if (!b->bad && !w->stop && (in >= 0 || info)) use_record(w, in, info ? &info_for : NULL);
+  }
+  free(local.v);
+  saved.pos = b->pos;
+  saved.bad = false;
+  *b = saved;
+}
+
 /* The top-level blocks, from the bit after the magic number. */
-static void blocks(bits *b, size_t base, cuplug__bitcode_info *out) {
-  bool identified = false;
+static void blocks(walk *w, size_t base, cuplug__bitcode_info *out) {
+  bits *b = &w->b;
   while (b->pos < b->nbits) {
     if (fixed(b, 2) != ENTER_SUBBLOCK) return;
     uint64_t id = vbr(b, 8);
@@ -218,11 +372,8 @@ static void blocks(bits *b, size_t base, cuplug__bitcode_info *out) {
     out->num_blocks++;
     out->has_module |= id == MODULE_BLOCK;
     out->has_strtab |= id == STRTAB_BLOCK;
-    if (id == IDENTIFICATION_BLOCK && !identified) {
-      bits inner = {b->p, (size_t)end, b->pos, false};
-      identification(&inner, width, out);
-      identified = true;
-    }
+    if (!w->stop && width >= 1 && width <= 32 && (id == IDENTIFICATION_BLOCK || id == MODULE_BLOCK))
+      walk_block(w, id, width, end, 1);
     b->pos = (size_t)end;
   }
 }
@@ -260,6 +411,10 @@ void cuplug__bitcode_scan(const void *bytes, size_t size, cuplug__bitcode_info *
   }
   static const unsigned char magic[4] = {'B', 'C', 0xC0, 0xDE};
   if (size < 4 || memcmp(p, magic, 4) != 0) return;
-  bits b = {p, size * 8, 32, false};
-  blocks(&b, base, out);
+  walk w = {.b = {p, size * 8, 32, false}, .out = out};
+  blocks(&w, base, out);
+  out->walked = !w.stop && !out->truncated && w.b.pos == w.b.nbits;
+  free(w.ops);
+  free(w.v);
+  for (int i = 0; i < NUM_READ; i++) free(w.info[i].v);
 }

@@ -18,6 +18,15 @@ typedef struct cuplug__bitcode_info {
    * and its LLVM version, -1 when it names none. */
   char producer[64];
   int major, minor, patch;
+  /* The first inline asm whose constraint string holds a code LLVM reads
+   * past the string's end on (asm_guard.h): that code, and the string (cut
+   * short). */
+  bool bad_asm;
+  char asm_code;
+  char asm_constraints[84];
+  /* Every block was read to its end as this reads bitcode (else what was
+   * not is LLVM's to read, and to judge). */
+  bool walked;
 } cuplug__bitcode_info;
 
 /* Do the bytes begin as bitcode does ('BC' 0xC0DE, or the 0x0B17C0DE
@@ -25,7 +34,8 @@ typedef struct cuplug__bitcode_info {
 bool cuplug__is_bitcode(const void *bytes, size_t size);
 
 /* Reads the top-level blocks of bitcode (raw or wrapped): their extents,
- * and the producer of the first IDENTIFICATION block.  Bytes that are not
+ * the producer of the first IDENTIFICATION block, and the constraint
+ * strings of the inline asm of the module's CONSTANTS blocks.  Bytes that are not
  * bitcode as far as this looks give an info with nothing found: LLVM's
  * reader says what is wrong with them. */
 void cuplug__bitcode_scan(const void *bytes, size_t size, cuplug__bitcode_info *out);

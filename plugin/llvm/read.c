@@ -78,6 +78,11 @@ cuplug_error *cuplug__modern_check_bitcode(const cuplug__text *t) {
                          "%u.%u.%u cuplug reads it with: write it with LLVM %u or older, or "
                          "give it as text",
                          t->name, bi.major, bi.minor, bi.patch, major, minor, patch, major);
+  if (bi.bad_asm)
+    return cuplug__error(CUPLUG_ERR_IR_UNSUPPORTED,
+                         "IR module %s (bitcode): an inline asm constraint string \"%s\" uses "
+                         "'%c', a kind of constraint NVPTX does not have",
+                         t->name, bi.asm_constraints, bi.asm_code);
   return NULL;
 }
 

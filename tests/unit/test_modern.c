@@ -275,6 +275,11 @@ static void lower_case(const t_case *c, form f, bool debug) {
   ck_assert_int_eq(cuplug__ir_dialect(c->ir, c->ir_size), CUPLUG__DIALECT_TYPED);
   ck_assert_int_eq(cuplug__ir_dialect(ir, n),
                    f == AS_TEXT ? CUPLUG__DIALECT_MODERN : CUPLUG__DIALECT_BITCODE);
+  if (f == AS_BITCODE) { /* bitcode.c reads LLVM 22's bitcode to its end */
+    cuplug__bitcode_info bi;
+    cuplug__bitcode_scan(ir, n, &bi);
+    ck_assert_msg(bi.walked && !bi.bad_asm, "%s: bitcode not walked", c->name);
+  }
   cuplug__modern *m = read_bytes(c->name, ir, n);
 
   char want[8][128];
@@ -1117,6 +1122,67 @@ static void claim_llvm_23(char *bc, size_t n) {
   ck_abort_msg("no LLVM22 producer in the bitcode");
 }
 
+/* A function that returns what inline asm with these constraints gives,
+ * as LLVM 22 bitcode: made through LLVM's API, which does not check
+ * constraints as its readers do. */
+static char *asm_bitcode(const char *constraints, size_t *n) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef mod = LLVMModuleCreateWithNameInContext("asm", ctx);
+  LLVMSetTarget(mod, CUPLUG__NVPTX_TRIPLE);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
+  LLVMTypeRef fty = LLVMFunctionType(i32, NULL, 0, 0);
+  LLVMValueRef f = LLVMAddFunction(mod, "f", fty);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, f, "entry"));
+  static const char code[] = "@%p1 mov.u32 $0, 1;"; /* '@' in the code is fine */
+  LLVMValueRef asm_value = LLVMGetInlineAsm(fty, (char *)code, sizeof code - 1,
+                                            (char *)constraints, strlen(constraints), 1, 0,
+                                            LLVMInlineAsmDialectATT, 0);
+  LLVMBuildRet(b, LLVMBuildCall2(b, fty, asm_value, NULL, 0, "v"));
+  LLVMDisposeBuilder(b);
+  LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(mod);
+  *n = LLVMGetBufferSize(bc);
+  char *out = malloc(*n);
+  memcpy(out, LLVMGetBufferStart(bc), *n);
+  LLVMDisposeMemoryBuffer(bc);
+  LLVMDisposeModule(mod);
+  LLVMContextDispose(ctx);
+  return out;
+}
+
+/* LLVM 22's bitcode reader hands constraint strings to the same parser as
+ * its text reader (modern_asm_constraints_llvm_cannot_read): "@" alone
+ * made it throw from a std::string constructor and abort the process. */
+START_TEST(modern_asm_constraints_in_bitcode) {
+  static const char *const bad[] = {"@", "@=r", "=r,^x", "=r,{r1}@"};
+  static const char codes[] = {'@', '@', '^', '@'};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    size_t n;
+    char *bc = asm_bitcode(bad[i], &n);
+    cuplug__bitcode_info bi;
+    cuplug__bitcode_scan(bc, n, &bi);
+    ck_assert_msg(bi.walked && bi.bad_asm, "%s: not found", bad[i]);
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "IR module asm.bc (bitcode): an inline asm constraint string \"%s\" uses '%c', a "
+             "kind of constraint NVPTX does not have",
+             bad[i], codes[i]);
+    T_ASSERT_ERROR(read_error("asm.bc", bc, n), CUPLUG_ERR_IR_UNSUPPORTED, msg);
+    free(bc);
+  }
+  static const char *const good[] = {"=r", "=r,{r1}", "=r,~{memory}"};
+  for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+    size_t n;
+    char *bc = asm_bitcode(good[i], &n);
+    cuplug__bitcode_info bi;
+    cuplug__bitcode_scan(bc, n, &bi);
+    ck_assert_msg(bi.walked && !bi.bad_asm, "%s", good[i]);
+    cuplug__modern_free(read_bytes("asm.bc", bc, n));
+    free(bc);
+  }
+}
+END_TEST
+
 START_TEST(modern_read_newer_bitcode) {
   unsigned major, minor, patch;
   LLVMGetVersion(&major, &minor, &patch);
@@ -1416,6 +1482,7 @@ Suite *suite_modern(void) {
   tcase_add_test(tc, modern_entry_signature_read);
   tc = t_tcase(s, "read", 0, NULL, NULL, 0);
   tcase_add_test(tc, modern_asm_constraints_llvm_cannot_read);
+  tcase_add_test(tc, modern_asm_constraints_in_bitcode);
   tcase_add_test(tc, modern_read_newer_bitcode);
   tcase_add_test(tc, modern_read_truncated_bitcode);
   tcase_add_test(tc, modern_bitcode_scan_mutations);
