@@ -5,7 +5,8 @@ the raw numbers and the target.  bench/run_all.sh is the command; see it.
     python3 bench/run_all.py BUILD [OUTFILE]
 
 The programs, in the order of issue 10's list: compile_bench (each corpus
-case against bare libNVVM), cache_bench (when built: its output goes in
+case against bare libNVVM), lex_bench (cuplug's own first pass, issue 22),
+backend_bench, cache_bench (when built: its output goes in
 verbatim), python_first_launch.py, link_bench, launch_bench,
 python_launch_bench.py, numba_compile_bench.py, numba_cubins.py then kernel_bench (CUDA C++ by
 NVRTC and numba-cuda's builds), stream_bench, lto_bench, builtin_bench.
@@ -470,6 +471,19 @@ def lto_bench(build):
             "%s ms vs %.3f ms (same result: %s)" % (m.group(1), lto, m.group(2)), "")
 
 
+def lex_bench(build):
+    rc, out = run("lex_bench", [os.path.join(build, "bin", "lex_bench")])
+    what = "cuplug's first pass over the corpus (lexing and the split into items: `parse_modules`)"
+    if rc != 0:
+        return skipped(what, why_not(rc, out))
+    m = re.search(r"corpus: (\d+) bytes, (\d+) tokens; warm ([\d.]+) us \(([\d.]+) ns/token\), "
+                  r"cold ([\d.]+) us \(([\d.]+) ns/token, ([\d.]+) ns/byte\)", out)
+    if m:
+        row(what, "", "", "%s ns/token, %s ns/byte (%s us for %s tokens), each after 8 MiB of "
+            "other reads; back to back %s ns/token" % (m.group(6), m.group(7), m.group(5),
+                                                       m.group(2), m.group(4)), "")
+
+
 def builtin_bench(build):
     rc, out = run("builtin_bench", [os.path.join(build, "bin", "builtin_bench")])
     what = "a kernel of 5 built-in calls"
@@ -551,6 +565,7 @@ def main(argv):
     gpu, info = have_gpu(build)
 
     compile_bench(build)
+    lex_bench(build)
     backend_bench(build)
     cache_bench(build)
     python_first_launch(build)
