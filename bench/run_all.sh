@@ -6,9 +6,9 @@
 #
 # Runs compile_bench, lex_bench, backend_bench, cache_bench (when built),
 # python_first_launch.py, link_bench, launch_bench, python_launch_bench.py,
-# numba_cubins.py and
-# kernel_bench (CUDA C++ by NVRTC, numba-cuda's builds), stream_bench,
-# lto_bench and builtin_bench (bench/run_all.py says how each is read),
+# numba_cubins.py and kernel_bench (CUDA C++ by NVRTC, numba-cuda's builds),
+# stream_bench, lto_bench and builtin_bench (bench/run_all.py says how each
+# is read),
 # then prints the date, the machine, the toolkit, the command and the table;
 # OUTFILE also gets the table, then what each program printed (the lead
 # commits it as bench/RESULTS.md).  What cannot run here (no GPU, no
