@@ -87,12 +87,7 @@ const cuplug__target cuplug__cpu_target = {stages, sizeof stages / sizeof stages
 /* Modern IR (opaque pointers, bitcode) is read and lowered through LLVM,
  * as for the NVPTX backend. */
 static const cuplug__step modern_stages[] = {
-    CUPLUG__STAGE(check_options),
-    CUPLUG__STAGE(read_signature),
-    CUPLUG__STAGE(read_modules),
-    CUPLUG__STAGE(copy_modules),
-    CUPLUG__STAGE(read_modern),
-    CUPLUG__STAGE(modern_entry),
+    CUPLUG__MODERN_FRONT,
     CUPLUG__STAGE(gather_modern),
     CUPLUG__STAGE(lower_modern),
     CUPLUG__STEP(keep_cpu_modern),};

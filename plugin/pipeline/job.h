@@ -98,6 +98,13 @@ typedef struct cuplug__step {
 } cuplug__step;
 #define CUPLUG__STEP(fn) {#fn, fn}
 #define CUPLUG__STAGE(name) {#name, cuplug__stage_##name}
+/* How every target that reads modern IR (text or bitcode through LLVM)
+ * begins: the options, the signature and the modules read, then the
+ * modules read by LLVM and their entry found. */
+#define CUPLUG__MODERN_FRONT                                                  \
+  CUPLUG__STAGE(check_options), CUPLUG__STAGE(read_signature),              \
+      CUPLUG__STAGE(read_modules), CUPLUG__STAGE(copy_modules),             \
+      CUPLUG__STAGE(read_modern), CUPLUG__STAGE(modern_entry)
 /* The most stages a target has (compile.c times each one). */
 #define CUPLUG__MAX_STAGES 32
 

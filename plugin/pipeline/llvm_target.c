@@ -110,12 +110,7 @@ static cuplug_error *keep_modern_ir(cuplug__job *j) {
 }
 
 static const cuplug__step stages[] = {
-    CUPLUG__STAGE(check_options),
-    CUPLUG__STAGE(read_signature),
-    CUPLUG__STAGE(read_modules),
-    CUPLUG__STAGE(copy_modules),
-    CUPLUG__STAGE(read_modern),
-    CUPLUG__STAGE(modern_entry),
+    CUPLUG__MODERN_FRONT,
     CUPLUG__STAGE(look_up),
     CUPLUG__STAGE(choose_cc),
     CUPLUG__STEP(wake_helper),

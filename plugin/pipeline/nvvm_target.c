@@ -154,12 +154,7 @@ static cuplug_error *write_nvvm20(cuplug__job *j) {
 }
 
 static const cuplug__step modern_stages[] = {
-    CUPLUG__STAGE(check_options),
-    CUPLUG__STAGE(read_signature),
-    CUPLUG__STAGE(read_modules),
-    CUPLUG__STAGE(copy_modules),
-    CUPLUG__STAGE(read_modern),
-    CUPLUG__STAGE(modern_entry),
+    CUPLUG__MODERN_FRONT,
     CUPLUG__STAGE(look_up),
     CUPLUG__STAGE(choose_cc),
     CUPLUG__STEP(require_cc100),
