@@ -35,6 +35,19 @@
 
 typedef enum form { AS_TEXT, AS_BITCODE } form;
 
+/* The module as bitcode (malloc'd); the module and its context are
+ * disposed of. */
+static char *bitcode_of(LLVMContextRef ctx, LLVMModuleRef mod, size_t *n) {
+  LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(mod);
+  *n = LLVMGetBufferSize(bc);
+  char *out = malloc(*n);
+  memcpy(out, LLVMGetBufferStart(bc), *n);
+  LLVMDisposeMemoryBuffer(bc);
+  LLVMDisposeModule(mod);
+  LLVMContextDispose(ctx);
+  return out;
+}
+
 /* IR as `llvm-as-22 | llvm-dis-22` (text) or `llvm-as-22` (bitcode) writes
  * it: the same LLVM 22 library, in this process, so that the test needs no
  * LLVM tools (the GPU machine has none).  Free the result. */
@@ -45,22 +58,16 @@ static char *upgrade(const char *ir, size_t n, form f, size_t *out_n) {
   char *msg = NULL;
   ck_assert_msg(!LLVMParseIRInContext2(ctx, mb, &mod, &msg), "%s", msg);
   LLVMDisposeMemoryBuffer(mb);
-  char *out;
   if (f == AS_TEXT) {
     char *s = LLVMPrintModuleToString(mod);
     *out_n = strlen(s);
-    out = strdup(s);
+    char *out = strdup(s);
     LLVMDisposeMessage(s);
-  } else {
-    LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(mod);
-    *out_n = LLVMGetBufferSize(bc);
-    out = malloc(*out_n);
-    memcpy(out, LLVMGetBufferStart(bc), *out_n);
-    LLVMDisposeMemoryBuffer(bc);
+    LLVMDisposeModule(mod);
+    LLVMContextDispose(ctx);
+    return out;
   }
-  LLVMDisposeModule(mod);
-  LLVMContextDispose(ctx);
-  return out;
+  return bitcode_of(ctx, mod, out_n);
 }
 
 static cuplug_error *read_error(const char *name, const char *bytes, size_t n) {
@@ -1140,14 +1147,7 @@ static char *asm_bitcode(const char *constraints, size_t *n) {
                                             LLVMInlineAsmDialectATT, 0);
   LLVMBuildRet(b, LLVMBuildCall2(b, fty, asm_value, NULL, 0, "v"));
   LLVMDisposeBuilder(b);
-  LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(mod);
-  *n = LLVMGetBufferSize(bc);
-  char *out = malloc(*n);
-  memcpy(out, LLVMGetBufferStart(bc), *n);
-  LLVMDisposeMemoryBuffer(bc);
-  LLVMDisposeModule(mod);
-  LLVMContextDispose(ctx);
-  return out;
+  return bitcode_of(ctx, mod, n);
 }
 
 /* LLVM 22's bitcode reader hands constraint strings to the same parser as
