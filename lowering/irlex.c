@@ -10,14 +10,6 @@
 
 /* ---- lexer ---- */
 
-void cuplug__ir_lexer_init(ir_lexer *lx, const char *text, size_t len, size_t pos) {
-  /* text[len] is the NUL that ends every scan */
-  lx->text = text;
-  lx->len = len;
-  lx->pos = pos;
-  lx->bol = pos == 0 || text[pos - 1] == '\n';
-}
-
 /* Character classes of the lexer, looked up rather than computed: lexing
  * is the one pass every stage makes over the whole text.  C_GAP is what
  * lies between tokens (blanks, line breaks, a comment's ';'), C_QUOTE_END
@@ -54,6 +46,16 @@ static const unsigned char cls[256] = {
 };
 
 static inline bool has(char c, unsigned char k) { return cls[(unsigned char)c] & k; }
+
+void cuplug__ir_lexer_init(ir_lexer *lx, const char *text, size_t len, size_t pos) {
+  /* text[len] is the NUL that ends every scan */
+  lx->text = text;
+  lx->len = len;
+  lx->pos = pos;
+  size_t p = pos; /* only blanks between pos and the line's start: the next token begins a line */
+  while (p > 0 && has(text[p - 1], C_SPACE)) p--;
+  lx->bol = p == 0 || text[p - 1] == '\n';
+}
 
 /* The gap before the token at or after p: blanks, comments and line breaks.
  * Returns the token's offset; *bol is set when a line break was passed.

@@ -12,6 +12,11 @@
  * And each inline asm's constraint string is read from the CONSTANTS
  * blocks (of the module and of each function), as asm_guard.h reads text:
  * LLVM's reader of those strings reads past their end on some of them.
+ * The records are decoded as LLVM decodes them, down to its truncations;
+ * where the walk cannot follow, LLVM reads unchecked.  Not followed: a
+ * function body LLVM finds through the symbol table's offset (FNENTRY)
+ * where no FUNCTION block of the module's tree stands, as a crafted file
+ * can place one (in a block LLVM otherwise steps over).
  *
  * The bitstream format (llvm.org/docs/BitCodeFormat.html): 'BC' 0xC0DE,
  * then abbreviation ids of 2 bits at the top level; a block is
@@ -43,8 +48,8 @@ enum { IDENTIFICATION_STRING = 1, BLOCKINFO_SETBID = 1 };
 enum { INLINEASM_OLD = 18, INLINEASM_OLD2 = 23, INLINEASM_OLD3 = 28, INLINEASM = 30 };
 enum { ENC_FIXED = 1, ENC_VBR = 2, ENC_ARRAY = 3, ENC_CHAR6 = 4, ENC_BLOB = 5 };
 /* The blocks whose records are read (the others are stepped over by
- * their length), and how deep blocks are followed. */
-enum { READ_MODULE, READ_CONSTANTS, READ_FUNCTION, READ_IDENTIFICATION, NUM_READ, MAX_DEPTH = 8 };
+ * their length, as LLVM steps over them). */
+enum { READ_MODULE, READ_CONSTANTS, READ_FUNCTION, READ_IDENTIFICATION, NUM_READ };
 
 typedef struct bits {
   const unsigned char *p;
@@ -73,6 +78,24 @@ static uint64_t vbr(bits *b, unsigned n) {
   for (unsigned shift = 0; shift < 64 && !b->bad; shift += n - 1) {
     uint64_t piece = fixed(b, n);
     v |= (piece & (hi - 1)) << shift;
+    if (!(piece & hi)) return v;
+  }
+  b->bad = true;
+  return 0;
+}
+
+/* A VBR field LLVM reads as 32 bits (ReadVBR): chunks past the 32nd bit
+ * are dropped, and a field still going on after it is an error. */
+static uint32_t vbr32(bits *b, unsigned n) {
+  if (n < 2 || n > 32) {
+    b->bad = true;
+    return 0;
+  }
+  uint32_t v = 0, hi = 1u << (n - 1);
+  for (unsigned shift = 0; !b->bad; shift += n - 1) {
+    if (shift >= 32) break;
+    uint32_t piece = (uint32_t)fixed(b, n);
+    v |= (uint32_t)((uint64_t)(piece & (hi - 1)) << shift);
     if (!(piece & hi)) return v;
   }
   b->bad = true;
@@ -110,16 +133,21 @@ typedef struct abbrevs {
   size_t n, cap;
 } abbrevs;
 
-/* A walk through a module's blocks.  It stops, leaving the word to LLVM's
- * reader, where the bits are not what this reads, or memory runs out. */
+/* A walk through a module's blocks, decoding them as LLVM 22's reader
+ * does (BitstreamReader.cpp, BitcodeReader.cpp): what LLVM reads is what
+ * is checked.  It stops, leaving the word to LLVM's reader, where the bits
+ * are not what LLVM reads either, or memory runs out. */
 typedef struct walk {
   bits b;
   cuplug__bitcode_info *out;
   abbrev_op *ops; /* every abbreviation's operands */
   size_t num_ops, cap_ops;
   abbrevs info[NUM_READ]; /* BLOCKINFO's, by the block they are for */
-  uint64_t *v;            /* the record being read: its code, then its values */
+  uint64_t *v;            /* the record being read: its code, then (if kept) its values */
   size_t n, cap;
+  bool keep;              /* the record's values are kept (it is one the walk reads) */
+  int in;                 /* the block being read (READ_*), or -1 */
+  bool in_info;           /* ... or BLOCKINFO */
   bool stop, identified;
 } walk;
 
@@ -137,7 +165,24 @@ static void *grow(walk *w, void *v, size_t n, size_t *cap, size_t size) {
   return grown;
 }
 
+/* Is a record with this code one the walk reads? */
+static bool wanted(const walk *w, uint32_t code) {
+  if (w->in_info) return code == BLOCKINFO_SETBID;
+  if (w->in == READ_IDENTIFICATION) return code == IDENTIFICATION_STRING;
+  return w->in == READ_CONSTANTS && (code == INLINEASM_OLD || code == INLINEASM_OLD2 ||
+                                     code == INLINEASM_OLD3 || code == INLINEASM);
+}
+
+/* A record's next value: the first is its code, which LLVM reads as 32
+ * bits; the others are kept only for the records the walk reads, so that
+ * a long record costs no memory. */
 static void push_value(walk *w, uint64_t x) {
+  if (w->n == 0) {
+    x = (uint32_t)x;
+    w->keep = wanted(w, (uint32_t)x);
+  } else if (!w->keep) {
+    return;
+  }
   w->v = grow(w, w->v, w->n, &w->cap, sizeof *w->v);
   if (w->n < w->cap) w->v[w->n++] = x;
 }
@@ -152,16 +197,17 @@ static int read_index(uint64_t block) {
   }
 }
 
-/* A DEFINE_ABBREV's operands, added to `into` (NULL: read and dropped). */
+/* A DEFINE_ABBREV's operands, added to `into` (NULL: read and dropped).
+ * As in LLVM, a fixed or VBR field of width 0 is the literal 0. */
 static void define_abbrev(walk *w, abbrevs *into) {
   bits *b = &w->b;
-  uint64_t n = vbr(b, 5);
+  uint32_t n = vbr32(b, 5);
   if (n > b->nbits - b->pos) { /* each operand takes a bit at least */
     w->stop = true;
     return;
   }
   abbrev a = {w->num_ops, 0};
-  for (uint64_t i = 0; i < n && !b->bad && !w->stop; i++) {
+  for (uint32_t i = 0; i < n && !b->bad && !w->stop; i++) {
     abbrev_op op = {fixed(b, 1) != 0, 0, 0};
     if (op.literal) {
       op.value = vbr(b, 8);
@@ -169,6 +215,7 @@ static void define_abbrev(walk *w, abbrevs *into) {
       op.enc = (unsigned)fixed(b, 3);
       if (op.enc == ENC_FIXED || op.enc == ENC_VBR) op.value = vbr(b, 5);
       if (op.enc < ENC_FIXED || op.enc > ENC_BLOB || op.value > 64) w->stop = true;
+      if ((op.enc == ENC_FIXED || op.enc == ENC_VBR) && op.value == 0) op = (abbrev_op){true, 0, 0};
     }
     w->ops = grow(w, w->ops, w->num_ops, &w->cap_ops, sizeof *w->ops);
     if (w->num_ops < w->cap_ops) {
@@ -182,41 +229,55 @@ static void define_abbrev(walk *w, abbrevs *into) {
   if (into->n < into->cap) into->v[into->n++] = a;
 }
 
-/* One scalar of an abbreviated record. */
+/* One scalar of an abbreviated record.  A VBR field of width 1 has no
+ * value bits: LLVM reads its continuation bits up to a clear one. */
 static uint64_t scalar(walk *w, const abbrev_op *op) {
+  bits *b = &w->b;
   if (op->literal) return op->value;
-  if (op->enc == ENC_FIXED) return fixed(&w->b, (unsigned)op->value);
-  if (op->enc == ENC_VBR) return vbr(&w->b, (unsigned)op->value);
-  if (op->enc == ENC_CHAR6) return (unsigned char)char6(fixed(&w->b, 6));
+  if (op->enc == ENC_FIXED) return fixed(b, (unsigned)op->value);
+  if (op->enc == ENC_VBR && op->value == 1) {
+    while (!b->bad && fixed(b, 1)) {
+    }
+    return 0;
+  }
+  if (op->enc == ENC_VBR) return vbr(b, (unsigned)op->value);
+  if (op->enc == ENC_CHAR6) return (unsigned char)char6(fixed(b, 6));
   w->stop = true;
   return 0;
 }
 
-/* A record under abbreviation a, into w->v (its code first). */
+/* A record under abbreviation a, into w->v (its code first).  Its first
+ * operand gives the code and may be no array or blob; an array is the
+ * operand before last, its elements of the last, which must take bits
+ * (LLVM refuses a literal one: with none, a short record could claim
+ * elements without end); a blob's bytes are values. */
 static void abbreviated(walk *w, abbrev a) {
   bits *b = &w->b;
   for (size_t i = 0; i < a.n && !b->bad && !w->stop; i++) {
     const abbrev_op *op = &w->ops[a.first + i];
-    if (!op->literal && op->enc == ENC_ARRAY) {
-      if (i + 2 != a.n) { /* the element's operand, and no other, follows */
+    bool array = !op->literal && op->enc == ENC_ARRAY, blob = !op->literal && op->enc == ENC_BLOB;
+    if (i == 0 && (array || blob)) {
+      w->stop = true;
+      return;
+    }
+    if (array) {
+      const abbrev_op *elt = &w->ops[a.first + i + 1];
+      if (i + 2 != a.n || elt->literal || elt->enc == ENC_ARRAY || elt->enc == ENC_BLOB) {
         w->stop = true;
         return;
       }
-      /* an element may take no bits (a literal, a 0-bit field): its
-       * count is bounded by the bits left all the same */
-      uint64_t len = vbr(b, 6);
-      if (len > b->nbits - b->pos) w->stop = true;
-      for (uint64_t k = 0; k < len && !b->bad && !w->stop; k++)
-        push_value(w, scalar(w, &w->ops[a.first + i + 1]));
+      uint32_t len = vbr32(b, 6);
+      if (len > b->nbits - b->pos) w->stop = true; /* a bit each at least */
+      for (uint64_t k = 0; k < len && !b->bad && !w->stop; k++) push_value(w, scalar(w, elt));
       return;
     }
-    if (!op->literal && op->enc == ENC_BLOB) {
-      uint64_t len = vbr(b, 6);
+    if (blob) {
+      uint32_t len = vbr32(b, 6);
       align32(b);
       if (len > (b->nbits - b->pos) / 8) b->bad = true;
-      b->pos += b->bad ? 0 : len * 8;
+      for (uint64_t k = 0; k < len && !b->bad; k++) push_value(w, fixed(b, 8));
       align32(b);
-      return;
+      continue;
     }
     push_value(w, scalar(w, op));
   }
@@ -224,9 +285,9 @@ static void abbreviated(walk *w, abbrev a) {
 
 static void unabbreviated(walk *w) {
   bits *b = &w->b;
-  push_value(w, vbr(b, 6));
-  uint64_t count = vbr(b, 6);
-  if (count > b->nbits - b->pos) w->stop = true; /* six bits each at least */
+  uint32_t code = vbr32(b, 6), count = vbr32(b, 6);
+  if (count > b->nbits - b->pos) w->stop = true; /* six bits each at least: LLVM refuses it */
+  push_value(w, code);
   for (uint64_t k = 0; k < count && !b->bad && !w->stop; k++) push_value(w, vbr(b, 6));
 }
 
@@ -246,93 +307,102 @@ static void note_producer(const uint64_t *v, size_t n, cuplug__bitcode_info *out
 }
 
 /* An inline asm record (v[0] its code): the first whose constraint string
- * LLVM cannot be handed is noted. */
+ * LLVM cannot be handed is noted.  LLVM reads the two sizes as 32 bits and
+ * each character as a char. */
 static void note_asm(const uint64_t *v, size_t n, cuplug__bitcode_info *out) {
   if (out->bad_asm) return;
   size_t k = v[0] == INLINEASM ? 3 : 2; /* past the code, [fnty,] flags */
-  if (k >= n || v[k] > n - k - 1) return;
-  k += 1 + (size_t)v[k]; /* past the asm text */
-  if (k >= n || v[k] > n - k - 1) return;
-  size_t len = (size_t)v[k++], kept = 0;
-  char text[sizeof out->asm_constraints];
-  for (size_t i = 0; i < len; i++) {
-    char c = (char)v[k + i];
-    if (kept + 1 < sizeof text) text[kept++] = c;
-    if (v[k + i] > 255) return; /* not a string: LLVM's to refuse */
-  }
-  text[kept] = '\0';
-  /* cut short, the string's kinds are read from what is kept: the check
-   * reads the whole string below */
+  if (k >= n || (uint32_t)v[k] >= n - k - 1) return; /* LLVM refuses the record */
+  k += 1 + (uint32_t)v[k];                              /* past the asm text */
+  if (k >= n || (uint32_t)v[k] > n - k - 1) return;
+  size_t len = (uint32_t)v[k++];
+  char *text = malloc(len ? len : 1);
+  if (!text) return;
+  for (size_t i = 0; i < len; i++) text[i] = (char)v[k + i];
   char which;
-  char *whole = malloc(len ? len : 1);
-  if (!whole) return;
-  for (size_t i = 0; i < len; i++) whole[i] = (char)v[k + i];
-  if (cuplug__asm_bad_constraint(whole, whole + len, false, &which)) {
+  if (cuplug__asm_bad_constraint(text, text + len, false, &which)) {
+    size_t kept = len < sizeof out->asm_constraints - 1 ? len : sizeof out->asm_constraints - 1;
     out->bad_asm = true;
     out->asm_code = which;
-    memcpy(out->asm_constraints, text, kept + 1);
+    memcpy(out->asm_constraints, text, kept);
+    out->asm_constraints[kept] = '\0';
   }
-  free(whole);
+  free(text);
 }
 
-/* What the walk reads from one record of block `in`. */
-static void use_record(walk *w, int in, uint64_t *blockinfo_for) {
-  if (!w->n) return;
+/* What the walk reads from one record of the block. */
+static void use_record(walk *w, uint64_t *blockinfo_for) {
+  if (!w->n || !w->keep) return;
   uint64_t code = w->v[0];
-  if (in == READ_IDENTIFICATION && code == IDENTIFICATION_STRING && !w->identified) {
-    note_producer(w->v, w->n, w->out);
+  if (w->in_info) {
+    if (w->n > 1) *blockinfo_for = (uint32_t)w->v[1];
+  } else if (code == IDENTIFICATION_STRING && w->in == READ_IDENTIFICATION) {
+    if (!w->identified) note_producer(w->v, w->n, w->out);
     w->identified = true;
-  } else if (in == READ_CONSTANTS && (code == INLINEASM_OLD || code == INLINEASM_OLD2 ||
-                                      code == INLINEASM_OLD3 || code == INLINEASM)) {
+  } else {
     note_asm(w->v, w->n, w->out);
-  } else if (blockinfo_for && code == BLOCKINFO_SETBID && w->n > 1) {
-    *blockinfo_for = w->v[1];
   }
 }
 
-static void skip_to(bits *b, uint64_t end) { b->pos = (size_t)end; }
+/* Does LLVM read the records of block `sub` found in block `id` (or at the
+ * top level: id -1)?  The module's BLOCKINFO, CONSTANTS and FUNCTION blocks
+ * and a function's CONSTANTS; it steps over the others by their length. */
+static bool read_inside(int64_t id, uint64_t sub) {
+  if (id == MODULE_BLOCK)
+    return sub == BLOCKINFO_BLOCK || sub == CONSTANTS_BLOCK || sub == FUNCTION_BLOCK;
+  if (id == FUNCTION_BLOCK) return sub == CONSTANTS_BLOCK;
+  if (id == -1) return sub == MODULE_BLOCK || sub == IDENTIFICATION_BLOCK;
+  return false;
+}
 
-/* The contents of a block whose abbreviation ids are `width` bits wide,
- * up to bit `end`: its records (of a block that is read: `in` >= 0, or
- * BLOCKINFO) and its sub-blocks. */
-static void walk_block(walk *w, uint64_t id, unsigned width, uint64_t end, int depth) {
+/* The contents of a block whose abbreviation ids are `width` bits wide:
+ * its records and sub-blocks, up to its END_BLOCK (as LLVM reads an entered
+ * block: its stated length only steps over it).  False when the walk
+ * stopped. */
+static bool walk_block(walk *w, uint64_t id, unsigned width) {
   bits *b = &w->b;
-  int in = read_index(id);
-  bool info = id == BLOCKINFO_BLOCK;
+  if (id == BLOCKINFO_BLOCK) /* a module's BLOCKINFO replaces what came before */
+    for (int i = 0; i < NUM_READ; i++) w->info[i].n = 0;
   uint64_t info_for = UINT64_MAX; /* BLOCKINFO: the block its abbreviations are for */
   abbrevs local = {0};
-  bits saved = *b;
-  b->nbits = (size_t)end; /* nothing of this block's reads past its end */
+  bool ended = false;
   while (!b->bad && !w->stop) {
     uint64_t abbrev_id = fixed(b, width);
     if (b->bad) break;
-    if (abbrev_id == END_BLOCK) break;
+    if (abbrev_id == END_BLOCK) {
+      align32(b);
+      ended = !b->bad;
+      break;
+    }
     if (abbrev_id == ENTER_SUBBLOCK) {
-      uint64_t sub = vbr(b, 8);
-      unsigned sub_width = (unsigned)vbr(b, 4);
+      uint32_t sub = vbr32(b, 8), sub_width = vbr32(b, 4);
       align32(b);
       uint64_t words = fixed(b, 32);
       uint64_t sub_end = (uint64_t)b->pos + words * 32;
-      if (b->bad || sub_end > end || sub_width < 1 || sub_width > 32) {
-        w->stop = true;
+      if (b->bad || sub_width < 1 || sub_width > 32) break;
+      if (read_inside((int64_t)id, sub)) {
+        if (!walk_block(w, sub, sub_width)) break;
+      } else if (sub_end > b->nbits) {
         break;
+      } else {
+        b->pos = (size_t)sub_end;
       }
-      if (depth < MAX_DEPTH && (read_index(sub) >= 0 || sub == BLOCKINFO_BLOCK))
-        walk_block(w, sub, sub_width, sub_end, depth + 1);
-      skip_to(b, sub_end);
       continue;
     }
     if (abbrev_id == DEFINE_ABBREV) {
-      int for_index = info ? read_index(info_for) : -1;
-      define_abbrev(w, info ? (for_index >= 0 ? &w->info[for_index] : NULL) : &local);
+      int for_index = id == BLOCKINFO_BLOCK ? read_index(info_for) : -1;
+      define_abbrev(w, id == BLOCKINFO_BLOCK ? (for_index >= 0 ? &w->info[for_index] : NULL)
+                                             : &local);
       continue;
     }
     w->n = 0;
+    w->in = read_index(id);
+    w->in_info = id == BLOCKINFO_BLOCK;
     if (abbrev_id == UNABBREV_RECORD) {
       unabbreviated(w);
     } else {
       size_t k = (size_t)abbrev_id - 4;
-      const abbrevs *given = in >= 0 ? &w->info[in] : NULL;
+      const abbrevs *given = w->in >= 0 ? &w->info[w->in] : NULL;
       size_t num_given = given ? given->n : 0;
       if (k < num_given)
         abbreviated(w, given->v[k]);
@@ -341,12 +411,11 @@ static void walk_block(walk *w, uint64_t id, unsigned width, uint64_t end, int d
       else
         w->stop = true;
     }
-    if (!b->bad && !w->stop && (in >= 0 || info)) use_record(w, in, info ? &info_for : NULL);
+    if (!b->bad && !w->stop) use_record(w, &info_for);
   }
   free(local.v);
-  saved.pos = b->pos;
-  saved.bad = false;
-  *b = saved;
+  if (!ended) w->stop = true;
+  return ended;
 }
 
 /* The top-level blocks, from the bit after the magic number. */
@@ -354,8 +423,8 @@ static void blocks(walk *w, size_t base, cuplug__bitcode_info *out) {
   bits *b = &w->b;
   while (b->pos < b->nbits) {
     if (fixed(b, 2) != ENTER_SUBBLOCK) return;
-    uint64_t id = vbr(b, 8);
-    unsigned width = (unsigned)vbr(b, 4);
+    uint64_t id = vbr32(b, 8);
+    unsigned width = vbr32(b, 4);
     align32(b);
     uint64_t words = fixed(b, 32);
     if (b->bad) {
@@ -372,9 +441,13 @@ static void blocks(walk *w, size_t base, cuplug__bitcode_info *out) {
     out->num_blocks++;
     out->has_module |= id == MODULE_BLOCK;
     out->has_strtab |= id == STRTAB_BLOCK;
-    if (!w->stop && width >= 1 && width <= 32 && (id == IDENTIFICATION_BLOCK || id == MODULE_BLOCK))
-      walk_block(w, id, width, end, 1);
-    b->pos = (size_t)end;
+    if (!w->stop && width >= 1 && width <= 32 && read_inside(-1, id)) {
+      size_t at = b->pos;
+      walk_block(w, id, width); /* as LLVM reads it: to its END_BLOCK */
+      b->pos = at;
+      b->bad = false;
+    }
+    b->pos = (size_t)end; /* the extents are the stated lengths */
   }
 }
 

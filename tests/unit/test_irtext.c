@@ -132,11 +132,15 @@ START_TEST(lexer_unterminated_string_ends_at_the_end) {
   cuplug__ir_lexer_init(&lx, text, strlen(text), 0);
   ASSERT_TOK(text, cuplug__ir_next(&lx), IR_GLOBAL, "@\"open name");
   ASSERT_TOK(text, cuplug__ir_next(&lx), IR_EOF, "");
-  /* starting mid-text: mid-line */
+  /* starting mid-text: mid-line, and after a line break and blanks */
   cuplug__ir_lexer_init(&lx, text, strlen(text), 7);
   ir_tok name = cuplug__ir_next(&lx);
   ASSERT_TOK(text, name, IR_WORD, "name");
   ck_assert(!name.bol);
+  static const char lines[] = "a\n  b c";
+  cuplug__ir_lexer_init(&lx, lines, strlen(lines), 3);
+  ck_assert(cuplug__ir_next(&lx).bol);
+  ck_assert(!cuplug__ir_next(&lx).bol);
 }
 END_TEST
 

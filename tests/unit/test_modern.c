@@ -1183,6 +1183,44 @@ START_TEST(modern_asm_constraints_in_bitcode) {
 }
 END_TEST
 
+/* The same "@", hidden where a reader that decoded less than LLVM does
+ * would miss it (a review's crafted files, tests/fuzz/regressions/modern):
+ * the strings as a blob's bytes, a character stored as 0x140 (LLVM keeps
+ * its low byte), a size and a record code over 32 bits (LLVM keeps 32), a
+ * VBR operand of width 0 and of width 1, and a CONSTANTS block whose stated
+ * length ends before its END_BLOCK (LLVM reads an entered block to its
+ * END_BLOCK).  And what LLVM does not read must not be refused: a
+ * CONSTANTS block holding "@" nested in another one, which LLVM steps
+ * over; an array of literal elements, which LLVM refuses, is read in
+ * linear time. */
+START_TEST(modern_asm_constraints_in_crafted_bitcode) {
+  static const char *const hidden[] = {
+      "bitcode-asm-constraints-in-a-blob",   "bitcode-asm-char-over-255",
+      "bitcode-asm-size-over-32-bits",       "bitcode-record-code-over-32-bits",
+      "bitcode-abbrev-vbr-width-0",          "bitcode-abbrev-vbr-width-1",
+      "bitcode-constants-block-length-short"};
+  char path[256];
+  for (size_t i = 0; i < sizeof hidden / sizeof hidden[0]; i++) {
+    snprintf(path, sizeof path, "fuzz/regressions/modern/%s", hidden[i]);
+    size_t n;
+    char *bc = t_read(t_path(path), &n);
+    T_ASSERT_ERROR(read_error("asm.bc", bc, n), CUPLUG_ERR_IR_UNSUPPORTED,
+                   "IR module asm.bc (bitcode): an inline asm constraint string \"@\" uses "
+                   "'@', a kind of constraint NVPTX does not have");
+    free(bc);
+  }
+  size_t n;
+  char *bc = t_read(t_path("fuzz/regressions/modern/bitcode-constants-nested-in-constants"), &n);
+  cuplug__modern_free(read_bytes("nested.bc", bc, n));
+  free(bc);
+  bc = t_read(t_path("fuzz/regressions/modern/bitcode-literal-array-elements"), &n);
+  cuplug__bitcode_info bi;
+  cuplug__bitcode_scan(bc, n, &bi);
+  ck_assert(!bi.walked && !bi.bad_asm);
+  free(bc);
+}
+END_TEST
+
 START_TEST(modern_read_newer_bitcode) {
   unsigned major, minor, patch;
   LLVMGetVersion(&major, &minor, &patch);
@@ -1483,6 +1521,7 @@ Suite *suite_modern(void) {
   tc = t_tcase(s, "read", 0, NULL, NULL, 0);
   tcase_add_test(tc, modern_asm_constraints_llvm_cannot_read);
   tcase_add_test(tc, modern_asm_constraints_in_bitcode);
+  tcase_add_test(tc, modern_asm_constraints_in_crafted_bitcode);
   tcase_add_test(tc, modern_read_newer_bitcode);
   tcase_add_test(tc, modern_read_truncated_bitcode);
   tcase_add_test(tc, modern_bitcode_scan_mutations);
