@@ -13,10 +13,11 @@
  * blocks (of the module and of each function), as asm_guard.h reads text:
  * LLVM's reader of those strings reads past their end on some of them.
  * The records are decoded as LLVM decodes them, down to its truncations;
- * where the walk cannot follow, LLVM reads unchecked.  Not followed: a
- * function body LLVM finds through the symbol table's offset (FNENTRY)
- * where no FUNCTION block of the module's tree stands, as a crafted file
- * can place one (in a block LLVM otherwise steps over).
+ * where the walk cannot follow, LLVM reads unchecked.  LLVM finds function
+ * bodies through the module's symbol table (VALUE_SYMTAB, at the module's
+ * VSTOFFSET: each FNENTRY's word offset): a body, or the table, that does
+ * not begin where one of the module's blocks begins is reported, for a
+ * crafted file can hide one in bytes the walk steps over.
  *
  * The bitstream format (llvm.org/docs/BitCodeFormat.html): 'BC' 0xC0DE,
  * then abbreviation ids of 2 bits at the top level; a block is
@@ -41,15 +42,16 @@ enum {
   CONSTANTS_BLOCK = 11,
   FUNCTION_BLOCK = 12,
   IDENTIFICATION_BLOCK = 13,
+  VALUE_SYMTAB_BLOCK = 14,
   STRTAB_BLOCK = 23
 };
-enum { IDENTIFICATION_STRING = 1, BLOCKINFO_SETBID = 1 };
+enum { IDENTIFICATION_STRING = 1, BLOCKINFO_SETBID = 1, MODULE_VSTOFFSET = 13, VST_FNENTRY = 3 };
 /* inline asm records: [fnty,] flags, asm size, asm..., constraints size, constraints... */
 enum { INLINEASM_OLD = 18, INLINEASM_OLD2 = 23, INLINEASM_OLD3 = 28, INLINEASM = 30 };
 enum { ENC_FIXED = 1, ENC_VBR = 2, ENC_ARRAY = 3, ENC_CHAR6 = 4, ENC_BLOB = 5 };
 /* The blocks whose records are read (the others are stepped over by
  * their length, as LLVM steps over them). */
-enum { READ_MODULE, READ_CONSTANTS, READ_FUNCTION, READ_IDENTIFICATION, NUM_READ };
+enum { READ_MODULE, READ_CONSTANTS, READ_FUNCTION, READ_IDENTIFICATION, READ_VST, NUM_READ };
 
 typedef struct bits {
   const unsigned char *p;
@@ -133,6 +135,11 @@ typedef struct abbrevs {
   size_t n, cap;
 } abbrevs;
 
+typedef struct positions {
+  uint64_t *v;
+  size_t n, cap;
+} positions;
+
 /* A walk through a module's blocks, decoding them as LLVM 22's reader
  * does (BitstreamReader.cpp, BitcodeReader.cpp): what LLVM reads is what
  * is checked.  It stops, leaving the word to LLVM's reader, where the bits
@@ -149,6 +156,14 @@ typedef struct walk {
   int in;                 /* the block being read (READ_*), or -1 */
   bool in_info;           /* ... or BLOCKINFO */
   bool stop, identified;
+  /* Where LLVM finds function bodies: the module's symbol table (at its
+   * VSTOFFSET, if it has one) gives each body's word offset from `base`,
+   * the start of the module's IDENTIFICATION block or of the module. */
+  size_t base, ident_at;
+  bool ident_seen, has_vstoffset;
+  uint64_t vstoffset;
+  positions functions, tables; /* the module's FUNCTION and VALUE_SYMTAB blocks, where they begin */
+  positions bodies;            /* the word offsets its symbol tables give */
 } walk;
 
 /* v (holding n of *cap elements of `size` bytes) with room for one more:
@@ -169,6 +184,8 @@ static void *grow(walk *w, void *v, size_t n, size_t *cap, size_t size) {
 static bool wanted(const walk *w, uint32_t code) {
   if (w->in_info) return code == BLOCKINFO_SETBID;
   if (w->in == READ_IDENTIFICATION) return code == IDENTIFICATION_STRING;
+  if (w->in == READ_MODULE) return code == MODULE_VSTOFFSET;
+  if (w->in == READ_VST) return code == VST_FNENTRY;
   return w->in == READ_CONSTANTS && (code == INLINEASM_OLD || code == INLINEASM_OLD2 ||
                                      code == INLINEASM_OLD3 || code == INLINEASM);
 }
@@ -176,6 +193,11 @@ static bool wanted(const walk *w, uint32_t code) {
 /* A record's next value: the first is its code, which LLVM reads as 32
  * bits; the others are kept only for the records the walk reads, so that
  * a long record costs no memory. */
+static void note_position(walk *w, positions *p, uint64_t x) {
+  p->v = grow(w, p->v, p->n, &p->cap, sizeof *p->v);
+  if (p->n < p->cap) p->v[p->n++] = x;
+}
+
 static void push_value(walk *w, uint64_t x) {
   if (w->n == 0) {
     x = (uint32_t)x;
@@ -193,6 +215,7 @@ static int read_index(uint64_t block) {
     case CONSTANTS_BLOCK: return READ_CONSTANTS;
     case FUNCTION_BLOCK: return READ_FUNCTION;
     case IDENTIFICATION_BLOCK: return READ_IDENTIFICATION;
+    case VALUE_SYMTAB_BLOCK: return READ_VST;
     default: return -1;
   }
 }
@@ -339,6 +362,11 @@ static void use_record(walk *w, uint64_t *blockinfo_for) {
   } else if (code == IDENTIFICATION_STRING && w->in == READ_IDENTIFICATION) {
     if (!w->identified) note_producer(w->v, w->n, w->out);
     w->identified = true;
+  } else if (w->in == READ_MODULE) {
+    w->has_vstoffset = w->n > 1;
+    w->vstoffset = w->n > 1 ? w->v[1] : 0;
+  } else if (w->in == READ_VST) {
+    if (w->n > 2) note_position(w, &w->bodies, w->v[2]);
   } else {
     note_asm(w->v, w->n, w->out);
   }
@@ -349,7 +377,8 @@ static void use_record(walk *w, uint64_t *blockinfo_for) {
  * and a function's CONSTANTS; it steps over the others by their length. */
 static bool read_inside(int64_t id, uint64_t sub) {
   if (id == MODULE_BLOCK)
-    return sub == BLOCKINFO_BLOCK || sub == CONSTANTS_BLOCK || sub == FUNCTION_BLOCK;
+    return sub == BLOCKINFO_BLOCK || sub == CONSTANTS_BLOCK || sub == FUNCTION_BLOCK ||
+           sub == VALUE_SYMTAB_BLOCK;
   if (id == FUNCTION_BLOCK) return sub == CONSTANTS_BLOCK;
   if (id == -1) return sub == MODULE_BLOCK || sub == IDENTIFICATION_BLOCK;
   return false;
@@ -367,6 +396,7 @@ static bool walk_block(walk *w, uint64_t id, unsigned width) {
   abbrevs local = {0};
   bool ended = false;
   while (!b->bad && !w->stop) {
+    size_t at = b->pos;
     uint64_t abbrev_id = fixed(b, width);
     if (b->bad) break;
     if (abbrev_id == END_BLOCK) {
@@ -380,6 +410,8 @@ static bool walk_block(walk *w, uint64_t id, unsigned width) {
       uint64_t words = fixed(b, 32);
       uint64_t sub_end = (uint64_t)b->pos + words * 32;
       if (b->bad || sub_width < 1 || sub_width > 32) break;
+      if (id == MODULE_BLOCK && sub == FUNCTION_BLOCK) note_position(w, &w->functions, at);
+      if (id == MODULE_BLOCK && sub == VALUE_SYMTAB_BLOCK) note_position(w, &w->tables, at);
       if (read_inside((int64_t)id, sub)) {
         if (!walk_block(w, sub, sub_width)) break;
       } else if (sub_end > b->nbits) {
@@ -419,9 +451,31 @@ static bool walk_block(walk *w, uint64_t id, unsigned width) {
 }
 
 /* The top-level blocks, from the bit after the magic number. */
+static bool among(const positions *p, uint64_t x) {
+  for (size_t i = 0; i < p->n; i++)
+    if (p->v[i] == x) return true;
+  return false;
+}
+
+/* After a module's walk: does every body its symbol tables point LLVM at
+ * (and the table its VSTOFFSET points at) begin where one of the module's
+ * blocks begins?  A crafted file can hide a body elsewhere, in bytes the
+ * walk stepped over; LLVM's own files never do. */
+static void check_bodies(walk *w, cuplug__bitcode_info *out) {
+  if (w->has_vstoffset &&
+      !among(&w->tables, w->base + (uint64_t)((uint32_t)w->vstoffset - 1u) * 32))
+    out->hidden_body = true;
+  for (size_t i = 0; i < w->bodies.n; i++)
+    if (!among(&w->functions, w->base + (uint64_t)((uint32_t)w->bodies.v[i] - 1u) * 32))
+      out->hidden_body = true;
+  w->functions.n = w->tables.n = w->bodies.n = 0;
+  w->has_vstoffset = false;
+}
+
 static void blocks(walk *w, size_t base, cuplug__bitcode_info *out) {
   bits *b = &w->b;
   while (b->pos < b->nbits) {
+    size_t block_at = b->pos;
     if (fixed(b, 2) != ENTER_SUBBLOCK) return;
     uint64_t id = vbr32(b, 8);
     unsigned width = vbr32(b, 4);
@@ -441,11 +495,20 @@ static void blocks(walk *w, size_t base, cuplug__bitcode_info *out) {
     out->num_blocks++;
     out->has_module |= id == MODULE_BLOCK;
     out->has_strtab |= id == STRTAB_BLOCK;
+    if (id == IDENTIFICATION_BLOCK) {
+      w->ident_at = block_at;
+      w->ident_seen = true;
+    }
+    if (id == MODULE_BLOCK) {
+      w->base = w->ident_seen ? w->ident_at : block_at;
+      w->ident_seen = false;
+    }
     if (!w->stop && width >= 1 && width <= 32 && read_inside(-1, id)) {
       size_t at = b->pos;
       walk_block(w, id, width); /* as LLVM reads it: to its END_BLOCK */
       b->pos = at;
       b->bad = false;
+      if (id == MODULE_BLOCK && !w->stop) check_bodies(w, out);
     }
     b->pos = (size_t)end; /* the extents are the stated lengths */
   }
@@ -490,4 +553,7 @@ void cuplug__bitcode_scan(const void *bytes, size_t size, cuplug__bitcode_info *
   free(w.ops);
   free(w.v);
   for (int i = 0; i < NUM_READ; i++) free(w.info[i].v);
+  free(w.functions.v);
+  free(w.tables.v);
+  free(w.bodies.v);
 }

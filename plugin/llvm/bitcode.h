@@ -24,6 +24,10 @@ typedef struct cuplug__bitcode_info {
   bool bad_asm;
   char asm_code;
   char asm_constraints[84];
+  /* The module's symbol table points LLVM at a function body (or itself
+   * lies) where none of the module's blocks begins: bytes the walk stepped
+   * over, which LLVM would read unchecked. */
+  bool hidden_body;
   /* Every block was read to its end as this reads bitcode (else what was
    * not is LLVM's to read, and to judge). */
   bool walked;

@@ -78,6 +78,12 @@ cuplug_error *cuplug__modern_check_bitcode(const cuplug__text *t) {
                          "%u.%u.%u cuplug reads it with: write it with LLVM %u or older, or "
                          "give it as text",
                          t->name, bi.major, bi.minor, bi.patch, major, minor, patch, major);
+  if (bi.hidden_body)
+    return cuplug__error(CUPLUG_ERR_IR_UNSUPPORTED,
+                         "IR module %s (bitcode): its symbol table places a function's body "
+                         "outside the module's blocks, where cuplug cannot check it (LLVM "
+                         "writes no such file)",
+                         t->name);
   if (bi.bad_asm)
     return cuplug__error(CUPLUG_ERR_IR_UNSUPPORTED,
                          "IR module %s (bitcode): an inline asm constraint string \"%s\" uses "
