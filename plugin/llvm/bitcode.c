@@ -13,7 +13,8 @@
  * blocks (of the module and of each function), as asm_guard.h reads text:
  * LLVM's reader of those strings reads past their end on some of them.
  * The records are decoded as LLVM decodes them, down to its truncations;
- * where the walk cannot follow, LLVM reads unchecked.  LLVM finds function
+ * bitcode the walk cannot read through is not `walked`, and is not handed
+ * to LLVM (read.c): LLVM's own files always read through.  LLVM finds function
  * bodies through the module's symbol table (VALUE_SYMTAB, at the module's
  * VSTOFFSET: each FNENTRY's word offset): a body, or the table, that does
  * not begin where one of the module's blocks begins is reported, for a
@@ -160,10 +161,11 @@ typedef struct walk {
    * VSTOFFSET, if it has one) gives each body's word offset from `base`,
    * the start of the module's IDENTIFICATION block or of the module. */
   size_t base, ident_at;
-  bool ident_seen, has_vstoffset;
-  uint64_t vstoffset;
+  bool ident_seen;
+  bool function_table;         /* the VALUE_SYMTAB being read is a function's */
   positions functions, tables; /* the module's FUNCTION and VALUE_SYMTAB blocks, where they begin */
   positions bodies;            /* the word offsets its symbol tables give */
+  positions table_offsets;     /* its VSTOFFSETs */
 } walk;
 
 /* v (holding n of *cap elements of `size` bytes) with room for one more:
@@ -363,9 +365,11 @@ static void use_record(walk *w, uint64_t *blockinfo_for) {
     if (!w->identified) note_producer(w->v, w->n, w->out);
     w->identified = true;
   } else if (w->in == READ_MODULE) {
-    w->has_vstoffset = w->n > 1;
-    w->vstoffset = w->n > 1 ? w->v[1] : 0;
+    if (w->n > 1) note_position(w, &w->table_offsets, w->v[1]);
   } else if (w->in == READ_VST) {
+    /* LLVM writes a body's offset in the module's table only; one in a
+     * function's table moves a body as well */
+    if (w->function_table) w->out->hidden_body = true;
     if (w->n > 2) note_position(w, &w->bodies, w->v[2]);
   } else {
     note_asm(w->v, w->n, w->out);
@@ -379,7 +383,7 @@ static bool read_inside(int64_t id, uint64_t sub) {
   if (id == MODULE_BLOCK)
     return sub == BLOCKINFO_BLOCK || sub == CONSTANTS_BLOCK || sub == FUNCTION_BLOCK ||
            sub == VALUE_SYMTAB_BLOCK;
-  if (id == FUNCTION_BLOCK) return sub == CONSTANTS_BLOCK;
+  if (id == FUNCTION_BLOCK) return sub == CONSTANTS_BLOCK || sub == VALUE_SYMTAB_BLOCK;
   if (id == -1) return sub == MODULE_BLOCK || sub == IDENTIFICATION_BLOCK;
   return false;
 }
@@ -388,7 +392,7 @@ static bool read_inside(int64_t id, uint64_t sub) {
  * its records and sub-blocks, up to its END_BLOCK (as LLVM reads an entered
  * block: its stated length only steps over it).  False when the walk
  * stopped. */
-static bool walk_block(walk *w, uint64_t id, unsigned width) {
+static bool walk_block(walk *w, uint64_t parent, uint64_t id, unsigned width) {
   bits *b = &w->b;
   if (id == BLOCKINFO_BLOCK) /* a module's BLOCKINFO replaces what came before */
     for (int i = 0; i < NUM_READ; i++) w->info[i].n = 0;
@@ -413,7 +417,7 @@ static bool walk_block(walk *w, uint64_t id, unsigned width) {
       if (id == MODULE_BLOCK && sub == FUNCTION_BLOCK) note_position(w, &w->functions, at);
       if (id == MODULE_BLOCK && sub == VALUE_SYMTAB_BLOCK) note_position(w, &w->tables, at);
       if (read_inside((int64_t)id, sub)) {
-        if (!walk_block(w, sub, sub_width)) break;
+        if (!walk_block(w, id, sub, sub_width)) break;
       } else if (sub_end > b->nbits) {
         break;
       } else {
@@ -430,6 +434,7 @@ static bool walk_block(walk *w, uint64_t id, unsigned width) {
     w->n = 0;
     w->in = read_index(id);
     w->in_info = id == BLOCKINFO_BLOCK;
+    w->function_table = id == VALUE_SYMTAB_BLOCK && parent == FUNCTION_BLOCK;
     if (abbrev_id == UNABBREV_RECORD) {
       unabbreviated(w);
     } else {
@@ -462,21 +467,41 @@ static bool among(const positions *p, uint64_t x) {
  * blocks begins?  A crafted file can hide a body elsewhere, in bytes the
  * walk stepped over; LLVM's own files never do. */
 static void check_bodies(walk *w, cuplug__bitcode_info *out) {
-  if (w->has_vstoffset &&
-      !among(&w->tables, w->base + (uint64_t)((uint32_t)w->vstoffset - 1u) * 32))
-    out->hidden_body = true;
+  for (size_t i = 0; i < w->table_offsets.n; i++)
+    if (!among(&w->tables, w->base + (uint64_t)((uint32_t)w->table_offsets.v[i] - 1u) * 32))
+      out->hidden_body = true;
   for (size_t i = 0; i < w->bodies.n; i++)
     if (!among(&w->functions, w->base + (uint64_t)((uint32_t)w->bodies.v[i] - 1u) * 32))
       out->hidden_body = true;
-  w->functions.n = w->tables.n = w->bodies.n = 0;
-  w->has_vstoffset = false;
+  w->functions.n = w->tables.n = w->bodies.n = w->table_offsets.n = 0;
 }
 
 static void blocks(walk *w, size_t base, cuplug__bitcode_info *out) {
   bits *b = &w->b;
   while (b->pos < b->nbits) {
     size_t block_at = b->pos;
-    if (fixed(b, 2) != ENTER_SUBBLOCK) return;
+    uint64_t abbrev_id = fixed(b, 2);
+    if (abbrev_id == DEFINE_ABBREV || abbrev_id == UNABBREV_RECORD) {
+      /* LLVM reads (and drops) an abbreviation or a record between blocks */
+      w->n = 0;
+      w->in = -1;
+      w->in_info = w->function_table = false;
+      if (abbrev_id == DEFINE_ABBREV)
+        define_abbrev(w, NULL);
+      else
+        unabbreviated(w);
+      if (b->bad || w->stop) {
+        w->stop = true;
+        return;
+      }
+      continue;
+    }
+    if (abbrev_id != ENTER_SUBBLOCK) {
+      /* LLVM takes fewer than 8 bytes left after a module for padding */
+      if (b->nbits - block_at >= 64) w->stop = true;
+      b->pos = b->nbits;
+      return;
+    }
     uint64_t id = vbr32(b, 8);
     unsigned width = vbr32(b, 4);
     align32(b);
@@ -505,7 +530,7 @@ static void blocks(walk *w, size_t base, cuplug__bitcode_info *out) {
     }
     if (!w->stop && width >= 1 && width <= 32 && read_inside(-1, id)) {
       size_t at = b->pos;
-      walk_block(w, id, width); /* as LLVM reads it: to its END_BLOCK */
+      walk_block(w, UINT64_MAX, id, width); /* as LLVM reads it: to its END_BLOCK */
       b->pos = at;
       b->bad = false;
       if (id == MODULE_BLOCK && !w->stop) check_bodies(w, out);
@@ -556,4 +581,5 @@ void cuplug__bitcode_scan(const void *bytes, size_t size, cuplug__bitcode_info *
   free(w.functions.v);
   free(w.tables.v);
   free(w.bodies.v);
+  free(w.table_offsets.v);
 }

@@ -28,8 +28,8 @@ typedef struct cuplug__bitcode_info {
    * lies) where none of the module's blocks begins: bytes the walk stepped
    * over, which LLVM would read unchecked. */
   bool hidden_body;
-  /* Every block was read to its end as this reads bitcode (else what was
-   * not is LLVM's to read, and to judge). */
+  /* Every block was read to its end as LLVM reads bitcode (LLVM's own
+   * files always are; the plugin refuses bitcode that is not). */
   bool walked;
 } cuplug__bitcode_info;
 

@@ -84,6 +84,12 @@ cuplug_error *cuplug__modern_check_bitcode(const cuplug__text *t) {
                          "outside the module's blocks, where cuplug cannot check it (LLVM "
                          "writes no such file)",
                          t->name);
+  if (!bi.walked)
+    return cuplug__error(CUPLUG_ERR_IR_PARSE,
+                         "IR module %s is malformed bitcode: its blocks do not read through "
+                         "as LLVM writes them, and cuplug does not hand such bitcode to LLVM's "
+                         "reader (which crashes on some)",
+                         t->name);
   if (bi.bad_asm)
     return cuplug__error(CUPLUG_ERR_IR_UNSUPPORTED,
                          "IR module %s (bitcode): an inline asm constraint string \"%s\" uses "

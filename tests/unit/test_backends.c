@@ -378,8 +378,10 @@ START_TEST(inline_ptx_on_the_cpu) {
 END_TEST
 
 /* LLVM's bitcode reader crashes on some malformed bitcode (fuzz_modern
- * found this input): cuplug has bitcode read in a helper process, so that
- * the crash is an error naming the module, and the host goes on. */
+ * found this input): cuplug reads bitcode's blocks through before LLVM
+ * does (plugin/llvm/bitcode.c) and refuses what does not read as LLVM
+ * writes it; what LLVM reads anyway it reads in a helper process, so that
+ * a crash is an error naming the module, and the host goes on. */
 START_TEST(bitcode_reader_crash) {
   size_t n;
   char *bytes = t_read(t_path("fuzz/regressions/modern/bitcode-reader-crash"), &n);
@@ -389,8 +391,9 @@ START_TEST(bitcode_reader_crash) {
   o.a.kind = CUPLUG_KERNEL;
   o.a.cc_major = 9;
   T_ASSERT_ERROR(t_api()->compile(&o.a), CUPLUG_ERR_IR_PARSE,
-                 "IR module bad.bc is malformed bitcode: LLVM's bitcode reader crashed on it (in "
-                 "the helper process; the host goes on)");
+                 "IR module bad.bc is malformed bitcode: its blocks do not read through as LLVM "
+                 "writes them, and cuplug does not hand such bitcode to LLVM's reader (which "
+                 "crashes on some)");
   o.a.output = CUPLUG_OUTPUT_HOST;
   cuplug_error *e = t_api()->compile(&o.a);
   T_ASSERT_CODE(e, CUPLUG_ERR_IR_PARSE);
