@@ -143,8 +143,8 @@ typedef struct positions {
 
 /* A walk through a module's blocks, decoding them as LLVM 22's reader
  * does (BitstreamReader.cpp, BitcodeReader.cpp): what LLVM reads is what
- * is checked.  It stops, leaving the word to LLVM's reader, where the bits
- * are not what LLVM reads either, or memory runs out. */
+ * is checked.  It stops where the bits are not what LLVM writes, or memory
+ * runs out; bitcode it stopped on is not `walked`. */
 typedef struct walk {
   bits b;
   cuplug__bitcode_info *out;
@@ -192,14 +192,14 @@ static bool wanted(const walk *w, uint32_t code) {
                                      code == INLINEASM_OLD3 || code == INLINEASM);
 }
 
-/* A record's next value: the first is its code, which LLVM reads as 32
- * bits; the others are kept only for the records the walk reads, so that
- * a long record costs no memory. */
 static void note_position(walk *w, positions *p, uint64_t x) {
   p->v = grow(w, p->v, p->n, &p->cap, sizeof *p->v);
   if (p->n < p->cap) p->v[p->n++] = x;
 }
 
+/* A record's next value: the first is its code, which LLVM reads as 32
+ * bits; the others are kept only for the records the walk reads, so that
+ * a long record costs no memory. */
 static void push_value(walk *w, uint64_t x) {
   if (w->n == 0) {
     x = (uint32_t)x;
@@ -456,10 +456,18 @@ static bool walk_block(walk *w, uint64_t parent, uint64_t id, unsigned width) {
 }
 
 /* The top-level blocks, from the bit after the magic number. */
+/* Is x one of the positions?  They were noted as the walk went, so they
+ * ascend: a module of many functions costs a binary search a body. */
 static bool among(const positions *p, uint64_t x) {
-  for (size_t i = 0; i < p->n; i++)
-    if (p->v[i] == x) return true;
-  return false;
+  size_t lo = 0, hi = p->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (p->v[mid] < x)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < p->n && p->v[lo] == x;
 }
 
 /* After a module's walk: does every body its symbol tables point LLVM at
