@@ -2,6 +2,7 @@
 #include "base/buf.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,9 +48,123 @@ void cuplug__buf_puts(cuplug__buf *b, const char *s) {
 
 void cuplug__buf_putc(cuplug__buf *b, char c) { cuplug__buf_append(b, &c, 1); }
 
+/* ---- formatting ---- */
+
+/* The conversions cuplug's builders use: %s, %.*s, %c, %%, and %d %i %u with
+ * no length, l, ll or z.  These are written here; a format with any other
+ * goes to vsnprintf, which handles everything but costs a few microseconds
+ * a call when it runs cold, as it does after a toolkit call: a compile
+ * formats dozens of lines (wrappers, annotations, types, versions). */
+typedef enum { LEN_INT, LEN_LONG, LEN_LLONG, LEN_SIZE } int_length;
+
+typedef struct conversion {
+  char letter;
+  int_length length;
+  bool star; /* %.*s */
+} conversion;
+
+/* Reads the conversion after a '%' at p; returns the text after it, or NULL
+ * for one this file does not write. */
+static const char *read_conversion(const char *p, conversion *c) {
+  *c = (conversion){0, LEN_INT, false};
+  if (p[0] == '.' && p[1] == '*' && p[2] == 's') {
+    c->star = true;
+    c->letter = 's';
+    return p + 3;
+  }
+  if (p[0] == 'l' && p[1] == 'l') {
+    c->length = LEN_LLONG;
+    p += 2;
+  } else if (p[0] == 'l' || p[0] == 'z') {
+    c->length = p[0] == 'l' ? LEN_LONG : LEN_SIZE;
+    p++;
+  }
+  bool integer = *p == 'd' || *p == 'i' || *p == 'u';
+  if (!integer && (c->length != LEN_INT || (*p != 's' && *p != 'c' && *p != '%'))) return NULL;
+  c->letter = *p;
+  return p + 1;
+}
+
+static bool written_here(const char *fmt) {
+  conversion c;
+  for (const char *p = fmt; (p = strchr(p, '%'));)
+    if (!(p = read_conversion(p + 1, &c))) return false;
+  return true;
+}
+
+size_t cuplug__decimal(char out[CUPLUG__DECIMAL_MAX], unsigned long long v, bool negative) {
+  char digits[CUPLUG__DECIMAL_MAX];
+  size_t n = 0;
+  do {
+    digits[n++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  size_t k = 0;
+  if (negative) out[k++] = '-';
+  while (n) out[k++] = digits[--n];
+  out[k] = '\0';
+  return k;
+}
+
+static void put_integer(cuplug__buf *b, const conversion *c, va_list *ap) {
+  unsigned long long u;
+  bool negative = false;
+  if (c->letter == 'u') {
+    switch (c->length) {
+      case LEN_INT: u = va_arg(*ap, unsigned); break;
+      case LEN_LONG: u = va_arg(*ap, unsigned long); break;
+      case LEN_LLONG: u = va_arg(*ap, unsigned long long); break;
+      default: u = va_arg(*ap, size_t); break;
+    }
+  } else {
+    long long v;
+    switch (c->length) {
+      case LEN_INT: v = va_arg(*ap, int); break;
+      case LEN_LONG: v = va_arg(*ap, long); break;
+      case LEN_LLONG: v = va_arg(*ap, long long); break;
+      default: v = va_arg(*ap, ptrdiff_t); break; /* %zd: the signed size_t */
+    }
+    negative = v < 0;
+    u = negative ? 0ull - (unsigned long long)v : (unsigned long long)v;
+  }
+  char digits[CUPLUG__DECIMAL_MAX];
+  cuplug__buf_append(b, digits, cuplug__decimal(digits, u, negative));
+}
+
+static void put_string(cuplug__buf *b, const conversion *c, va_list *ap) {
+  int precision = c->star ? va_arg(*ap, int) : -1;
+  const char *s = va_arg(*ap, const char *);
+  if (!s) s = precision >= 0 && precision < 6 ? "" : "(null)"; /* as glibc writes it */
+  size_t n = precision >= 0 ? strnlen(s, (size_t)precision) : strlen(s);
+  cuplug__buf_append(b, s, n);
+}
+
+static void put_formatted(cuplug__buf *b, const char *fmt, va_list *ap) {
+  for (const char *p = fmt;;) {
+    const char *pct = strchr(p, '%');
+    cuplug__buf_append(b, p, pct ? (size_t)(pct - p) : strlen(p));
+    if (!pct) return;
+    conversion c;
+    p = read_conversion(pct + 1, &c);
+    if (c.letter == '%')
+      cuplug__buf_putc(b, '%');
+    else if (c.letter == 'c')
+      cuplug__buf_putc(b, (char)va_arg(*ap, int));
+    else if (c.letter == 's')
+      put_string(b, &c, ap);
+    else
+      put_integer(b, &c, ap);
+  }
+}
+
 void cuplug__buf_vprintf(cuplug__buf *b, const char *fmt, va_list ap) {
   va_list ap2;
   va_copy(ap2, ap);
+  if (written_here(fmt)) {
+    put_formatted(b, fmt, &ap2);
+    va_end(ap2);
+    return;
+  }
   char small[256];
   int n = vsnprintf(small, sizeof small, fmt, ap);
   if (n < 0) {

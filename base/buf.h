@@ -24,9 +24,16 @@ bool cuplug__buf_reserve(cuplug__buf *b, size_t extra);
 void cuplug__buf_append(cuplug__buf *b, const char *s, size_t n);
 void cuplug__buf_puts(cuplug__buf *b, const char *s);
 void cuplug__buf_putc(cuplug__buf *b, char c);
+/* printf into the buffer.  %s, %.*s, %c, %% and %d %i %u (plain, l, ll, z)
+ * are written by cuplug itself, quickly; other conversions by vsnprintf. */
 void cuplug__buf_printf(cuplug__buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void cuplug__buf_vprintf(cuplug__buf *b, const char *fmt, va_list ap);
+/* The decimal digits of v (after a '-' when negative), NUL-terminated;
+ * returns their count. */
+#define CUPLUG__DECIMAL_MAX 22
+size_t cuplug__decimal(char out[CUPLUG__DECIMAL_MAX], unsigned long long v, bool negative);
+
 /* Hands the contents to the caller (free() them) and resets the buffer.
  * Returns NULL if an allocation failed along the way. */
 char *cuplug__buf_take(cuplug__buf *b, size_t *len);

@@ -64,8 +64,8 @@ static cuplug_error *extend_used(ir_rewrite *rw, const ir_item *used,
                          "%s:%zu: cannot read @llvm.used to add a kernel to it", rw->m.name,
                          cuplug__ir_line_of(&rw->m, used->start));
   unsigned long count = strtoul(t + toks[count_tok].start, NULL, 10);
-  char num[32];
-  snprintf(num, sizeof num, "%lu", count + 1);
+  char num[CUPLUG__DECIMAL_MAX];
+  cuplug__decimal(num, count + 1, false);
   cuplug__ir_edit_replace(&rw->edits, toks[count_tok].start,
                   toks[count_tok].start + toks[count_tok].len, num);
   cuplug__buf b;

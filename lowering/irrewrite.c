@@ -56,10 +56,26 @@ static int edit_cmp(const void *a, const void *b) {
   return x->seq < y->seq ? -1 : (x->seq > y->seq);
 }
 
+/* Into text order.  A compile makes a few dozen edits, pass by pass, each
+ * pass's in text order: a short list is sorted by insertion, with no call
+ * of qsort's (which a compile, running cold after the toolkit's, feels). */
+static void sort_edits(ir_edits *e) {
+  if (e->n > 32) {
+    qsort(e->v, e->n, sizeof *e->v, edit_cmp);
+    return;
+  }
+  for (size_t i = 1; i < e->n; i++) {
+    ir_edit d = e->v[i];
+    size_t k = i;
+    for (; k > 0 && edit_cmp(&e->v[k - 1], &d) > 0; k--) e->v[k] = e->v[k - 1];
+    e->v[k] = d;
+  }
+}
+
 cuplug_error *cuplug__ir_edits_apply(ir_edits *e, const char *text, size_t len,
                              cuplug__buf *out) {
   if (e->oom) return cuplug__error_oom();
-  if (e->n) qsort(e->v, e->n, sizeof *e->v, edit_cmp); /* qsort takes no NULL */
+  sort_edits(e);
   size_t pos = 0;
   if (!cuplug__buf_reserve(out, len + 256)) return cuplug__error_oom();
   for (size_t i = 0; i < e->n; i++) {

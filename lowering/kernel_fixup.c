@@ -78,14 +78,14 @@ static void renumber(fixup *f, const ir_tok *toks, size_t n, bool labels_too) {
   if (!f->renumber) return;
   for (size_t i = 0; i < n; i++) {
     unsigned long num;
-    char buf[32];
+    char buf[1 + CUPLUG__DECIMAL_MAX] = "%";
     if (toks[i].kind == IR_LOCAL && cuplug__ir_tok_numbered(f->text, toks[i], &num) && num > 0) {
-      snprintf(buf, sizeof buf, "%%%lu", num - 1);
+      cuplug__decimal(buf + 1, num - 1, false);
       cuplug__ir_edit_replace(&f->rw->edits, toks[i].start, toks[i].start + toks[i].len, buf);
     } else if (labels_too && i == 0 && toks[i].kind == IR_NUMBER && n > 1 &&
                cuplug__ir_tok_punct(f->text, toks[1], ':')) {
       num = strtoul(f->text + toks[i].start, NULL, 10);
-      snprintf(buf, sizeof buf, "%lu", num ? num - 1 : 0);
+      cuplug__decimal(buf, num ? num - 1 : 0, false);
       cuplug__ir_edit_replace(&f->rw->edits, toks[i].start, toks[i].start + toks[i].len, buf);
     }
   }

@@ -161,16 +161,18 @@ static void set_target_and_version(ir_rewrite *rw, cuplug__ir_version v) {
   if (!has_target(&rw->m, "datalayout"))
     cuplug__ir_edit_insert(&rw->edits, 0, "target datalayout = \"" CUPLUG__NVPTX_DATALAYOUT "\"\n");
   long version_id = cuplug__ir_rewrite_meta_id(rw);
+  char line[64] = "!nvvmir.version = !{!";
+  size_t n = strlen(line);
+  n += cuplug__decimal(line + n, (unsigned long long)version_id, false);
+  memcpy(line + n, "}\n", 3);
   bool written = false;
   for (size_t i = 0; i < rw->m.num_items; i++) {
     const ir_item *it = &rw->m.items[i];
     if (!is_version(it)) continue;
-    char line[64];
-    snprintf(line, sizeof line, "!nvvmir.version = !{!%ld}\n", version_id);
     cuplug__ir_edit_replace(&rw->edits, it->start, it->end, written ? "" : line);
     written = true;
   }
-  if (!written) cuplug__buf_printf(&rw->tail, "!nvvmir.version = !{!%ld}\n", version_id);
+  if (!written) cuplug__buf_puts(&rw->tail, line);
   cuplug__buf_printf(&rw->tail, "!%ld = !{i32 %d, i32 %d, i32 %d, i32 %d}\n", version_id,
                      v.ir_major, v.ir_minor, v.dbg_major, v.dbg_minor);
 }

@@ -4,11 +4,16 @@
  * Covers the lexer (token kinds, offsets, lengths), name decoding and
  * quoting, word sets, a module's top-level items (numba's layout, with '{'
  * on its own line, and clang's), function headers, body statements, edit
- * lists and rewrites, and the quick cuplug__ir_text_defines scan.  Spans are checked
+ * lists and rewrites, the quick cuplug__ir_text_defines scan, and the text
+ * builder's own formatting (base/buf.h) against the C library's.  Spans are checked
  * as the exact text they cover. */
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "lowering/irrewrite.h"
 #include "support.h"
@@ -771,6 +776,42 @@ START_TEST(edits_insert_replace_delete) {
 }
 END_TEST
 
+/* Edits made in any order apply in text order, for a short list (sorted by
+ * insertion) and a long one (by qsort) alike: each of n edits replaces one
+ * letter of the alphabet by its capital and inserts a '.' before it, made
+ * forwards, backwards and interleaved. */
+START_TEST(edits_in_any_order) {
+  static const char letters[] = "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz";
+  const size_t counts[] = {5, 16, 17, 52}; /* 10, 32, 34 and 104 edits */
+  for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+    size_t n = counts[c];
+    char want[2 * sizeof letters];
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++) {
+      want[w++] = '.';
+      want[w++] = (char)(letters[i] - 'a' + 'A');
+    }
+    strcpy(want + w, letters + n);
+    for (int order = 0; order < 3; order++) {
+      ir_edits e;
+      cuplug__ir_edits_init(&e);
+      for (size_t k = 0; k < n; k++) {
+        size_t i = order == 0 ? k : order == 1 ? n - 1 - k : (k % 2 ? n - 1 - k / 2 : k / 2);
+        char cap[2] = {(char)(letters[i] - 'a' + 'A'), '\0'};
+        cuplug__ir_edit_replace(&e, i, i + 1, cap);
+        cuplug__ir_edit_insert(&e, i, ".");
+      }
+      cuplug__buf b;
+      cuplug__buf_init(&b);
+      T_ASSERT_OK(cuplug__ir_edits_apply(&e, letters, strlen(letters), &b));
+      ck_assert_msg(strcmp(b.data, want) == 0, "%zu edits, order %d: %s", n, order, b.data);
+      cuplug__buf_free(&b);
+      cuplug__ir_edits_free(&e);
+    }
+  }
+}
+END_TEST
+
 START_TEST(edits_at_equal_offsets) {
   ir_edits e;
   cuplug__ir_edits_init(&e);
@@ -1061,6 +1102,82 @@ START_TEST(text_references) {
 }
 END_TEST
 
+/* ---- text builders: the formatting every rewrite uses ---- */
+
+/* buf_printf's text against the C library's, for one format and its
+ * arguments; both ways, the buffer's length is the text's. */
+#define ASSERT_FORMATS_AS_LIBC(...)                                           \
+  do {                                                                        \
+    char want[512];                                                           \
+    int n = snprintf(want, sizeof want, __VA_ARGS__);                         \
+    cuplug__buf b;                                                            \
+    cuplug__buf_init(&b);                                                     \
+    cuplug__buf_puts(&b, "<");                                                \
+    cuplug__buf_printf(&b, __VA_ARGS__);                                      \
+    ck_assert_int_eq((int)b.len, n + 1);                                      \
+    ck_assert_str_eq(b.data + 1, want);                                       \
+    cuplug__buf_free(&b);                                                     \
+  } while (0)
+
+START_TEST(buf_printf_writes_what_libc_writes) {
+  /* the conversions cuplug writes itself */
+  ASSERT_FORMATS_AS_LIBC("plain text, no conversion");
+  ASSERT_FORMATS_AS_LIBC("%s", "");
+  ASSERT_FORMATS_AS_LIBC("define %s @\"%s\"(%s)%%", "i32", "f.x", "i8* %\"a\"");
+  ASSERT_FORMATS_AS_LIBC("[%.*s]", 3, "abcdef");
+  ASSERT_FORMATS_AS_LIBC("[%.*s]", 9, "abc");
+  ASSERT_FORMATS_AS_LIBC("[%.*s]", 0, "abc");
+  ASSERT_FORMATS_AS_LIBC("[%.*s]", -1, "abc"); /* a negative precision is none */
+  ASSERT_FORMATS_AS_LIBC("%c%c%c", 'a', '%', '\x7f');
+  ASSERT_FORMATS_AS_LIBC("%d %i %d %d", 0, -1, INT_MAX, INT_MIN);
+  ASSERT_FORMATS_AS_LIBC("%u %u", 0u, UINT_MAX);
+  ASSERT_FORMATS_AS_LIBC("!%ld = !{i32 %ld} %li", LONG_MIN, LONG_MAX, -42L);
+  ASSERT_FORMATS_AS_LIBC("%lu %lu", 0ul, ULONG_MAX);
+  ASSERT_FORMATS_AS_LIBC("%lld %lli %lld", LLONG_MIN, LLONG_MAX, 7LL);
+  ASSERT_FORMATS_AS_LIBC("%llu", ULLONG_MAX);
+  ASSERT_FORMATS_AS_LIBC("%zu %zd %zd", SIZE_MAX, (ptrdiff_t)-5, PTRDIFF_MAX);
+  ASSERT_FORMATS_AS_LIBC("%%d%%%s%%", "x");
+  /* the others go to vsnprintf, before and after the quick ones */
+  ASSERT_FORMATS_AS_LIBC("%s \\%02X %s", "a", 0x22, "b");
+  ASSERT_FORMATS_AS_LIBC("%d %5d %-3u| %x %g %s", 1, 42, 7u, 255u, 0.5, "end");
+  ASSERT_FORMATS_AS_LIBC("%09ld %016llX %hhd %hu", 12L, 0xABCull, (signed char)-3,
+                         (unsigned short)65535);
+  ASSERT_FORMATS_AS_LIBC("%ls|%lc", L"w", (wint_t)L'c');
+  /* longer than the C library path's first try of 256 bytes */
+  char long_text[400];
+  memset(long_text, 'y', sizeof long_text - 1);
+  long_text[sizeof long_text - 1] = '\0';
+  ASSERT_FORMATS_AS_LIBC("%s|%d", long_text, 3);
+  ASSERT_FORMATS_AS_LIBC("%s|%x", long_text, 3u);
+}
+END_TEST
+
+START_TEST(buf_printf_appends_to_what_is_there) {
+  cuplug__buf b;
+  cuplug__buf_init(&b);
+  for (int i = 0; i < 100; i++) cuplug__buf_printf(&b, "%d,", i - 50);
+  cuplug__buf_printf(&b, "%s", "!");
+  /* -50..-10 take 4 bytes with their comma, -9..-1 3, 0..9 2, 10..49 3 */
+  ck_assert_int_eq((int)b.len, 41 * 4 + 9 * 3 + 10 * 2 + 40 * 3 + 1);
+  ck_assert_int_eq(strncmp(b.data, "-50,-49,", 8), 0);
+  ck_assert_str_eq(b.data + b.len - 7, "48,49,!");
+  cuplug__buf_free(&b);
+}
+END_TEST
+
+START_TEST(decimal_digits) {
+  char d[CUPLUG__DECIMAL_MAX];
+  ck_assert_int_eq((int)cuplug__decimal(d, 0, false), 1);
+  ck_assert_str_eq(d, "0");
+  ck_assert_int_eq((int)cuplug__decimal(d, 0, true), 2); /* as asked: "-0" */
+  ck_assert_str_eq(d, "-0");
+  ck_assert_int_eq((int)cuplug__decimal(d, ULLONG_MAX, true), 21);
+  ck_assert_str_eq(d, "-18446744073709551615");
+  ck_assert_int_eq((int)cuplug__decimal(d, 1000, false), 4);
+  ck_assert_str_eq(d, "1000");
+}
+END_TEST
+
 Suite *suite_irtext(void) {
   Suite *s = suite_create("irtext");
   TCase *lex = t_tcase(s, "lexer", 0, NULL, NULL, 0);
@@ -1098,6 +1215,7 @@ Suite *suite_irtext(void) {
   TCase *ed = t_tcase(s, "edits", 0, NULL, NULL, 0);
   tcase_add_test(ed, edits_insert_replace_delete);
   tcase_add_test(ed, edits_at_equal_offsets);
+  tcase_add_test(ed, edits_in_any_order);
   tcase_add_test(ed, edits_nested_are_dropped);
   tcase_add_test(ed, edits_overlapping_fail);
   tcase_add_test(ed, rewrite_fresh_ids);
@@ -1112,5 +1230,10 @@ Suite *suite_irtext(void) {
   tcase_add_test(ed, text_references);
   tcase_add_test(ed, text_each_declared);
   tcase_add_test(ed, watch_list_notes_set_words_and_globals);
+
+  TCase *fmt = t_tcase(s, "format", 0, NULL, NULL, 0);
+  tcase_add_test(fmt, buf_printf_writes_what_libc_writes);
+  tcase_add_test(fmt, buf_printf_appends_to_what_is_there);
+  tcase_add_test(fmt, decimal_digits);
   return s;
 }
