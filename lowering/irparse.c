@@ -107,7 +107,9 @@ static cuplug_error *note_number(ir_module *m, const ir_item *it) {
   if (it->kind != IR_ITEM_META && (it->kind != IR_ITEM_ATTRS || !*it->name)) return NULL;
   /* LLVM numbers metadata and attribute groups with 32 bits; a larger
    * number would overflow the numbers a rewrite hands out after it */
-  unsigned long long v = strtoull(it->name, NULL, 10);
+  unsigned long long v = 0; /* the name is digits; read past 32 bits no further */
+  for (const char *d = it->name; *d >= '0' && *d <= '9' && v <= UINT32_MAX; d++)
+    v = v * 10 + (unsigned)(*d - '0');
   if (v > UINT32_MAX)
     return cuplug__error(CUPLUG_ERR_IR_PARSE, "%s:%zu: %c%.24s...: the number is beyond 32 bits",
                          m->name, cuplug__ir_line_of(m, it->start),

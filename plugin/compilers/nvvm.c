@@ -19,9 +19,16 @@ cuplug_error *cuplug__nvvm_ir_version(cuplug__toolkit *tk, cuplug__ir_version *v
  * fastmath (ftz, approximate division and square root, fma), LTO-IR. */
 static size_t put_options(cuplug__nvvm_job *j, const cuplug__nvvm_options *o) {
   size_t n = 0;
-  snprintf(j->arch, sizeof j->arch, "-arch=compute_%u%u%s", o->cc_major, o->cc_minor,
-           o->cc_suffix);
-  snprintf(j->opt, sizeof j->opt, "-opt=%d", o->opt);
+  /* written by hand: snprintf, which every compile would call here, runs
+   * cold after libNVVM and costs a microsecond a call */
+  char *p = stpcpy(j->arch, "-arch=compute_");
+  p += cuplug__decimal(p, o->cc_major, false);
+  p += cuplug__decimal(p, o->cc_minor, false);
+  memcpy(p, o->cc_suffix, sizeof o->cc_suffix);
+  p[sizeof o->cc_suffix] = '\0';
+  p = stpcpy(j->opt, "-opt=");
+  cuplug__decimal(p, o->opt < 0 ? 0ull - (unsigned long long)o->opt : (unsigned long long)o->opt,
+                  o->opt < 0);
   j->options[n++] = j->arch;
   j->options[n++] = j->opt;
   if (o->debug) j->options[n++] = "-g";

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 
+#include "base/buf.h"
 #include "base/ir.h"
 #include "cuplug/cuplug.h"
 #include "plugin/helper/run.h"
@@ -24,7 +25,8 @@ cuplug_error *cuplug__nvvm_ir_version(cuplug__toolkit *tk, cuplug__ir_version *v
 /* A compilation under way: it runs (in a helper process) while the caller
  * does other work, such as waiting for the IR's verification. */
 typedef struct cuplug__nvvm_job {
-  char arch[32], opt[16];
+  /* "-arch=compute_" two numbers and a letter; "-opt=" a number */
+  char arch[14 + 2 * CUPLUG__DECIMAL_MAX + 2], opt[5 + CUPLUG__DECIMAL_MAX];
   const char *options[12];
   cuplug__tool_input *inputs;
   cuplug__tool_job job;
