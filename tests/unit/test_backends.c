@@ -402,6 +402,47 @@ START_TEST(bitcode_reader_crash) {
 }
 END_TEST
 
+/* LLVM's bitcode reader crashing in the helper is malformed bitcode to the
+ * caller, and the host goes on.  Fuzzing found bitcode that crashed it;
+ * the host's own walk now refuses every such input known before the
+ * helper sees it, so a helper that dies on its first job stands in. */
+START_TEST(bitcode_reader_crash_in_the_helper) {
+  const char *ir = "target triple = \"nvptx64-nvidia-cuda\"\n"
+                   "define ptx_kernel void @k(ptr %p) {\n"
+                   "  store i32 1, ptr %p\n"
+                   "  ret void\n"
+                   "}\n";
+  size_t n;
+  char *bc = bitcode_of(ir, strlen(ir), &n);
+  char *real = strdup(getenv("CUPLUG_HELPER"));
+  setenv("CUPLUG_HELPER", getenv("CUPLUG_FAKE_HELPER"), 1);
+  setenv("FAKE_HELPER", "crash", 1);
+  cuplug_session_options so = {.struct_size = sizeof so, .flags = CUPLUG_SESSION_NO_CACHE};
+  cuplug_session *s = NULL;
+  T_ASSERT_OK(t_api()->session_create(&so, &s));
+  one o;
+  one_init(&o, "k.bc", bc, n, "k");
+  o.a.session = s;
+  o.a.kind = CUPLUG_KERNEL;
+  o.a.cc_major = 9;
+  for (int round = 0; round < 2; round++) /* a fresh helper each time */
+    T_ASSERT_ERROR(t_api()->compile(&o.a), CUPLUG_ERR_IR_PARSE,
+                   "IR module k.bc is malformed bitcode: LLVM's bitcode reader crashed on it "
+                   "(in the helper process; the host goes on)");
+  t_api()->session_destroy(s);
+  setenv("CUPLUG_HELPER", real, 1);
+  unsetenv("FAKE_HELPER");
+  /* the same bytes with the real helper: they were never the trouble */
+  one_init(&o, "k.bc", bc, n, "k");
+  o.a.kind = CUPLUG_KERNEL;
+  o.a.cc_major = 9;
+  T_ASSERT_OK(t_api()->compile(&o.a));
+  t_api()->artifact_destroy(o.a.artifact);
+  free(real);
+  free(bc);
+}
+END_TEST
+
 /* An address space the backend lacks: LLVM's NVPTX backend would take it
  * as the generic one, silently; libNVVM lacks cluster shared memory (7). */
 START_TEST(address_spaces) {
@@ -439,6 +480,7 @@ Suite *suite_backends(void) {
   tc = t_tcase(s, "bitcode", 0, setup, teardown, 60);
   tcase_add_test(tc, bitcode_input);
   tcase_add_test(tc, bitcode_reader_crash);
+  tcase_add_test(tc, bitcode_reader_crash_in_the_helper);
   tc = t_tcase(s, "modern_ltoir", T_NVVM | T_NVRTC, setup, teardown, 60);
   tcase_add_test(tc, modern_ltoir_by_libnvvm);
   tc = t_tcase(s, "modern_cubin", T_NVJITLINK, setup, teardown, 60);
