@@ -24,8 +24,9 @@ static size_t put_options(cuplug__nvvm_job *j, const cuplug__nvvm_options *o) {
   char *p = stpcpy(j->arch, "-arch=compute_");
   p += cuplug__decimal(p, o->cc_major, false);
   p += cuplug__decimal(p, o->cc_minor, false);
-  memcpy(p, o->cc_suffix, sizeof o->cc_suffix);
-  p[sizeof o->cc_suffix] = '\0';
+  size_t suffix = strnlen(o->cc_suffix, sizeof o->cc_suffix);
+  memcpy(p, o->cc_suffix, suffix);
+  p[suffix] = '\0';
   p = stpcpy(j->opt, "-opt=");
   cuplug__decimal(p, o->opt < 0 ? 0ull - (unsigned long long)o->opt : (unsigned long long)o->opt,
                   o->opt < 0);
