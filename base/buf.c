@@ -107,15 +107,17 @@ size_t cuplug__decimal(char out[CUPLUG__DECIMAL_MAX], unsigned long long v, bool
 }
 
 static void put_integer(cuplug__buf *b, const conversion *c, va_list *ap) {
-  unsigned long long u;
-  bool negative = false;
+  char digits[CUPLUG__DECIMAL_MAX];
+  size_t n;
   if (c->letter == 'u') {
+    unsigned long long u;
     switch (c->length) {
       case LEN_INT: u = va_arg(*ap, unsigned); break;
       case LEN_LONG: u = va_arg(*ap, unsigned long); break;
       case LEN_LLONG: u = va_arg(*ap, unsigned long long); break;
       default: u = va_arg(*ap, size_t); break;
     }
+    n = cuplug__decimal(digits, u, false);
   } else {
     long long v;
     switch (c->length) {
@@ -124,11 +126,9 @@ static void put_integer(cuplug__buf *b, const conversion *c, va_list *ap) {
       case LEN_LLONG: v = va_arg(*ap, long long); break;
       default: v = va_arg(*ap, ptrdiff_t); break; /* %zd: the signed size_t */
     }
-    negative = v < 0;
-    u = negative ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    n = cuplug__decimal_signed(digits, v);
   }
-  char digits[CUPLUG__DECIMAL_MAX];
-  cuplug__buf_append(b, digits, cuplug__decimal(digits, u, negative));
+  cuplug__buf_append(b, digits, n);
 }
 
 static void put_string(cuplug__buf *b, const conversion *c, va_list *ap) {

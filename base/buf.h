@@ -33,6 +33,10 @@ void cuplug__buf_vprintf(cuplug__buf *b, const char *fmt, va_list ap);
  * returns their count. */
 #define CUPLUG__DECIMAL_MAX 22
 size_t cuplug__decimal(char out[CUPLUG__DECIMAL_MAX], unsigned long long v, bool negative);
+/* The same for a signed number. */
+static inline size_t cuplug__decimal_signed(char out[CUPLUG__DECIMAL_MAX], long long v) {
+  return cuplug__decimal(out, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v, v < 0);
+}
 
 /* Hands the contents to the caller (free() them) and resets the buffer.
  * Returns NULL if an allocation failed along the way. */

@@ -28,8 +28,7 @@ static size_t put_options(cuplug__nvvm_job *j, const cuplug__nvvm_options *o) {
   memcpy(p, o->cc_suffix, suffix);
   p[suffix] = '\0';
   p = stpcpy(j->opt, "-opt=");
-  cuplug__decimal(p, o->opt < 0 ? 0ull - (unsigned long long)o->opt : (unsigned long long)o->opt,
-                  o->opt < 0);
+  cuplug__decimal_signed(p, o->opt);
   j->options[n++] = j->arch;
   j->options[n++] = j->opt;
   if (o->debug) j->options[n++] = "-g";

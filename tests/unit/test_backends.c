@@ -10,13 +10,13 @@
  * (tests/triton/fixtures) are the inputs.  LLVM's NVPTX backend,
  * libcuplug-nvptx.so, is part of every build: its cases need no toolkit
  * (libdevice aside). */
-#include <llvm-c/BitWriter.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/IRReader.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bitcode_of.h"
 #include "ptxsig.h"
 #include "support.h"
 
@@ -48,6 +48,13 @@ static void one_init(one *o, const char *name, const void *ir, size_t size, cons
                                .modules = o->mods, .num_modules = 1, .entry = entry};
 }
 
+/* The same, for a kernel built for cc 9.0 (the H200's). */
+static void kernel_init(one *o, const char *name, const void *ir, size_t size, const char *entry) {
+  one_init(o, name, ir, size, entry);
+  o->a.kind = CUPLUG_KERNEL;
+  o->a.cc_major = 9;
+}
+
 static char *triton(const char *kernel, size_t *size) {
   char path[256];
   snprintf(path, sizeof path, "triton/fixtures/%s.ll", kernel);
@@ -69,14 +76,7 @@ static char *bitcode_of(const char *ir, size_t n, size_t *size) {
   LLVMModuleRef m;
   char *msg = NULL;
   ck_assert_msg(!LLVMParseIRInContext(ctx, buf, &m, &msg), "%s", msg);
-  LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(m);
-  *size = LLVMGetBufferSize(bc);
-  char *out = malloc(*size);
-  memcpy(out, LLVMGetBufferStart(bc), *size);
-  LLVMDisposeMemoryBuffer(bc);
-  LLVMDisposeModule(m);
-  LLVMContextDispose(ctx);
-  return out;
+  return t_bitcode_of_module(ctx, m, size);
 }
 
 /* ---- the choice of backend: errors before any work ---- */
@@ -111,9 +111,7 @@ START_TEST(signature_from_ir) {
   size_t n;
   char *ir = triton("add", &n);
   one o;
-  one_init(&o, "add.ll", ir, n, "add_kernel");
-  o.a.kind = CUPLUG_KERNEL;
-  o.a.cc_major = 9;
+  kernel_init(&o, "add.ll", ir, n, "add_kernel");
   o.a.cc_suffix = 'a';
   T_ASSERT_OK(t_api()->compile(&o.a));
   cuplug_artifact_info i = info_of(o.a.artifact);
@@ -133,9 +131,7 @@ START_TEST(signature_from_ir) {
                       "define ptx_kernel void @k(ptr byval(%S) align 4 %s) {\n"
                       "  ret void\n"
                       "}\n";
-  one_init(&o, "byval.ll", byval, strlen(byval), "k");
-  o.a.kind = CUPLUG_KERNEL;
-  o.a.cc_major = 9;
+  kernel_init(&o, "byval.ll", byval, strlen(byval), "k");
   T_ASSERT_ERROR(t_api()->compile(&o.a), CUPLUG_ERR_IR_UNSUPPORTED,
                  "kernel @k takes parameter 0 (%s) by value (byval, a struct): cuplug's "
                  "signatures have no struct type to launch it with yet");
@@ -192,9 +188,7 @@ START_TEST(bitcode_input) {
   cuplug_artifact *arts[2];
   for (int k = 0; k < 2; k++) {
     one o;
-    one_init(&o, k ? "softmax.bc" : "softmax.ll", k ? bc : ir, k ? bn : n, "softmax_kernel");
-    o.a.kind = CUPLUG_KERNEL;
-    o.a.cc_major = 9;
+    kernel_init(&o, k ? "softmax.bc" : "softmax.ll", k ? bc : ir, k ? bn : n, "softmax_kernel");
     T_ASSERT_OK(t_api()->compile(&o.a));
     arts[k] = o.a.artifact;
     out[k] = info_of(arts[k]).data;
@@ -268,9 +262,7 @@ START_TEST(codegen_fatal_error) {
       "}\n"
       "declare void @llvm.nvvm.tcgen05.fence.before.thread.sync()\n";
   one o;
-  one_init(&o, "fence.ll", ir, strlen(ir), "fence");
-  o.a.kind = CUPLUG_KERNEL;
-  o.a.cc_major = 9;
+  kernel_init(&o, "fence.ll", ir, strlen(ir), "fence");
   o.a.backend = CUPLUG_BACKEND_LLVM; /* text without pointers reads as either dialect */
   cuplug_error *e = t_api()->compile(&o.a);
   T_ASSERT_CODE(e, CUPLUG_ERR_NVPTX);
@@ -278,9 +270,7 @@ START_TEST(codegen_fatal_error) {
   t_api()->error_destroy(e);
   size_t n;
   char *add = triton("add", &n);
-  one_init(&o, "add.ll", add, n, "add_kernel");
-  o.a.kind = CUPLUG_KERNEL;
-  o.a.cc_major = 9;
+  kernel_init(&o, "add.ll", add, n, "add_kernel");
   T_ASSERT_OK(t_api()->compile(&o.a));
   t_api()->artifact_destroy(o.a.artifact);
   free(add);
@@ -387,9 +377,7 @@ START_TEST(bitcode_reader_crash) {
   char *bytes = t_read(t_path("fuzz/regressions/modern/bitcode-reader-crash"), &n);
   ck_assert(bytes && n > 2);
   one o;
-  one_init(&o, "bad.bc", bytes + 2, n - 2, "f"); /* past the harness's two choice bytes */
-  o.a.kind = CUPLUG_KERNEL;
-  o.a.cc_major = 9;
+  kernel_init(&o, "bad.bc", bytes + 2, n - 2, "f"); /* past the harness's two choice bytes */
   T_ASSERT_ERROR(t_api()->compile(&o.a), CUPLUG_ERR_IR_PARSE,
                  "IR module bad.bc is malformed bitcode: its blocks do not read through as LLVM "
                  "writes them, and cuplug does not hand such bitcode to LLVM's reader (which "
@@ -421,10 +409,8 @@ START_TEST(bitcode_reader_crash_in_the_helper) {
   cuplug_session *s = NULL;
   T_ASSERT_OK(t_api()->session_create(&so, &s));
   one o;
-  one_init(&o, "k.bc", bc, n, "k");
+  kernel_init(&o, "k.bc", bc, n, "k");
   o.a.session = s;
-  o.a.kind = CUPLUG_KERNEL;
-  o.a.cc_major = 9;
   for (int round = 0; round < 2; round++) /* a fresh helper each time */
     T_ASSERT_ERROR(t_api()->compile(&o.a), CUPLUG_ERR_IR_PARSE,
                    "IR module k.bc is malformed bitcode: LLVM's bitcode reader crashed on it "
@@ -433,9 +419,7 @@ START_TEST(bitcode_reader_crash_in_the_helper) {
   setenv("CUPLUG_HELPER", real, 1);
   unsetenv("FAKE_HELPER");
   /* the same bytes with the real helper: they were never the trouble */
-  one_init(&o, "k.bc", bc, n, "k");
-  o.a.kind = CUPLUG_KERNEL;
-  o.a.cc_major = 9;
+  kernel_init(&o, "k.bc", bc, n, "k");
   T_ASSERT_OK(t_api()->compile(&o.a));
   t_api()->artifact_destroy(o.a.artifact);
   free(real);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "bitcode_of.h"
 #include "base/types.h"
 #include "lowering/dialect.h"
 #include "lowering/lowering.h"
@@ -35,9 +36,7 @@
 
 typedef enum form { AS_TEXT, AS_BITCODE } form;
 
-/* The module as bitcode (malloc'd); the module and its context are
- * disposed of. */
-static char *bitcode_of(LLVMContextRef ctx, LLVMModuleRef mod, size_t *n) {
+char *t_bitcode_of_module(LLVMContextRef ctx, LLVMModuleRef mod, size_t *n) {
   LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(mod);
   *n = LLVMGetBufferSize(bc);
   char *out = malloc(*n);
@@ -67,7 +66,7 @@ static char *upgrade(const char *ir, size_t n, form f, size_t *out_n) {
     LLVMContextDispose(ctx);
     return out;
   }
-  return bitcode_of(ctx, mod, out_n);
+  return t_bitcode_of_module(ctx, mod, out_n);
 }
 
 static cuplug_error *read_error(const char *name, const char *bytes, size_t n) {
@@ -1148,7 +1147,7 @@ static char *asm_bitcode(const char *constraints, size_t *n) {
                                             LLVMInlineAsmDialectATT, 0);
   LLVMBuildRet(b, LLVMBuildCall2(b, fty, asm_value, NULL, 0, "v"));
   LLVMDisposeBuilder(b);
-  return bitcode_of(ctx, mod, n);
+  return t_bitcode_of_module(ctx, mod, n);
 }
 
 /* LLVM 22's bitcode reader hands constraint strings to the same parser as
