@@ -35,7 +35,6 @@ static void evict(const unsigned char *junk) {
   sink = s;
 }
 
-/* The median time of one parse of text, in seconds, and its token count. */
 /* What runs before each parse: nothing, reading 8 MiB, or a bare libNVVM
  * compile of a small module. */
 typedef struct before {
@@ -47,9 +46,11 @@ typedef struct before {
 
 static void run_before(const before *b) {
   if (b->junk) evict(b->junk);
-  if (b->nvvm) free(bench_nvvm_compile(b->nvvm, &b->ir, &b->ir_size, 1, "-arch=compute_75", true));
+  if (b->nvvm)
+    free(bench_nvvm_compile(b->nvvm, &b->ir, &b->ir_size, 1, "-arch=compute_75", true));
 }
 
+/* The median time of one parse of text, in seconds, and its token count. */
 static double parse_time(const char *text, size_t n, int reps, const before *b, double *times,
                          size_t *num_toks) {
   for (int r = 0; r < reps; r++) {

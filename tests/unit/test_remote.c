@@ -612,8 +612,6 @@ START_TEST(odd_servers) {
 }
 END_TEST
 
-/* A name is looked up (by the deadline, on the resolver's thread); one
- * that does not resolve is a failure within the time limit. */
 /* This process's thread count, from /proc. */
 static int threads_now(void) {
   FILE *f = fopen("/proc/self/status", "r");
@@ -625,6 +623,8 @@ static int threads_now(void) {
   return n;
 }
 
+/* A name is looked up (by the deadline, on the resolver's thread); one
+ * that does not resolve is a failure within the time limit. */
 START_TEST(names_looked_up) {
   int threads = threads_now();
   odd.answer = "$-1\r\n", odd.size = 5, odd.hold = false;
