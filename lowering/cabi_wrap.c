@@ -168,7 +168,7 @@ static bool can_rewrite(const ir_rewrite *rw, const ir_function *fn, const cuplu
   if (memmem(text + fn->body_open, fn->body_close - fn->body_open, "cuplug.ret", 10))
     return false;
   ir_stmt s;
-  size_t cursor = 0;
+  ir_stmt_cursor cursor = {0};
   while (cuplug__ir_next_stmt(m, fn, &cursor, &s))
     if (is_ret(m, &s) && s.n < 3) return false;
   return true;
@@ -215,7 +215,8 @@ static bool stores_slot(const char *text, const ir_stmt *s, const char *slot,
 static bool returns_stored(const ir_module *m, const ir_function *fn, const char *slot,
                            const char *slot_name) {
   const char *text = m->text;
-  size_t uses = 0, rets = 0, cursor = 0;
+  size_t uses = 0, rets = 0;
+  ir_stmt_cursor cursor = {0};
   ir_stmt s, prev = {0};
   bool have_prev = false;
   ir_tok value;
@@ -264,7 +265,7 @@ static cuplug_error *rewrite_entry(ir_rewrite *rw, const ir_function *fn,
   if (o->forceinline) cuplug__fn_attrs_edit(rw, fn, "alwaysinline", &no_inline);
 
   ir_stmt s, prev = {0};
-  size_t cursor = 0;
+  ir_stmt_cursor cursor = {0};
   char *slot_str = is_void ? NULL : cuplug__ir_tok_name(text, slot_name);
   if (!is_void && !slot_str) return cuplug__error_oom();
   if (!is_void && returns_stored(m, fn, slot, slot_str)) {
@@ -307,7 +308,7 @@ static cuplug_error *rewrite_entry(ir_rewrite *rw, const ir_function *fn,
 
   /* ret i32 <status>[, !dbg !N]  ->  load the slot, return its value */
   size_t k = 0;
-  for (cursor = 0; cuplug__ir_next_stmt(m, fn, &cursor, &s);) {
+  for (cursor = (ir_stmt_cursor){0}; cuplug__ir_next_stmt(m, fn, &cursor, &s);) {
     if (!is_ret(m, &s)) continue;
     size_t suffix = cuplug__ret_attachments(text, &s); /* ", !dbg !N" */
     cuplug__buf_clear(&b);

@@ -397,7 +397,14 @@ static bool note_watched(ir_tokens *out, size_t n, size_t *cap) {
   return true;
 }
 
-/* Line breaks become the next token's bol flag. */
+void cuplug__ir_tokens_free(ir_tokens *t) {
+  free(t->toks);
+  free(t->lines);
+  free(t->watched);
+  *t = (ir_tokens){0};
+}
+
+/* Line breaks become the next token's bol flag, and a line. */
 cuplug_error *cuplug__ir_lex(const char *name, const char *text, size_t len,
                              ir_wordset *watch, ir_tokens *out) {
   *out = (ir_tokens){0};
@@ -405,31 +412,49 @@ cuplug_error *cuplug__ir_lex(const char *name, const char *text, size_t len,
     return cuplug__error(CUPLUG_ERR_IR_UNSUPPORTED, "%s: a module of 4 GiB or more", name);
   size_t cap = len / 3 + 16, n = 0, watch_cap = 0;
   if (watch && !atomic_load_explicit(&watch->ready, memory_order_acquire)) wordset_build(watch);
-  ir_tok *v = malloc(cap * sizeof *v);
-  if (!v) return cuplug__error_oom();
+  size_t line_cap = len / 32 + 16, num_lines = 0; /* numba-cuda's kernels have 60 bytes a line */
+  /* the lines first: a compile frees the tokens, the larger block, first,
+   * and a block freed at the heap's top is given back to the system and
+   * faulted in again by the next compile */
+  ir_line *lines = out->lines = malloc(line_cap * sizeof *lines);
+  ir_tok *v = out->toks = malloc(cap * sizeof *v);
+  if (!v || !lines) {
+    cuplug__ir_tokens_free(out);
+    return cuplug__error_oom();
+  }
   bool bol = true;
   int nesting = 0;
+  int32_t depth = 0;
   for (size_t p = skip_gap(text, 0, &bol);; p = skip_gap(text, p, &bol)) {
     if (!text[p]) {
-      out->toks = v;
       out->num_toks = n;
+      out->num_lines = num_lines;
+      out->end_depth = depth;
       return NULL;
     }
     if (n == cap) {
       cap *= 2;
       ir_tok *nv = realloc(v, cap * sizeof *nv);
       if (!nv) break;
-      v = nv;
+      out->toks = v = nv;
     }
     ir_tok *t = &v[n];
     p = lex_token(text, p, t, &nesting);
     t->bol = bol;
+    if (bol) {
+      if (num_lines == line_cap) {
+        line_cap *= 2;
+        ir_line *nl = realloc(lines, line_cap * sizeof *nl);
+        if (!nl) break;
+        out->lines = lines = nl;
+      }
+      lines[num_lines++] = (ir_line){(uint32_t)n, depth};
+    }
     bol = false;
+    depth += t->depth;
     if (__builtin_expect(nesting > CUPLUG_MAX_IR_NESTING, 0)) {
       cuplug_error *deep = too_deep(name, text, *t);
-      free(v);
-      free(out->watched);
-      *out = (ir_tokens){0};
+      cuplug__ir_tokens_free(out);
       return deep;
     }
     if (watch && (t->kind == IR_GLOBAL || (t->kind == IR_WORD && t->len <= 64 &&
@@ -439,8 +464,6 @@ cuplug_error *cuplug__ir_lex(const char *name, const char *text, size_t len,
       break;
     n++;
   }
-  free(v);
-  free(out->watched);
-  *out = (ir_tokens){0};
+  cuplug__ir_tokens_free(out);
   return cuplug__error_oom();
 }

@@ -96,15 +96,32 @@ int cuplug__ir_word_index(ir_wordset *set, const char *text, ir_tok t);
 
 /* ---- a whole text ---- */
 
-/* A text's tokens, newlines left out (each becomes the next token's bol).
- * With a watch set, also the indices, in order, of the tokens a pass looks
- * for, noted while lexing: every IR_WORD in the set and every IR_GLOBAL. */
+/* A line of the text that holds a token: its first token, and the bracket
+ * depth before it (the sum of ir_tok.depth over every earlier token).  The
+ * passes that split a text at line breaks outside brackets (into items,
+ * and a body into statements) step from line to line with these rather
+ * than from token to token: a kernel's body has ten tokens a line. */
+typedef struct ir_line {
+  uint32_t tok;
+  int32_t depth;
+} ir_line;
+
+/* A text's tokens, newlines left out (each becomes the next token's bol),
+ * and its lines.  With a watch set, also the indices, in order, of the
+ * tokens a pass looks for, noted while lexing: every IR_WORD in the set and
+ * every IR_GLOBAL. */
 typedef struct ir_tokens {
   ir_tok *toks;
   size_t num_toks;
+  ir_line *lines; /* one for each token with bol set, in order */
+  size_t num_lines;
+  int32_t end_depth; /* the bracket depth after the last token */
   uint32_t *watched;
   size_t num_watched;
 } ir_tokens;
+
+/* Frees what cuplug__ir_lex gave. */
+void cuplug__ir_tokens_free(ir_tokens *t);
 
 /* Lexes the whole text once (text[len] must be NUL: the NUL is the lexer's
  * sentinel); `watch` may be NULL.  Fails with CUPLUG_ERR_LIMIT on brackets

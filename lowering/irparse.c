@@ -53,24 +53,28 @@ static bool named_kind(ir_item_kind k) {
   return k != IR_ITEM_OTHER && k != IR_ITEM_TARGET;
 }
 
-/* The item that starts at token i: its kind, its extent and its name
- * (malloc'd). */
-static cuplug_error *read_item(const ir_module *m, size_t i, ir_item *it) {
+/* The item that starts line `line` (items start lines): its kind, its
+ * extent and its name (malloc'd); *next is the line after it. */
+static cuplug_error *read_item(const ir_module *m, size_t line, ir_item *it, size_t *next) {
   const char *text = m->text;
-  size_t name_tok;
+  size_t i = m->lines[line].tok, name_tok;
   ir_item_kind kind = classify(m, i, &name_tok);
   /* An item runs to the first line break outside brackets; a definition
    * runs to the line break after its body's closing brace, which may open
-   * on a line of its own (llvmlite writes it so). */
+   * on a line of its own (llvmlite writes it so).  Depths count from the
+   * item's start. */
   bool define = kind == IR_ITEM_DEFINE;
-  int depth = 0;
-  size_t k = i;
-  for (; k < m->num_toks; k++) {
-    if (k > i && m->toks[k].bol && depth <= 0 &&
-        (!define || cuplug__ir_tok_punct(text, m->toks[k - 1], '}')))
+  int32_t base = m->lines[line].depth, depth = m->end_depth - base;
+  size_t k = m->num_toks, l = line + 1;
+  for (; l < m->num_lines; l++) {
+    const ir_line *ln = &m->lines[l];
+    if (ln->depth - base <= 0 && (!define || cuplug__ir_tok_punct(text, m->toks[ln->tok - 1], '}'))) {
+      k = ln->tok;
+      depth = ln->depth - base;
       break;
-    depth += m->toks[k].depth;
+    }
   }
+  *next = l;
   if (depth > 0)
     return cuplug__error(CUPLUG_ERR_IR_PARSE,
                          "%s:%zu: unbalanced brackets: the item that starts here "
@@ -132,12 +136,15 @@ cuplug_error *cuplug__ir_module_parse(ir_module *m, const char *name, const char
   CUPLUG__TRY(cuplug__ir_lex(name, text, len, watch, &lexed));
   m->toks = lexed.toks;
   m->num_toks = lexed.num_toks;
+  m->lines = lexed.lines;
+  m->num_lines = lexed.num_lines;
+  m->end_depth = lexed.end_depth;
   m->watched = lexed.watched;
   m->num_watched = lexed.num_watched;
   size_t cap = 0;
-  for (size_t i = 0; i < m->num_toks;) {
+  for (size_t line = 0; line < m->num_lines;) {
     ir_item it = {0};
-    cuplug_error *e = read_item(m, i, &it);
+    cuplug_error *e = read_item(m, line, &it, &line);
     if (!e && !add_item(m, it, &cap)) {
       free(it.name);
       e = cuplug__error_oom();
@@ -147,7 +154,6 @@ cuplug_error *cuplug__ir_module_parse(ir_module *m, const char *name, const char
       cuplug__ir_module_free(m);
       return e;
     }
-    i = it.last;
   }
   return NULL;
 }
@@ -156,11 +162,13 @@ void cuplug__ir_module_free(ir_module *m) {
   for (size_t i = 0; i < m->num_items; i++) free(m->items[i].name);
   free(m->items);
   free(m->toks);
+  free(m->lines);
   free(m->watched);
   m->items = NULL;
   m->toks = NULL;
+  m->lines = NULL;
   m->watched = NULL;
-  m->num_items = m->num_toks = m->num_watched = 0;
+  m->num_items = m->num_toks = m->num_lines = m->num_watched = 0;
 }
 
 const ir_item *cuplug__ir_module_find(const ir_module *m, ir_item_kind kind,
@@ -410,18 +418,46 @@ static size_t line_begin(const char *text, size_t at) {
   return at;
 }
 
-bool cuplug__ir_next_stmt(const ir_module *m, const ir_function *fn, size_t *cursor, ir_stmt *s) {
-  size_t i = fn->body_first + *cursor;
+/* The index of the first line that starts after token i. */
+static size_t line_after(const ir_module *m, size_t i) {
+  size_t lo = 0, hi = m->num_lines;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (m->lines[mid].tok <= i)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+bool cuplug__ir_next_stmt(const ir_module *m, const ir_function *fn, ir_stmt_cursor *cursor,
+                          ir_stmt *s) {
+  size_t i = fn->body_first + cursor->tok;
   if (!fn->body_close || i >= fn->body_last) return false;
   const ir_tok *t = m->toks;
-  size_t k = i + 1;
+  /* l: the first line after token i; the cursor knows it when i starts one */
+  size_t l = cursor->line;
+  if (!(l > 0 && l <= m->num_lines && m->lines[l - 1].tok == i)) l = line_after(m, i);
+  size_t k = i + 1, next_line = 0;
   bool label = (t[i].kind == IR_WORD || t[i].kind == IR_NUMBER || t[i].kind == IR_STRING) &&
                k < fn->body_last && cuplug__ir_tok_punct(m->text, t[k], ':') && !t[k].bol;
   if (label) {
     k++;
+    if (l < m->num_lines && m->lines[l].tok == k) next_line = l + 1;
   } else {
-    int depth = t[i].depth;
-    for (; k < fn->body_last && !(t[k].bol && depth <= 0); k++) depth += t[k].depth;
+    /* the statement runs to the first line break outside its brackets:
+     * the first line after it whose depth is no deeper than its start's
+     * (i lies on line l - 1, after that line's first token when not at it) */
+    int32_t base = m->lines[l - 1].depth;
+    for (size_t j = m->lines[l - 1].tok; j < i; j++) base += t[j].depth;
+    k = fn->body_last;
+    for (; l < m->num_lines && m->lines[l].tok < fn->body_last; l++)
+      if (m->lines[l].depth <= base) {
+        k = m->lines[l].tok;
+        next_line = l + 1;
+        break;
+      }
   }
   s->toks = t + i;
   s->n = k - i;
@@ -431,7 +467,7 @@ bool cuplug__ir_next_stmt(const ir_module *m, const ir_function *fn, size_t *cur
   size_t le = s->end;
   while (le < fn->body_close && m->text[le] != '\n') le++;
   s->line_end = le < fn->body_close ? le + 1 : le;
-  *cursor = k - fn->body_first;
+  *cursor = (ir_stmt_cursor){k - fn->body_first, next_line};
   return true;
 }
 

@@ -41,6 +41,9 @@ typedef struct ir_module {
   size_t len;
   ir_tok *toks;     /* every token, newlines left out (see ir_tok.bol) */
   size_t num_toks;
+  ir_line *lines;   /* the lines that hold a token (irlex.h) */
+  size_t num_lines;
+  int32_t end_depth;
   ir_item *items;
   size_t num_items;
   long max_meta;  /* highest !N defined, -1 if none */
@@ -112,8 +115,16 @@ typedef struct ir_stmt {
   size_t line_start, line_end; /* the whole line(s), newline included */
 } ir_stmt;
 
-/* Iterates over a body: *cursor starts at 0; returns false at the end. */
-bool cuplug__ir_next_stmt(const ir_module *m, const ir_function *fn, size_t *cursor, ir_stmt *s);
+/* Where an iteration over a body stands: {0} before its first statement. */
+typedef struct ir_stmt_cursor {
+  size_t tok;  /* the next statement's first token, from the body's first */
+  size_t line; /* 1 + the index of its line in ir_module.lines when it starts
+                  one, else 0 */
+} ir_stmt_cursor;
+
+/* Iterates over a body; returns false at the end. */
+bool cuplug__ir_next_stmt(const ir_module *m, const ir_function *fn, ir_stmt_cursor *cursor,
+                          ir_stmt *s);
 
 /* Splits a statement's tokens at their top-level commas, counting from
  * token `first`: the index of the token that starts operand `which`

@@ -229,7 +229,6 @@ bool cuplug__ir_type_spell_string(const char *type, bool opaque, cuplug__buf *ou
   }
   ir_type_text t = {.text = type, .toks = lexed.toks, .n = lexed.num_toks, .opaque = opaque};
   bool ok = cuplug__ir_type_spell(&t, out, NULL);
-  free(lexed.toks);
-  free(lexed.watched);
+  cuplug__ir_tokens_free(&lexed);
   return ok;
 }

@@ -158,7 +158,7 @@ static cuplug_error *fix_body(fixup *f) {
   f->body_end = end;
   if (!f->every_token) f->mention = next_mention(f, body);
   ir_stmt st;
-  size_t cursor = 0;
+  ir_stmt_cursor cursor = {0};
   while (cuplug__ir_next_stmt(&f->rw->m, f->fn, &cursor, &st)) {
     const ir_stmt *s = &st;
     if (cuplug__ir_tok_is(f->text, s->toks[0], "ret")) {

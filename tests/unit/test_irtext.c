@@ -550,7 +550,7 @@ START_TEST(header_of_declares) {
   ASSERT_SPAN(headers, d.fn_attrs, "#1");
   ck_assert_uint_eq(d.body_open, 0);
   ck_assert_uint_eq(d.body_close, 0);
-  size_t cursor = 0;
+  ir_stmt_cursor cursor = {0};
   ir_stmt s;
   ck_assert(!cuplug__ir_next_stmt(&m, &d, &cursor, &s));
   cuplug__ir_function_free(&d);
@@ -670,7 +670,8 @@ START_TEST(statements_of_a_body) {
   };
   ir_module m = parse_module("k.ll", body_module);
   ir_function fn = parse_fn(&m, 0);
-  size_t cursor = 0, count = 0;
+  size_t count = 0;
+  ir_stmt_cursor cursor = {0};
   ir_stmt s;
   while (cuplug__ir_next_stmt(&m, &fn, &cursor, &s)) {
     ck_assert_uint_lt(count, sizeof want / sizeof want[0]);
@@ -692,7 +693,7 @@ START_TEST(statement_on_the_brace_line) {
   static const char text[] = "define void @z() { ret void }\n";
   ir_module m = parse_module("z.ll", text);
   ir_function fn = parse_fn(&m, 0);
-  size_t cursor = 0;
+  ir_stmt_cursor cursor = {0};
   ir_stmt s;
   ck_assert(cuplug__ir_next_stmt(&m, &fn, &cursor, &s));
   ck_assert_uint_eq(s.n, 2);
@@ -700,6 +701,50 @@ START_TEST(statement_on_the_brace_line) {
   ck_assert(!cuplug__ir_next_stmt(&m, &fn, &cursor, &s));
   cuplug__ir_function_free(&fn);
   cuplug__ir_module_free(&m);
+}
+END_TEST
+
+/* A label and a statement on one line; the statement after the label's
+ * line starts one; an unbalanced ')' closes nothing of the statement's. */
+START_TEST(statements_after_labels_on_their_line) {
+  static const char text[] =
+      "define void @z(i32 %n) {\n"
+      "L: %x = add i32 %n, 1\n"
+      "  br label %M\n"
+      "M: ret void )\n"
+      "  unreachable\n"
+      "}\n";
+  static const char *const want[] = {"L:", "%x = add i32 %n, 1", "br label %M", "M:",
+                                     "ret void )", "unreachable"};
+  ir_module m = parse_module("z.ll", text);
+  ir_function fn = parse_fn(&m, 0);
+  ir_stmt_cursor cursor = {0};
+  ir_stmt s;
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    ck_assert(cuplug__ir_next_stmt(&m, &fn, &cursor, &s));
+    ck_assert_str_eq(span(text, s.start, s.end), want[i]);
+  }
+  ck_assert(!cuplug__ir_next_stmt(&m, &fn, &cursor, &s));
+  cuplug__ir_function_free(&fn);
+  cuplug__ir_module_free(&m);
+}
+END_TEST
+
+/* The lexer's lines: each line's first token and the depth before it. */
+START_TEST(lines_of_a_text) {
+  static const char text[] = "a (b\n c) d\n\n  e ; (\n{\n}\n[";
+  ir_tokens t;
+  T_ASSERT_OK(cuplug__ir_lex("l.ll", text, strlen(text), NULL, &t));
+  ck_assert_uint_eq(t.num_toks, 10); /* a ( b c ) d e { } [ */
+  static const ir_line want[] = {{0, 0}, {3, 1}, {6, 0}, {7, 0}, {8, 1}, {9, 0}};
+  ck_assert_uint_eq(t.num_lines, 6);
+  for (size_t i = 0; i < 6; i++) {
+    ck_assert_uint_eq(t.lines[i].tok, want[i].tok);
+    ck_assert_int_eq(t.lines[i].depth, want[i].depth);
+  }
+  ck_assert_int_eq(t.end_depth, 1);
+  cuplug__ir_tokens_free(&t);
+  ck_assert_ptr_null(t.lines);
 }
 END_TEST
 
@@ -725,7 +770,8 @@ START_TEST(conformance_add_i32) {
   assert_param(text, &fn.params[2], "i32 %\"y\"", "i32", "%\"y\"");
   static const char *const firsts[] = {"entry", "br", "B0", "%\".5\"", "%\".6\"",
                                        "%\".7\"", "store", "ret"};
-  size_t cursor = 0, count = 0;
+  size_t count = 0;
+  ir_stmt_cursor cursor = {0};
   ir_stmt st;
   while (cuplug__ir_next_stmt(&m, &fn, &cursor, &st)) {
     ck_assert_uint_lt(count, 8);
@@ -1210,6 +1256,8 @@ Suite *suite_irtext(void) {
   tcase_add_test(mod, header_errors);
   tcase_add_test(mod, statements_of_a_body);
   tcase_add_test(mod, statement_on_the_brace_line);
+  tcase_add_test(mod, statements_after_labels_on_their_line);
+  tcase_add_test(mod, lines_of_a_text);
   tcase_add_test(mod, conformance_add_i32);
 
   TCase *ed = t_tcase(s, "edits", 0, NULL, NULL, 0);

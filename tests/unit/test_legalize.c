@@ -362,7 +362,8 @@ START_TEST(atomic_helpers_parse) {
     ck_assert(strncmp(out + fn.fn_attrs.start, "alwaysinline ", 13) == 0);
     /* the last statement returns a value of the helper's type */
     ir_stmt st, last = {0};
-    size_t cursor = 0, stmts = 0;
+    size_t stmts = 0;
+    ir_stmt_cursor cursor = {0};
     while (cuplug__ir_next_stmt(&m, &fn, &cursor, &st)) {
       last = st;
       stmts++;
