@@ -13,7 +13,10 @@
  * p, or NULL; *at is its '@'. */
 static const char *next_reference(const char *text, const char *end, const char *p,
                                   const char *symbol, size_t sl, const char **at) {
-  for (; sl && (p = memmem(p, (size_t)(end - p), symbol, sl)); p++) {
+  size_t head = sl < 4 ? sl : 4; /* found sixteen bytes at a time, the rest compared */
+  for (; sl && (p = cuplug__find(p, end, symbol, head)); p++) {
+    if ((size_t)(end - p) < sl) return NULL;
+    if (memcmp(p + head, symbol + head, sl - head) != 0) continue;
     const char *q = p;
     bool quoted = q > text && q[-1] == '"';
     if (quoted) q--;
