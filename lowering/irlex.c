@@ -443,9 +443,9 @@ cuplug_error *cuplug__ir_lex(const char *name, const char *text, size_t len,
   size_t cap = len / 3 + 16, n = 0, watch_cap = 0;
   if (watch && !atomic_load_explicit(&watch->ready, memory_order_acquire)) wordset_build(watch);
   size_t line_cap = len / 32 + 16, num_lines = 0; /* numba-cuda's kernels have 60 bytes a line */
-  /* the lines first: a compile frees the tokens, the larger block, first,
-   * and a block freed at the heap's top is given back to the system and
-   * faulted in again by the next compile */
+  /* the lines before the tokens: allocated after them, they left glibc
+   * free space at the heap's top to give back when a compile freed both,
+   * and the next compile faulted it in again (3% of its time) */
   ir_line *lines = out->lines = malloc(line_cap * sizeof *lines);
   ir_tok *v = out->toks = malloc(cap * sizeof *v);
   if (!v || !lines) {

@@ -68,7 +68,8 @@ static cuplug_error *read_item(const ir_module *m, size_t line, ir_item *it, siz
   size_t k = m->num_toks, l = line + 1;
   for (; l < m->num_lines; l++) {
     const ir_line *ln = &m->lines[l];
-    if (ln->depth - base <= 0 && (!define || cuplug__ir_tok_punct(text, m->toks[ln->tok - 1], '}'))) {
+    if (ln->depth - base <= 0 &&
+        (!define || cuplug__ir_tok_punct(text, m->toks[ln->tok - 1], '}'))) {
       k = ln->tok;
       depth = ln->depth - base;
       break;
