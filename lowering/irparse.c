@@ -162,9 +162,10 @@ cuplug_error *cuplug__ir_module_parse(ir_module *m, const char *name, const char
 void cuplug__ir_module_free(ir_module *m) {
   for (size_t i = 0; i < m->num_items; i++) free(m->items[i].name);
   free(m->items);
-  free(m->toks);
-  free(m->lines);
-  free(m->watched);
+  /* the lexer's arrays, which the module holds: freed as the lexer says */
+  ir_tokens lexed = {m->toks, m->num_toks, m->lines, m->num_lines, m->end_depth, m->watched,
+                     m->num_watched};
+  cuplug__ir_tokens_free(&lexed);
   m->items = NULL;
   m->toks = NULL;
   m->lines = NULL;
