@@ -15,6 +15,7 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "base/error.h"
 #include "lowering/irrewrite.h"
 #include "support.h"
 
@@ -679,7 +680,9 @@ START_TEST(statements_of_a_body) {
     if (count == 0) ck_assert_ptr_eq(s.toks, m.toks + fn.body_first);
     ck_assert_uint_eq(s.toks[0].start, s.start);
     ck_assert_str_eq(span(body_module, s.start, s.end), want[count].text);
-    ck_assert_str_eq(span(body_module, s.line_start, s.line_end), want[count].line);
+    size_t line_start, line_end;
+    cuplug__ir_stmt_lines(&m, &fn, &s, &line_start, &line_end);
+    ck_assert_str_eq(span(body_module, line_start, line_end), want[count].line);
     count++;
   }
   ck_assert_uint_eq(count, sizeof want / sizeof want[0]);
@@ -745,6 +748,117 @@ START_TEST(lines_of_a_text) {
   ck_assert_int_eq(t.end_depth, 1);
   cuplug__ir_tokens_free(&t);
   ck_assert_ptr_null(t.lines);
+}
+END_TEST
+
+/* The whole-text lexer (cuplug__ir_lex, which also notes lines, depths and
+ * the nesting limit) and the one-token lexer (cuplug__ir_next) share
+ * lex_token but not the loops around it: their tokens must agree, and the
+ * lines must be those the tokens' bol flags and depths give, whatever the
+ * text. */
+static void assert_lex_is_next(const char *text, size_t len) {
+  ir_tokens got;
+  cuplug_error *e = cuplug__ir_lex("d.ll", text, len, NULL, &got);
+  cuplug_error *limits = cuplug__ir_check_limits("d.ll", text, len);
+  ck_assert_msg(!e == !limits, "lex %s, the limits scan %s", e ? e->message : "ok",
+                limits ? limits->message : "ok");
+  cuplug__error_destroy(limits);
+  if (e) {
+    cuplug__error_destroy(e);
+    return;
+  }
+  ir_lexer lx;
+  cuplug__ir_lexer_init(&lx, text, len, 0);
+  size_t lines = 0;
+  int32_t depth = 0;
+  for (size_t i = 0;; i++) {
+    ir_tok want = cuplug__ir_next(&lx);
+    if (want.kind == IR_EOF) {
+      ck_assert_uint_eq(got.num_toks, i);
+      break;
+    }
+    ck_assert_msg(i < got.num_toks, "token %zu at %u missing", i, want.start);
+    ir_tok t = got.toks[i];
+    ck_assert_msg(t.start == want.start && t.len == want.len && t.kind == want.kind &&
+                      t.bol == want.bol && t.depth == want.depth,
+                  "token %zu: at %u, %u bytes, kind %d, bol %d, depth %d; the one-token "
+                  "lexer's at %u, %u bytes, kind %d, bol %d, depth %d",
+                  i, t.start, t.len, t.kind, t.bol, t.depth, want.start, want.len, want.kind,
+                  want.bol, want.depth);
+    if (t.bol) {
+      ck_assert_uint_lt(lines, got.num_lines);
+      ck_assert_uint_eq(got.lines[lines].tok, i);
+      ck_assert_int_eq(got.lines[lines].depth, depth);
+      lines++;
+    }
+    depth += t.depth;
+  }
+  ck_assert_uint_eq(got.num_lines, lines);
+  ck_assert_int_eq(got.end_depth, depth);
+  cuplug__ir_tokens_free(&got);
+}
+
+/* Texts that take each branch of the lexer, joined in pairs, after a blank
+ * or not, and cut short by up to 7 bytes. */
+START_TEST(lex_matches_the_one_token_lexer) {
+  static const char *const pieces[] = {
+      "%\"a b\" c\"x\" !\"m\" \"s\" cc c d $x _y",
+      "#1 #a #1a -1 -x +1 + - 1.5e+2 1.e 1e 1e+ 0x3FFK 0xH3C00 12abc 12.5.6 007 0 9",
+      ". .. ... .x ....",
+      "a;comment \" ( [\n b ; \n;\n\n  c",
+      "!{!0, !\"x\"} ! !! !a.b\\c %12 @0 % @ %% @@ %\"\" @\"\"",
+      "<{ i32, [2 x <4 x float>] }> ) ) ] } > > ( [ {",
+      "\t\r\f\v x \x7f \x80\xff y * = , : | ^ & ' ?",
+      "define void @k(float* %\"out.1\") {\nentry:\n  %\".5\" = fadd float 1.0, 2.0\n  ret void\n}\n",
+      "averyveryveryveryveryveryveryveryveryveryveryveryveryveryverylongwordofninetybytesorso"
+      "                                                                          x\n\n\n"
+      "\n                                                                       y",
+  };
+  char text[1024];
+  for (size_t i = 0; i < sizeof pieces / sizeof pieces[0]; i++)
+    for (size_t j = 0; j < sizeof pieces / sizeof pieces[0]; j++)
+      for (size_t at = 0; at < 2; at++) {
+        int n = snprintf(text, sizeof text, "%*s%s\n%s", (int)at, "", pieces[i], pieces[j]);
+        ck_assert_int_lt(n, (int)sizeof text);
+        assert_lex_is_next(text, (size_t)n);
+        for (int cut = 1; cut < 8 && cut < n; cut++) { /* ended mid-token */
+          char c = text[n - cut];
+          text[n - cut] = '\0';
+          assert_lex_is_next(text, (size_t)(n - cut));
+          text[n - cut] = c;
+        }
+      }
+  /* unterminated quotes, a NUL inside the length, an empty text */
+  static const char open[] = "x %\"a name left open, to the text's end";
+  assert_lex_is_next(open, strlen(open));
+  static const char nul[] = "a b\0c d";
+  assert_lex_is_next(nul, sizeof nul - 1);
+  assert_lex_is_next("", 0);
+}
+END_TEST
+
+/* The same over the corpus, and over its texts mutated at random: bytes
+ * swapped for the bytes the lexers branch on. */
+START_TEST(lex_matches_the_one_token_lexer_on_the_corpus) {
+  static const char *const cases[] = {"add_i32", "k_atomic", "k_reduce", "saxpy_kernel",
+                                      "poly_f64", "dev_ext_i32"};
+  static const char alphabet[] = "\"%@!c#-+.;0x1eE ()[]{}<>\n\t,=*\\_$a\x80";
+  uint64_t seed = 0x9E3779B97F4A7C15ull;
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char path[128];
+    snprintf(path, sizeof path, "conformance/numba/%s/input.ll", cases[i]);
+    size_t size;
+    char *text = t_read(t_path(path), &size);
+    assert_lex_is_next(text, size);
+    for (int round = 0; round < 40; round++) {
+      for (int k = 0; k < 24; k++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        text[(seed >> 33) % size] = alphabet[(seed >> 17) % (sizeof alphabet - 1)];
+      }
+      assert_lex_is_next(text, size);
+    }
+    free(text);
+  }
 }
 END_TEST
 
@@ -1240,6 +1354,8 @@ Suite *suite_irtext(void) {
   tcase_add_test(lex, put_name_round_trips);
   tcase_add_test(lex, word_sets);
   tcase_add_test(lex, word_set_of_128);
+  tcase_add_test(lex, lex_matches_the_one_token_lexer);
+  tcase_add_test(lex, lex_matches_the_one_token_lexer_on_the_corpus);
 
   TCase *mod = t_tcase(s, "module", 0, NULL, NULL, 0);
   tcase_add_test(mod, module_numba_layout);
