@@ -107,13 +107,14 @@ static inline size_t quoted_end(const char *s, size_t q) {
   return q + (s[q] == '"');
 }
 
-/* Lexes the token that starts at p (not a gap, not the end) into *t, all but
- * its bol flag; returns the offset after it.  *nesting follows the brackets,
+/* Lexes the token that starts at p (not a gap, not the end) into *t, which
+ * begins a line when bol; returns the offset after it.  *nesting follows the brackets,
  * as LLVM's parser does: by recursion, so that a deep enough module would
  * overflow its stack (and cuplug's type parser's).  Every kind counts, < >
  * too; a closing bracket below zero is dropped. */
 static inline __attribute__((always_inline)) size_t lex_token(const char *s, size_t p,
-                                                              ir_tok *t, int *nesting) {
+                                                              bool bol, ir_tok *t,
+                                                              int *nesting) {
   ir_tok_kind kind;
   int depth = 0;
   size_t q = p + 1;
@@ -219,7 +220,7 @@ static inline __attribute__((always_inline)) size_t lex_token(const char *s, siz
       }
       break;
   }
-  *t = (ir_tok){(uint32_t)p, (uint32_t)(q - p), (uint8_t)kind, false, (int8_t)depth};
+  *t = (ir_tok){(uint32_t)p, (uint32_t)(q - p), (uint8_t)kind, bol, (int8_t)depth};
   return q;
 }
 
@@ -232,8 +233,7 @@ ir_tok cuplug__ir_next(ir_lexer *lx) {
     return t;
   }
   int nesting = 0; /* the limit is cuplug__ir_lex's */
-  lx->pos = lex_token(lx->text, p, &t, &nesting);
-  t.bol = lx->bol;
+  lx->pos = lex_token(lx->text, p, lx->bol, &t, &nesting);
   lx->bol = false;
   return t;
 }
@@ -256,6 +256,12 @@ char *cuplug__ir_tok_name(const char *text, ir_tok t) {
   if (!out) return NULL;
   size_t k = 0;
   for (size_t i = 0; i < n; i++) {
+    const char *escape = memchr(s + i, '\\', n - i); /* the bytes before it, at once */
+    size_t run = escape ? (size_t)(escape - (s + i)) : n - i;
+    memcpy(out + k, s + i, run);
+    k += run;
+    i += run;
+    if (i == n) break;
     if (s[i] == '\\' && i + 2 < n && hexval(s[i + 1]) >= 0 && hexval(s[i + 2]) >= 0) {
       out[k++] = (char)(hexval(s[i + 1]) * 16 + hexval(s[i + 2]));
       i += 2;
@@ -303,13 +309,17 @@ bool cuplug__ir_tok_names(const char *text, ir_tok t, const char *name) {
 }
 
 void cuplug__ir_put_name(cuplug__buf *b, char sigil, const char *name) {
-  cuplug__buf_putc(b, sigil);
-  cuplug__buf_putc(b, '"');
-  for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
-    if (*p == '"' || *p == '\\' || *p < 0x20)
-      cuplug__buf_printf(b, "\\%02X", *p);
-    else
-      cuplug__buf_putc(b, (char)*p);
+  char open[2] = {sigil, '"'};
+  cuplug__buf_append(b, open, 2);
+  const unsigned char *p = (const unsigned char *)name;
+  for (;;) {
+    const unsigned char *run = p; /* the bytes written as they are, at once */
+    while (*p >= 0x20 && *p != '"' && *p != '\\') p++;
+    cuplug__buf_append(b, (const char *)run, (size_t)(p - run));
+    if (!*p) break;
+    char escape[3] = {'\\', "0123456789ABCDEF"[*p >> 4], "0123456789ABCDEF"[*p & 15]};
+    cuplug__buf_append(b, escape, 3);
+    p++;
   }
   cuplug__buf_putc(b, '"');
 }
@@ -409,7 +419,7 @@ cuplug_error *cuplug__ir_check_limits(const char *name, const char *text, size_t
   bool bol = true;
   ir_tok t;
   for (size_t p = skip_gap(text, 0, &bol); text[p]; p = skip_gap(text, p, &bol)) {
-    p = lex_token(text, p, &t, &nesting);
+    p = lex_token(text, p, false, &t, &nesting);
     if (nesting > CUPLUG_MAX_IR_NESTING) return too_deep(name, text, t);
   }
   return NULL;
@@ -469,8 +479,7 @@ cuplug_error *cuplug__ir_lex(const char *name, const char *text, size_t len,
       out->toks = v = nv;
     }
     ir_tok *t = &v[n];
-    p = lex_token(text, p, t, &nesting);
-    t->bol = bol;
+    p = lex_token(text, p, bol, t, &nesting);
     if (bol) {
       if (num_lines == line_cap) {
         line_cap *= 2;

@@ -465,12 +465,15 @@ bool cuplug__ir_next_stmt(const ir_module *m, const ir_function *fn, ir_stmt_cur
   s->n = k - i;
   s->start = t[i].start;
   s->end = tok_end(t[k - 1]);
-  s->line_start = line_begin(m->text, s->start);
-  size_t le = s->end;
-  while (le < fn->body_close && m->text[le] != '\n') le++;
-  s->line_end = le < fn->body_close ? le + 1 : le;
   *cursor = (ir_stmt_cursor){k - fn->body_first, next_line};
   return true;
+}
+
+void cuplug__ir_stmt_lines(const ir_module *m, const ir_function *fn, const ir_stmt *s,
+                           size_t *start, size_t *end) {
+  *start = line_begin(m->text, s->start);
+  const char *nl = memchr(m->text + s->end, '\n', fn->body_close - s->end);
+  *end = nl ? (size_t)(nl - m->text) + 1 : fn->body_close;
 }
 
 size_t cuplug__ir_operand_start(const char *text, const ir_tok *toks, size_t n, size_t first,

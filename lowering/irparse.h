@@ -112,7 +112,6 @@ typedef struct ir_stmt {
   const ir_tok *toks; /* a slice of the module's tokens */
   size_t n;
   size_t start, end;
-  size_t line_start, line_end; /* the whole line(s), newline included */
 } ir_stmt;
 
 /* Where an iteration over a body stands: {0} before its first statement. */
@@ -125,6 +124,12 @@ typedef struct ir_stmt_cursor {
 /* Iterates over a body; returns false at the end. */
 bool cuplug__ir_next_stmt(const ir_module *m, const ir_function *fn, ir_stmt_cursor *cursor,
                           ir_stmt *s);
+
+/* The whole line(s) of statement s, its newline included, [*start, *end):
+ * what deleting it deletes.  Asked of the few statements an edit removes,
+ * not found for each. */
+void cuplug__ir_stmt_lines(const ir_module *m, const ir_function *fn, const ir_stmt *s,
+                           size_t *start, size_t *end);
 
 /* Splits a statement's tokens at their top-level commas, counting from
  * token `first`: the index of the token that starts operand `which`

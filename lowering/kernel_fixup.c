@@ -144,6 +144,13 @@ static const char *next_mention(const fixup *f, const char *p) {
   return m && m < f->body_end ? m : NULL;
 }
 
+/* Deletes statement s, its line(s) with it. */
+static void delete_stmt(fixup *f, const ir_stmt *s) {
+  size_t start, end;
+  cuplug__ir_stmt_lines(&f->rw->m, f->fn, s, &start, &end);
+  cuplug__ir_edit_delete(&f->rw->edits, start, end);
+}
+
 /* May the statement refer to the slot?  (Statements come in order.) */
 static bool may_use_slot(fixup *f, const ir_stmt *s) {
   if (f->every_token) return true;
@@ -174,7 +181,7 @@ static cuplug_error *fix_body(fixup *f) {
       size_t ptr_end = cuplug__ir_operand_start(f->text, s->toks, s->n, ptr, 1);
       size_t last = (ptr_end < s->n ? ptr_end - 1 : s->n) - 1;
       if (ptr < s->n && last < s->n && is_slot(f, s->toks[last])) {
-        cuplug__ir_edit_delete(&f->rw->edits, s->line_start, s->line_end);
+        delete_stmt(f, s);
         removed = true;
       }
     }
@@ -183,7 +190,7 @@ static cuplug_error *fix_body(fixup *f) {
       /* a debug intrinsic that describes the slot goes with it */
       if (!calls_dbg(f, s))
         return unsupported(f, s->start, "the return slot is used other than by storing to it");
-      cuplug__ir_edit_delete(&f->rw->edits, s->line_start, s->line_end);
+      delete_stmt(f, s);
       removed = true;
     }
     if (!removed) renumber(f, s->toks, s->n, true);
