@@ -108,10 +108,10 @@ static inline size_t quoted_end(const char *s, size_t q) {
 }
 
 /* Lexes the token that starts at p (not a gap, not the end) into *t, which
- * begins a line when bol; returns the offset after it.  *nesting follows the brackets,
- * as LLVM's parser does: by recursion, so that a deep enough module would
- * overflow its stack (and cuplug's type parser's).  Every kind counts, < >
- * too; a closing bracket below zero is dropped. */
+ * begins a line when bol; returns the offset after it.  *nesting follows
+ * the brackets, as LLVM's parser does: by recursion, so that a deep enough
+ * module would overflow its stack (and cuplug's type parser's).  Every
+ * kind counts, < > too; a closing bracket below zero is dropped. */
 static inline __attribute__((always_inline)) size_t lex_token(const char *s, size_t p,
                                                               bool bol, ir_tok *t,
                                                               int *nesting) {
