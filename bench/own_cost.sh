@@ -11,8 +11,8 @@
 # Instructions are the figure to compare two builds by on a machine whose
 # clock drifts: they do not move from run to run.  They are counted by
 # callgrind as the difference between 25 and 5 compiles of a case, over 20;
-# valgrind cannot read the debug information of LLVM's static libraries, so
-# a copy of libcuplug.so without it is loaded.  Cold time is the one that
+# valgrind (3.19) gives up on libcuplug.so's debug information ("possibly
+# corrupted"), so a copy stripped of it is loaded.  Cold time is the one that
 # matters in a compile (libNVVM runs between two), and instructions are only
 # part of it: compile_bench --stages has the stages with libNVVM between.
 set -euo pipefail
@@ -26,7 +26,7 @@ if [ "${1:-}" != --instructions ]; then
   exec "$build/bin/own_bench" "$corpus" "${1:-200}" 32
 fi
 shift
-command -v valgrind >/dev/null || { echo "own_cost: --instructions needs valgrind (apt-get install valgrind)" >&2; exit 1; }
+command -v valgrind >/dev/null || { echo "own_cost: --instructions needs valgrind (scripts/deps.sh installs it)" >&2; exit 1; }
 lib=$(mktemp -d)
 trap 'rm -rf "$lib"' EXIT
 cp "$build/lib/libcuplug.so" "$lib/" && strip --strip-debug "$lib/libcuplug.so"

@@ -16,6 +16,7 @@ packages=(
   luajit libluajit-5.1-dev       # samples/luajit
   libtsan2                       # the registry's threaded test, under ThreadSanitizer
   libhiredis-dev redis-server    # the remote cache: hiredis (loaded at run time), and a server for its tests
+  valgrind                       # bench/own_cost.sh --instructions: instructions a compile
 )
 
 missing=()
