@@ -10,8 +10,11 @@ typedef struct stub_program {
   size_t bytes;
 } *nvvmProgram;
 
-static const char result[16] = "\x7f" "ELF" "stub-no-code";
+static const char result[16] = {0x7f, 'E', 'L', 'F', 's', 't', 'u', 'b',
+                                'n', 'o', '-', 'c', 'o', 'd', 'e', 0};
 
+/* The versions are CUDA 13.0's libNVVM's (2.0, IR 2.0, debug 3.2), so that
+ * cuplug takes the same paths as with the real one. */
 int nvvmVersion(int *major, int *minor) {
   *major = 2;
   *minor = 0;

@@ -33,9 +33,9 @@ static void evict(const unsigned char *junk, size_t size) {
 /* The mean time of one compile of `c`, in seconds, after `junk` is read
  * (when given) before each. */
 static double compile_time(const cuplug_api *api, cuplug_session *s, const bench_case *c,
-                           int reps, const unsigned char *junk, size_t junk_size) {
+                           long reps, const unsigned char *junk, size_t junk_size) {
   double sum = 0;
-  for (int r = 0; r < reps; r++) {
+  for (long r = 0; r < reps; r++) {
     if (junk) evict(junk, junk_size);
     cuplug_compile_args a = c->args;
     a.session = s;
@@ -52,14 +52,28 @@ static double compile_time(const cuplug_api *api, cuplug_session *s, const bench
   return sum / reps;
 }
 
+/* argv[i] as a count of at most `max`, or `fallback` when absent; -1 when
+ * it is not one. */
+static long count_arg(int argc, char **argv, int i, long fallback, long max) {
+  if (argc <= i) return fallback;
+  char *end;
+  long v = strtol(argv[i], &end, 10);
+  return *argv[i] && !*end && v >= 0 && v <= max ? v : -1;
+}
+
 int main(int argc, char **argv) {
   const char *dir = argc > 1 ? argv[1] : "tests/conformance/numba";
-  int reps = argc > 2 ? atoi(argv[2]) : 200;
-  size_t cold_mib = argc > 3 ? (size_t)atoi(argv[3]) : 32;
+  long reps = count_arg(argc, argv, 2, 200, 1000000);
+  long cold_mib = count_arg(argc, argv, 3, 32, 4096);
   const char *only = argc > 4 ? argv[4] : NULL;
+  if (reps < 1 || cold_mib < 0) {
+    fprintf(stderr, "usage: own_bench [CORPUS_DIR] [REPEATS >= 1] [COLD_MIB 0..4096] [CASE]\n");
+    return 2;
+  }
   const cuplug_api *api = cuplug_get_api(CUPLUG_ABI_MAJOR, CUPLUG_ABI_MINOR);
-  if (!api || reps < 1) {
-    fprintf(stderr, "own_bench: needs libcuplug, and REPEATS of at least 1\n");
+  if (!api) {
+    fprintf(stderr, "own_bench: libcuplug does not offer ABI %d.%d\n", CUPLUG_ABI_MAJOR,
+            CUPLUG_ABI_MINOR);
     return 1;
   }
   cuplug_session *s;
@@ -74,11 +88,21 @@ int main(int argc, char **argv) {
   int nc = bench_cases(dir, &cases);
   if (nc < 0) {
     fprintf(stderr, "own_bench: cannot read %s\n", dir);
+    api->session_destroy(s);
     return 1;
   }
-  size_t junk_size = cold_mib << 20;
-  unsigned char *junk = junk_size ? malloc(junk_size) : NULL;
-  if (junk) memset(junk, 1, junk_size);
+  size_t junk_size = (size_t)cold_mib << 20;
+  unsigned char *junk = NULL;
+  if (junk_size) {
+    junk = malloc(junk_size);
+    if (!junk) {
+      fprintf(stderr, "own_bench: cannot allocate %ld MiB to read between compiles\n", cold_mib);
+      bench_cases_free(cases, nc);
+      api->session_destroy(s);
+      return 1;
+    }
+    memset(junk, 1, junk_size);
+  }
   printf("%-14s %10s %10s\n", "case", "warm us", "cold us");
   double warm_sum = 0, cold_sum = 0;
   int counted = 0;
@@ -92,7 +116,8 @@ int main(int argc, char **argv) {
     cold_sum += cold;
     counted++;
   }
-  printf("sum over %d cases: warm %.1f us, cold %.1f us (%zu MiB read before each)\n", counted,
+  if (only && !counted) fprintf(stderr, "own_bench: no case %s in %s\n", only, dir);
+  printf("sum over %d cases: warm %.1f us, cold %.1f us (%ld MiB read before each)\n", counted,
          warm_sum * 1e6, cold_sum * 1e6, cold_mib);
   free(junk);
   bench_cases_free(cases, nc);

@@ -9,7 +9,7 @@
 #                                                       instructions a compile (valgrind)
 #
 # Instructions are the figure to compare two builds by on a machine whose
-# clock drifts: they do not move from run to run.  They are counted by
+# clock drifts: they stay within a few instructions from run to run.  They are counted by
 # callgrind as the difference between 25 and 5 compiles of a case, over 20;
 # valgrind (3.19) gives up on libcuplug.so's debug information ("possibly
 # corrupted"), so a copy stripped of it is loaded.  Cold time is the one that
@@ -29,15 +29,21 @@ shift
 command -v valgrind >/dev/null || { echo "own_cost: --instructions needs valgrind (scripts/deps.sh installs it)" >&2; exit 1; }
 lib=$(mktemp -d)
 trap 'rm -rf "$lib"' EXIT
-cp "$build/lib/libcuplug.so" "$lib/" && strip --strip-debug "$lib/libcuplug.so"
+cp "$build/lib/libcuplug.so" "$lib/"
+strip --strip-debug "$lib/libcuplug.so"
 cases=("$@")
-[ ${#cases[@]} -gt 0 ] || mapfile -t cases < <(cd "$corpus" && ls -d */ | tr -d /)
+if [ ${#cases[@]} -eq 0 ]; then
+  for d in "$corpus"/*/; do cases+=("$(basename "$d")"); done
+fi
 
 count() { # case repeats -> instructions of the whole run
-  LD_LIBRARY_PATH=$lib valgrind --tool=callgrind --callgrind-out-file="$lib/out" \
+  LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} valgrind --tool=callgrind --callgrind-out-file="$lib/out" \
     "$build/bin/own_bench" "$corpus" "$2" 0 "$1" >/dev/null 2>"$lib/log" ||
     { cat "$lib/log" >&2; exit 1; }
-  sed -n 's/^summary: *//p;s/^totals: *//p' "$lib/out" | head -1
+  local n
+  n=$(sed -n '/^totals: */{s///p;q}' "$lib/out")
+  [[ $n =~ ^[0-9]+$ ]] || { echo "own_cost: no instruction total in callgrind's output for $1" >&2; exit 1; }
+  echo "$n"
 }
 total=0
 printf '%-14s %14s\n' case "instructions"

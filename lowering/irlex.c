@@ -245,32 +245,47 @@ static int hexval(char c) {
   return -1;
 }
 
-char *cuplug__ir_tok_name(const char *text, ir_tok t) {
-  const char *s = text + t.start + 1;
-  size_t n = t.len ? t.len - 1 : 0;
-  if (n >= 2 && s[0] == '"') {
-    s++;
-    n -= 2;
+/* The byte that the name text s[*i, n) begins with, an escape ("\41" or
+ * "\\") read whole; *i is left on its last byte.  A backslash that begins
+ * neither stands for itself. */
+static inline char name_byte(const char *s, size_t n, size_t *i) {
+  size_t j = *i;
+  if (s[j] != '\\') return s[j];
+  if (j + 2 < n && hexval(s[j + 1]) >= 0 && hexval(s[j + 2]) >= 0) {
+    *i = j + 2;
+    return (char)(hexval(s[j + 1]) * 16 + hexval(s[j + 2]));
   }
+  if (j + 1 < n && s[j + 1] == '\\') *i = j + 1;
+  return '\\';
+}
+
+/* The name's text in token t, without its sigil and quotes: [*s, *s + *n). */
+static void name_text(const char *text, ir_tok t, const char **s, size_t *n) {
+  *s = text + t.start + 1;
+  *n = t.len ? t.len - 1 : 0;
+  if (*n >= 2 && **s == '"') {
+    ++*s;
+    *n -= 2;
+  }
+}
+
+char *cuplug__ir_tok_name(const char *text, ir_tok t) {
+  const char *s;
+  size_t n;
+  name_text(text, t, &s, &n);
   char *out = malloc(n + 1);
   if (!out) return NULL;
   size_t k = 0;
   for (size_t i = 0; i < n; i++) {
-    const char *escape = memchr(s + i, '\\', n - i); /* the bytes before it, at once */
+    /* Names rarely hold escapes: memchr finds the next one a vector at a
+     * time, and the bytes before it are copied at once. */
+    const char *escape = memchr(s + i, '\\', n - i);
     size_t run = escape ? (size_t)(escape - (s + i)) : n - i;
     memcpy(out + k, s + i, run);
     k += run;
     i += run;
     if (i == n) break;
-    if (s[i] == '\\' && i + 2 < n && hexval(s[i + 1]) >= 0 && hexval(s[i + 2]) >= 0) {
-      out[k++] = (char)(hexval(s[i + 1]) * 16 + hexval(s[i + 2]));
-      i += 2;
-    } else if (s[i] == '\\' && i + 1 < n && s[i + 1] == '\\') {
-      out[k++] = '\\';
-      i++;
-    } else {
-      out[k++] = s[i];
-    }
+    out[k++] = name_byte(s, n, &i);
   }
   out[k] = '\0';
   return out;
@@ -288,27 +303,19 @@ bool cuplug__ir_tok_numbered(const char *text, ir_tok t, unsigned long *number) 
 }
 
 bool cuplug__ir_tok_names(const char *text, ir_tok t, const char *name) {
-  const char *s = text + t.start + 1;
-  size_t n = t.len ? t.len - 1 : 0;
-  if (n >= 2 && s[0] == '"') {
-    s++;
-    n -= 2;
-  }
+  const char *s;
+  size_t n;
+  name_text(text, t, &s, &n);
   size_t k = 0;
   for (size_t i = 0; i < n; i++, k++) {
-    char c = s[i];
-    if (s[i] == '\\' && i + 2 < n && hexval(s[i + 1]) >= 0 && hexval(s[i + 2]) >= 0) {
-      c = (char)(hexval(s[i + 1]) * 16 + hexval(s[i + 2]));
-      i += 2;
-    } else if (s[i] == '\\' && i + 1 < n && s[i + 1] == '\\') {
-      i++;
-    }
+    char c = s[i] == '\\' ? name_byte(s, n, &i) : s[i];
     if (name[k] == '\0' || name[k] != c) return false;
   }
   return name[k] == '\0';
 }
 
 void cuplug__ir_put_name(cuplug__buf *b, char sigil, const char *name) {
+  static const char hex[] = "0123456789ABCDEF";
   char open[2] = {sigil, '"'};
   cuplug__buf_append(b, open, 2);
   const unsigned char *p = (const unsigned char *)name;
@@ -317,7 +324,7 @@ void cuplug__ir_put_name(cuplug__buf *b, char sigil, const char *name) {
     while (*p >= 0x20 && *p != '"' && *p != '\\') p++;
     cuplug__buf_append(b, (const char *)run, (size_t)(p - run));
     if (!*p) break;
-    char escape[3] = {'\\', "0123456789ABCDEF"[*p >> 4], "0123456789ABCDEF"[*p & 15]};
+    char escape[3] = {'\\', hex[*p >> 4], hex[*p & 15]};
     cuplug__buf_append(b, escape, 3);
     p++;
   }

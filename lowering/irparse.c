@@ -471,9 +471,17 @@ bool cuplug__ir_next_stmt(const ir_module *m, const ir_function *fn, ir_stmt_cur
 
 void cuplug__ir_stmt_lines(const ir_module *m, const ir_function *fn, const ir_stmt *s,
                            size_t *start, size_t *end) {
-  *start = line_begin(m->text, s->start);
-  const char *nl = memchr(m->text + s->end, '\n', fn->body_close - s->end);
-  *end = nl ? (size_t)(nl - m->text) + 1 : fn->body_close;
+  const char *text = m->text;
+  size_t a = line_begin(text, s->start);
+  while (a < s->start && (text[a] == ' ' || text[a] == '\t')) a++;
+  *start = a == s->start ? line_begin(text, s->start) : s->start; /* after a label or '{' */
+  size_t e = s->end;
+  while (e < fn->body_close && (text[e] == ' ' || text[e] == '\t' || text[e] == '\r')) e++;
+  if (e < fn->body_close && text[e] == ';') { /* its comment goes with it */
+    const char *nl = memchr(text + e, '\n', fn->body_close - e);
+    e = nl ? (size_t)(nl - text) : fn->body_close;
+  }
+  *end = e < fn->body_close && text[e] == '\n' ? e + 1 : s->end; /* before '}' on its line */
 }
 
 size_t cuplug__ir_operand_start(const char *text, const ir_tok *toks, size_t n, size_t first,

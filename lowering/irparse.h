@@ -125,9 +125,11 @@ typedef struct ir_stmt_cursor {
 bool cuplug__ir_next_stmt(const ir_module *m, const ir_function *fn, ir_stmt_cursor *cursor,
                           ir_stmt *s);
 
-/* The whole line(s) of statement s, its newline included, [*start, *end):
- * what deleting it deletes.  Asked of the few statements an edit removes,
- * not found for each. */
+/* What deleting statement s deletes, [*start, *end): its whole line(s),
+ * comment and newline included, where it has them to itself; where a label
+ * or the body's '{' comes before it on its line, or the '}' after it, that
+ * stays.  s must be one of fn's statements (from cuplug__ir_next_stmt on
+ * fn).  Asked of the few statements an edit removes, not found for each. */
 void cuplug__ir_stmt_lines(const ir_module *m, const ir_function *fn, const ir_stmt *s,
                            size_t *start, size_t *end);
 

@@ -191,8 +191,12 @@ START_TEST(tok_name_decodes) {
   assert_name("!\"kernel\"", "kernel");
   assert_name("!12", "12");
   assert_name("#3", "3");
-  /* a backslash not followed by two hex digits stays */
+  /* a backslash not followed by two hex digits stays, at the end too */
   assert_name("@\"a\\zz\"", "a\\zz");
+  assert_name("@\"a\\\"", "a\\");
+  assert_name("@\"a\\4\"", "a\\4");
+  assert_name("@\"\\41\\\"", "A\\");
+  assert_name("@\"\\41\"", "A");
 }
 END_TEST
 
@@ -701,6 +705,9 @@ START_TEST(statement_on_the_brace_line) {
   ck_assert(cuplug__ir_next_stmt(&m, &fn, &cursor, &s));
   ck_assert_uint_eq(s.n, 2);
   ck_assert_str_eq(span(text, s.start, s.end), "ret void");
+  size_t line_start, line_end; /* deleting it leaves the header and the '}' */
+  cuplug__ir_stmt_lines(&m, &fn, &s, &line_start, &line_end);
+  ck_assert_str_eq(span(text, line_start, line_end), "ret void");
   ck_assert(!cuplug__ir_next_stmt(&m, &fn, &cursor, &s));
   cuplug__ir_function_free(&fn);
   cuplug__ir_module_free(&m);
@@ -719,6 +726,10 @@ START_TEST(statements_after_labels_on_their_line) {
       "}\n";
   static const char *const want[] = {"L:", "%x = add i32 %n, 1", "br label %M", "M:",
                                      "ret void )", "unreachable"};
+  /* what deleting each deletes: a label before a statement stays */
+  static const char *const lines[] = {"L:",            "%x = add i32 %n, 1\n",
+                                      "  br label %M\n", "M:",
+                                      "ret void )\n",   "  unreachable\n"};
   ir_module m = parse_module("z.ll", text);
   ir_function fn = parse_fn(&m, 0);
   ir_stmt_cursor cursor = {0};
@@ -726,6 +737,9 @@ START_TEST(statements_after_labels_on_their_line) {
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
     ck_assert(cuplug__ir_next_stmt(&m, &fn, &cursor, &s));
     ck_assert_str_eq(span(text, s.start, s.end), want[i]);
+    size_t line_start, line_end;
+    cuplug__ir_stmt_lines(&m, &fn, &s, &line_start, &line_end);
+    ck_assert_str_eq(span(text, line_start, line_end), lines[i]);
   }
   ck_assert(!cuplug__ir_next_stmt(&m, &fn, &cursor, &s));
   cuplug__ir_function_free(&fn);
@@ -755,8 +769,8 @@ END_TEST
  * the nesting limit) and the one-token lexer (cuplug__ir_next) share
  * lex_token but not the loops around it: their tokens must agree, and the
  * lines must be those the tokens' bol flags and depths give, whatever the
- * text. */
-static void assert_lex_is_next(const char *text, size_t len) {
+ * text.  Returns whether the text kept to the nesting limit. */
+static bool assert_lex_is_next(const char *text, size_t len) {
   ir_tokens got;
   cuplug_error *e = cuplug__ir_lex("d.ll", text, len, NULL, &got);
   cuplug_error *limits = cuplug__ir_check_limits("d.ll", text, len);
@@ -765,7 +779,7 @@ static void assert_lex_is_next(const char *text, size_t len) {
   cuplug__error_destroy(limits);
   if (e) {
     cuplug__error_destroy(e);
-    return;
+    return false;
   }
   ir_lexer lx;
   cuplug__ir_lexer_init(&lx, text, len, 0);
@@ -796,6 +810,7 @@ static void assert_lex_is_next(const char *text, size_t len) {
   ck_assert_uint_eq(got.num_lines, lines);
   ck_assert_int_eq(got.end_depth, depth);
   cuplug__ir_tokens_free(&got);
+  return true;
 }
 
 /* Texts that take each branch of the lexer, joined in pairs, after a blank
@@ -834,6 +849,23 @@ START_TEST(lex_matches_the_one_token_lexer) {
   static const char nul[] = "a b\0c d";
   assert_lex_is_next(nul, sizeof nul - 1);
   assert_lex_is_next("", 0);
+  /* brackets at the nesting limit and one past it, at once or only after
+   * some have closed; both lexers must hold the same line */
+  static char deep[4 * CUPLUG_MAX_IR_NESTING];
+  for (int extra = 0; extra < 2; extra++) {
+    size_t n = 0;
+    for (int i = 0; i < CUPLUG_MAX_IR_NESTING + extra; i++) deep[n++] = "([{<"[i % 4];
+    ck_assert(assert_lex_is_next(deep, n) == !extra);
+    n = 0;
+    for (int i = 0; i < CUPLUG_MAX_IR_NESTING - 1; i++) deep[n++] = '(';
+    deep[n++] = ')';
+    deep[n++] = '\n';
+    deep[n++] = '[';
+    deep[n++] = '['; /* at the limit */
+    deep[n++] = ']';
+    for (int i = 0; i < 1 + extra; i++) deep[n++] = '{';
+    ck_assert(assert_lex_is_next(deep, n) == !extra);
+  }
 }
 END_TEST
 
