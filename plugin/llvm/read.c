@@ -7,7 +7,6 @@
  * read, and bitcode cut short fails as a malformed block.  Each module is
  * verified on its own, so that the verifier's finding names the module it
  * is in. */
-#include <llvm-c/Analysis.h>
 #include <llvm-c/IRReader.h>
 #include <llvm-c/Linker.h>
 #include <stdio.h>
@@ -21,6 +20,7 @@
 #include "plugin/llvm/spaces.h"
 #include "plugin/llvm/internal.h"
 #include "plugin/llvm/setup.h"
+#include "plugin/llvm/verify.h"
 
 static void on_diagnostic(LLVMDiagnosticInfoRef info, void *arg) {
   cuplug__modern *m = arg;
@@ -127,16 +127,7 @@ static cuplug_error *parse(cuplug__modern *m, const cuplug__text *t, LLVMModuleR
   }
   LLVMDisposeMessage(msg);
   cuplug_error *e = check_target(t, *out);
-  msg = NULL;
-  if (!e && LLVMVerifyModule(*out, LLVMReturnStatusAction, &msg)) {
-    cuplug__buf what;
-    cuplug__buf_init(&what);
-    cuplug__buf_printf(&what, "IR of module %s is not valid", t->name);
-    e = what.oom ? cuplug__error_oom() : llvm_error(CUPLUG_ERR_IR_INVALID, msg, what.data);
-    cuplug__buf_free(&what);
-    msg = NULL;
-  }
-  LLVMDisposeMessage(msg);
+  if (!e) e = cuplug__llvm_verify(*out, t->name);
   if (e) {
     LLVMDisposeModule(*out);
     *out = NULL;

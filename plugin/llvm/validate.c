@@ -9,7 +9,6 @@
  * not read.  Nothing LLVM produces goes on to libNVVM. */
 #include "plugin/llvm/validate.h"
 
-#include <llvm-c/Analysis.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/IRReader.h>
 #include <stdio.h>
@@ -22,6 +21,7 @@
 #include "base/types.h"
 #include "plugin/llvm/fntype.h"
 #include "plugin/llvm/setup.h"
+#include "plugin/llvm/verify.h"
 
 static void ignore_diagnostic(LLVMDiagnosticInfoRef info, void *ctx) {
   (void)info;
@@ -49,17 +49,7 @@ static cuplug_error *parse(LLVMContextRef ctx, const cuplug__text *m, LLVMModule
   }
   /* What parses may still break LLVM's rules (a value used before it is
    * defined, a block without a terminator); libNVVM must never see it. */
-  if (LLVMVerifyModule(*out, LLVMReturnStatusAction, &msg)) {
-    char *line = first_line(msg ? msg : "");
-    cuplug_error *e = cuplug__error_log(CUPLUG_ERR_IR_INVALID, msg,
-                                        "IR of module %s is not valid: %s", m->name,
-                                        line ? line : "");
-    free(line);
-    LLVMDisposeMessage(msg);
-    return e;
-  }
-  LLVMDisposeMessage(msg);
-  return NULL;
+  return cuplug__llvm_verify(*out, m->name);
 }
 
 /* Checks the module's declarations of registered functions. */

@@ -125,6 +125,31 @@ START_TEST(instruction_using_itself) {
 }
 END_TEST
 
+START_TEST(debug_scope_that_is_its_own) {
+  /* add_i32 returning at a location in a lexical block that is its own
+   * scope: LLVM's verifier never returned */
+  cuplug_session *s = t_session();
+  size_t n;
+  char *ir = edited_case(
+      "add_i32", "  ret i32 0\n}\n",
+      "  ret i32 0, !dbg !1\n}\n"
+      "!1 = !DILocation(line: 3, scope: !2)\n"
+      "!2 = distinct !DILexicalBlock(scope: !2, file: !3, line: 2)\n"
+      "!3 = !DIFile(filename: \"add.py\", directory: \"/\")\n",
+      &n);
+  double t0 = seconds();
+  T_ASSERT_ERROR(compile_text(s, "add_i32", ir, n, 0), CUPLUG_ERR_IR_INVALID,
+                 "IR of module input.ll is not valid: in the debug info of "
+                 "@_ZN8__main__7add_i32B2v1B88cw51cXTLSUwv1sDUaKthqaNgoKmjgOR3W3CwAkMXLaJtQYkOIgxJU0g"
+                 "CqOkEJoHkbttqdSBL3UrBuFYTAA_3d_3dEii, the scopes of a !DILexicalBlock (line 2) "
+                 "lead back to it (a cycle of 1), where they must end at a !DISubprogram");
+  ck_assert_double_lt(seconds() - t0, 10.0);
+  free(ir);
+  compiles(s, "add_i32");
+  t_api()->session_destroy(s);
+}
+END_TEST
+
 START_TEST(verifier_stops_a_stuck_libnvvm) {
   /* invalid IR reaches a helper that never answers: the verifier's verdict
    * stops it, long before the time limit */
@@ -306,6 +331,7 @@ Suite *suite_safety(void) {
   tcase_add_test(tc, use_before_definition);
   tcase_add_test(tc, entry_label_after_its_instruction);
   tcase_add_test(tc, instruction_using_itself);
+  tcase_add_test(tc, debug_scope_that_is_its_own);
   tcase_add_test(tc, verifier_stops_a_stuck_libnvvm);
 
   tc = t_tcase(s, "helper", T_NVVM, setup, teardown, 120);
