@@ -791,18 +791,24 @@ static bool assert_lex_is_next(const char *text, size_t len) {
       ck_assert_uint_eq(got.num_toks, i);
       break;
     }
-    ck_assert_msg(i < got.num_toks, "token %zu at %u missing", i, want.start);
+    /* Check's assertions each report to the test's parent when they
+     * pass: a text's tokens are compared plainly, and fail through it */
+    if (i >= got.num_toks) ck_abort_msg("token %zu at %u missing", i, want.start);
     ir_tok t = got.toks[i];
-    ck_assert_msg(t.start == want.start && t.len == want.len && t.kind == want.kind &&
-                      t.bol == want.bol && t.depth == want.depth,
-                  "token %zu: at %u, %u bytes, kind %d, bol %d, depth %d; the one-token "
-                  "lexer's at %u, %u bytes, kind %d, bol %d, depth %d",
-                  i, t.start, t.len, t.kind, t.bol, t.depth, want.start, want.len, want.kind,
-                  want.bol, want.depth);
+    if (t.start != want.start || t.len != want.len || t.kind != want.kind ||
+        t.bol != want.bol || t.depth != want.depth)
+      ck_abort_msg("token %zu: at %u, %u bytes, kind %d, bol %d, depth %d; the one-token "
+                   "lexer's at %u, %u bytes, kind %d, bol %d, depth %d",
+                   i, t.start, t.len, t.kind, t.bol, t.depth, want.start, want.len, want.kind,
+                   want.bol, want.depth);
     if (t.bol) {
-      ck_assert_uint_lt(lines, got.num_lines);
-      ck_assert_uint_eq(got.lines[lines].tok, i);
-      ck_assert_int_eq(got.lines[lines].depth, depth);
+      if (lines >= got.num_lines || got.lines[lines].tok != i ||
+          got.lines[lines].depth != depth)
+        ck_abort_msg("line %zu (token %zu, depth %d): the lexer has %zu lines, this one at "
+                     "token %u, depth %d",
+                     lines, i, (int)depth, got.num_lines,
+                     lines < got.num_lines ? got.lines[lines].tok : 0u,
+                     lines < got.num_lines ? (int)got.lines[lines].depth : 0);
       lines++;
     }
     depth += t.depth;
