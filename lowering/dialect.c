@@ -5,9 +5,11 @@
  * every pointer so, and numba-cuda's LLVM 7 text never does.  The scan
  * follows LLVM's lexer only as far as that takes: comments and strings are
  * skipped, names after a sigil (%ptr, @ptr_x, !ptr, $ptr, #0, ^0, and
- * quoted ones) are not words, and a word followed by ':' is a label.  Text
- * with no pointer at all reads the same in both dialects: it is typed, the
- * dialect libNVVM takes. */
+ * quoted ones) are not words, and a word followed by ':' is a label.  A
+ * debug record (`#dbg_value(...)`, LLVM 19 and later, between a function's
+ * instructions) makes text modern too, with no pointer in it: LLVM 7's `#`
+ * names only attribute groups (`#0`).  Text with neither reads the same in
+ * both dialects: it is typed, the dialect libNVVM takes. */
 #include "lowering/dialect.h"
 
 #include <stdbool.h>
@@ -58,7 +60,8 @@ static bool may_say_ptr(const unsigned char *p, size_t size) {
 cuplug__dialect cuplug__ir_dialect(const char *bytes, size_t size) {
   const unsigned char *p = (const unsigned char *)bytes, *end = p + size;
   if (is_bitcode(p, size)) return CUPLUG__DIALECT_BITCODE;
-  if (!may_say_ptr(p, size)) return CUPLUG__DIALECT_TYPED;
+  if (!may_say_ptr(p, size) && !cuplug__find(bytes, bytes + size, "#dbg", 4))
+    return CUPLUG__DIALECT_TYPED;
   while (p < end) {
     unsigned char c = *p;
     if (c == ';') {
@@ -68,6 +71,7 @@ cuplug__dialect cuplug__ir_dialect(const char *bytes, size_t size) {
       p = skip_string(p + 1, end);
     } else if (sigil(c)) {
       p++;
+      if (c == '#' && end - p >= 4 && memcmp(p, "dbg_", 4) == 0) return CUPLUG__DIALECT_MODERN;
       if (p < end && *p == '"')
         p = skip_string(p + 1, end);
       else

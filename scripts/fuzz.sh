@@ -128,10 +128,13 @@ seed() {
 status=0
 for h in "${harnesses[@]}"; do
   bin=$out/fuzz/fuzz_$h
+  timeout=10
+  [ "$h" = compile ] || [ "$h" = host ] && timeout=30
   regressions=tests/fuzz/regressions/$h
   if [ -d "$regressions" ] && [ -n "$(ls -A "$regressions")" ]; then
     echo "== fuzz_$h: replaying $(ls "$regressions" | wc -l) regression inputs"
-    "$bin" -runs=0 "$regressions"/* >"$out/replay-$h.log" 2>&1 ||
+    # a hang found again fails within the timeout, as in the fuzzing
+    "$bin" -runs=0 -timeout=$timeout "$regressions"/* >"$out/replay-$h.log" 2>&1 ||
       { cat "$out/replay-$h.log"; status=1; }
   fi
   corpus=$out/corpus/$h
@@ -139,8 +142,6 @@ for h in "${harnesses[@]}"; do
   mkdir -p "$out/crashes/$h"
   dict=()
   [ -f "tests/fuzz/$h.dict" ] && dict=(-dict="tests/fuzz/$h.dict")
-  timeout=10
-  [ "$h" = compile ] || [ "$h" = host ] && timeout=30
   echo "== fuzz_$h: ${seconds}s"
   if ! "$bin" "$corpus" "${dict[@]}" -max_total_time="$seconds" -timeout=$timeout \
       -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \

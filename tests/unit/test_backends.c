@@ -143,6 +143,42 @@ START_TEST(signature_from_ir) {
 }
 END_TEST
 
+/* clang -g's device function of no pointer is modern by its debug record
+ * (#dbg_value), and the NVPTX backend reads it: LLVM 7's reader in libNVVM
+ * would stop at the record with "expected instruction opcode". */
+START_TEST(debug_records_without_pointers) {
+  static const char ir[] =
+      "define float @triple(float %x) !dbg !4 {\n"
+      "    #dbg_value(float %x, !5, !DIExpression(), !7)\n"
+      "  %y = fmul float %x, 3.0, !dbg !7\n"
+      "  ret float %y, !dbg !7\n"
+      "}\n"
+      "!llvm.module.flags = !{!0}\n"
+      "!llvm.dbg.cu = !{!1}\n"
+      "!0 = !{i32 2, !\"Debug Info Version\", i32 3}\n"
+      "!1 = distinct !DICompileUnit(language: DW_LANG_C, file: !2, emissionKind: FullDebug)\n"
+      "!2 = !DIFile(filename: \"t.c\", directory: \"/\")\n"
+      "!3 = !DISubroutineType(types: !{})\n"
+      "!4 = distinct !DISubprogram(name: \"triple\", scope: !2, file: !2, line: 1, type: !3, "
+      "unit: !1, spFlags: DISPFlagDefinition)\n"
+      "!5 = !DILocalVariable(name: \"x\", arg: 1, scope: !4, file: !2, line: 1, type: !6)\n"
+      "!6 = !DIBasicType(name: \"float\", size: 32, encoding: DW_ATE_float)\n"
+      "!7 = !DILocation(line: 2, scope: !4)\n";
+  one o;
+  one_init(&o, "triple.ll", ir, strlen(ir), "triple");
+  o.a.signature = "float32(float32)";
+  o.a.entry_abi = CUPLUG_ABI_C;
+  T_ASSERT_OK(t_api()->compile(&o.a));
+  cuplug_artifact_info i = info_of(o.a.artifact);
+  ck_assert_int_eq(i.backend, CUPLUG_BACKEND_LLVM);
+  ck_assert_int_eq(i.output, CUPLUG_OUTPUT_PTX);
+  T_ASSERT_CONTAINS(i.data, ".visible .func  (.param .b32 func_retval0) triple(\n"
+                            "\t.param .b32 triple_param_0\n)");
+  T_ASSERT_CONTAINS(i.data, "\tmul.f32 \t%r2, %r1, 0f40400000;\n"); /* x * 3.0 */
+  t_api()->artifact_destroy(o.a.artifact);
+}
+END_TEST
+
 /* Every corpus case through the NVPTX backend keeps numba-cuda's PTX
  * signature: the C-ABI wrapper's and the kernels' parameters. */
 START_TEST(corpus_on_nvptx) {
@@ -458,6 +494,7 @@ Suite *suite_backends(void) {
   TCase *tc = t_tcase(s, "choice_errors", 0, setup, teardown, 60);
   tcase_add_test(tc, backend_choice_errors);
   tc = t_tcase(s, "signature_from_ir", 0, setup, teardown, 60);
+  tcase_add_test(tc, debug_records_without_pointers);
   tcase_add_test(tc, signature_from_ir);
   tc = t_tcase(s, "corpus_on_nvptx", T_NVVM, setup, teardown, 120);
   tcase_add_test(tc, corpus_on_nvptx);

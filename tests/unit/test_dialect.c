@@ -37,6 +37,11 @@ START_TEST(dialect_modern_ptr_spellings) {
       "x\tptr\n",       /* tabs */
       "%\"a\" = load i8, ptr %\"b\"\n", /* after quoted names */
       "; a comment\nptr",
+      /* clang -g's device function of no pointer: a debug record */
+      "define float @f(float %x) !dbg !4 {\n    #dbg_value(float %x, !9, !DIExpression(), !10)\n"
+      "  ret float %x, !dbg !10\n}\n",
+      "#dbg_declare",
+      "#dbg_label(!3, !4)",
   };
   for (size_t i = 0; i < sizeof modern / sizeof modern[0]; i++)
     ck_assert_msg(of(modern[i]) == CUPLUG__DIALECT_MODERN, "case %zu: %s", i, modern[i]);
@@ -69,6 +74,10 @@ START_TEST(dialect_typed_lookalikes) {
       "%",                                   /* a sigil at the end */
       "%\"",
       "define i32 @f() {\n  ret i32 0\n}\n", /* no pointer at all */
+      "attributes #0 = { nounwind }\ndefine void @f() #0 {\n  ret void\n}\n",
+      "; #dbg_value in a comment\n",         /* debug records' lookalikes */
+      "!0 = !{!\"#dbg_value\"}\n",
+      "#dbg\n#dbgx_value\n@\"#dbg_\"\n#db",
   };
   for (size_t i = 0; i < sizeof typed / sizeof typed[0]; i++)
     ck_assert_msg(of(typed[i]) == CUPLUG__DIALECT_TYPED, "case %zu: %s", i, typed[i]);
