@@ -30,7 +30,6 @@ using llvm::Metadata;
 
 // A metadata node's kind as the IR text writes it.
 const char *kind_name(const Metadata *md) {
-  if (!md) return "nothing";
   switch (md->getMetadataID()) {
 #define HANDLE_METADATA_LEAF(CLASS) \
   case Metadata::CLASS##Kind:       \
@@ -108,7 +107,7 @@ class Checker {
     finding->node = kind_name(at);
     finding->line = line_of(at);
     finding->cycle = cycle;
-    finding->link = kind_name(to);
+    finding->link = to ? kind_name(to) : nullptr;
     llvm::StringRef name = fn ? fn->getName() : llvm::StringRef();
     finding->fn = name.data();
     finding->fn_len = name.size();

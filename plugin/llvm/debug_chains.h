@@ -35,7 +35,7 @@ typedef struct {
   const char *node;
   unsigned line;
   /* for a cycle, the nodes on it; for a bad link, what the link names
-   * ("!DIFile", "nothing") */
+   * ("!DIFile"), NULL where it names nothing */
   unsigned cycle;
   const char *link;
   /* the function whose code or attachments reach the node (its name, not

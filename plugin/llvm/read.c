@@ -36,16 +36,6 @@ char *cuplug__modern_take_diag(cuplug__modern *m) {
   return d;
 }
 
-/* An error whose message ends with the first line of LLVM's, which goes
- * whole to the log. */
-static cuplug_error *llvm_error(cuplug_status code, char *msg, const char *what) {
-  const char *text = msg ? msg : "";
-  cuplug_error *e = cuplug__error_log(code, text, "%s: %.*s", what, (int)strcspn(text, "\n"),
-                                      text);
-  LLVMDisposeMessage(msg);
-  return e;
-}
-
 /* Where bitcode ends short of what it must hold, as words for a message
  * ("inside a block that runs to byte 96"), or NULL. */
 static const char *cut_short(const cuplug__bitcode_info *bi, char *buf, size_t cap) {
@@ -123,7 +113,7 @@ static cuplug_error *parse(cuplug__modern *m, const cuplug__text *t, LLVMModuleR
   LLVMDisposeMemoryBuffer(mb);
   if (failed) {
     *out = NULL;
-    return llvm_error(CUPLUG_ERR_IR_PARSE, msg, "IR does not parse");
+    return cuplug__llvm_error(CUPLUG_ERR_IR_PARSE, msg, "IR does not parse");
   }
   LLVMDisposeMessage(msg);
   cuplug_error *e = check_target(t, *out);

@@ -28,25 +28,13 @@ static void ignore_diagnostic(LLVMDiagnosticInfoRef info, void *ctx) {
   (void)ctx;
 }
 
-/* The first line of LLVM's message, trimmed. */
-static char *first_line(const char *msg) {
-  size_t n = strcspn(msg, "\n");
-  return cuplug__strndup(msg, n);
-}
-
 static cuplug_error *parse(LLVMContextRef ctx, const cuplug__text *m, LLVMModuleRef *out) {
   CUPLUG__TRY(cuplug__llvm_check_asm(m->name, m->text, m->size));
   /* the text is NUL-terminated and outlives the parse: no copy */
   LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(m->text, m->size, m->name, 1);
   char *msg = NULL;
-  if (LLVMParseIRInContext(ctx, buf, out, &msg)) {
-    char *line = first_line(msg ? msg : "");
-    cuplug_error *e = cuplug__error_log(CUPLUG_ERR_IR_PARSE, msg,
-                                        "IR does not parse: %s", line ? line : "");
-    free(line);
-    LLVMDisposeMessage(msg);
-    return e;
-  }
+  if (LLVMParseIRInContext(ctx, buf, out, &msg))
+    return cuplug__llvm_error(CUPLUG_ERR_IR_PARSE, msg, "IR does not parse");
   /* What parses may still break LLVM's rules (a value used before it is
    * defined, a block without a terminator); libNVVM must never see it. */
   return cuplug__llvm_verify(*out, m->name);

@@ -1,10 +1,12 @@
-/* verify.c - LLVM's verifier, after the debug-info chains it trusts. */
+/* verify.c - LLVM's verifier, after the debug-info chains it trusts, and
+ * LLVM's messages as cuplug's errors. */
 #include "plugin/llvm/verify.h"
 
 #include <llvm-c/Analysis.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/error.h"
 #include "plugin/llvm/debug_chains.h"
 
@@ -30,7 +32,7 @@ static void describe(const cuplug__chain_finding *f, char *out, size_t cap) {
       return;
     case CUPLUG__CHAIN_BAD_SCOPE:
     case CUPLUG__CHAIN_OK:
-      if (strcmp(f->link, "nothing") == 0)
+      if (!f->link)
         snprintf(out, cap, "%s has no scope, where it must have %s", node, local);
       else
         snprintf(out, cap, "the scope of %s is a %s, where it must be %s", node, f->link, local);
@@ -50,6 +52,14 @@ static cuplug_error *chain_error(const char *name, const cuplug__chain_finding *
                        what);
 }
 
+cuplug_error *cuplug__llvm_error(cuplug_status code, char *msg, const char *what) {
+  const char *text = msg ? msg : "";
+  cuplug_error *e =
+      cuplug__error_log(code, text, "%s: %.*s", what, (int)strcspn(text, "\n"), text);
+  LLVMDisposeMessage(msg);
+  return e;
+}
+
 cuplug_error *cuplug__llvm_verify(LLVMModuleRef m, const char *name) {
   cuplug__chain_finding f;
   if (!cuplug__debug_chains_check(m, &f)) return chain_error(name, &f);
@@ -58,10 +68,14 @@ cuplug_error *cuplug__llvm_verify(LLVMModuleRef m, const char *name) {
     LLVMDisposeMessage(msg);
     return NULL;
   }
-  const char *text = msg ? msg : "";
-  cuplug_error *e = cuplug__error_log(CUPLUG_ERR_IR_INVALID, text,
-                                      "IR of module %s is not valid: %.*s", name,
-                                      (int)strcspn(text, "\n"), text);
-  LLVMDisposeMessage(msg);
+  cuplug__buf what;
+  cuplug__buf_init(&what);
+  cuplug__buf_printf(&what, "IR of module %s is not valid", name);
+  if (what.oom) {
+    LLVMDisposeMessage(msg);
+    return cuplug__error_oom();
+  }
+  cuplug_error *e = cuplug__llvm_error(CUPLUG_ERR_IR_INVALID, msg, what.data);
+  cuplug__buf_free(&what);
   return e;
 }
