@@ -19,7 +19,14 @@
  * always right after bare libNVVM, or always after a pause, moved its
  * geometric mean from 1.44x to 0.74x of bare in one session.
  *
- *   build/bin/compile_bench [--stages] [CORPUS_DIR] [REPEATS] [ltoir|ptx]   (both by default)
+ *   build/bin/compile_bench [--stages] [--loop N] [CORPUS_DIR] [REPEATS] [ltoir|ptx]
+ *                                                      (both outputs by default)
+ *
+ * --loop N runs each of the four N times in a row, in each repeat, and
+ * times the last N - 1 of each run: a compile after one of its own kind,
+ * as a loop of compiles runs (a JIT's first calls, a batch), where each
+ * keeps its working set warm; without it each compile follows whichever
+ * the shuffle put before it.
  *
  * --stages also prints where the time of a cuplug compile goes: each stage
  * of the compile (artifact_stage), safe and trusted, the sum over the cases
@@ -113,8 +120,20 @@ static bool bare(const bench_nvvm *v, const char *const *ir, const size_t *n, si
 int main(int argc, char **argv) {
   bool stages = argc > 1 && strcmp(argv[1], "--stages") == 0;
   if (stages) argc--, argv++;
+  int loop = 1; /* compiles of one kind in a row */
+  if (argc > 2 && strcmp(argv[1], "--loop") == 0) {
+    loop = atoi(argv[2]);
+    argc -= 2, argv += 2;
+  }
   const char *dir = argc > 1 ? argv[1] : "tests/conformance/numba";
   int reps = argc > 2 ? atoi(argv[2]) : 31;
+  if (loop < 1 || loop > 100 || reps < 1) {
+    fprintf(stderr, "usage: compile_bench [--stages] [--loop 1..100] [CORPUS_DIR] [REPEATS >= 1] "
+                    "[ltoir|ptx]\n");
+    return 2;
+  }
+  /* the samples of a case: a loop's first compile follows another kind */
+  int per = loop > 1 ? loop - 1 : 1, samples = reps * per;
   uint64_t seed = 42;
   const char *only = argc > 3 ? argv[3] : NULL;
   const cuplug_api *api = cuplug_get_api(CUPLUG_ABI_MAJOR, CUPLUG_ABI_MINOR);
@@ -144,12 +163,12 @@ int main(int argc, char **argv) {
          "final ms", "cuplug ms", "trusted ms", "cuplug/bare", "cuplug/final", "trusted/bare");
   double logsum[2] = {0, 0}, logown[2] = {0, 0}, logtrusted[2] = {0, 0};
   int count[2] = {0, 0};
-  double *tb = malloc(sizeof(double) * (size_t)reps), *tc = malloc(sizeof(double) * (size_t)reps);
-  double *tf = malloc(sizeof(double) * (size_t)reps), *tt = malloc(sizeof(double) * (size_t)reps);
+  size_t bytes = sizeof(double) * (size_t)samples;
+  double *tb = malloc(bytes), *tc = malloc(bytes), *tf = malloc(bytes), *tt = malloc(bytes);
   stage_times *st_times = calloc(1, sizeof *st_times);
   for (int k = 0; k < 2; k++)
     for (int i = 0; i < MAX_STAGES; i++)
-      st_times->t[k][i] = calloc((size_t)reps, sizeof(double));
+      st_times->t[k][i] = calloc((size_t)samples, sizeof(double));
   for (int d = 0; d < nc; d++) {
     const char *name = cases[d].name, *ir = cases[d].ir;
     size_t irn = cases[d].ir_size;
@@ -194,28 +213,33 @@ int main(int argc, char **argv) {
           order[k] = order[pick];
           order[pick] = keep;
         }
-        for (int k = 0; k < 4; k++) {
-          double t0 = bench_now();
-          if (order[k] < 2) {
-            bare(&v, order[k] ? final_ir : input_ir, order[k] ? final_n : input_n,
-                 order[k] ? nf : 1, arch, lto);
-            times[order[k]][r] = bench_now() - t0;
-          } else {
-            cuplug_compile_args b = a;
-            b.session = order[k] == 2 ? s : st;
-            api->compile(&b);
-            double took = bench_now() - t0;
-            /* reading the stages is the benchmark's work, not the compile's */
-            if (stages && b.artifact) note_stages(api, st_times, b.artifact, order[k] == 3, r);
-            double t1 = bench_now();
-            api->artifact_destroy(b.artifact);
-            times[order[k]][r] = took + (bench_now() - t1);
+        for (int k = 0; k < 4; k++)
+          for (int n = 0; n < loop; n++) {
+            /* sample i of this case; a loop's first compile is not kept */
+            int i = r * per + (loop > 1 ? n - 1 : n);
+            double t0 = bench_now(), took;
+            if (order[k] < 2) {
+              bare(&v, order[k] ? final_ir : input_ir, order[k] ? final_n : input_n,
+                   order[k] ? nf : 1, arch, lto);
+              took = bench_now() - t0;
+            } else {
+              cuplug_compile_args b = a;
+              b.session = order[k] == 2 ? s : st;
+              api->compile(&b);
+              took = bench_now() - t0;
+              /* reading the stages is the benchmark's work, not the compile's */
+              if (stages && b.artifact && i >= r * per)
+                note_stages(api, st_times, b.artifact, order[k] == 3, i);
+              double t1 = bench_now();
+              api->artifact_destroy(b.artifact);
+              took += bench_now() - t1;
+            }
+            if (i >= r * per) times[order[k]][i] = took;
           }
-        }
       }
       api->artifact_destroy(a.artifact);
-      double mb = bench_median(tb, reps), mf = bench_median(tf, reps), mc = bench_median(tc, reps);
-      double mt = bench_median(tt, reps);
+      double mb = bench_median(tb, samples), mf = bench_median(tf, samples);
+      double mc = bench_median(tc, samples), mt = bench_median(tt, samples);
       printf("%-14.14s %6s %9.3f %9.3f %9.3f %10.3f %12.3f %12.3f %13.3f\n", name,
              lto ? "ltoir" : "ptx", mb * 1e3, mf * 1e3, mc * 1e3, mt * 1e3, mc / mb, mc / mf,
              mt / mb);
@@ -223,10 +247,10 @@ int main(int argc, char **argv) {
       int lib = library_row(st_times);
       for (size_t i = 0; stages && i < st_times->num; i++)
         for (int k = 0; k < 2; k++) {
-          double m = bench_median(st_times->t[k][i], reps);
+          double m = bench_median(st_times->t[k][i], samples);
           st_times->sum[lto][k][i] += m;
           if ((int)i == lib) lib_median[k] = m;
-          memset(st_times->t[k][i], 0, sizeof(double) * (size_t)reps); /* for the next case */
+          memset(st_times->t[k][i], 0, bytes); /* for the next case */
         }
       if (stages) st_times->paced[lto] += log((mc - lib_median[0] + lib_median[1]) / mb);
       st_times->total[lto][0] += mc;

@@ -3,11 +3,12 @@
  *
  * Eight threads compile a hundred kernels each: four through a session
  * with the result cache (its memory and a disk folder, shared by all of
- * them, so that they race to build, store and find the same results) and
- * four through one without (each compile a trip to a helper process, all
- * of them at once).  Every result is compared with the one a lone compile
- * gave; TSan checks the rest.  Plain C, no Check: its asserts are not for
- * threads. */
+ * them, so that they race to build, store and find the same results), two
+ * through one without (each compile a trip to a helper process, all of
+ * them at once) and two through a trusted session (libNVVM in this
+ * process, called from both threads at once).  Every result is compared
+ * with the one a lone compile gave; TSan checks the rest.  Plain C, no
+ * Check: its asserts are not for threads. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -22,7 +23,7 @@
 enum { THREADS = 8, COMPILES = 100, KERNELS = 10 };
 
 static const cuplug_api *api;
-static cuplug_session *cached, *uncached;
+static cuplug_session *cached, *uncached, *trusted;
 static char *ir[KERNELS];
 static void *want[KERNELS];
 static size_t want_size[KERNELS];
@@ -64,7 +65,7 @@ static cuplug_error *compile(cuplug_session *s, int k, void **out, size_t *size)
 
 static void *compiler(void *arg) {
   int t = (int)(intptr_t)arg;
-  cuplug_session *s = t % 2 ? cached : uncached;
+  cuplug_session *s = t % 2 ? cached : t % 4 ? trusted : uncached;
   for (int n = 0; n < COMPILES; n++) {
     int k = (n * 3 + t) % KERNELS;
     void *got;
@@ -95,8 +96,11 @@ int main(void) {
   cuplug_session_options with = {.struct_size = sizeof with, .cache_dir = dir};
   cuplug_session_options without = {.struct_size = sizeof without,
                                     .flags = CUPLUG_SESSION_NO_CACHE};
+  cuplug_session_options in_process = {.struct_size = sizeof in_process,
+                                       .flags = CUPLUG_SESSION_NO_CACHE | CUPLUG_SESSION_TRUSTED};
   cuplug_error *e = api->session_create(&with, &cached);
   if (!e) e = api->session_create(&without, &uncached);
+  if (!e) e = api->session_create(&in_process, &trusted);
   for (int k = 0; !e && k < KERNELS; k++) {
     ir[k] = kernel_ir(k);
     e = compile(uncached, k, &want[k], &want_size[k]);
@@ -121,6 +125,7 @@ int main(void) {
   rmdir(dir); /* v1/ and its folders stay: cache_clear empties, it does not remove */
   api->session_destroy(cached);
   api->session_destroy(uncached);
+  api->session_destroy(trusted);
   for (int k = 0; k < KERNELS; k++) free(ir[k]), free(want[k]);
   int f = atomic_load(&failures);
   printf("%d threads x %d compiles (%llu built, %llu found in the cache): %d failures\n",
