@@ -8,8 +8,25 @@
  * quoted ones) are not words, and a word followed by ':' is a label.  A
  * debug record (`#dbg_value(...)`, LLVM 19 and later, between a function's
  * instructions) makes text modern too, with no pointer in it: LLVM 7's `#`
- * names only attribute groups (`#0`).  Text with neither reads the same in
- * both dialects: it is typed, the dialect libNVVM takes. */
+ * names only attribute groups (`#0`).
+ *
+ * Text with no pointer at all (no `ptr`, and no typed pointer `T*`) is
+ * what a modern producer writes for a function of numbers: clang's, rustc's
+ * or MLIR's device math.  It is modern when it holds what LLVM 7, and so
+ * libNVVM's reader, cannot read, which a modern producer writes in nearly
+ * every such function:
+ *   - a parameter named by number in a definition (`define i32 @f(i32 %0)`:
+ *     LLVM 7 leaves unnamed parameters unnamed, and its reader refuses the
+ *     name);
+ *   - an instruction flag newer than LLVM 7 (`or disjoint`, `zext nneg`,
+ *     `icmp samesign`) or the `freeze` instruction;
+ *   - a call of an integer minimum, maximum or absolute value intrinsic
+ *     (`@llvm.smax.i32`, quoted or not; LLVM 12), which clang makes of min,
+ *     max and abs.
+ * None of these is valid LLVM 7, so text read as modern for them could
+ * never have compiled as typed.  Pointer-free text with none of them reads
+ * the same in both dialects: it is typed, the dialect libNVVM takes (for
+ * every architecture, where modern IR takes it from cc 10.0). */
 #include "lowering/dialect.h"
 
 #include <stdbool.h>
@@ -57,11 +74,58 @@ static bool may_say_ptr(const unsigned char *p, size_t size) {
   return false;
 }
 
+/* Whether the text spells a typed pointer: a `*` outside comments and
+ * strings (LLVM's text has no other).  Typed text has one within its first
+ * definition, so the first `*` memchr finds decides; its line is read
+ * from its start to tell a comment or a string (which do not span lines
+ * in printed IR) from code. */
+static bool has_typed_pointer(const unsigned char *p, size_t size) {
+  const unsigned char *start = p, *end = p + size;
+  for (const unsigned char *star; (star = memchr(p, '*', (size_t)(end - p))); p = star + 1) {
+    const unsigned char *q = star;
+    while (q > start && q[-1] != '\n') q--;
+    bool code = true;
+    for (; q < star && code; q++) {
+      if (*q == ';') code = false;
+      if (*q == '"') {
+        const unsigned char *close = memchr(q + 1, '"', (size_t)(star - q - 1));
+        if (!close) code = false;
+        q = close ? close : star;
+      }
+    }
+    if (code) return true;
+  }
+  return false;
+}
+
+/* The calls of LLVM 12's integer intrinsics, by the name after '@'. */
+static bool newer_intrinsic(const unsigned char *name, const unsigned char *end) {
+  static const char *const names[] = {"llvm.smax.", "llvm.smin.", "llvm.umax.", "llvm.umin.",
+                                      "llvm.abs."};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    size_t n = strlen(names[i]);
+    if ((size_t)(end - name) >= n && memcmp(name, names[i], n) == 0) return true;
+  }
+  return false;
+}
+
+/* A word only modern text holds: the `ptr` type anywhere, and in text
+ * without pointers the instruction flags and the instruction newer than
+ * LLVM 7. */
+static bool modern_word(const unsigned char *w, size_t n, bool pointer_free) {
+  if (n == 3) return memcmp(w, "ptr", 3) == 0;
+  if (!pointer_free) return false;
+  return (n == 4 && memcmp(w, "nneg", 4) == 0) || (n == 6 && memcmp(w, "freeze", 6) == 0) ||
+         (n == 8 && (memcmp(w, "disjoint", 8) == 0 || memcmp(w, "samesign", 8) == 0));
+}
+
 cuplug__dialect cuplug__ir_dialect(const char *bytes, size_t size) {
   const unsigned char *p = (const unsigned char *)bytes, *end = p + size;
   if (is_bitcode(p, size)) return CUPLUG__DIALECT_BITCODE;
-  if (!may_say_ptr(p, size) && !cuplug__find(bytes, bytes + size, "#dbg", 4))
-    return CUPLUG__DIALECT_TYPED;
+  bool pointer_free = !has_typed_pointer(p, size);
+  if (!pointer_free && !may_say_ptr(p, size) && !cuplug__find(bytes, bytes + size, "#dbg", 4))
+    return CUPLUG__DIALECT_TYPED; /* numba-cuda's text, without a scan */
+  bool header = false; /* between `define` and its body's '{' */
   while (p < end) {
     unsigned char c = *p;
     if (c == ';') {
@@ -72,6 +136,9 @@ cuplug__dialect cuplug__ir_dialect(const char *bytes, size_t size) {
     } else if (sigil(c)) {
       p++;
       if (c == '#' && end - p >= 4 && memcmp(p, "dbg_", 4) == 0) return CUPLUG__DIALECT_MODERN;
+      if (pointer_free && ((c == '%' && header && p < end && *p >= '0' && *p <= '9') ||
+                           (c == '@' && newer_intrinsic(p + (p < end && *p == '"'), end))))
+        return CUPLUG__DIALECT_MODERN;
       if (p < end && *p == '"')
         p = skip_string(p + 1, end);
       else
@@ -79,9 +146,11 @@ cuplug__dialect cuplug__ir_dialect(const char *bytes, size_t size) {
     } else if (word_char(c)) {
       const unsigned char *w = p;
       while (p < end && word_char(*p)) p++;
-      if (p - w == 3 && memcmp(w, "ptr", 3) == 0 && !(p < end && *p == ':'))
-        return CUPLUG__DIALECT_MODERN;
+      bool label = p < end && *p == ':';
+      if (!label && modern_word(w, (size_t)(p - w), pointer_free)) return CUPLUG__DIALECT_MODERN;
+      if (p - w == 6 && memcmp(w, "define", 6) == 0) header = true;
     } else {
+      if (c == '{' || c == '\n') header = false;
       p++;
     }
   }

@@ -121,8 +121,9 @@ const cuplug__target cuplug__nvvm_target = {stages, sizeof stages / sizeof stage
 static cuplug_error *require_cc100(cuplug__job *j) {
   if (j->cc.major >= 10) return NULL;
   return cuplug__error(CUPLUG_ERR_OPTION_BACKEND,
-                       "libNVVM reads modern IR (opaque pointers, bitcode) only for cc 10.0 and "
-                       "up, not %u.%u: compile it to ptx or cubin with the llvm backend",
+                       "libNVVM reads modern IR (LLVM 15 and later's text, or bitcode) only for "
+                       "cc 10.0 and up, not %u.%u: compile it to ptx or cubin with the llvm "
+                       "backend",
                        j->cc.major, j->cc.minor);
 }
 

@@ -1342,8 +1342,8 @@ START_TEST(compile_modern_text_and_bitcode) {
                                   "--backend", "libnvvm", "--cc", "8.6", NULL});
   ck_assert_int_eq(r.status, 1);
   ck_assert_str_eq(r.err, "cuplug: error: CUPLUG_ERR_OPTION_BACKEND: libNVVM reads modern IR "
-                          "(opaque pointers, bitcode) only for cc 10.0 and up, not 8.6: compile "
-                          "it to ptx or cubin with the llvm backend\n");
+                          "(LLVM 15 and later's text, or bitcode) only for cc 10.0 and up, not "
+                          "8.6: compile it to ptx or cubin with the llvm backend\n");
   result_free(&r);
   r = run((const char *[]){"compile", modern_input("bitcode", "add_i32"), "--entry",
                            entry_of("add_i32"), "--sig", "int64(int32, int32)", "--abi-name",

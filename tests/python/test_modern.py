@@ -175,9 +175,9 @@ def test_backend_errors():
     with pytest.raises(cuplug.OptionError) as e:
         cuplug.compile(modern_input("bitcode", "add_i32"), sig, entry=entry, backend="libnvvm",
                        cc=(9, 0))
-    assert e.value.message == ("libNVVM reads modern IR (opaque pointers, bitcode) only for cc "
-                               "10.0 and up, not 9.0: compile it to ptx or cubin with the llvm "
-                               "backend")
+    assert e.value.message == ("libNVVM reads modern IR (LLVM 15 and later's text, or bitcode) "
+                               "only for cc 10.0 and up, not 9.0: compile it to ptx or cubin "
+                               "with the llvm backend")
     with pytest.raises(cuplug.OptionError) as e:
         cuplug.compile(ir, sig, entry=entry, backend="llvm", output="host")
     assert e.value.message == ("backend llvm makes GPU code: output host compiles for this CPU "

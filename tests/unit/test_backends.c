@@ -179,6 +179,48 @@ START_TEST(debug_records_without_pointers) {
 }
 END_TEST
 
+/* clang -O2's device function of numbers only (clang-22 -x cuda
+ * --cuda-device-only -emit-llvm -S -O2, trimmed): no pointer, yet modern by
+ * its numbered parameters, its flag (`or disjoint`) and its call of
+ * llvm.abs, none of which LLVM 7's reader in libNVVM takes ("expected ')'
+ * at end of argument list" was all a user saw).  The NVPTX backend builds
+ * it; LTO-IR, which libNVVM makes of modern IR from cc 10.0, is refused
+ * for an older cc with the reason. */
+START_TEST(numbers_only_from_a_modern_producer) {
+  static const char ir[] =
+      "target triple = \"nvptx64-nvidia-cuda\"\n"
+      "; Function Attrs: mustprogress nofree norecurse nosync nounwind willreturn memory(none)\n"
+      "define dso_local range(i32 0, -2) i32 @dist(i32 noundef %0, i32 noundef %1) "
+      "local_unnamed_addr #0 {\n"
+      "  %3 = sub nsw i32 %0, %1\n"
+      "  %4 = tail call i32 @llvm.abs.i32(i32 %3, i1 true)\n"
+      "  %5 = shl i32 %4, 2\n"
+      "  %6 = and i32 %0, 1\n"
+      "  %7 = or disjoint i32 %5, %6\n"
+      "  ret i32 %7\n"
+      "}\n"
+      "declare i32 @llvm.abs.i32(i32, i1 immarg)\n"
+      "attributes #0 = { mustprogress nofree norecurse nosync nounwind willreturn memory(none) }\n";
+  one o;
+  one_init(&o, "dist.ll", ir, strlen(ir), "dist");
+  o.a.signature = "int32(int32, int32)";
+  o.a.entry_abi = CUPLUG_ABI_C;
+  T_ASSERT_OK(t_api()->compile(&o.a));
+  cuplug_artifact_info i = info_of(o.a.artifact);
+  ck_assert_int_eq(i.backend, CUPLUG_BACKEND_LLVM);
+  T_ASSERT_CONTAINS(i.data, ".visible .func  (.param .b32 func_retval0) dist(\n"
+                            "\t.param .b32 dist_param_0,\n\t.param .b32 dist_param_1\n)");
+  T_ASSERT_CONTAINS(i.data, "\tabs.s32 \t%r4, %r3;\n");
+  T_ASSERT_CONTAINS(i.data, "\tor.b32 \t%r7, %r5, %r6;\n");
+  t_api()->artifact_destroy(o.a.artifact);
+  o.a.output = CUPLUG_OUTPUT_LTOIR;
+  o.a.cc_major = 9;
+  T_ASSERT_ERROR(t_api()->compile(&o.a), CUPLUG_ERR_OPTION_BACKEND,
+                 "libNVVM reads modern IR (LLVM 15 and later's text, or bitcode) only for cc "
+                 "10.0 and up, not 9.0: compile it to ptx or cubin with the llvm backend");
+}
+END_TEST
+
 /* Every corpus case through the NVPTX backend keeps numba-cuda's PTX
  * signature: the C-ABI wrapper's and the kernels' parameters. */
 START_TEST(corpus_on_nvptx) {
@@ -254,8 +296,8 @@ START_TEST(modern_ltoir_by_libnvvm) {
   t_api()->artifact_destroy(o.a.artifact);
   o.a.cc_major = 9;
   T_ASSERT_ERROR(t_api()->compile(&o.a), CUPLUG_ERR_OPTION_BACKEND,
-                 "libNVVM reads modern IR (opaque pointers, bitcode) only for cc 10.0 and up, "
-                 "not 9.0: compile it to ptx or cubin with the llvm backend");
+                 "libNVVM reads modern IR (LLVM 15 and later's text, or bitcode) only for cc "
+                 "10.0 and up, not 9.0: compile it to ptx or cubin with the llvm backend");
   free(ir);
 }
 END_TEST
@@ -495,6 +537,7 @@ Suite *suite_backends(void) {
   tcase_add_test(tc, backend_choice_errors);
   tc = t_tcase(s, "signature_from_ir", 0, setup, teardown, 60);
   tcase_add_test(tc, debug_records_without_pointers);
+  tcase_add_test(tc, numbers_only_from_a_modern_producer);
   tcase_add_test(tc, signature_from_ir);
   tc = t_tcase(s, "corpus_on_nvptx", T_NVVM, setup, teardown, 120);
   tcase_add_test(tc, corpus_on_nvptx);

@@ -1,5 +1,6 @@
 /* test_dialect.c - cuplug__ir_dialect: bitcode by its magic numbers (raw
- * and wrapped), modern text by a `ptr` type, and typed text otherwise,
+ * and wrapped), modern text by a `ptr` type, a debug record, or (without
+ * pointers) what LLVM 7 cannot read, and typed text otherwise,
  * across the places `ptr` may appear without being the type (names,
  * labels, strings, comments, longer words) and the edges of the bytes
  * (cut short, no NUL, at the very end, binary junk). */
@@ -42,6 +43,20 @@ START_TEST(dialect_modern_ptr_spellings) {
       "  ret float %x, !dbg !10\n}\n",
       "#dbg_declare",
       "#dbg_label(!3, !4)",
+      /* no pointer, and what LLVM 7 cannot read: a numbered parameter */
+      "define i32 @f(i32 noundef %0, i32 %1) {\n  ret i32 %0\n}\n",
+      "define dso_local range(i32 0, 5) i32 @f(i32 %a, i32 %0) #0 {\n  ret i32 %a\n}\n",
+      "; a*b in a comment, \"a*b\" in a string\ndefine i32 @f(i32 %0) {\n  ret i32 %0\n}\n",
+      /* flags and an instruction newer than LLVM 7 */
+      "  %7 = or disjoint i32 %5, %6\n",
+      "  %2 = zext nneg i32 %1 to i64\n",
+      "  %3 = icmp samesign ult i32 %1, %2\n",
+      "  %f = freeze i32 %x\n",
+      /* LLVM 12's integer intrinsics, as clang calls them for min, max, abs */
+      "  %4 = tail call i32 @llvm.smax.i32(i32 %1, i32 0)\n",
+      "  %4 = call i64 @llvm.umin.i64(i64 %a, i64 %b)\n",
+      "declare i32 @llvm.abs.i32(i32, i1 immarg)\n",
+      "call i32 @\"llvm.smin.i32\"(i32 1, i32 2)\n",
   };
   for (size_t i = 0; i < sizeof modern / sizeof modern[0]; i++)
     ck_assert_msg(of(modern[i]) == CUPLUG__DIALECT_MODERN, "case %zu: %s", i, modern[i]);
@@ -78,6 +93,22 @@ START_TEST(dialect_typed_lookalikes) {
       "; #dbg_value in a comment\n",         /* debug records' lookalikes */
       "!0 = !{!\"#dbg_value\"}\n",
       "#dbg\n#dbgx_value\n@\"#dbg_\"\n#db",
+      /* LLVM 7 text of no pointer: unnamed parameters, numbered values */
+      "define i32 @f(i32, i32) {\n  %3 = add i32 %0, %1\n  ret i32 %3\n}\n",
+      "declare i32 @g(i32 %0)\n",           /* a declaration's names are not read */
+      "define i32 @f(i32 %x) {\n  %0 = add i32 %x, 1\n  ret i32 %0\n}\n",
+      /* the newer words where they are no flags: names, labels, comments,
+       * strings, and longer words */
+      "%disjoint = or i32 %a, %b\n@nneg = global i32 0\n",
+      "freeze:\n  ret void\n",
+      "; or disjoint, zext nneg, @llvm.smax.i32\n",
+      "!0 = !{!\"samesign\", !\"@llvm.abs.i32\"}\n",
+      "%x = add i32 %disjointed, %nneg2\n",
+      "call i32 @llvm.smaxx(i32 1)\ncall i32 @llvm.smax(i32 1)\n",
+      /* with typed pointers, the text is numba-cuda's dialect whatever else
+       * it holds (legalisation and libNVVM have their say) */
+      "define i32 @f(i32* %0) {\n  %2 = or disjoint i32 1, 2\n  ret i32 0\n}\n",
+      "%r = call i32 @llvm.smax.i32(i32 %a, i32 %b)\nstore i32 %r, i32* %p\n",
   };
   for (size_t i = 0; i < sizeof typed / sizeof typed[0]; i++)
     ck_assert_msg(of(typed[i]) == CUPLUG__DIALECT_TYPED, "case %zu: %s", i, typed[i]);

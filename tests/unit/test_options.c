@@ -655,8 +655,8 @@ START_TEST(opaque_pointers_unsupported) {
             "  ret i32 0\n"
             "}\n",
             CUPLUG_ERR_OPTION_BACKEND,
-            "libNVVM reads modern IR (opaque pointers, bitcode) only for cc 10.0 and up, not "
-            "9.0: compile it to ptx or cubin with the llvm backend");
+            "libNVVM reads modern IR (LLVM 15 and later's text, or bitcode) only for cc 10.0 "
+            "and up, not 9.0: compile it to ptx or cubin with the llvm backend");
 }
 END_TEST
 
