@@ -1,6 +1,6 @@
 /* find.h - a short byte string (up to four bytes) in a long one, sixteen
- * bytes at a time: the scans every compile makes of its IR before anything
- * else (its dialect, its declarations) look for words that are rare in it,
+ * bytes at a time: the quick looks at a module's text (irscan.c: the
+ * symbols it defines, names and declares) look for words rare in it,
  * and memmem looks at one byte at a time (x86-64 always has SSE2; other
  * machines take memmem). */
 #ifndef CUPLUG__BASE_FIND_H

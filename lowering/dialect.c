@@ -1,20 +1,20 @@
 /* dialect.c - telling typed-pointer text, opaque-pointer text and bitcode
  * apart, from the bytes alone.
  *
- * Text is modern when it spells the type `ptr`: LLVM 15 and later write
- * every pointer so, and numba-cuda's LLVM 7 text never does.  The scan
- * follows LLVM's lexer only as far as that takes: comments and strings are
- * skipped, names after a sigil (%ptr, @ptr_x, !ptr, $ptr, #0, ^0, and
- * quoted ones) are not words, and a word followed by ':' is a label.  A
- * debug record (`#dbg_value(...)`, LLVM 19 and later, between a function's
- * instructions) makes text modern too, with no pointer in it: LLVM 7's `#`
- * names only attribute groups (`#0`).
+ * Text that spells a typed pointer (`float*`, a `*` outside comments and
+ * strings) is numba-cuda's LLVM 7 dialect: LLVM 17 and later have none.
+ * Other text is modern when it spells the type `ptr`: LLVM 15 and later
+ * write every pointer so.  The scan follows LLVM's lexer only as far as
+ * that takes: comments and strings are skipped, names after a sigil (%ptr,
+ * @ptr_x, !ptr, $ptr, #0, ^0, and quoted ones) are not words, and a word
+ * followed by ':' is a label.  A debug record (`#dbg_value(...)`, LLVM 19
+ * and later, between a function's instructions) makes text modern too:
+ * LLVM 7's `#` names only attribute groups (`#0`).
  *
- * Text with no pointer at all (no `ptr`, and no typed pointer `T*`) is
- * what a modern producer writes for a function of numbers: clang's, rustc's
- * or MLIR's device math.  It is modern when it holds what LLVM 7, and so
- * libNVVM's reader, cannot read, which a modern producer writes in nearly
- * every such function:
+ * Text with no pointer at all is what a modern producer writes for a
+ * function of numbers: clang's, rustc's or MLIR's device math.  It is
+ * modern when it holds what LLVM 7, and so libNVVM's reader, cannot read,
+ * which a modern producer writes in nearly every such function:
  *   - a parameter named by number in a definition (`define i32 @f(i32 %0)`:
  *     LLVM 7 leaves unnamed parameters unnamed, and its reader refuses the
  *     name);
@@ -31,8 +31,6 @@
 
 #include <stdbool.h>
 #include <string.h>
-
-#include "base/find.h"
 
 static bool is_bitcode(const unsigned char *p, size_t size) {
   static const unsigned char raw[4] = {'B', 'C', 0xC0, 0xDE};
@@ -56,29 +54,12 @@ static const unsigned char *skip_string(const unsigned char *p, const unsigned c
   return q ? q + 1 : end;
 }
 
-/* Whether "ptr" stands anywhere as a word of its own, by its neighbours
- * alone: without one (numba-cuda's text has "getelementptr", "inttoptr",
- * never "ptr"), the text is typed and the scan below need not run, which
- * costs as much as lexing the text.  The letters are found sixteen bytes
- * at a time (base/find.h). */
-static bool may_say_ptr(const unsigned char *p, size_t size) {
-  const unsigned char *start = p, *end = p + size;
-  while (p < end) {
-    const unsigned char *hit =
-        (const unsigned char *)cuplug__find((const char *)p, (const char *)end, "ptr", 3);
-    if (!hit) return false;
-    if ((hit == start || !word_char(hit[-1])) && (hit + 3 == end || !word_char(hit[3])))
-      return true;
-    p = hit + 3;
-  }
-  return false;
-}
-
 /* Whether the text spells a typed pointer: a `*` outside comments and
- * strings (LLVM's text has no other).  Typed text has one within its first
- * definition, so the first `*` memchr finds decides; its line is read
- * from its start to tell a comment or a string (which do not span lines
- * in printed IR) from code. */
+ * strings (LLVM's text has no other, and modern text none at all).  Typed
+ * text has one within its first definition, so the first `*` memchr finds
+ * decides, and numba-cuda's text needs no scan; its line is read from its
+ * start to tell a comment or a string (which do not span lines in printed
+ * IR) from code. */
 static bool has_typed_pointer(const unsigned char *p, size_t size) {
   const unsigned char *start = p, *end = p + size;
   for (const unsigned char *star; (star = memchr(p, '*', (size_t)(end - p))); p = star + 1) {
@@ -109,22 +90,17 @@ static bool newer_intrinsic(const unsigned char *name, const unsigned char *end)
   return false;
 }
 
-/* A word only modern text holds: the `ptr` type anywhere, and in text
- * without pointers the instruction flags and the instruction newer than
- * LLVM 7. */
-static bool modern_word(const unsigned char *w, size_t n, bool pointer_free) {
-  if (n == 3) return memcmp(w, "ptr", 3) == 0;
-  if (!pointer_free) return false;
-  return (n == 4 && memcmp(w, "nneg", 4) == 0) || (n == 6 && memcmp(w, "freeze", 6) == 0) ||
+/* A word only modern text holds: the `ptr` type, the instruction flags
+ * and the instruction newer than LLVM 7. */
+static bool modern_word(const unsigned char *w, size_t n) {
+  return (n == 3 && memcmp(w, "ptr", 3) == 0) || (n == 4 && memcmp(w, "nneg", 4) == 0) || (n == 6 && memcmp(w, "freeze", 6) == 0) ||
          (n == 8 && (memcmp(w, "disjoint", 8) == 0 || memcmp(w, "samesign", 8) == 0));
 }
 
 cuplug__dialect cuplug__ir_dialect(const char *bytes, size_t size) {
   const unsigned char *p = (const unsigned char *)bytes, *end = p + size;
   if (is_bitcode(p, size)) return CUPLUG__DIALECT_BITCODE;
-  bool pointer_free = !has_typed_pointer(p, size);
-  if (!pointer_free && !may_say_ptr(p, size) && !cuplug__find(bytes, bytes + size, "#dbg", 4))
-    return CUPLUG__DIALECT_TYPED; /* numba-cuda's text, without a scan */
+  if (has_typed_pointer(p, size)) return CUPLUG__DIALECT_TYPED;
   bool header = false; /* between `define` and its body's '{' */
   while (p < end) {
     unsigned char c = *p;
@@ -136,8 +112,8 @@ cuplug__dialect cuplug__ir_dialect(const char *bytes, size_t size) {
     } else if (sigil(c)) {
       p++;
       if (c == '#' && end - p >= 4 && memcmp(p, "dbg_", 4) == 0) return CUPLUG__DIALECT_MODERN;
-      if (pointer_free && ((c == '%' && header && p < end && *p >= '0' && *p <= '9') ||
-                           (c == '@' && newer_intrinsic(p + (p < end && *p == '"'), end))))
+      if ((c == '%' && header && p < end && *p >= '0' && *p <= '9') ||
+          (c == '@' && newer_intrinsic(p + (p < end && *p == '"'), end)))
         return CUPLUG__DIALECT_MODERN;
       if (p < end && *p == '"')
         p = skip_string(p + 1, end);
@@ -147,7 +123,7 @@ cuplug__dialect cuplug__ir_dialect(const char *bytes, size_t size) {
       const unsigned char *w = p;
       while (p < end && word_char(*p)) p++;
       bool label = p < end && *p == ':';
-      if (!label && modern_word(w, (size_t)(p - w), pointer_free)) return CUPLUG__DIALECT_MODERN;
+      if (!label && modern_word(w, (size_t)(p - w))) return CUPLUG__DIALECT_MODERN;
       if (p - w == 6 && memcmp(w, "define", 6) == 0) header = true;
     } else {
       if (c == '{' || c == '\n') header = false;
