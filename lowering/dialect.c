@@ -93,8 +93,13 @@ static bool newer_intrinsic(const unsigned char *name, const unsigned char *end)
 /* A word only modern text holds: the `ptr` type, the instruction flags
  * and the instruction newer than LLVM 7. */
 static bool modern_word(const unsigned char *w, size_t n) {
-  return (n == 3 && memcmp(w, "ptr", 3) == 0) || (n == 4 && memcmp(w, "nneg", 4) == 0) || (n == 6 && memcmp(w, "freeze", 6) == 0) ||
-         (n == 8 && (memcmp(w, "disjoint", 8) == 0 || memcmp(w, "samesign", 8) == 0));
+  switch (n) {
+    case 3: return memcmp(w, "ptr", 3) == 0;
+    case 4: return memcmp(w, "nneg", 4) == 0;
+    case 6: return memcmp(w, "freeze", 6) == 0;
+    case 8: return memcmp(w, "disjoint", 8) == 0 || memcmp(w, "samesign", 8) == 0;
+    default: return false;
+  }
 }
 
 cuplug__dialect cuplug__ir_dialect(const char *bytes, size_t size) {

@@ -5,8 +5,10 @@
  * run (inline PTX, NVVM intrinsics without a CPU meaning, address spaces
  * it lacks) refused by name and line before anything runs.
  *
- * The pipeline does not hand the CPU library modern IR yet, so these tests
- * call the library's own table, as plugin/load/cpu.c does. */
+ * These tests call the library's own table, as plugin/load/cpu.c does; one,
+ * clang_math_without_pointers, compiles clang's device functions of numbers
+ * only through the public API instead, for the dialect the compile takes
+ * them for. */
 #include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
@@ -198,6 +200,44 @@ START_TEST(clang_kernel_values) {
   }
   ck_assert_int_eq(count, N * (N - 1) / 2);
   cpu->lib_destroy(lib);
+  free(ir);
+}
+END_TEST
+
+/* Device functions of numbers only, as clang writes them at -O2: no
+ * pointer in the text, numbered parameters, newer flags and intrinsics
+ * (llvm.abs, llvm.smax, llvm.fshl).  The compile takes them for modern IR
+ * (lowering/dialect.c) and LLVM's NVPTX backend builds each, where libNVVM's
+ * LLVM 7 reader stopped at the first parameter. */
+START_TEST(clang_math_without_pointers) {
+  char *ir = cuda_ir("extern \"C\" __device__ int dist(int x, int y) {\n"
+                     "  int r = x > y ? x - y : y - x;\n  return (r << 2) | (x & 1);\n}\n"
+                     "extern \"C\" __device__ unsigned rot(unsigned x, int s) {\n"
+                     "  return (x << s) | (x >> (32 - s));\n}\n"
+                     "extern \"C\" __device__ int clampz(int x) { return x < 0 ? 0 : x; }\n");
+  ck_assert_ptr_null(strstr(ir, "ptr"));
+  T_ASSERT_CONTAINS(ir, "@dist(i32 noundef %0, i32 noundef %1)");
+  static const struct {
+    const char *name, *sig, *ptx;
+  } fns[] = {{"dist", "int32(int32, int32)", "abs.s32"},
+             {"rot", "uint32(uint32, int32)", "shf.l.wrap.b32"},
+             {"clampz", "int32(int32)", "max.s32"}};
+  cuplug_session *s = t_session_uncached();
+  for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+    cuplug_module m = {sizeof m, "math.ll", ir, strlen(ir)};
+    const cuplug_module *mods[] = {&m};
+    cuplug_compile_args a = {.struct_size = sizeof a, .session = s, .modules = mods,
+                             .num_modules = 1, .entry = fns[i].name, .signature = fns[i].sig,
+                             .entry_abi = CUPLUG_ABI_C, .output = CUPLUG_OUTPUT_PTX,
+                             .cc_major = 9};
+    T_ASSERT_OK(t_api()->compile(&a));
+    cuplug_artifact_info info = {.struct_size = sizeof info};
+    T_ASSERT_OK(t_api()->artifact_info(a.artifact, &info));
+    ck_assert_int_eq(info.backend, CUPLUG_BACKEND_LLVM);
+    T_ASSERT_CONTAINS(info.data, fns[i].ptx);
+    t_api()->artifact_destroy(a.artifact);
+  }
+  t_api()->session_destroy(s);
   free(ir);
 }
 END_TEST
@@ -429,6 +469,7 @@ static Suite *suite_modern(void) {
   Suite *suite = suite_create("modern");
   TCase *tc = t_tcase(suite, "clang", T_HOST | T_CLANG, setup, teardown, 120);
   tcase_add_test(tc, clang_kernel_values);
+  tcase_add_test(tc, clang_math_without_pointers);
   /* libdevice is libNVVM's */
   tc = t_tcase(suite, "libdevice", T_HOST | T_NVVM | T_CLANG, setup, teardown, 120);
   tcase_add_test(tc, clang_kernel_calls_libdevice);
