@@ -143,6 +143,21 @@ START_TEST(signature_from_ir) {
 }
 END_TEST
 
+/* A C-ABI device function of text that holds no pointer, compiled by
+ * default (to PTX, the NVPTX backend taking modern text); o keeps the
+ * artifact. */
+static cuplug_artifact_info pointer_free_ptx(one *o, const char *name, const char *ir,
+                                             const char *entry, const char *sig) {
+  one_init(o, name, ir, strlen(ir), entry);
+  o->a.signature = sig;
+  o->a.entry_abi = CUPLUG_ABI_C;
+  T_ASSERT_OK(t_api()->compile(&o->a));
+  cuplug_artifact_info i = info_of(o->a.artifact);
+  ck_assert_int_eq(i.backend, CUPLUG_BACKEND_LLVM);
+  ck_assert_int_eq(i.output, CUPLUG_OUTPUT_PTX);
+  return i;
+}
+
 /* clang -g's device function of no pointer is modern by its debug record
  * (#dbg_value), and the NVPTX backend reads it: LLVM 7's reader in libNVVM
  * would stop at the record with "expected instruction opcode". */
@@ -165,13 +180,7 @@ START_TEST(debug_records_without_pointers) {
       "!6 = !DIBasicType(name: \"float\", size: 32, encoding: DW_ATE_float)\n"
       "!7 = !DILocation(line: 2, scope: !4)\n";
   one o;
-  one_init(&o, "triple.ll", ir, strlen(ir), "triple");
-  o.a.signature = "float32(float32)";
-  o.a.entry_abi = CUPLUG_ABI_C;
-  T_ASSERT_OK(t_api()->compile(&o.a));
-  cuplug_artifact_info i = info_of(o.a.artifact);
-  ck_assert_int_eq(i.backend, CUPLUG_BACKEND_LLVM);
-  ck_assert_int_eq(i.output, CUPLUG_OUTPUT_PTX);
+  cuplug_artifact_info i = pointer_free_ptx(&o, "triple.ll", ir, "triple", "float32(float32)");
   T_ASSERT_CONTAINS(i.data, ".visible .func  (.param .b32 func_retval0) triple(\n"
                             "\t.param .b32 triple_param_0\n)");
   T_ASSERT_CONTAINS(i.data, "\tmul.f32 \t%r2, %r1, 0f40400000;\n"); /* x * 3.0 */
@@ -202,12 +211,7 @@ START_TEST(numbers_only_from_a_modern_producer) {
       "declare i32 @llvm.abs.i32(i32, i1 immarg)\n"
       "attributes #0 = { mustprogress nofree norecurse nosync nounwind willreturn memory(none) }\n";
   one o;
-  one_init(&o, "dist.ll", ir, strlen(ir), "dist");
-  o.a.signature = "int32(int32, int32)";
-  o.a.entry_abi = CUPLUG_ABI_C;
-  T_ASSERT_OK(t_api()->compile(&o.a));
-  cuplug_artifact_info i = info_of(o.a.artifact);
-  ck_assert_int_eq(i.backend, CUPLUG_BACKEND_LLVM);
+  cuplug_artifact_info i = pointer_free_ptx(&o, "dist.ll", ir, "dist", "int32(int32, int32)");
   T_ASSERT_CONTAINS(i.data, ".visible .func  (.param .b32 func_retval0) dist(\n"
                             "\t.param .b32 dist_param_0,\n\t.param .b32 dist_param_1\n)");
   T_ASSERT_CONTAINS(i.data, "\tabs.s32 \t%r4, %r3;\n");
