@@ -25,68 +25,17 @@
  * no more (2.5 as reals, and ulps are whole).  The host's own sinf is not
  * libdevice's algorithm and is bounded differently, so it is not the
  * reference.  The sums are integers: exact. */
-#include <dlfcn.h>
-#include <libgen.h>
-#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "cuplug/cuplug.h"
+#define SAMPLE_NAME "clang_sample"
+#include "sample.h"
 
 enum { N = 4096 + 37, BLOCK = 128, BINS = 16, MAX_ULPS = 2 };
-
-static const cuplug_api *api;
-
-static int report(cuplug_error *e) {
-  fprintf(stderr, "clang_sample: %s: %s\n", api->status_name(api->error_code(e)),
-          api->error_message(e));
-  if (*api->error_log(e)) fprintf(stderr, "%s\n", api->error_log(e));
-  api->error_destroy(e);
-  return 1;
-}
-
-static char *slurp(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  char *b = NULL;
-  long n;
-  if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-      (b = malloc((size_t)n + 1)) && fread(b, 1, (size_t)n, f) == (size_t)n) {
-    b[n] = '\0';
-    *size = (size_t)n;
-  } else {
-    free(b);
-    b = NULL;
-  }
-  if (f) fclose(f);
-  return b;
-}
-
-/* The plugin beside this program (../lib), as a build folder lays it out
- * wherever it is moved, else where the build put it. */
-static void *load_plugin(void) {
-  char self[PATH_MAX], path[PATH_MAX + 32];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  self[n > 0 ? n : 0] = '\0';
-  snprintf(path, sizeof path, "%s/../lib/libcuplug.so", dirname(self));
-  void *so = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!so && !(so = dlopen(CUPLUG_LIBRARY, RTLD_NOW | RTLD_LOCAL))) {
-    fprintf(stderr, "clang_sample: cannot load %s: %s\n", CUPLUG_LIBRARY, dlerror());
-    return NULL;
-  }
-  cuplug_get_api_fn get = (cuplug_get_api_fn)dlsym(so, "cuplug_get_api");
-  api = get ? get(CUPLUG_ABI_MAJOR, CUPLUG_ABI_MINOR) : NULL;
-  if (!api || api->abi_minor < 3) {
-    fprintf(stderr, "clang_sample: the plugin does not speak cuplug ABI 1.3\n");
-    dlclose(so);
-    return NULL;
-  }
-  return so;
-}
 
 /* The kernel's `target` lines, which the host's module repeats. */
 static void target_lines(const char *ir, char *out, size_t cap) {
@@ -142,19 +91,12 @@ static void fill_inputs(data *d) {
   memset(d->sums, 0, sizeof d->sums);
 }
 
-/* A float's place among the floats, so that ulps are a difference. */
-static int64_t ordered(float f) {
-  int32_t bits;
-  memcpy(&bits, &f, sizeof bits);
-  return bits < 0 ? -(int64_t)(bits & INT32_MAX) : bits;
-}
-
 /* Every value of a run against the host's: 0 when all agree. */
 static int check(const data *d, const char *where) {
   int wrong = 0, exact = 0, worst = 0;
   for (int i = 0; i < N; i++) {
     float want = (float)sin((double)d->x[i]);
-    int64_t ulps = llabs(ordered(d->y[i]) - ordered(want));
+    int64_t ulps = sample_ulps(d->y[i], want);
     exact += ulps == 0;
     worst = ulps > worst ? (int)ulps : worst;
     if (ulps > MAX_ULPS && wrong++ < 5)
@@ -192,20 +134,21 @@ static cuplug_error *launch(cuplug_library *lib, data *d, const uint64_t *dev) {
 }
 
 /* The inputs to the GPU, the launch, and the outputs back. */
+typedef struct gpu_run {
+  cuplug_library *lib;
+  data *d;
+} gpu_run;
+
+static cuplug_error *launch_with(void *ctx, const uint64_t *dev) {
+  gpu_run *r = ctx;
+  return launch(r->lib, r->d, dev);
+}
+
 static cuplug_error *launch_on_gpu(cuplug_session *s, cuplug_library *lib, data *d) {
-  uint64_t dev[3] = {0};
-  size_t bytes[3] = {sizeof d->x, sizeof d->y, sizeof d->sums};
   void *host[3] = {d->x, d->y, d->sums};
-  cuplug_error *e = NULL;
-  for (int k = 0; k < 3 && !e; k++)
-    if (!(e = api->mem_alloc(s, bytes[k], &dev[k])))
-      e = api->memcpy_to_device(s, dev[k], host[k], bytes[k]);
-  if (!e) e = launch(lib, d, dev);
-  if (!e) e = api->synchronize(s);
-  for (int k = 1; k < 3 && !e; k++) e = api->memcpy_to_host(s, host[k], dev[k], bytes[k]);
-  for (int k = 0; k < 3; k++)
-    if (dev[k]) api->error_destroy(api->mem_free(s, dev[k]));
-  return e;
+  size_t bytes[3] = {sizeof d->x, sizeof d->y, sizeof d->sums};
+  gpu_run r = {lib, d};
+  return sample_on_gpu(s, 3, host, bytes, 1, launch_with, &r);
 }
 
 /* 2. The kernel and the binding compiled, with no signature. */
@@ -227,7 +170,7 @@ static int show_ptx(cuplug_session *s, const cuplug_module *const *mods) {
   cuplug_artifact_info ai = {.struct_size = sizeof ai};
   if (e || (e = api->artifact_info(art, &ai))) {
     api->artifact_destroy(art);
-    return report(e);
+    return sample_report(e);
   }
   cuplug_type_info si = {.struct_size = sizeof si, .type = ai.signature};
   api->type_info(&si);
@@ -257,12 +200,12 @@ static int run_on(cuplug_session *s, const cuplug_module *const *mods, bool gpu,
   if (!e) e = gpu ? launch_on_gpu(s, l.library, &d) : launch(l.library, &d, NULL);
   api->library_unload(l.library);
   api->artifact_destroy(art);
-  return e ? report(e) : check(&d, where);
+  return e ? sample_report(e) : check(&d, where);
 }
 
 static int run(cuplug_session *s, const char *path, bool cpu, bool gpu, const char *gpu_name) {
   size_t size;
-  char *ir = slurp(path, &size), glue[4096];
+  char *ir = sample_slurp(path, &size), glue[4096];
   if (!ir) {
     fprintf(stderr, "clang_sample: cannot read %s\n", path);
     return 1;
@@ -270,7 +213,7 @@ static int run(cuplug_session *s, const char *path, bool cpu, bool gpu, const ch
   cuplug_error *e = bind_atomic_add(s, ir, glue, sizeof glue);
   if (e) {
     free(ir);
-    return report(e);
+    return sample_report(e);
   }
   cuplug_module kernel = {sizeof kernel, path, ir, size};
   cuplug_module binding = {sizeof binding, "binding.ll", glue, strlen(glue)};
@@ -295,13 +238,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: clang_sample [--no-gpu | --gpu-only] [KERNEL.ll]\n");
     return 1;
   }
-  void *so = load_plugin();
+  void *so = sample_load_plugin(3);
   if (!so) return 1;
   cuplug_info info = {.struct_size = sizeof info};
   cuplug_session *s = NULL;
   cuplug_error *e = api->get_info(&info);
   if (!e) e = api->session_create(NULL, &s);
-  if (e) return report(e);
+  if (e) return sample_report(e);
   bool gpu = !no_gpu && info.device_count > 0;
   int rc;
   if (gpu_only && !gpu) {

@@ -38,11 +38,8 @@
  * call resolved to, and whether the PTX still calls it (--ptx: all the PTX).
  * Exit 0; 1 on an error or a wrong element; 77 for --gpu-only without a GPU. */
 #include <ctype.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <libgen.h>
-#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -52,9 +49,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cuplug/cuplug.h"
-
-static const cuplug_api *api;
+#define SAMPLE_NAME "minijit"
+#include "sample.h"
 
 static const char example[] =
     "kernel saxpy_sin(out: float32[:], x: float32[:], y: float32[:], a: float32)\n"
@@ -897,43 +893,6 @@ static cuplug_error *register_clamp(cuplug_registry *reg) {
   return e;
 }
 
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  char *b = NULL;
-  long n;
-  if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-      (b = malloc((size_t)n + 1)) && fread(b, 1, (size_t)n, f) == (size_t)n) {
-    b[n] = '\0';
-  } else {
-    free(b);
-    b = NULL;
-  }
-  if (f) fclose(f);
-  return b;
-}
-
-/* The plugin beside this program (../lib), as a build folder lays it out
- * wherever it is moved, else where the build put it. */
-static void *load_plugin(void) {
-  char self[PATH_MAX], path[PATH_MAX + 32];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  self[n > 0 ? n : 0] = '\0';
-  snprintf(path, sizeof path, "%s/../lib/libcuplug.so", dirname(self));
-  void *so = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!so && !(so = dlopen(CUPLUG_LIBRARY, RTLD_NOW | RTLD_LOCAL))) {
-    fprintf(stderr, "minijit: cannot load %s: %s\n", CUPLUG_LIBRARY, dlerror());
-    return NULL;
-  }
-  cuplug_get_api_fn get = (cuplug_get_api_fn)dlsym(so, "cuplug_get_api");
-  api = get ? get(CUPLUG_ABI_MAJOR, CUPLUG_ABI_MINOR) : NULL;
-  if (!api || !CUPLUG_API_HAS(api, resolve_call)) {
-    fprintf(stderr, "minijit: the plugin does not speak cuplug ABI 1.2\n");
-    dlclose(so);
-    return NULL;
-  }
-  return so;
-}
-
 int main(int argc, char **argv) {
   bool no_gpu = false, gpu_only = false, ptx = false;
   int nfiles = 0;
@@ -948,7 +907,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: minijit [--no-gpu | --gpu-only] [--ptx] [FILE...]\n");
     return 1;
   }
-  void *so = load_plugin();
+  void *so = sample_load_plugin(2);
   if (!so) return 1;
   cuplug_info info = {.struct_size = sizeof info};
   cuplug_session *s = NULL;
@@ -972,7 +931,7 @@ int main(int argc, char **argv) {
     rc = run(s, "example", example, &o);
   }
   for (int k = 1; k <= nfiles && rc != 77; k++) {
-    char *src = slurp(argv[k]);
+    char *src = sample_slurp(argv[k], NULL);
     if (!src) fprintf(stderr, "minijit: cannot read %s: %s\n", argv[k], strerror(errno));
     rc |= src ? run(s, argv[k], src, &o) : 1;
     free(src);
