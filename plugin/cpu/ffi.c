@@ -125,13 +125,14 @@ static int arg_types(structs *s, const cuplug__cpu_ffi *c, ffi_type **types, voi
   return 0;
 }
 
-/* The call, watched: true when its host stopped it. */
+/* The call, watched: true when its host stopped it, or its code faulted
+ * (*fault, then, says how; NULL when it was stopped). */
 static bool interruptible_call(const cuplug__cpu_ffi *c, ffi_cif *cif, void *result,
-                               void **values) {
+                               void **values, char **fault) {
   cuplug__cpu_watch watch;
   cuplug__cpu_watch_begin(&watch, c->interrupt);
   sigjmp_buf escape;
-  cuplug__cpu_call_exit way_out = {&watch.stopping, &escape};
+  cuplug__cpu_call_exit way_out = {&watch.stopping, &escape, NULL};
   cuplug__cpu_call_exit *outer = cuplug__cpu_calling;
   volatile bool stopped = cuplug__cpu_stopping(&watch.stopping);
   if (!stopped && !sigsetjmp(escape, 0)) {
@@ -142,7 +143,8 @@ static bool interruptible_call(const cuplug__cpu_ffi *c, ffi_cif *cif, void *res
   }
   cuplug__cpu_calling = outer;
   cuplug__cpu_watch_end(&watch);
-  return stopped;
+  *fault = ((volatile cuplug__cpu_call_exit *)&way_out)->fault; /* set across the jump */
+  return stopped || *fault;
 }
 
 static int call(structs *s, const cuplug__cpu_ffi *c, char **msg) {
@@ -171,12 +173,17 @@ static int call(structs *s, const cuplug__cpu_ffi *c, char **msg) {
   unsigned char *result = room > sizeof small ? malloc(room) : small;
   if (!result) return cuplug__cpu_fail(msg, CUPLUG_ERR_OUT_OF_MEMORY, "out of memory");
   memset(result, 0, room);
-  if (interruptible_call(c, &cif, result, values))
+  char *fault = NULL;
+  if (!interruptible_call(c, &cif, result, values, &fault)) {
+    if (ret->size) memcpy(c->result, result, ret->size);
+  } else if (fault) {
+    rc = cuplug__cpu_fail(msg, CUPLUG_ERR_KERNEL_FAULT, "call %s: %s", c->name, fault);
+    free(fault);
+  } else {
     rc = cuplug__cpu_fail(msg, CUPLUG_ERR_INTERRUPTED,
                           "call %s: interrupted (the host set the call's interrupt flag)",
                           c->name);
-  else if (ret->size)
-    memcpy(c->result, result, ret->size);
+  }
   if (result != small) free(result);
   return rc;
 }

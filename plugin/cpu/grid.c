@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "plugin/cpu/grid.h"
+#include "plugin/cpu/device_lib.h"
 
 #include "plugin/cpu/fail.h"
 #include "plugin/cpu/interrupt.h"
@@ -171,6 +172,7 @@ static int run_fibers(run *r) {
         interrupted(r->l);
         return -1;
       }
+      if (atomic_load(&r->l->failed)) return -1; /* a thread faulted: likewise */
     }
     uint32_t done = 0, at_barrier = 0;
     bool ready = false;
@@ -259,7 +261,7 @@ static void *worker_main(void *arg) {
   if (!sigsetjmp(escape, 0)) {
     w->escape = &escape;
     run_blocks(r);
-  } else {
+  } else if (!atomic_load(&l->failed)) { /* else a thread faulted (cuplug__cpu_fault) */
     interrupted(l);
   }
   w->escape = NULL;
@@ -276,6 +278,32 @@ static void worker_free(cuplug__cpu_worker *w) {
     if (w->fibers[t].tsan) CUPLUG__TSAN_DESTROY(w->fibers[t].tsan);
   }
   free(w->fibers);
+}
+
+void cuplug__cpu_fault(char *msg) {
+  if (!msg) msg = strdup("a device-side fault (no memory to say more)");
+  cuplug__cpu_worker *w = cuplug__cpu_current;
+  if (w) { /* a thread of a launch: the launch fails, the block is abandoned */
+    run *r = (run *)w;
+    char *said = NULL;
+    if (asprintf(&said, "kernel %s: %s", r->l->k->name, msg ? msg : "") < 0) said = NULL;
+    free(msg);
+    fail(r->l, CUPLUG_ERR_KERNEL_FAULT, said);
+    if (!w->fibers) siglongjmp(*w->escape, 1);
+    cuplug__fiber *f = &w->fibers[w->linear];
+    f->state = CUPLUG__DONE;
+    CUPLUG__TSAN_SWITCH(w->sched_tsan);
+    cuplug__fiber_switch(&f->sp, w->sched_sp);
+    abort(); /* not reached: a returned thread is never resumed */
+  }
+  cuplug__cpu_call_exit *c = cuplug__cpu_calling;
+  if (c) { /* the host's call through ffi.c */
+    c->fault = msg;
+    siglongjmp(*c->escape, 1);
+  }
+  fprintf(stderr, "cuplug: a device function called through its own pointer: %s\n",
+          msg ? msg : "");
+  abort();
 }
 
 /* After a debug kernel: the exception its first failing thread stored,

@@ -31,10 +31,11 @@ static inline bool cuplug__cpu_stopping(const atomic_int *stopping) {
 }
 
 /* A host call's way out (ffi.c): where its thread jumps when its watch
- * says stop.  The thread's own, while it calls. */
+ * says stop, or its code faults.  The thread's own, while it calls. */
 typedef struct cuplug__cpu_call_exit {
   const atomic_int *stopping;
   sigjmp_buf *escape;
+  char *fault; /* why the call left, where it faulted (cuplug__cpu_fault) */
 } cuplug__cpu_call_exit;
 extern __thread cuplug__cpu_call_exit *cuplug__cpu_calling;
 

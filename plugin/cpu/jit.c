@@ -4,8 +4,9 @@
  * examples).  A library is one JITDylib: its modules are parsed by LLVM 22
  * (which reads libNVVM's typed-pointer dialect and modern IR alike),
  * linked into one, retargeted (retarget.c), optimised at O2 for this CPU,
- * and added; the runtime's symbols (runtime.c) and the process's (libc,
- * libm) resolve what it calls.
+ * and added; the runtime's symbols (runtime.c) and the few of the
+ * process's that mean on the host what they mean on a GPU (libm, ...:
+ * device_lib.c) resolve what it calls.
  * Unloading removes the JITDylib's code (its resource tracker); the empty
  * JITDylib itself stays, for LLVM-C cannot remove one. */
 #include <pthread.h>
@@ -24,6 +25,7 @@
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include "plugin/cpu/jit.h"
+#include "plugin/cpu/device_lib.h"
 #include "plugin/cpu/fail.h"
 #include "plugin/cpu/libdevice.h"
 #include "plugin/cpu/polls.h"
@@ -210,7 +212,15 @@ static int optimise(cuplug__cpu_jit *j, LLVMModuleRef m, const char *passes, cha
   return err ? llvm_fail(msg, CUPLUG_ERR_HOST_UNSUPPORTED, err, "optimising for the host") : 0;
 }
 
-/* The runtime's functions, and the process's for everything else. */
+/* Of the process's symbols, those device_lib.c allows. */
+static int process_may_call(void *ctx, LLVMOrcSymbolStringPoolEntryRef sym) {
+  (void)ctx;
+  return cuplug__cpu_process_may_call(LLVMOrcSymbolStringPoolEntryStr(sym));
+}
+
+/* The runtime's functions, and those of the process's that device code
+ * may call (the IR's own declarations were checked by retarget.c; these
+ * are also what LLVM's code generator calls: memcpy, fmodf, ...). */
 static int define_runtime(cuplug__cpu_lib *l, const cuplug__cpu_lib_args *a, char **msg) {
   size_t n = 0;
   const cuplug__cpu_symbol *rt = cuplug__cpu_runtime_symbols(&n);
@@ -230,7 +240,7 @@ static int define_runtime(cuplug__cpu_lib *l, const cuplug__cpu_lib_args *a, cha
   if (err) return llvm_fail(msg, CUPLUG_ERR_HOST_UNSUPPORTED, err, "defining the runtime");
   LLVMOrcDefinitionGeneratorRef gen;
   err = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
-      &gen, LLVMOrcLLJITGetGlobalPrefix(l->jit->jit), NULL, NULL);
+      &gen, LLVMOrcLLJITGetGlobalPrefix(l->jit->jit), process_may_call, NULL);
   if (err) return llvm_fail(msg, CUPLUG_ERR_HOST_UNSUPPORTED, err, "searching the process");
   LLVMOrcJITDylibAddGenerator(l->jd, gen);
   return 0;

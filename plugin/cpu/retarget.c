@@ -24,8 +24,12 @@
  *                    function (by the name LLVM 22's reader gives X);
  *                    known inline PTX (clock64, nanosleep, ...) a call of
  *                    one
- *   externals        a function the IR declares must be the runtime's or
- *                    the process's (libm): CUDA C++ cannot run here
+ *   CUDA's library   vprintf, __assertfail and llvm.trap become the
+ *                    runtime's (device_lib.c)
+ *   externals        a function the IR declares must be the runtime's,
+ *                    declare_device's host_function, or one of the
+ *                    process's that device_lib.c allows (libm, ...): CUDA
+ *                    C++ cannot run here, nor the rest of the C library
  *   the C ABI        the entry, and the host functions it calls, take and
  *                    return the platform's C types (cabi.c)
  *   kernels          a launcher each (launcher.h)
@@ -36,6 +40,7 @@
 #include <string.h>
 
 #include "plugin/cpu/retarget.h"
+#include "plugin/cpu/device_lib.h"
 #include "plugin/cpu/fail.h"
 #include "plugin/cpu/launcher.h"
 #include "plugin/cpu/runtime.h"
@@ -194,6 +199,12 @@ static int declarations(cuplug__cpu_retarget_args *a, char **msg) {
     if (!LLVMIsDeclaration(f)) continue;
     size_t len;
     const char *name = LLVMGetValueName2(f, &len);
+    const char *cuda = cuplug__cpu_device_function(name); /* vprintf, __assertfail, llvm.trap */
+    if (cuda) {
+      strip_fn_attributes(f); /* an intrinsic's or a guess: these leave the kernel */
+      LLVMSetValueName2(f, cuda, strlen(cuda));
+      continue;
+    }
     if (strncmp(name, NVVM, strlen(NVVM)) == 0) {
       const char *op = name + strlen(NVVM);
       if (!cuplug__cpu_runtime_has(op)) {
@@ -235,9 +246,16 @@ static int declarations(cuplug__cpu_retarget_args *a, char **msg) {
     for (size_t i = 0; i < a->num_externs && !provided; i++)
       provided = strcmp(name, a->externs[i]) == 0;
     if (provided) continue;
-    if (dlsym(RTLD_DEFAULT, name)) continue; /* libc, libm */
+    bool in_process = dlsym(RTLD_DEFAULT, name) != NULL;
+    if (in_process && cuplug__cpu_process_may_call(name)) continue; /* libm, ... */
     char at[256];
     where(a, name, "call", at, sizeof at);
+    if (in_process)
+      return cuplug__cpu_fail(msg, CUPLUG_ERR_HOST_UNSUPPORTED,
+                               "the IR calls @%s, which device code may not call on the host "
+                               "(of the host's C library it may call libm's functions, the "
+                               "mem* functions, malloc and free)%s",
+                               name, at);
     return cuplug__cpu_fail(msg, CUPLUG_ERR_HOST_UNSUPPORTED,
                              "the IR calls @%s, which has no host implementation (CUDA C++ "
                              "cannot run on the host: declare_device's host_function gives "

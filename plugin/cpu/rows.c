@@ -26,13 +26,15 @@
 
 #define SREG "__cuplug_nvvm.read.ptx.sreg."
 
-/* May the row launcher call `f`?  Declarations of LLVM, libm and the
- * runtime's registers that are the same for a whole row. */
+/* May the row launcher call `f`?  Declarations of LLVM, libm, the
+ * runtime's registers that are the same for a whole row, and vprintf; not
+ * __assertfail or a trap, whose messages name the thread (device_lib.c). */
 static bool row_safe_callee(LLVMValueRef f) {
   if (!f || !LLVMIsAFunction(f) || !LLVMIsDeclaration(f)) return false;
   size_t len;
   const char *name = LLVMGetValueName2(f, &len);
-  if (strncmp(name, "__cuplug_nvvm.", 14) != 0) return true; /* llvm.*, libm */
+  if (strcmp(name, "__cuplug_cuda.vprintf") == 0) return true;
+  if (strncmp(name, "__cuplug_", 9) != 0) return true; /* llvm.*, libm */
   static const char *const same_for_a_row[] = {
       SREG "tid.y",   SREG "tid.z",    SREG "ntid.x",   SREG "ntid.y",   SREG "ntid.z",
       SREG "ctaid.x", SREG "ctaid.y",  SREG "ctaid.z",  SREG "nctaid.x", SREG "nctaid.y",

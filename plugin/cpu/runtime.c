@@ -16,6 +16,7 @@
 
 #include "plugin/cpu/runtime.h"
 
+#include "plugin/cpu/device_lib.h"
 #include "plugin/cpu/interrupt.h"
 #include "plugin/cpu/math.h"
 #include "plugin/cpu/worker.h"
@@ -415,11 +416,12 @@ const char *cuplug__cpu_runtime_asm(const char *text) {
   return NULL;
 }
 
-/* The JIT's names for the runtime's functions and math.c's. */
+/* The JIT's names for the runtime's functions, math.c's and
+ * device_lib.c's. */
 #define MAX_SYMBOLS 512
 static cuplug__cpu_symbol symbols[MAX_SYMBOLS + 1]; /* and __emutls_get_address */
 static char names[MAX_SYMBOLS][64];
-static size_t num_symbols;
+static size_t num_symbols, num_device;
 static pthread_once_t symbols_once = PTHREAD_ONCE_INIT;
 static void add_symbol(const char *intrinsic, void *address) {
   if (num_symbols == MAX_SYMBOLS) abort(); /* a table grew past the array: a build error */
@@ -433,6 +435,8 @@ static void fill_symbols(void) {
   size_t n;
   const cuplug__cpu_symbol *math = cuplug__cpu_math_symbols(&n);
   for (size_t i = 0; i < n; i++) add_symbol(math[i].name, math[i].address);
+  for (const cuplug__cpu_symbol *d; (d = cuplug__cpu_device_symbol(num_device)); num_device++)
+    symbols[num_symbols++] = *d;
   symbols[num_symbols].name = "__emutls_get_address";
   symbols[num_symbols].address = FN(emutls_get_address);
   num_symbols++;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "support.h"
+#include "printf_kernel.h"
 
 static cuplug_session *s;
 
@@ -366,6 +367,34 @@ START_TEST(debug_kernel_reports_exception) {
 }
 END_TEST
 
+/* CUDA's printf on the GPU, and the runtime's on this CPU (device_lib.c),
+ * print the same from the same kernel */
+START_TEST(printf_on_both_targets) {
+  for (int host = 0; host < 2; host++) {
+    cuplug_module m = {sizeof m, "say.ll", t_printf_ir, strlen(t_printf_ir)};
+    const cuplug_module *mods[] = {&m};
+    cuplug_compile_args a = {.struct_size = sizeof a, .session = s, .modules = mods,
+                             .num_modules = 1, .entry = "say", .kind = CUPLUG_KERNEL,
+                             .output = host ? CUPLUG_OUTPUT_HOST : CUPLUG_OUTPUT_CUBIN,
+                             .flags = host ? 0 : CUPLUG_COMPILE_CURRENT_DEVICE};
+    T_ASSERT_OK(t_api()->compile(&a));
+    cuplug_library *lib = load(a.artifact);
+    t_api()->artifact_destroy(a.artifact);
+    cuplug_kernel *k = kernel(lib, NULL, NULL);
+    int32_t base = 0;
+    cuplug_value v[] = {{CUPLUG_TYPE_INT32, &base}};
+    int saved = t_stdout_capture();
+    T_ASSERT_OK(launch(k, 1, 1, v, 1));
+    T_ASSERT_OK(t_api()->synchronize(s));
+    char *printed = t_stdout_captured(saved);
+    ck_assert_msg(strcmp(printed, t_printf_expected) == 0, "%s printed \"%s\"",
+                  host ? "this CPU" : "the GPU", printed);
+    free(printed);
+    t_api()->library_unload(lib);
+  }
+}
+END_TEST
+
 START_TEST(fault_then_fresh_context) {
   cuplug_library *lib;
   cuplug_kernel *k = ir_kernel(faulting_ir, "faulter", "void(int64)", 0, &lib);
@@ -714,7 +743,8 @@ int main(void) {
   tcase_add_test(tc, two_kernels_by_name);
   tcase_add_test(tc, cooperative_grid_sync);
   tcase_add_test(tc, large_dynamic_shared_memory);
-  tcase_add_test(tc, fault_then_fresh_context);
+  tcase_add_test(tc, printf_on_both_targets);
+  tcase_add_test(tc, fault_then_fresh_context); /* last: the context is lost */
   suite_add_tcase(suite, tc);
   int rc = t_run_suite(suite);
   t_api()->session_destroy(s);

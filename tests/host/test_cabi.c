@@ -67,6 +67,41 @@ static const char half_neg_ir[] =
 static const char int8_neg_ir[] =
     "define i8 @neg8(i8 %a) {\n  %r = sub i8 0, %a\n  ret i8 %r\n}\n";
 
+/* A failed assert in a function the host calls (host_call): the call
+ * fails with the GPU's message, and the library runs on */
+static const char checked_sqrt_ir[] =
+    "@msg = private constant [7 x i8] c\"x >= 0\\00\"\n"
+    "@file = private constant [5 x i8] c\"f.cu\\00\"\n"
+    "@fn = private constant [5 x i8] c\"root\\00\"\n"
+    "define double @root(double %x) {\n"
+    "  %neg = fcmp olt double %x, 0.0\n"
+    "  br i1 %neg, label %fail, label %ok\n"
+    "fail:\n"
+    "  call void @__assertfail(ptr @msg, ptr @file, i32 3, ptr @fn, i64 1)\n"
+    "  unreachable\n"
+    "ok:\n"
+    "  %r = call double @llvm.sqrt.f64(double %x)\n"
+    "  ret double %r\n"
+    "}\n"
+    "declare void @__assertfail(ptr, ptr, i32, ptr, i64)\n"
+    "declare double @llvm.sqrt.f64(double)\n";
+
+START_TEST(assert_in_a_call) {
+  cuplug_library *l = library(checked_sqrt_ir, "root", "float64(float64)");
+  double x = -4.0, r = 0;
+  cuplug_value v[] = {{CUPLUG_TYPE_FLOAT64, &x}};
+  cuplug_host_call_args c = {.struct_size = sizeof c, .library = l, .args = v, .num_args = 1,
+                             .result = &r, .result_size = sizeof r};
+  T_ASSERT_ERROR(t_api()->host_call(&c), CUPLUG_ERR_KERNEL_FAULT,
+                 "call root: f.cu:3: root: block: [0,0,0], thread: [0,0,0] Assertion `x >= 0` "
+                 "failed.");
+  x = 6.25;
+  t_host_call(l, v, 1, &r, sizeof r);
+  ck_assert(r == 2.5);
+  t_api()->library_unload(l);
+}
+END_TEST
+
 START_TEST(scalars) {
   cuplug_library *l =
       library(narrow_ir, "narrow", "int64(int8, uint8, int16, uint16, bool, float16)");
@@ -403,6 +438,7 @@ static Suite *suite_cabi(void) {
   Suite *suite = suite_create("cabi");
   TCase *tc = t_tcase(suite, "scalars", T_HOST, setup, teardown, 120);
   tcase_add_test(tc, scalars);
+  tcase_add_test(tc, assert_in_a_call);
   tc = t_tcase(suite, "complex", T_HOST, setup, teardown, 120);
   tcase_add_test(tc, complex_numbers);
   tc = t_tcase(suite, "tuples", T_HOST, setup, teardown, 120);

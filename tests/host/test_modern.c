@@ -19,6 +19,7 @@
 #include "support.h"
 
 #include "plugin/cpu/cpu.h"
+#include "printf_kernel.h"
 
 static const cuplug__cpu_api *cpu;
 static cuplug__cpu_jit *jit;
@@ -405,6 +406,65 @@ static const char cube_typed[] =
     "  ret i32 %c\n"
     "}\n";
 
+/* CUDA's vprintf: the arguments in a buffer, read as the format says */
+START_TEST(printf_as_cuda_prints) {
+  cuplug__cpu_lib *lib = library_ok("say.ll", t_printf_ir, "say", NULL, 0);
+  int32_t base = 0;
+  void *params[] = {&base};
+  int saved = t_stdout_capture();
+  run(lib, "say", 1, 1, 0, params, 1);
+  char *printed = t_stdout_captured(saved);
+  ck_assert_str_eq(printed, t_printf_expected);
+  free(printed);
+  cpu->lib_destroy(lib);
+}
+END_TEST
+
+/* __trap(): the launch fails, the library runs on; a thread run as a
+ * plain call (no barrier in the library) leaves through the worker's
+ * escape, where an assert in a fiber switches out */
+START_TEST(trap_fails_the_launch) {
+  static const char trap_ll[] =
+      "define ptx_kernel void @stop_at(ptr %out, i32 %at) {\n"
+      "  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+      "  %c = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()\n"
+      "  %hit = icmp eq i32 %c, %at\n"
+      "  br i1 %hit, label %trap, label %go\n"
+      "trap:\n"
+      "  call void @llvm.trap()\n"
+      "  unreachable\n"
+      "go:\n"
+      "  %i = zext i32 %c to i64\n"
+      "  %p = getelementptr i32, ptr %out, i64 %i\n"
+      "  atomicrmw add ptr %p, i32 1 monotonic\n"
+      "  ret void\n"
+      "}\n"
+      "declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+      "declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()\n"
+      "declare void @llvm.trap()\n";
+  cuplug__cpu_lib *lib = library_ok("trap.ll", trap_ll, "stop_at", NULL, 0);
+  int32_t counts[4] = {0}, *pc = counts, at = 2;
+  void *params[] = {&pc, &at};
+  cuplug__cpu_grid g = {.kernel = "stop_at", .grid = {4, 1, 1}, .block = {32, 1, 1},
+                        .params = params, .num_params = 2, .threads = 1};
+  char *msg = NULL;
+  ck_assert_int_eq(cpu->launch(lib, &g, &msg), CUPLUG_ERR_KERNEL_FAULT);
+  ck_assert_str_eq(msg, "kernel stop_at: a trap (__trap() or llvm.trap) in block: [2,0,0], "
+                        "thread: [0,0,0]");
+  free(msg);
+  /* one host thread takes the blocks in order: 0 and 1 ran, none after 2 */
+  ck_assert_int_eq(counts[0], 32);
+  ck_assert_int_eq(counts[1], 32);
+  ck_assert_int_eq(counts[2], 0);
+  ck_assert_int_eq(counts[3], 0);
+  at = -1;
+  memset(counts, 0, sizeof counts);
+  run(lib, "stop_at", 4, 32, 0, params, 2);
+  for (int b = 0; b < 4; b++) ck_assert_int_eq(counts[b], 32);
+  cpu->lib_destroy(lib);
+}
+END_TEST
+
 START_TEST(dialects_linked) {
   cuplug__text mods[] = {{"caller.ll", caller_ll, sizeof caller_ll - 1},
                          {"cube.ll", cube_typed, sizeof cube_typed - 1}};
@@ -441,6 +501,22 @@ START_TEST(triton_intrinsics_refused) {
 }
 END_TEST
 
+/* Of the C library, only what means the same on a GPU: exit would end the
+ * host, glibc's vprintf takes a va_list (CUDA's is the runtime's own) */
+START_TEST(libc_refused) {
+  static const char exit_ll[] =
+      "define ptx_kernel void @k(i32 %code) {\n"
+      "  call void @exit(i32 %code)\n"
+      "  ret void\n"
+      "}\n"
+      "declare void @exit(i32)\n";
+  assert_refused("exit.ll", exit_ll, "k",
+                 "the IR calls @exit, which device code may not call on the host (of the host's "
+                 "C library it may call libm's functions, the mem* functions, malloc and free) "
+                 "(exit.ll:2)");
+}
+END_TEST
+
 START_TEST(address_spaces_refused) {
   static const char global_ll[] =
       "@cluster = external addrspace(7) global [4 x i32]\n"
@@ -465,6 +541,172 @@ START_TEST(address_spaces_refused) {
 }
 END_TEST
 
+/* ---- MLIR's gpu dialect through mlir-opt-22 and mlir-translate-22 ---- */
+
+/* Runs `cmd`, failing the test with what it printed where it fails. */
+static void run_tool(const char *cmd, const char *log) {
+  char line[8192];
+  snprintf(line, sizeof line, "%s 2>%s", cmd, log);
+  if (system(line) != 0) {
+    char *said = t_read(log, NULL);
+    ck_abort_msg("%s failed: %s", cmd, said ? said : "");
+  }
+}
+
+/* The LLVM IR MLIR makes of a container module holding one gpu.module
+ * (`source`): lowered as a compiler built on MLIR lowers a kernel for
+ * NVIDIA GPUs (scf to cf, then convert-gpu-to-nvvm with 64-bit indices),
+ * the gpu.module's body taken out as a module of its own (the command-line
+ * tools translate only the top-level module; a compiler hands the
+ * gpu.module to translateModuleToLLVMIR), and translated.  Free the
+ * result. */
+static char *mlir_ir(const char *source) {
+  char dir[] = "/tmp/cuplug-mlir-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char in[64], lowered[64], body[64], ll[64], log[64], cmd[1024];
+  snprintf(in, sizeof in, "%s/k.mlir", dir);
+  snprintf(lowered, sizeof lowered, "%s/lowered.mlir", dir);
+  snprintf(body, sizeof body, "%s/body.mlir", dir);
+  snprintf(ll, sizeof ll, "%s/k.ll", dir);
+  snprintf(log, sizeof log, "%s/log", dir);
+  FILE *f = fopen(in, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(source, f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd,
+           "%s %s '--pass-pipeline=builtin.module(gpu.module(convert-scf-to-cf,"
+           "convert-gpu-to-nvvm{index-bitwidth=64}),reconcile-unrealized-casts)' -o %s",
+           getenv("CUPLUG_TEST_MLIR_OPT"), in, lowered);
+  run_tool(cmd, log);
+  /* from the line after "gpu.module @name {" to before the container's
+   * closing brace, the last line: the gpu.module's own closes the module */
+  char *text = t_read(lowered, NULL);
+  char *open = strstr(text, "gpu.module @");
+  ck_assert_ptr_nonnull(open);
+  char *start = strchr(open, '\n');
+  char *end = text + strlen(text);
+  while (end > start && (end[-1] == '\n' || end[-1] == ' ')) end--;
+  ck_assert_msg(end > start && end[-1] == '}', "%s: no closing brace", lowered);
+  end--;
+  f = fopen(body, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "module {%.*s\n", (int)(end - start), start);
+  fclose(f);
+  free(text);
+  snprintf(cmd, sizeof cmd, "%s --mlir-to-llvmir %s -o %s", getenv("CUPLUG_TEST_MLIR_TRANSLATE"),
+           body, ll);
+  run_tool(cmd, log);
+  char *ir = t_read(ll, NULL);
+  const char *files[] = {in, lowered, body, ll, log};
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) unlink(files[i]);
+  rmdir(dir);
+  return ir;
+}
+
+/* Dynamic shared memory (a [0 x i8] global, viewed as f32), a barrier,
+ * lane ids, an index shuffle and gpu.printf, one block of 64. */
+static const char shared_mlir[] =
+    "module attributes {gpu.container_module} {\n"
+    "  gpu.module @kernels {\n"
+    "    gpu.func @neighbours(%out: memref<?xf32>, %n: index) kernel {\n"
+    "      %c0 = arith.constant 0 : index\n"
+    "      %c1 = arith.constant 1 : index\n"
+    "      %tid = gpu.thread_id x\n"
+    "      %lane = gpu.lane_id\n"
+    "      %shm = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>\n"
+    "      %view = memref.view %shm[%c0][%n] : memref<?xi8, #gpu.address_space<workgroup>>\n"
+    "          to memref<?xf32, #gpu.address_space<workgroup>>\n"
+    "      %t32 = arith.index_cast %tid : index to i32\n"
+    "      %f = arith.sitofp %t32 : i32 to f32\n"
+    "      memref.store %f, %view[%tid] : memref<?xf32, #gpu.address_space<workgroup>>\n"
+    "      gpu.barrier\n"
+    "      %next = arith.addi %tid, %c1 : index\n"
+    "      %wrap = arith.remui %next, %n : index\n"
+    "      %v = memref.load %view[%wrap] : memref<?xf32, #gpu.address_space<workgroup>>\n"
+    "      %three = arith.constant 3 : i32\n"
+    "      %width = arith.constant 32 : i32\n"
+    "      %r, %ok = gpu.shuffle idx %v, %three, %width : f32\n"
+    "      %k = arith.constant 1000.0 : f32\n"
+    "      %rk = arith.mulf %r, %k : f32\n"
+    "      %sum = arith.addf %v, %rk : f32\n"
+    "      memref.store %sum, %out[%tid] : memref<?xf32>\n"
+    "      gpu.printf \"tid %lld lane %lld\\n\", %tid, %lane : index, index\n"
+    "      gpu.return\n"
+    "    }\n"
+    "  }\n"
+    "}\n";
+
+START_TEST(mlir_kernel_values) {
+  char *ir = mlir_ir(shared_mlir);
+  T_ASSERT_CONTAINS(ir, "define ptx_kernel void @neighbours(ptr %0, ptr %1, i64 %2, i64 %3, "
+                        "i64 %4, i64 %5)");
+  T_ASSERT_CONTAINS(ir, "@__dynamic_shmem__0 = internal addrspace(3) global [0 x i8]");
+  T_ASSERT_CONTAINS(ir, "call i32 @vprintf(ptr @printfFormat_0");
+  cuplug__cpu_lib *lib = library_ok("neighbours.ll", ir, "neighbours", NULL, 0);
+  enum { N = 64 };
+  float out[N];
+  float *pout = out;
+  int64_t zero = 0, size = N, one = 1, n = N;
+  void *params[] = {&pout, &pout, &zero, &size, &one, &n};
+  int saved = t_stdout_capture();
+  run(lib, "neighbours", 1, N, N * sizeof(float), params, 6);
+  char *printed = t_stdout_captured(saved);
+  char want[N * 32], *w = want;
+  for (int i = 0; i < N; i++) {
+    int warp = i / 32 * 32;
+    ck_assert_msg(out[i] == (float)((i + 1) % N + 1000 * ((warp + 4) % N)), "out[%d] = %g", i,
+                  out[i]);
+    w += sprintf(w, "tid %d lane %d\n", i, i % 32);
+  }
+  ck_assert_str_eq(printed, want);
+  free(printed);
+  cpu->lib_destroy(lib);
+  free(ir);
+}
+END_TEST
+
+/* cf.assert: CUDA's __assertfail, with the op's location */
+static const char guarded_mlir[] =
+    "module attributes {gpu.container_module} {\n"
+    "  gpu.module @kernels {\n"
+    "    gpu.func @guarded(%out: memref<?xi32>, %limit: index) kernel {\n"
+    "      %tid = gpu.thread_id x\n"
+    "      %ok = arith.cmpi ult, %tid, %limit : index\n"
+    "      cf.assert %ok, \"tid < limit\" loc(\"guard.mlir\":7:3)\n"
+    "      %t = arith.index_cast %tid : index to i32\n"
+    "      memref.store %t, %out[%tid] : memref<?xi32>\n"
+    "      gpu.return\n"
+    "    }\n"
+    "  }\n"
+    "}\n";
+
+START_TEST(mlir_assert_fails_the_launch) {
+  char *ir = mlir_ir(guarded_mlir);
+  T_ASSERT_CONTAINS(ir, "call void @__assertfail(");
+  cuplug__cpu_lib *lib = library_ok("guarded.ll", ir, "guarded", NULL, 0);
+  enum { N = 64 };
+  int32_t out[N];
+  int32_t *pout = out;
+  int64_t zero = 0, size = N, one = 1, limit = N;
+  void *params[] = {&pout, &pout, &zero, &size, &one, &limit};
+  memset(out, 0xff, sizeof out);
+  run(lib, "guarded", 1, N, 0, params, 6); /* every thread under the limit */
+  for (int i = 0; i < N; i++) ck_assert_int_eq(out[i], i);
+  limit = 5;
+  cuplug__cpu_grid g = {.kernel = "guarded", .grid = {1, 1, 1}, .block = {N, 1, 1},
+                        .params = params, .num_params = 6};
+  char *msg = NULL;
+  ck_assert_int_eq(cpu->launch(lib, &g, &msg), CUPLUG_ERR_KERNEL_FAULT);
+  ck_assert_str_eq(msg, "kernel guarded: guard.mlir:7: (unknown): block: [0,0,0], "
+                        "thread: [5,0,0] Assertion `tid < limit` failed.");
+  free(msg);
+  limit = N; /* the library runs on */
+  run(lib, "guarded", 1, N, 0, params, 6);
+  cpu->lib_destroy(lib);
+  free(ir);
+}
+END_TEST
+
 static Suite *suite_modern(void) {
   Suite *suite = suite_create("modern");
   TCase *tc = t_tcase(suite, "clang", T_HOST | T_CLANG, setup, teardown, 120);
@@ -475,12 +717,18 @@ static Suite *suite_modern(void) {
   tcase_add_test(tc, clang_kernel_calls_libdevice);
   tc = t_tcase(suite, "llvm_forms", T_HOST, setup, teardown, 120);
   tcase_add_test(tc, llvm_forms_values);
+  tcase_add_test(tc, printf_as_cuda_prints);
+  tcase_add_test(tc, trap_fails_the_launch);
   tc = t_tcase(suite, "dialects", T_HOST, setup, teardown, 120);
   tcase_add_test(tc, dialects_linked);
+  tc = t_tcase(suite, "mlir", T_HOST | T_MLIR, setup, teardown, 120);
+  tcase_add_test(tc, mlir_kernel_values);
+  tcase_add_test(tc, mlir_assert_fails_the_launch);
   tc = t_tcase(suite, "refused", T_HOST, setup, teardown, 120);
   tcase_add_test(tc, triton_inline_ptx_refused);
   tcase_add_test(tc, triton_intrinsics_refused);
   tcase_add_test(tc, address_spaces_refused);
+  tcase_add_test(tc, libc_refused);
   return suite;
 }
 

@@ -28,6 +28,8 @@ static const struct need {
     {T_HOST, "host", t_have_host, "the CPU target's library is not in this build"},
     {T_ROOT, "root", is_root, "not root (it gives a folder to another user)"},
     {T_CLANG, "clang", t_have_clang, "clang-22 not found (the case compiles CUDA C++ with it)"},
+    {T_MLIR, "mlir", t_have_mlir,
+     "mlir-opt-22 or mlir-translate-22 not found (the case lowers a gpu-dialect kernel)"},
     {T_REDIS, "redis", t_have_redis,
      "redis-server or hiredis not found (scripts/deps.sh: redis-server, libhiredis-dev)"},
 };

@@ -115,6 +115,39 @@ bool t_have_clang(void) {
   return clang && *clang && access(clang, X_OK) == 0;
 }
 
+int t_stdout_capture(void) {
+  fflush(stdout);
+  char path[] = "/tmp/cuplug-stdout-XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  unlink(path);
+  int saved = dup(STDOUT_FILENO);
+  ck_assert_int_ge(saved, 0);
+  ck_assert_int_ge(dup2(fd, STDOUT_FILENO), 0);
+  close(fd);
+  return saved;
+}
+
+char *t_stdout_captured(int saved) {
+  fflush(stdout);
+  off_t size = lseek(STDOUT_FILENO, 0, SEEK_END);
+  ck_assert_int_ge(size, 0);
+  char *text = calloc(1, (size_t)size + 1);
+  ck_assert_ptr_nonnull(text);
+  ck_assert_int_eq(pread(STDOUT_FILENO, text, (size_t)size, 0), size);
+  ck_assert_int_ge(dup2(saved, STDOUT_FILENO), 0);
+  close(saved);
+  return text;
+}
+
+/* ... and the cases that lower MLIR's gpu dialect at test time */
+bool t_have_mlir(void) {
+  const char *tools[] = {getenv("CUPLUG_TEST_MLIR_OPT"), getenv("CUPLUG_TEST_MLIR_TRANSLATE")};
+  for (size_t i = 0; i < 2; i++)
+    if (!tools[i] || !*tools[i] || access(tools[i], X_OK) != 0) return false;
+  return true;
+}
+
 bool t_have_redis(void) {
   static int have = -1;
   if (have < 0) {

@@ -32,7 +32,14 @@ bool t_have_gpu(void);
 /* Does the CPU target's library (libcuplug-host.so) load? */
 bool t_have_host(void);
 bool t_have_clang(void);
+bool t_have_mlir(void);
 bool t_have_redis(void);
+
+/* What this process writes to its standard output between the two calls
+ * (a kernel's printf): t_stdout_capture() starts it, and returns what
+ * t_stdout_captured() takes back, which returns the text (free it). */
+int t_stdout_capture(void);
+char *t_stdout_captured(int saved);
 
 /* A session with the default toolkit search; fails the test on error. */
 cuplug_session *t_session(void);
@@ -153,6 +160,7 @@ enum {
   T_ROOT = 1u << 6,      /* root: to give a file to another user (nobody) */
   T_CLANG = 1u << 7,     /* clang-22 ($CUPLUG_TEST_CLANG), to make modern IR at test time */
   T_REDIS = 1u << 8,     /* redis-server ($CUPLUG_TEST_REDIS, else PATH) and hiredis */
+  T_MLIR = 1u << 9,      /* mlir-opt-22 and mlir-translate-22 ($CUPLUG_TEST_MLIR_OPT, ..._TRANSLATE) */
 };
 #define T_TOOLKIT (T_NVVM | T_NVRTC | T_NVJITLINK)
 
