@@ -43,7 +43,7 @@ RULES = [
     ("plugin/api", "cuplug/ base/ plugin/"),
     # hosts: the public header, and their own files
     ("cli", "cuplug/ ./"),
-    ("samples", "cuplug/ ./"),
+    ("samples", "cuplug/ common/ ./"),  # common/: what the C samples share
     ("host_shims", "cuplug/ Python.h ./"),
 ]
 SOURCE = re.compile(r"\.(c|h|cpp)$")

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #define SAMPLE_NAME "extern_demo"
-#include "sample.h"
+#include "common/sample.h"
 
 static float clampf(float v) { return v < 0 ? 0 : v > 1 ? 1 : v; }
 

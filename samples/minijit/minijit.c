@@ -50,7 +50,7 @@
 #include <unistd.h>
 
 #define SAMPLE_NAME "minijit"
-#include "sample.h"
+#include "common/sample.h"
 
 static const char example[] =
     "kernel saxpy_sin(out: float32[:], x: float32[:], y: float32[:], a: float32)\n"

@@ -32,7 +32,7 @@
 #include <string.h>
 
 #define SAMPLE_NAME "mlir_sample"
-#include "sample.h"
+#include "common/sample.h"
 
 enum { N = 4096 + 37, BLOCK = 128, BINS = 16, MAX_ULPS = 5 };
 

@@ -411,9 +411,13 @@ START_TEST(printf_as_cuda_prints) {
   cuplug__cpu_lib *lib = library_ok("say.ll", t_printf_ir, "say", NULL, 0);
   int32_t base = 0;
   void *params[] = {&base};
+  cuplug__cpu_grid g = {.kernel = "say", .grid = {1, 1, 1}, .block = {1, 1, 1},
+                        .params = params, .num_params = 1};
+  char *msg = NULL;
   int saved = t_stdout_capture();
-  run(lib, "say", 1, 1, 0, params, 1);
-  char *printed = t_stdout_captured(saved);
+  int rc = cpu->launch(lib, &g, &msg);
+  char *printed = t_stdout_captured(saved); /* before any assertion can leave the test */
+  ck_assert_msg(rc == 0, "%s", msg);
   ck_assert_str_eq(printed, t_printf_expected);
   free(printed);
   cpu->lib_destroy(lib);
@@ -648,9 +652,13 @@ START_TEST(mlir_kernel_values) {
   float *pout = out;
   int64_t zero = 0, size = N, one = 1, n = N;
   void *params[] = {&pout, &pout, &zero, &size, &one, &n};
+  cuplug__cpu_grid g = {.kernel = "neighbours", .grid = {1, 1, 1}, .block = {N, 1, 1},
+                        .shared_mem = N * sizeof(float), .params = params, .num_params = 6};
+  char *msg = NULL;
   int saved = t_stdout_capture();
-  run(lib, "neighbours", 1, N, N * sizeof(float), params, 6);
-  char *printed = t_stdout_captured(saved);
+  int rc = cpu->launch(lib, &g, &msg);
+  char *printed = t_stdout_captured(saved); /* before any assertion can leave the test */
+  ck_assert_msg(rc == 0, "%s", msg);
   char want[N * 32], *w = want;
   for (int i = 0; i < N; i++) {
     int warp = i / 32 * 32;
