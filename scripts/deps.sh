@@ -12,7 +12,7 @@ packages=(
   python3-mypy                   # stubtest: the Python module's .pyi against the module
   python3-setuptools python3-wheel python3-venv python3-pip   # the Python module, pip-installed offline
   clang-22 libclang-rt-22-dev    # libFuzzer harnesses (scripts/fuzz.sh), abi.layout
-  mlir-22-tools                  # samples/mlir: a gpu-dialect kernel translated to LLVM IR
+  mlir-22-tools                  # samples/mlir and host.modern.mlir: gpu-dialect kernels lowered to LLVM IR
   luajit libluajit-5.1-dev       # samples/luajit
   libtsan2                       # the registry's threaded test, under ThreadSanitizer
   libhiredis-dev redis-server    # the remote cache: hiredis (loaded at run time), and a server for its tests
