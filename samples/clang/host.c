@@ -117,7 +117,8 @@ static int check(const data *d, const char *where) {
 
 /* The kernel's launch over N threads: on the GPU (dev holds device
  * addresses of x, y and sums), or on this CPU (dev NULL: host memory). */
-static cuplug_error *launch(cuplug_library *lib, data *d, const uint64_t *dev) {
+static cuplug_error *launch(cuplug_library *lib, void *arg, const uint64_t *dev) {
+  data *d = arg;
   cuplug_kernel_args k = {.struct_size = sizeof k, .library = lib};
   cuplug_error *e = api->kernel_get(&k);
   if (e) return e;
@@ -134,21 +135,10 @@ static cuplug_error *launch(cuplug_library *lib, data *d, const uint64_t *dev) {
 }
 
 /* The inputs to the GPU, the launch, and the outputs back. */
-typedef struct gpu_run {
-  cuplug_library *lib;
-  data *d;
-} gpu_run;
-
-static cuplug_error *launch_with(void *ctx, const uint64_t *dev) {
-  gpu_run *r = ctx;
-  return launch(r->lib, r->d, dev);
-}
-
 static cuplug_error *launch_on_gpu(cuplug_session *s, cuplug_library *lib, data *d) {
   void *host[3] = {d->x, d->y, d->sums};
   size_t bytes[3] = {sizeof d->x, sizeof d->y, sizeof d->sums};
-  gpu_run r = {lib, d};
-  return sample_on_gpu(s, 3, host, bytes, 1, launch_with, &r);
+  return sample_on_gpu(s, lib, d, launch, 3, host, bytes, 1);
 }
 
 /* 2. The kernel and the binding compiled, with no signature. */
@@ -167,18 +157,12 @@ static cuplug_error *compile(cuplug_session *s, const cuplug_module *const *mods
 static int show_ptx(cuplug_session *s, const cuplug_module *const *mods) {
   cuplug_artifact *art;
   cuplug_error *e = compile(s, mods, CUPLUG_OUTPUT_PTX, false, &art);
-  cuplug_artifact_info ai = {.struct_size = sizeof ai};
-  if (e || (e = api->artifact_info(art, &ai))) {
+  cuplug_artifact_info ai;
+  if (e || (e = sample_describe_ptx(art, &ai))) {
     api->artifact_destroy(art);
     return sample_report(e);
   }
-  cuplug_type_info si = {.struct_size = sizeof si, .type = ai.signature};
-  api->type_info(&si);
   const char *ptx = ai.data;
-  printf("PTX for sm_%u%u from %s: %zu bytes; kernel %s%s, its signature read from the IR\n",
-         ai.cc_major, ai.cc_minor,
-         ai.backend == CUPLUG_BACKEND_LLVM ? "LLVM's NVPTX backend" : "libNVVM", ai.size,
-         ai.symbol, strchr(si.name, '('));
   printf("__nv_sinf %s; the atomic add %s\n",
          strstr(ptx, "__nv_sinf") ? "called, not inlined" : "inlined",
          strstr(ptx, "atom.") || strstr(ptx, "red.") ? "an atom or red instruction" : "absent");
@@ -226,36 +210,5 @@ static int run(cuplug_session *s, const char *path, bool cpu, bool gpu, const ch
 }
 
 int main(int argc, char **argv) {
-  bool no_gpu = false, gpu_only = false;
-  const char *path = KERNEL_LL;
-  for (int k = 1; k < argc; k++) {
-    if (!strcmp(argv[k], "--no-gpu")) no_gpu = true;
-    else if (!strcmp(argv[k], "--gpu-only")) gpu_only = true;
-    else if (argv[k][0] != '-') path = argv[k];
-    else no_gpu = gpu_only = true;
-  }
-  if (no_gpu && gpu_only) {
-    fprintf(stderr, "usage: clang_sample [--no-gpu | --gpu-only] [KERNEL.ll]\n");
-    return 1;
-  }
-  void *so = sample_load_plugin(3);
-  if (!so) return 1;
-  cuplug_info info = {.struct_size = sizeof info};
-  cuplug_session *s = NULL;
-  cuplug_error *e = api->get_info(&info);
-  if (!e) e = api->session_create(NULL, &s);
-  if (e) return sample_report(e);
-  bool gpu = !no_gpu && info.device_count > 0;
-  int rc;
-  if (gpu_only && !gpu) {
-    printf("clang_sample: skipped: no GPU (%s)\n", info.driver_status);
-    rc = 77;
-  } else {
-    printf("cuplug %s on LLVM %s; %s\n", info.cuplug_version,
-           info.llvm_version ? info.llvm_version : "(unknown)", path);
-    rc = run(s, path, !gpu_only, gpu, info.device_name);
-  }
-  api->session_destroy(s);
-  dlclose(so);
-  return rc;
+  return sample_main(argc, argv, KERNEL_LL, "KERNEL.ll", run);
 }

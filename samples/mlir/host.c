@@ -95,7 +95,8 @@ static void add_descriptor(cuplug_value *v, descriptor *m) {
 
 /* The kernel's launch over N threads: on the GPU (dev holds device
  * addresses of x, y and sums), or on this CPU (dev NULL: host memory). */
-static cuplug_error *launch(cuplug_library *lib, data *d, const uint64_t *dev) {
+static cuplug_error *launch(cuplug_library *lib, void *arg, const uint64_t *dev) {
+  data *d = arg;
   cuplug_kernel_args k = {.struct_size = sizeof k, .library = lib};
   cuplug_error *e = api->kernel_get(&k);
   if (e) return e;
@@ -118,16 +119,6 @@ static cuplug_error *launch(cuplug_library *lib, data *d, const uint64_t *dev) {
   return api->launch(&la);
 }
 
-typedef struct gpu_run {
-  cuplug_library *lib;
-  data *d;
-} gpu_run;
-
-static cuplug_error *launch_with(void *ctx, const uint64_t *dev) {
-  gpu_run *r = ctx;
-  return launch(r->lib, r->d, dev);
-}
-
 /* 1. The kernel compiled, with no signature. */
 static cuplug_error *compile(cuplug_session *s, const cuplug_module *kernels,
                              cuplug_output output, bool current, cuplug_artifact **art) {
@@ -145,18 +136,12 @@ static cuplug_error *compile(cuplug_session *s, const cuplug_module *kernels,
 static int show_ptx(cuplug_session *s, const cuplug_module *kernels) {
   cuplug_artifact *art;
   cuplug_error *e = compile(s, kernels, CUPLUG_OUTPUT_PTX, false, &art);
-  cuplug_artifact_info ai = {.struct_size = sizeof ai};
-  if (e || (e = api->artifact_info(art, &ai))) {
+  cuplug_artifact_info ai;
+  if (e || (e = sample_describe_ptx(art, &ai))) {
     api->artifact_destroy(art);
     return sample_report(e);
   }
-  cuplug_type_info si = {.struct_size = sizeof si, .type = ai.signature};
-  api->type_info(&si);
   const char *ptx = ai.data;
-  printf("PTX for sm_%u%u from %s: %zu bytes; kernel %s%s, its signature read from the IR\n",
-         ai.cc_major, ai.cc_minor,
-         ai.backend == CUPLUG_BACKEND_LLVM ? "LLVM's NVPTX backend" : "libNVVM", ai.size,
-         ai.symbol, strchr(si.name, '('));
   bool inlined = !strstr(ptx, "__nv_expf") && !strstr(ptx, "__nv_log1pf");
   bool shuffles = strstr(ptx, "shfl.sync.bfly.b32") != NULL;
   bool barrier = strstr(ptx, "bar.sync") != NULL || strstr(ptx, "barrier.sync") != NULL;
@@ -183,8 +168,7 @@ static int run_on(cuplug_session *s, const cuplug_module *kernels, bool gpu, con
   if (!e && gpu) {
     void *host[3] = {d.x, d.y, d.sums};
     size_t bytes[3] = {sizeof d.x, sizeof d.y, sizeof d.sums};
-    gpu_run r = {l.library, &d};
-    e = sample_on_gpu(s, 3, host, bytes, 1, launch_with, &r);
+    e = sample_on_gpu(s, l.library, &d, launch, 3, host, bytes, 1);
   } else if (!e) {
     e = launch(l.library, &d, NULL);
   }
@@ -193,45 +177,21 @@ static int run_on(cuplug_session *s, const cuplug_module *kernels, bool gpu, con
   return e ? sample_report(e) : check(&d, where);
 }
 
-int main(int argc, char **argv) {
-  bool no_gpu = false, gpu_only = false;
-  const char *path = KERNELS_LL;
-  for (int k = 1; k < argc; k++) {
-    if (!strcmp(argv[k], "--no-gpu")) no_gpu = true;
-    else if (!strcmp(argv[k], "--gpu-only")) gpu_only = true;
-    else if (argv[k][0] != '-') path = argv[k];
-    else no_gpu = gpu_only = true;
-  }
-  if (no_gpu && gpu_only) {
-    fprintf(stderr, "usage: mlir_sample [--no-gpu | --gpu-only] [KERNELS.ll]\n");
-    return 1;
-  }
-  void *so = sample_load_plugin(3);
-  if (!so) return 1;
-  cuplug_info info = {.struct_size = sizeof info};
-  cuplug_session *s = NULL;
-  cuplug_error *e = api->get_info(&info);
-  if (!e) e = api->session_create(NULL, &s);
-  if (e) return sample_report(e);
-  bool gpu = !no_gpu && info.device_count > 0;
-  int rc = 1;
+static int run(cuplug_session *s, const char *path, bool cpu, bool gpu, const char *gpu_name) {
   size_t size;
   char *ir = sample_slurp(path, &size);
   if (!ir) {
     fprintf(stderr, "mlir_sample: cannot read %s\n", path);
-  } else if (gpu_only && !gpu) {
-    printf("mlir_sample: skipped: no GPU (%s)\n", info.driver_status);
-    rc = 77;
-  } else {
-    printf("cuplug %s on LLVM %s; %s\n", info.cuplug_version,
-           info.llvm_version ? info.llvm_version : "(unknown)", path);
-    cuplug_module kernels = {sizeof kernels, path, ir, size};
-    rc = show_ptx(s, &kernels);
-    if (!rc && !gpu_only) rc = run_on(s, &kernels, false, "this CPU");
-    if (!rc && gpu) rc = run_on(s, &kernels, true, info.device_name);
+    return 1;
   }
+  cuplug_module kernels = {sizeof kernels, path, ir, size};
+  int rc = show_ptx(s, &kernels);
+  if (!rc && cpu) rc = run_on(s, &kernels, false, "this CPU");
+  if (!rc && gpu) rc = run_on(s, &kernels, true, gpu_name);
   free(ir);
-  api->session_destroy(s);
-  dlclose(so);
   return rc;
+}
+
+int main(int argc, char **argv) {
+  return sample_main(argc, argv, KERNELS_LL, "KERNELS.ll", run);
 }

@@ -127,6 +127,19 @@ static void run(cuplug__cpu_lib *lib, const char *kernel, uint32_t grid, uint32_
   ck_assert_msg(rc == 0, "%s: %s", kernel, msg);
 }
 
+/* run() of one block, returning what the kernel printed (free it) */
+static char *run_printing(cuplug__cpu_lib *lib, const char *kernel, uint32_t block,
+                          uint32_t shared, void **params, size_t n) {
+  cuplug__cpu_grid g = {.kernel = kernel, .grid = {1, 1, 1}, .block = {block, 1, 1},
+                        .shared_mem = shared, .params = params, .num_params = n};
+  char *msg = NULL;
+  int saved = t_stdout_capture();
+  int rc = cpu->launch(lib, &g, &msg);
+  char *printed = t_stdout_captured(saved); /* before an assertion can leave the test */
+  ck_assert_msg(rc == 0, "%s: %s", kernel, msg);
+  return printed;
+}
+
 static void assert_refused(const char *name, const char *text, const char *kernel,
                            const char *message) {
   cuplug__cpu_lib *lib;
@@ -411,13 +424,7 @@ START_TEST(printf_as_cuda_prints) {
   cuplug__cpu_lib *lib = library_ok("say.ll", t_printf_ir, "say", NULL, 0);
   int32_t base = 0;
   void *params[] = {&base};
-  cuplug__cpu_grid g = {.kernel = "say", .grid = {1, 1, 1}, .block = {1, 1, 1},
-                        .params = params, .num_params = 1};
-  char *msg = NULL;
-  int saved = t_stdout_capture();
-  int rc = cpu->launch(lib, &g, &msg);
-  char *printed = t_stdout_captured(saved); /* before any assertion can leave the test */
-  ck_assert_msg(rc == 0, "%s", msg);
+  char *printed = run_printing(lib, "say", 1, 0, params, 1);
   ck_assert_str_eq(printed, t_printf_expected);
   free(printed);
   cpu->lib_destroy(lib);
@@ -652,13 +659,7 @@ START_TEST(mlir_kernel_values) {
   float *pout = out;
   int64_t zero = 0, size = N, one = 1, n = N;
   void *params[] = {&pout, &pout, &zero, &size, &one, &n};
-  cuplug__cpu_grid g = {.kernel = "neighbours", .grid = {1, 1, 1}, .block = {N, 1, 1},
-                        .shared_mem = N * sizeof(float), .params = params, .num_params = 6};
-  char *msg = NULL;
-  int saved = t_stdout_capture();
-  int rc = cpu->launch(lib, &g, &msg);
-  char *printed = t_stdout_captured(saved); /* before any assertion can leave the test */
-  ck_assert_msg(rc == 0, "%s", msg);
+  char *printed = run_printing(lib, "neighbours", N, N * sizeof(float), params, 6);
   char want[N * 32], *w = want;
   for (int i = 0; i < N; i++) {
     int warp = i / 32 * 32;
