@@ -173,6 +173,30 @@ def test_jit_host_target_gives_numba_cudas_numbers(nc):
     assert cnumba.jit(axpy).target == "cuda"  # a GPU is here
 
 
+def says(a, f):
+    i = cuda.grid(1)
+    if i < a.size:
+        print("item", i, a[i], f[i], f[i] * 0.5, i == 1)
+
+
+def test_print_on_the_host_prints_what_numba_cuda_prints(nc, capfd):
+    """numba-cuda's print is CUDA's vprintf: on the CPU the runtime's own
+    (glibc's, which takes a va_list, crashed the host)."""
+    import numpy as np
+    a = np.arange(3, dtype=np.int64) * 1000000007
+    f = np.array([0.1, -2.5, 1e-8])
+    capfd.readouterr()
+    cnumba.jit(target="host")(says)[1, 4](a, f)
+    host = capfd.readouterr().out
+    cuda.jit(says)[1, 4](cuda.to_device(a), cuda.to_device(f))
+    cuda.synchronize()
+    gpu = capfd.readouterr().out
+    assert host == ("item 0 0 0.100000 0.050000 False\n"
+                    "item 1 1000000007 -2.500000 -1.250000 True\n"
+                    "item 2 2000000014 0.000000 0.000000 False\n")
+    assert sorted(gpu.splitlines()) == host.splitlines()
+
+
 def test_jit_host_target_takes_read_only_arrays(nc):
     """numba types a read-only ndarray as a readonly array, and cuplug keeps
     that in the signature: the launch passes the memory read-only, which
