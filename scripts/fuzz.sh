@@ -39,7 +39,19 @@ seed() {
     irtext | compile | host)
       for f in tests/conformance/numba/*/input.ll samples/extern/kernel.ll; do
         cp "$f" "$dir/$(echo "$f" | tr / _)"
-      done ;;
+      done
+      # CUDA's printf, assert and trap, and a C-library function the CPU refuses
+      printf '%s\n' '@fmt = private constant [4 x i8] c"%d\0A\00"' \
+        'define i32 @f(i64* %ret, i32 %x, i32 %y) {' \
+        '  %buf = alloca i32' '  store i32 %x, i32* %buf' '  %p = bitcast i32* %buf to i8*' \
+        '  %s = getelementptr [4 x i8], [4 x i8]* @fmt, i32 0, i32 0' \
+        '  %n = call i32 @vprintf(i8* %s, i8* %p)' '  %bad = icmp slt i32 %y, 0' \
+        '  br i1 %bad, label %fail, label %ok' 'fail:' \
+        '  call void @__assertfail(i8* %s, i8* %s, i32 1, i8* %s, i64 1)' \
+        '  call void @llvm.trap()' '  call void @exit(i32 %y)' '  unreachable' 'ok:' \
+        '  %w = sext i32 %n to i64' '  store i64 %w, i64* %ret' '  ret i32 0' '}' \
+        'declare i32 @vprintf(i8*, i8*)' 'declare void @__assertfail(i8*, i8*, i32, i8*, i64)' \
+        'declare void @llvm.trap()' 'declare void @exit(i32)' >"$dir/cuda_library.ll" ;;
     case_json)
       for f in tests/conformance/numba/*/case.json; do cp "$f" "$dir/$(echo "$f" | tr / _)"; done ;;
     values) # the device functions' (the kernels' are past -max_len)
