@@ -6,6 +6,9 @@
  * does those, and also:
  *   - removes the other attributes LLVM 7 lacks (nofree, noundef, memory(...), ...);
  *   - writes `fneg` as `fsub -0.0` and `poison` as `undef`;
+ *   - gives a module flag of LLVM 15's `Min` behaviour (8: rustc's and
+ *     clang's "PIC Level") LLVM 7's `Warning` (2), which its verifier
+ *     takes: libNVVM stopped at "invalid behavior operand in module flag";
  *   - sets !nvvmir.version to what libNVVM reports, and adds the NVPTX
  *     triple and datalayout when a module has none (libNVVM reads a module
  *     without the version as IR 1.0 and rejects it);
@@ -177,8 +180,50 @@ static void set_target_and_version(ir_rewrite *rw, cuplug__ir_version v) {
                      v.ir_major, v.ir_minor, v.dbg_major, v.dbg_minor);
 }
 
+static int compare_ids(const void *a, const void *b) {
+  unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+  return (x > y) - (x < y);
+}
+
+/* The ids of !llvm.module.flags's operands (!0, !5, ...), sorted; *n of
+ * them.  NULL with *n 0 when there are none (or no memory: then no flag
+ * is rewritten, and libNVVM says what it finds). */
+static unsigned long *module_flag_ids(const ir_module *m, size_t *n) {
+  *n = 0;
+  const ir_item *flags = cuplug__ir_module_find(m, IR_ITEM_NAMED_META, "llvm.module.flags");
+  if (!flags) return NULL;
+  unsigned long *ids = malloc((flags->last - flags->first) * sizeof *ids);
+  if (!ids) return NULL;
+  for (size_t i = flags->first + 1; i < flags->last; i++) { /* past the name */
+    ir_tok t = m->toks[i];
+    if (t.kind == IR_META && t.len > 1 && m->text[t.start + 1] >= '0' &&
+        m->text[t.start + 1] <= '9')
+      ids[(*n)++] = strtoul(m->text + t.start + 1, NULL, 10);
+  }
+  qsort(ids, *n, sizeof *ids, compare_ids);
+  return ids;
+}
+
+/* A module flag's behaviour newer than LLVM 7 (!N = !{i32 8, ...}: Min)
+ * becomes Warning. */
+static void legalize_module_flag(ir_rewrite *rw, const ir_item *it, const unsigned long *ids,
+                                 size_t num_ids) {
+  const char *text = rw->m.text;
+  const ir_tok *t = rw->m.toks + it->first;
+  size_t n = it->last - it->first; /* !N = ! { i32 8 , */
+  if (!num_ids || n < 7 || !cuplug__ir_tok_is(text, t[4], "i32") || t[5].kind != IR_NUMBER ||
+      strtol(text + t[5].start, NULL, 10) <= 7)
+    return;
+  unsigned long id = strtoul(it->name, NULL, 10);
+  if (bsearch(&id, ids, num_ids, sizeof id, compare_ids))
+    cuplug__ir_edit_replace(&rw->edits, t[5].start, t[5].start + t[5].len, "2");
+}
+
 cuplug_error *cuplug__legalize(ir_rewrite *rw, cuplug__ir_version v, bool *uses_libdevice) {
   set_target_and_version(rw, v);
+  size_t num_flags;
+  unsigned long *flags = module_flag_ids(&rw->m, &num_flags);
+  cuplug_error *e = NULL;
   size_t k = 0; /* in the watch list */
   for (size_t i = 0; i < rw->m.num_items; i++) {
     const ir_item *it = &rw->m.items[i];
@@ -188,16 +233,21 @@ cuplug_error *cuplug__legalize(ir_rewrite *rw, cuplug__ir_version v, bool *uses_
       cuplug__buf_init(&def);
       if (cuplug__numba_atomic_definition(it->name, &def)) {
         char *d = cuplug__buf_take(&def, NULL);
-        if (!d) return cuplug__error_oom();
+        if (!d) {
+          e = cuplug__error_oom();
+          break;
+        }
         cuplug__ir_edit_replace(&rw->edits, it->start, it->end, d);
         free(d);
         continue;
       }
       cuplug__buf_free(&def);
     }
-    CUPLUG__TRY(legalize_tokens(rw, it, &k, uses_libdevice));
+    if (it->kind == IR_ITEM_META) legalize_module_flag(rw, it, flags, num_flags);
+    if ((e = legalize_tokens(rw, it, &k, uses_libdevice))) break;
   }
-  return NULL;
+  free(flags);
+  return e;
 }
 
 /* ---- LLVM 20's dialect, for libNVVM at cc 10.0 and up ---- */

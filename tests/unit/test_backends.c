@@ -511,6 +511,47 @@ END_TEST
 
 /* An address space the backend lacks: LLVM's NVPTX backend would take it
  * as the generic one, silently; libNVVM lacks cluster shared memory (7). */
+/* rustc 1.95's device function (rustc --target nvptx64-nvidia-cuda
+ * --emit=llvm-ir -C opt-level=3, a #![no_core] crate: `pub extern "C" fn
+ * axpy(a: f32, x: f32, y: f32) -> f32 { a * x + y }`), verbatim but for its
+ * ident: no pointer and no mark of a modern producer, so libNVVM builds
+ * it, with its attributes stripped and its module flag's behaviour (Min,
+ * 8, LLVM 15's) made LLVM 7's Warning: libNVVM's verifier stopped at
+ * "invalid behavior operand in module flag". */
+START_TEST(rustc_function_through_libnvvm) {
+  static const char ir[] =
+      "; ModuleID = 'k.79f6e3749a3a7320-cgu.0'\n"
+      "source_filename = \"k.79f6e3749a3a7320-cgu.0\"\n"
+      "target datalayout = \"e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64\"\n"
+      "target triple = \"nvptx64-nvidia-cuda\"\n\n"
+      "; Function Attrs: mustprogress nofree norecurse nosync nounwind willreturn memory(none)\n"
+      "define noundef float @axpy(float noundef %a, float noundef %x, float noundef %y) "
+      "unnamed_addr #0 {\n"
+      "start:\n"
+      "  %_4 = fmul float %a, %x\n"
+      "  %_0 = fadd float %_4, %y\n"
+      "  ret float %_0\n"
+      "}\n\n"
+      "attributes #0 = { mustprogress nofree norecurse nosync nounwind willreturn memory(none) "
+      "\"target-cpu\"=\"sm_30\" }\n\n"
+      "!llvm.module.flags = !{!0}\n\n"
+      "!0 = !{i32 8, !\"PIC Level\", i32 2}\n";
+  for (int lto = 0; lto < 2; lto++) {
+    one o;
+    one_init(&o, "axpy.ll", ir, strlen(ir), "axpy");
+    o.a.signature = "float32(float32, float32, float32)";
+    o.a.entry_abi = CUPLUG_ABI_C;
+    o.a.output = lto ? CUPLUG_OUTPUT_LTOIR : CUPLUG_OUTPUT_PTX;
+    o.a.cc_major = 9;
+    T_ASSERT_OK(t_api()->compile(&o.a));
+    cuplug_artifact_info i = info_of(o.a.artifact);
+    ck_assert_int_eq(i.backend, CUPLUG_BACKEND_LIBNVVM);
+    if (!lto) T_ASSERT_CONTAINS(i.data, "fma.rn.f32"); /* a * x + y, fused as libNVVM does */
+    t_api()->artifact_destroy(o.a.artifact);
+  }
+}
+END_TEST
+
 START_TEST(address_spaces) {
   char ir[256];
   for (int k = 0; k < 2; k++) {
@@ -558,6 +599,8 @@ Suite *suite_backends(void) {
   tcase_add_test(tc, inline_ptx_on_the_cpu);
   tc = t_tcase(s, "address_spaces", T_NVVM, setup, teardown, 60);
   tcase_add_test(tc, address_spaces);
+  tc = t_tcase(s, "rustc", T_NVVM, setup, teardown, 60);
+  tcase_add_test(tc, rustc_function_through_libnvvm);
   tc = t_tcase(s, "numba_atomics", 0, setup, teardown, 60);
   tcase_add_test(tc, numba_atomics_defined);
   tc = t_tcase(s, "codegen_fatal_error", 0, setup, teardown, 60);

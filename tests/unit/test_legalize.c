@@ -204,6 +204,28 @@ START_TEST(target_kept_when_present) {
 }
 END_TEST
 
+/* rustc's and clang's "PIC Level" is LLVM 15's Min (8), which LLVM 7's
+ * verifier refuses: Warning (2).  A node that is no flag, and a flag of a
+ * behaviour LLVM 7 knows, stay as they are. */
+START_TEST(module_flag_behaviour_newer_than_llvm7) {
+  char *out = legalize(TARGET
+                       "define void @f() {\n  ret void\n}\n"
+                       "!llvm.module.flags = !{!0, !2}\n"
+                       "!0 = !{i32 8, !\"PIC Level\", i32 2}\n"
+                       "!1 = !{i32 8, !\"not a flag\", i32 2}\n"
+                       "!2 = !{i32 7, !\"Dwarf Version\", i32 4}\n",
+                       NULL);
+  ck_assert_str_eq(out, TARGET
+                   "define void @f() {\n  ret void\n}\n"
+                   "!llvm.module.flags = !{!0, !2}\n"
+                   "!0 = !{i32 2, !\"PIC Level\", i32 2}\n"
+                   "!1 = !{i32 8, !\"not a flag\", i32 2}\n"
+                   "!2 = !{i32 7, !\"Dwarf Version\", i32 4}\n"
+                   "!nvvmir.version = !{!3}\n!3 = !{i32 2, i32 0, i32 3, i32 2}\n");
+  free(out);
+}
+END_TEST
+
 START_TEST(libdevice_use_detected) {
   bool uses = false;
   free(legalize(TARGET
@@ -523,6 +545,7 @@ Suite *suite_legalize(void) {
   tcase_add_test(tc, version_replaced_when_present);
   tcase_add_test(tc, version_and_target_added_when_missing);
   tcase_add_test(tc, target_kept_when_present);
+  tcase_add_test(tc, module_flag_behaviour_newer_than_llvm7);
   tcase_add_test(tc, libdevice_use_detected);
 
   tc = t_tcase(s, "atomic_helpers", 0, NULL, NULL, 0);
