@@ -283,8 +283,11 @@ static void legalize_tokens_20(ir_rewrite *rw, const ir_item *it) {
       bool none = j == i + 4 && cuplug__ir_tok_is(text, toks[i + 2], "none");
       cuplug__ir_edit_replace(&rw->edits, t.start, end, none ? "nocapture" : "");
     } else if (cuplug__ir_tok_is(text, t, "memory") && group &&
-               group_has(text, toks, i + 2, j, "errnomem")) {
-      /* LLVM 21's errno location: the whole claim goes, which is safe */
+               (group_has(text, toks, i + 2, j, "errnomem") ||
+                group_has(text, toks, i + 2, j, "target_mem0") ||
+                group_has(text, toks, i + 2, j, "target_mem1"))) {
+      /* LLVM 21's errno location, LLVM 22's target memories (rustc 1.95
+       * writes them): the whole claim goes, which is safe */
       cuplug__ir_edit_delete(&rw->edits, t.start, end);
     } else if (cuplug__ir_word_in(&newer_than_20, text, t)) {
       cuplug__ir_edit_delete(&rw->edits, t.start, end);

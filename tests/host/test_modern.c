@@ -419,6 +419,27 @@ static const char cube_typed[] =
     "  ret i32 %c\n"
     "}\n";
 
+/* rustc 1.95's kernel (tests/rustc/saxpy.ll): an i64, a float and two
+ * pointers, its own index arithmetic through ptrtoint and inttoptr */
+START_TEST(rustc_kernel_values) {
+  char *ir = t_read(t_path("rustc/saxpy.ll"), NULL);
+  cuplug__cpu_lib *lib = library_ok("saxpy.ll", ir, "saxpy", NULL, 0);
+  enum { N = 200 };
+  float x[N + 8], y[N + 8];
+  for (int i = 0; i < N + 8; i++) {
+    x[i] = (float)i;
+    y[i] = (float)(3 * i);
+  }
+  int64_t n = N;
+  float a = 2.0f, *px = x, *py = y;
+  void *params[] = {&n, &a, &px, &py};
+  run(lib, "saxpy", 2, 128, 0, params, 4);
+  for (int i = 0; i < N + 8; i++) ck_assert(y[i] == (float)(i < N ? 5 * i : 3 * i));
+  cpu->lib_destroy(lib);
+  free(ir);
+}
+END_TEST
+
 /* CUDA's vprintf: the arguments in a buffer, read as the format says */
 START_TEST(printf_as_cuda_prints) {
   cuplug__cpu_lib *lib = library_ok("say.ll", t_printf_ir, "say", NULL, 0);
@@ -726,6 +747,7 @@ static Suite *suite_modern(void) {
   tcase_add_test(tc, clang_kernel_calls_libdevice);
   tc = t_tcase(suite, "llvm_forms", T_HOST, setup, teardown, 120);
   tcase_add_test(tc, llvm_forms_values);
+  tcase_add_test(tc, rustc_kernel_values);
   tcase_add_test(tc, printf_as_cuda_prints);
   tcase_add_test(tc, trap_fails_the_launch);
   tc = t_tcase(suite, "dialects", T_HOST, setup, teardown, 120);

@@ -552,6 +552,29 @@ START_TEST(rustc_function_through_libnvvm) {
 }
 END_TEST
 
+/* rustc 1.95's kernel (tests/rustc/saxpy.ll, LLVM 22's text): PTX through
+ * the NVPTX backend, and LTO-IR through libNVVM at cc 10.0, whose LLVM 20
+ * reader does not know LLVM 22's target memories in memory(...) (the
+ * claim goes, which is safe). */
+START_TEST(rustc_kernel) {
+  size_t n;
+  char *ir = t_read(t_path("rustc/saxpy.ll"), &n);
+  T_ASSERT_CONTAINS(ir, "target_mem0: none");
+  for (int lto = 0; lto < 2; lto++) {
+    one o;
+    kernel_init(&o, "saxpy.ll", ir, n, "saxpy");
+    o.a.output = lto ? CUPLUG_OUTPUT_LTOIR : CUPLUG_OUTPUT_PTX;
+    o.a.cc_major = lto ? 10 : 9;
+    T_ASSERT_OK(t_api()->compile(&o.a));
+    cuplug_artifact_info i = info_of(o.a.artifact);
+    ck_assert_int_eq(i.backend, lto ? CUPLUG_BACKEND_LIBNVVM : CUPLUG_BACKEND_LLVM);
+    if (!lto) T_ASSERT_CONTAINS(i.data, ".visible .entry saxpy(");
+    t_api()->artifact_destroy(o.a.artifact);
+  }
+  free(ir);
+}
+END_TEST
+
 START_TEST(address_spaces) {
   char ir[256];
   for (int k = 0; k < 2; k++) {
@@ -601,6 +624,7 @@ Suite *suite_backends(void) {
   tcase_add_test(tc, address_spaces);
   tc = t_tcase(s, "rustc", T_NVVM, setup, teardown, 60);
   tcase_add_test(tc, rustc_function_through_libnvvm);
+  tcase_add_test(tc, rustc_kernel);
   tc = t_tcase(s, "numba_atomics", 0, setup, teardown, 60);
   tcase_add_test(tc, numba_atomics_defined);
   tc = t_tcase(s, "codegen_fatal_error", 0, setup, teardown, 60);
