@@ -204,25 +204,34 @@ static unsigned long *module_flag_ids(const ir_module *m, size_t *n) {
   return ids;
 }
 
+/* !llvm.module.flags's ids, read when a node first looks like a flag. */
+typedef struct flag_ids {
+  bool read;
+  size_t n;
+  unsigned long *ids;
+} flag_ids;
+
 /* A module flag's behaviour newer than LLVM 7 (!N = !{i32 8, ...}: Min)
  * becomes Warning. */
-static void legalize_module_flag(ir_rewrite *rw, const ir_item *it, const unsigned long *ids,
-                                 size_t num_ids) {
+static void legalize_module_flag(ir_rewrite *rw, const ir_item *it, flag_ids *flags) {
   const char *text = rw->m.text;
   const ir_tok *t = rw->m.toks + it->first;
   size_t n = it->last - it->first; /* !N = ! { i32 8 , */
-  if (!num_ids || n < 7 || !cuplug__ir_tok_is(text, t[4], "i32") || t[5].kind != IR_NUMBER ||
-      strtol(text + t[5].start, NULL, 10) <= 7)
-    return;
+  if (n < 7 || t[5].kind != IR_NUMBER || (t[5].len == 1 && text[t[5].start] <= '7') ||
+      !cuplug__ir_tok_is(text, t[4], "i32") || strtol(text + t[5].start, NULL, 10) <= 7)
+    return; /* LLVM 7's behaviours are 1 to 7: most nodes are past the first test */
+  if (!flags->read) {
+    flags->ids = module_flag_ids(&rw->m, &flags->n);
+    flags->read = true;
+  }
   unsigned long id = strtoul(it->name, NULL, 10);
-  if (bsearch(&id, ids, num_ids, sizeof id, compare_ids))
+  if (flags->n && bsearch(&id, flags->ids, flags->n, sizeof id, compare_ids))
     cuplug__ir_edit_replace(&rw->edits, t[5].start, t[5].start + t[5].len, "2");
 }
 
 cuplug_error *cuplug__legalize(ir_rewrite *rw, cuplug__ir_version v, bool *uses_libdevice) {
   set_target_and_version(rw, v);
-  size_t num_flags;
-  unsigned long *flags = module_flag_ids(&rw->m, &num_flags);
+  flag_ids flags = {0};
   cuplug_error *e = NULL;
   size_t k = 0; /* in the watch list */
   for (size_t i = 0; i < rw->m.num_items; i++) {
@@ -243,10 +252,10 @@ cuplug_error *cuplug__legalize(ir_rewrite *rw, cuplug__ir_version v, bool *uses_
       }
       cuplug__buf_free(&def);
     }
-    if (it->kind == IR_ITEM_META) legalize_module_flag(rw, it, flags, num_flags);
+    if (it->kind == IR_ITEM_META) legalize_module_flag(rw, it, &flags);
     if ((e = legalize_tokens(rw, it, &k, uses_libdevice))) break;
   }
-  free(flags);
+  free(flags.ids);
   return e;
 }
 
