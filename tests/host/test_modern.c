@@ -635,6 +635,21 @@ static char *mlir_ir(const char *source) {
   return ir;
 }
 
+/* A memref<?xT> as MLIR passes it: five parameters, the allocated and
+ * aligned pointers, the offset, the size and the stride. */
+typedef struct memref1 {
+  void *allocated, *aligned;
+  int64_t offset, size, stride;
+} memref1;
+
+/* The parameters of a kernel of a memref and an index: m describes
+ * data[0..size), params[0..5) point at its parts and params[5] at index. */
+static void memref_params(memref1 *m, void *data, int64_t size, int64_t *index, void **params) {
+  *m = (memref1){data, data, 0, size, 1};
+  void *parts[] = {&m->allocated, &m->aligned, &m->offset, &m->size, &m->stride, index};
+  memcpy(params, parts, sizeof parts);
+}
+
 /* Dynamic shared memory (a [0 x i8] global, viewed as f32), a barrier,
  * lane ids, an index shuffle and gpu.printf, one block of 64. */
 static const char shared_mlir[] =
@@ -677,9 +692,10 @@ START_TEST(mlir_kernel_values) {
   cuplug__cpu_lib *lib = library_ok("neighbours.ll", ir, "neighbours", NULL, 0);
   enum { N = 64 };
   float out[N];
-  float *pout = out;
-  int64_t zero = 0, size = N, one = 1, n = N;
-  void *params[] = {&pout, &pout, &zero, &size, &one, &n};
+  memref1 m;
+  int64_t n = N;
+  void *params[6];
+  memref_params(&m, out, N, &n, params);
   char *printed = run_printing(lib, "neighbours", N, N * sizeof(float), params, 6);
   char want[N * 32], *w = want;
   for (int i = 0; i < N; i++) {
@@ -716,9 +732,10 @@ START_TEST(mlir_assert_fails_the_launch) {
   cuplug__cpu_lib *lib = library_ok("guarded.ll", ir, "guarded", NULL, 0);
   enum { N = 64 };
   int32_t out[N];
-  int32_t *pout = out;
-  int64_t zero = 0, size = N, one = 1, limit = N;
-  void *params[] = {&pout, &pout, &zero, &size, &one, &limit};
+  memref1 m;
+  int64_t limit = N;
+  void *params[6];
+  memref_params(&m, out, N, &limit, params);
   memset(out, 0xff, sizeof out);
   run(lib, "guarded", 1, N, 0, params, 6); /* every thread under the limit */
   for (int i = 0; i < N; i++) ck_assert_int_eq(out[i], i);
