@@ -12,7 +12,8 @@
  *                           buffer it crashed the host.
  *   __assertfail(...)       a failed assert() in CUDA C++, MLIR's cf.assert
  *   llvm.trap               __trap(), and what LLVM makes of unreachable
- *                           code with traps on
+ *                           code with traps on (llvm.debugtrap and
+ *                           llvm.ubsantrap likewise)
  *
  * retarget.c renames each call to the runtime's function below.  A failed
  * assert or a trap ends the launch (or the host's call) with
@@ -60,10 +61,18 @@ static int convert(FILE *out, const char *spec, size_t len, const unsigned char 
   size_t n = 0;
   int shorts = 0;    /* h: a short, hh: a char, both passed as 4 bytes */
   bool wide = false; /* l, ll, j, z, t, q: 8 bytes */
-  for (size_t i = 0; i < len - 1 && n < sizeof plain - 4; i++) {
+  bool huge = false; /* a width or precision past 4096 */
+  for (size_t i = 0, digits = 0; i < len - 1 && n < sizeof plain - 4; i++) {
+    digits = spec[i] >= '0' && spec[i] <= '9' ? digits + 1 : 0;
+    huge |= digits > 4 || (digits == 4 && strtoul(spec + i - 3, NULL, 10) > 4096);
     if (spec[i] == 'h') shorts++;
     else if (strchr("lLjztq", spec[i])) wide |= spec[i] != 'L'; /* L: a double, as on the GPU */
     else plain[n++] = spec[i];
+  }
+  if (huge) { /* printed as it is, not padded: its argument is still taken */
+    next_arg(args, offset, strchr("diuoxXc", c) && !wide ? 4 : 8);
+    fwrite(spec, 1, len, out);
+    return 1;
   }
   bool is_signed = c == 'd' || c == 'i';
   if (strchr("diuoxXc", c)) {
@@ -104,7 +113,9 @@ static int convert(FILE *out, const char *spec, size_t len, const unsigned char 
 }
 
 /* CUDA's vprintf: the whole line written at once, as the GPU's buffer
- * hands lines to the host; returns how many arguments it took. */
+ * hands lines to the host; returns how many arguments it took.  A
+ * conversion with a width or precision past 4096 is printed as it is,
+ * not padded: the GPU's buffer holds far less than a %999999999d. */
 static int cuda_vprintf(const char *format, const void *args) {
   char *line = NULL;
   size_t size = 0, offset = 0;
@@ -176,24 +187,34 @@ static void cuda_trap(void) {
 
 #define FN(f) ((void *)(uintptr_t)(f))
 
+#define VPRINTF "__cuplug_cuda.vprintf"
+#define ASSERTFAIL "__cuplug_cuda.__assertfail"
+#define TRAP "__cuplug_cuda.trap"
+
+/* The runtime's functions, by the names the JIT knows them by */
+static const cuplug__cpu_symbol runtime[] = {
+    {VPRINTF, FN(cuda_vprintf)}, {ASSERTFAIL, FN(cuda_assertfail)}, {TRAP, FN(cuda_trap)}};
+
+/* ... and the names the IR declares that become them */
 static const struct {
-  const char *name;    /* as the IR declares it */
-  cuplug__cpu_symbol runtime; /* the runtime's */
-} table[] = {
-    {"vprintf", {"__cuplug_cuda.vprintf", FN(cuda_vprintf)}},
-    {"__assertfail", {"__cuplug_cuda.__assertfail", FN(cuda_assertfail)}},
-    {"llvm.trap", {"__cuplug_cuda.trap", FN(cuda_trap)}},
+  const char *name, *runtime;
+} renamed[] = {
+    {"vprintf", VPRINTF},
+    {"__assertfail", ASSERTFAIL},
+    {"llvm.trap", TRAP},
+    /* int3 and ud2 on the host, which would end its process */
+    {"llvm.debugtrap", TRAP},
+    {"llvm.ubsantrap", TRAP},
 };
-#define COUNT (sizeof table / sizeof table[0])
 
 const char *cuplug__cpu_device_function(const char *name) {
-  for (size_t i = 0; i < COUNT; i++)
-    if (strcmp(table[i].name, name) == 0) return table[i].runtime.name;
+  for (size_t i = 0; i < sizeof renamed / sizeof renamed[0]; i++)
+    if (strcmp(renamed[i].name, name) == 0) return renamed[i].runtime;
   return NULL;
 }
 
 const cuplug__cpu_symbol *cuplug__cpu_device_symbol(size_t i) {
-  return i < COUNT ? &table[i].runtime : NULL;
+  return i < sizeof runtime / sizeof runtime[0] ? &runtime[i] : NULL;
 }
 
 bool cuplug__cpu_process_may_call(const char *name) {

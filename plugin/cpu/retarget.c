@@ -195,12 +195,19 @@ static void add_range(LLVMValueRef f, const char *sreg) {
 
 static int declarations(cuplug__cpu_retarget_args *a, char **msg) {
   LLVMModuleRef m = a->module;
-  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(m), next; f; f = next) {
+    next = LLVMGetNextFunction(f);
     if (!LLVMIsDeclaration(f)) continue;
     size_t len;
     const char *name = LLVMGetValueName2(f, &len);
     const char *cuda = cuplug__cpu_device_function(name); /* vprintf, __assertfail, llvm.trap */
     if (cuda) {
+      LLVMValueRef same = LLVMGetNamedFunction(m, cuda); /* llvm.trap and llvm.debugtrap */
+      if (same) {
+        LLVMReplaceAllUsesWith(f, same); /* a call keeps its own function type */
+        LLVMDeleteFunction(f);
+        continue;
+      }
       strip_fn_attributes(f); /* an intrinsic's or a guess: these leave the kernel */
       LLVMSetValueName2(f, cuda, strlen(cuda));
       continue;

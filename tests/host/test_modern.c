@@ -449,6 +449,22 @@ START_TEST(printf_as_cuda_prints) {
   ck_assert_str_eq(printed, t_printf_expected);
   free(printed);
   cpu->lib_destroy(lib);
+  /* a width past 4096 is printed as it is, not padded to a gigabyte; the
+   * argument is still taken */
+  static const char wide_ll[] =
+      "@fmt = private constant [16 x i8] c\"%999999999d|%d\\0A\\00\"\n"
+      "define ptx_kernel void @wide() {\n"
+      "  %buf = alloca { i32, i32 }, align 4\n"
+      "  store { i32, i32 } { i32 1, i32 2 }, ptr %buf\n"
+      "  %n = call i32 @vprintf(ptr @fmt, ptr %buf)\n"
+      "  ret void\n"
+      "}\n"
+      "declare i32 @vprintf(ptr, ptr)\n";
+  lib = library_ok("wide.ll", wide_ll, "wide", NULL, 0);
+  printed = run_printing(lib, "wide", 1, 0, NULL, 0);
+  ck_assert_str_eq(printed, "%999999999d|2\n");
+  free(printed);
+  cpu->lib_destroy(lib);
 }
 END_TEST
 
@@ -471,10 +487,21 @@ START_TEST(trap_fails_the_launch) {
       "  atomicrmw add ptr %p, i32 1 monotonic\n"
       "  ret void\n"
       "}\n"
+      "define ptx_kernel void @brk() {\n"
+      "  call void @llvm.debugtrap()\n"
+      "  ret void\n"
+      "}\n"
       "declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
       "declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()\n"
-      "declare void @llvm.trap()\n";
-  cuplug__cpu_lib *lib = library_ok("trap.ll", trap_ll, "stop_at", NULL, 0);
+      "declare void @llvm.trap()\n"
+      "declare void @llvm.debugtrap()\n";
+  const char *kernels[] = {"stop_at", "brk"};
+  cuplug__text mod = {"trap.ll", trap_ll, strlen(trap_ll)};
+  cuplug__cpu_lib_args la = {.mods = &mod, .num_mods = 1, .sources = &mod, .num_sources = 1,
+                             .kernels = kernels, .num_kernels = 2};
+  cuplug__cpu_lib *lib = NULL;
+  char *made = NULL;
+  ck_assert_msg(cpu->lib_create(jit, &la, &lib, &made) == 0, "%s", made);
   int32_t counts[4] = {0}, *pc = counts, at = 2;
   void *params[] = {&pc, &at};
   cuplug__cpu_grid g = {.kernel = "stop_at", .grid = {4, 1, 1}, .block = {32, 1, 1},
@@ -493,6 +520,12 @@ START_TEST(trap_fails_the_launch) {
   memset(counts, 0, sizeof counts);
   run(lib, "stop_at", 4, 32, 0, params, 2);
   for (int b = 0; b < 4; b++) ck_assert_int_eq(counts[b], 32);
+  /* a debug trap (int3 on the host) likewise */
+  cuplug__cpu_grid brk = {.kernel = "brk", .grid = {1, 1, 1}, .block = {1, 1, 1}};
+  ck_assert_int_eq(cpu->launch(lib, &brk, &msg), CUPLUG_ERR_KERNEL_FAULT);
+  ck_assert_str_eq(msg, "kernel brk: a trap (__trap() or llvm.trap) in block: [0,0,0], "
+                        "thread: [0,0,0]");
+  free(msg);
   cpu->lib_destroy(lib);
 }
 END_TEST
