@@ -218,6 +218,31 @@ START_TEST(clang_kernel_values) {
 }
 END_TEST
 
+/* CUDA C++'s printf, which clang lowers to vprintf with its arguments
+ * packed in a struct (a float promoted to double, a char to int) */
+START_TEST(clang_printf_values) {
+  char *ir = cuda_ir("extern \"C\" __device__ int printf(const char *, ...);\n"
+                     "extern \"C\" __global__ void hello(float f, long long big, "
+                     "const char *s) {\n"
+                     "  printf(\"t%u %d %5.2f %lld %s %c%%\\n\", threadIdx.x, -7, f * threadIdx.x, "
+                     "big, s, 'A' + (int)threadIdx.x);\n"
+                     "}\n");
+  T_ASSERT_CONTAINS(ir, "call i32 @vprintf(");
+  cuplug__cpu_lib *lib = library_ok("hello.ll", ir, "hello", NULL, 0);
+  float f = 1.5f;
+  long long big = 1ll << 40;
+  const char *s = "xyz";
+  void *params[] = {&f, &big, &s};
+  char *printed = run_printing(lib, "hello", 3, 0, params, 3);
+  ck_assert_str_eq(printed, "t0 -7  0.00 1099511627776 xyz A%\n"
+                            "t1 -7  1.50 1099511627776 xyz B%\n"
+                            "t2 -7  3.00 1099511627776 xyz C%\n");
+  free(printed);
+  cpu->lib_destroy(lib);
+  free(ir);
+}
+END_TEST
+
 /* Device functions of numbers only, as clang writes them at -O2: no
  * pointer in the text, numbered parameters, newer flags and intrinsics
  * (llvm.abs, llvm.smax, llvm.fshl).  The compile takes them for modern IR
@@ -792,6 +817,7 @@ static Suite *suite_modern(void) {
   TCase *tc = t_tcase(suite, "clang", T_HOST | T_CLANG, setup, teardown, 120);
   tcase_add_test(tc, clang_kernel_values);
   tcase_add_test(tc, clang_math_without_pointers);
+  tcase_add_test(tc, clang_printf_values);
   /* libdevice is libNVVM's */
   tc = t_tcase(suite, "libdevice", T_HOST | T_NVVM | T_CLANG, setup, teardown, 120);
   tcase_add_test(tc, clang_kernel_calls_libdevice);
