@@ -10,14 +10,14 @@
 # input in build-fuzz/crashes/<harness>/ ($CUPLUG_FUZZ_DIR for another
 # folder); copy it into the regressions folder once fixed.  The harnesses: signature irtext resolve code_kind
 # case_json values compile cache_entry host signature_ir launch_args modern wire remote
-# (tests/fuzz/fuzz_*.c).
+# printf (tests/fuzz/fuzz_*.c).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
 shift || true
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=(signature irtext resolve code_kind case_json values compile cache_entry host
-                                         signature_ir launch_args modern wire remote)
+                                         signature_ir launch_args modern wire remote printf)
 
 out=${CUPLUG_FUZZ_DIR:-build-fuzz} # a long run elsewhere leaves CI's folder alone
 bash scripts/deps.sh
@@ -121,6 +121,12 @@ seed() {
       printf '\x03+OK\r\n' >"$dir/socket-ok"
       printf '\x03$100000000\r\n' >"$dir/socket-huge"
       printf '\x04redis://ops:p%%40ss@[::1]:6390/2' >"$dir/url" ;;
+    printf) # the formats the tests print, and the edges of a conversion
+      printf 'i32 %%d u32 %%u hx %%hx x %%x lld %%lld llu %%llu f %%f e %%.3e g %%g s %%s c %%c %%5d|%%-4d| %%%% %%05.1f\n' \
+        >"$dir/all_sizes"
+      printf 'item %%lld %%lld %%f %%f %%s\n' >"$dir/numba"
+      printf '%%999999999d|%%.5000f|%%4096d|%%' >"$dir/widths"
+      printf '%%hhd %%hd %%lc %%Lf %%*d %%n %%%%' >"$dir/modifiers" ;;
     launch_args) # saxpy's signature, three growable arrays and a float32, each as given
       printf '\x00\x01\x03' >"$dir/saxpy" ;;
     cache_entry) # real entries, as the CLI leaves them; the first byte: repair (1) or not
