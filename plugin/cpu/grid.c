@@ -289,17 +289,12 @@ void cuplug__cpu_fault(char *msg) {
     if (asprintf(&said, "kernel %s: %s", r->l->k->name, msg ? msg : "") < 0) said = NULL;
     free(msg);
     fail(r->l, CUPLUG_ERR_KERNEL_FAULT, said);
-    if (!w->fibers) siglongjmp(*w->escape, 1);
-    cuplug__fiber *f = &w->fibers[w->linear];
-    f->state = CUPLUG__DONE;
-    CUPLUG__TSAN_SWITCH(w->sched_tsan);
-    cuplug__fiber_switch(&f->sp, w->sched_sp);
-    abort(); /* not reached: a returned thread is never resumed */
+    cuplug__cpu_leave(w, NULL);
   }
   cuplug__cpu_call_exit *c = cuplug__cpu_calling;
   if (c) { /* the host's call through ffi.c */
     c->fault = msg;
-    siglongjmp(*c->escape, 1);
+    cuplug__cpu_leave(NULL, c);
   }
   fprintf(stderr, "cuplug: a device function called through its own pointer: %s\n",
           msg ? msg : "");

@@ -18,6 +18,7 @@
 #include "plugin/cpu/interrupt.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -91,14 +92,8 @@ void cuplug__cpu_watch_end(cuplug__cpu_watch *w) {
   pthread_mutex_unlock(&lock);
 }
 
-void cuplug__cpu_stop_point(void) {
-  cuplug__cpu_worker *w = cuplug__cpu_current;
-  if (!w) {
-    cuplug__cpu_call_exit *c = cuplug__cpu_calling;
-    if (c && cuplug__cpu_stopping(c->stopping)) siglongjmp(*c->escape, 1);
-    return;
-  }
-  if (!cuplug__cpu_stopping(w->stopping)) return;
+void cuplug__cpu_leave(cuplug__cpu_worker *w, cuplug__cpu_call_exit *c) {
+  if (!w) siglongjmp(*c->escape, 1);
   if (!w->fibers) siglongjmp(*w->escape, 1);
   /* switched out for good: the scheduler abandons the block, and the next
    * block starts every fiber afresh */
@@ -106,4 +101,12 @@ void cuplug__cpu_stop_point(void) {
   f->state = CUPLUG__DONE;
   CUPLUG__TSAN_SWITCH(w->sched_tsan);
   cuplug__fiber_switch(&f->sp, w->sched_sp);
+  abort(); /* not reached: a returned thread is never resumed */
+}
+
+void cuplug__cpu_stop_point(void) {
+  cuplug__cpu_worker *w = cuplug__cpu_current;
+  cuplug__cpu_call_exit *c = cuplug__cpu_calling;
+  if (w ? cuplug__cpu_stopping(w->stopping) : c && cuplug__cpu_stopping(c->stopping))
+    cuplug__cpu_leave(w, c);
 }

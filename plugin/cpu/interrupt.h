@@ -39,6 +39,12 @@ typedef struct cuplug__cpu_call_exit {
 } cuplug__cpu_call_exit;
 extern __thread cuplug__cpu_call_exit *cuplug__cpu_calling;
 
+struct cuplug__cpu_worker;
+/* The running thread leaves the kernel: a thread of a launch (w) to its
+ * worker, or to its fiber scheduler as a thread that returned; else the
+ * host's call (c) through its way out.  Never returns. */
+_Noreturn void cuplug__cpu_leave(struct cuplug__cpu_worker *w, cuplug__cpu_call_exit *c);
+
 /* The runtime's function the polls call: when the thread's launch or call
  * is stopping, the thread leaves the kernel (to its worker or its fiber
  * scheduler, or its call) and this never returns; else it returns. */
